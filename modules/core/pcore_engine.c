@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * probe_core aggregation engine: everything that is not the hot path.
+ * No kernel dependencies: see pcore_engine.h.
+ */
+#include "pcore_engine.h"
+
+static int is_pow2(u64 x)
+{
+	return x && !(x & (x - 1));
+}
+
+/**
+ * pcore_layout_init() - validate a spec and precompute its layout
+ * @l: layout to fill
+ * @s: spec; zero fields of a loglinear spec take the defaults
+ * @why: set to a short reason when the spec is refused
+ *
+ * Return: 0, or -EINVAL with *@why naming the problem.
+ */
+int pcore_layout_init(struct pcore_layout *l, const struct pcore_hist_spec *s,
+		      const char **why)
+{
+	u64 n;
+
+	*l = (struct pcore_layout){ .kind = s->kind, .shift = 64 };
+	switch (s->kind) {
+	case PCORE_HIST_LOG2:
+		l->nbuckets = 65;
+		return 0;
+	case PCORE_HIST_LOGLINEAR:
+		l->prec = s->precision ? s->precision :
+			  PCORE_LOGLIN_DEFAULT_PRECISION;
+		if (l->prec > PCORE_LOGLIN_MAX_PRECISION) {
+			*why = "loglinear precision must be 1 to 7 bits";
+			return -EINVAL;
+		}
+		n = s->max ? s->max : PCORE_LOGLIN_DEFAULT_MAX;
+		l->nbuckets = U32_MAX;	/* no clamping while sizing */
+		n = (u64)pcore_bucket(l, n) + 2;
+		break;
+	case PCORE_HIST_LINEAR:
+		if (!s->step) {
+			*why = "linear step must be at least 1";
+			return -EINVAL;
+		}
+		if (s->max <= s->min) {
+			*why = "linear max must be above min";
+			return -EINVAL;
+		}
+		n = pcore_div64(s->max - s->min, s->step);
+		if (n * s->step != s->max - s->min) {
+			*why = "linear max - min must be a multiple of step";
+			return -EINVAL;
+		}
+		l->min = s->min;
+		l->step = s->step;
+		l->range = s->max - s->min;
+		if (is_pow2(s->step))
+			l->shift = fls64(s->step) - 1;
+		else
+			l->recip = pcore_div64(U64_MAX, s->step);
+		n += 2;
+		break;
+	default:
+		*why = "unknown histogram kind";
+		return -EINVAL;
+	}
+	if (n > PCORE_MAX_BUCKETS) {
+		*why = "histogram would need more than 2048 buckets";
+		return -EINVAL;
+	}
+	l->nbuckets = n;
+	return 0;
+}
+
+/**
+ * pcore_bucket_bounds() - the values a bucket holds: [*lo, *hi)
+ * @l: layout
+ * @idx: bucket index below @l->nbuckets
+ * @lo: lowest value of the bucket
+ * @hi: first value above the bucket; U64_MAX for a bucket without an
+ *	upper end (it then also holds U64_MAX itself)
+ */
+void pcore_bucket_bounds(const struct pcore_layout *l, u32 idx,
+			 u64 *lo, u64 *hi)
+{
+	u32 last = l->nbuckets - 1, g, sub;
+
+	switch (l->kind) {
+	case PCORE_HIST_LOG2:
+		*lo = idx ? 1ULL << (idx - 1) : 0;
+		*hi = idx == 0 ? 1 : idx < 64 ? 1ULL << idx : U64_MAX;
+		return;
+	case PCORE_HIST_LOGLINEAR:
+		if (idx < (1U << l->prec)) {
+			*lo = idx;
+			*hi = idx + 1;
+		} else {
+			g = idx >> l->prec;
+			sub = idx & ((1U << l->prec) - 1);
+			*lo = ((1ULL << l->prec) + sub) << (g - 1);
+			*hi = *lo + (1ULL << (g - 1));
+			if (*hi < *lo)
+				*hi = U64_MAX;
+		}
+		if (idx == last)
+			*hi = U64_MAX;
+		return;
+	default:
+		if (idx == 0) {
+			*lo = 0;
+			*hi = l->min;
+		} else if (idx == last) {
+			*lo = l->min + l->range;
+			*hi = U64_MAX;
+		} else {
+			*lo = l->min + (u64)(idx - 1) * l->step;
+			*hi = *lo + l->step;
+		}
+	}
+}
+
+/**
+ * pcore_cpu_hist_init() - empty one CPU's histogram
+ * @l: layout
+ * @c: histogram with room for @l->nbuckets buckets
+ *
+ * Only for memory no CPU records into yet.
+ */
+void pcore_cpu_hist_init(const struct pcore_layout *l, struct pcore_cpu_hist *c)
+{
+	u32 i;
+
+	pcore_ctr_set(&c->count, 0);
+	pcore_ctr_set(&c->sum, 0);
+	pcore_ctr_set(&c->min, U64_MAX);
+	pcore_ctr_set(&c->max, 0);
+	for (i = 0; i < l->nbuckets; i++)
+		pcore_ctr_set(&c->b[i], 0);
+}
+
+/**
+ * pcore_snap_init() - empty a snapshot
+ * @l: layout
+ * @s: snapshot with room for @l->nbuckets buckets
+ */
+void pcore_snap_init(const struct pcore_layout *l, struct pcore_snap *s)
+{
+	u32 i;
+
+	s->count = 0;
+	s->sum = 0;
+	s->min = U64_MAX;
+	s->max = 0;
+	s->nbuckets = l->nbuckets;
+	for (i = 0; i < l->nbuckets; i++)
+		s->b[i] = 0;
+}
+
+static void snap_add(struct pcore_snap *s, u64 count, u64 sum, u64 min,
+		     u64 max)
+{
+	s->count += count;
+	s->sum += sum;
+	if (min < s->min)
+		s->min = min;
+	if (max > s->max)
+		s->max = max;
+}
+
+/**
+ * pcore_snap_add_cpu() - add a CPU's histogram to a snapshot, reading it
+ * @s: snapshot
+ * @c: histogram of one CPU, which may be recording concurrently
+ *
+ * Each counter is read once; see the concurrency model in pcore_engine.h.
+ */
+void pcore_snap_add_cpu(struct pcore_snap *s, const struct pcore_cpu_hist *c)
+{
+	u32 i;
+
+	snap_add(s, pcore_ctr_read(&c->count), pcore_ctr_read(&c->sum),
+		 pcore_ctr_read(&c->min), pcore_ctr_read(&c->max));
+	for (i = 0; i < s->nbuckets; i++)
+		s->b[i] += pcore_ctr_read(&c->b[i]);
+}
+
+/**
+ * pcore_snap_merge() - add one snapshot to another of the same layout
+ * @dst: snapshot added to
+ * @src: snapshot added
+ */
+void pcore_snap_merge(struct pcore_snap *dst, const struct pcore_snap *src)
+{
+	u32 i;
+
+	snap_add(dst, src->count, src->sum, src->min, src->max);
+	for (i = 0; i < dst->nbuckets; i++)
+		dst->b[i] += src->b[i];
+}
+
+/**
+ * pcore_cpu_harvest() - move a CPU's histogram into a snapshot, atomically
+ * @c: histogram of the CPU this runs on (or of an offline CPU)
+ * @into: snapshot the counts are added to
+ *
+ * Every counter is exchanged with its empty value by a local operation, so
+ * an event recorded concurrently (from an interrupt or NMI) lands either in
+ * @into or in the next interval, never in both or neither.
+ */
+void pcore_cpu_harvest(struct pcore_cpu_hist *c, struct pcore_snap *into)
+{
+	u64 count, sum, min, max;
+	u32 i;
+
+	for (i = 0; i < into->nbuckets; i++)
+		if (pcore_ctr_read(&c->b[i]))
+			into->b[i] += pcore_ctr_xchg(&c->b[i], 0);
+	count = pcore_ctr_xchg(&c->count, 0);
+	sum = pcore_ctr_xchg(&c->sum, 0);
+	min = pcore_ctr_xchg(&c->min, U64_MAX);
+	max = pcore_ctr_xchg(&c->max, 0);
+	snap_add(into, count, sum, min, max);
+}
+
+/**
+ * pcore_snap_percentile() - a percentile of a snapshot, from its buckets
+ * @l: layout of the snapshot
+ * @s: snapshot
+ * @ppm: which percentile, in parts per million (p99.9 is 999000)
+ *
+ * Takes the nearest-rank definition: the smallest recorded value v such
+ * that at least @ppm/10^6 of all values are <= v.  The answer is the middle
+ * of the bucket holding that value, clamped to the recorded min and max; its
+ * error is at most half a bucket (see pcore_layout_error_ppm()).
+ *
+ * Return: the percentile, or 0 for an empty snapshot.
+ */
+u64 pcore_snap_percentile(const struct pcore_layout *l,
+			  const struct pcore_snap *s, u32 ppm)
+{
+	u64 total = 0, rank, seen = 0, lo, hi, v, q;
+	u32 i;
+
+	for (i = 0; i < s->nbuckets; i++)
+		total += s->b[i];
+	if (!total)
+		return 0;
+	if (ppm > 1000000)
+		ppm = 1000000;
+	/* rank = ceil(total * ppm / 10^6), at least 1, without overflow */
+	q = pcore_div64(total, 1000000);
+	rank = q * ppm + pcore_div64((total - q * 1000000) * ppm + 999999,
+				     1000000);
+	if (!rank)
+		rank = 1;
+	for (i = 0; i < s->nbuckets; i++) {
+		seen += s->b[i];
+		if (seen >= rank)
+			break;
+	}
+	pcore_bucket_bounds(l, i, &lo, &hi);
+	if (hi == U64_MAX)
+		v = s->max;
+	else
+		v = lo + (hi - lo) / 2;
+	if (s->count && v > s->max)
+		v = s->max;
+	if (s->count && v < s->min)
+		v = s->min;
+	return v;
+}
+
+/**
+ * pcore_layout_error_ppm() - worst error of pcore_snap_percentile()
+ * @l: layout
+ * @abs_err: set to the absolute error bound for linear layouts, else 0
+ *
+ * For values inside the layout's range: log-linear answers are within
+ * 1/2^(precision+1) of the true percentile, log2 answers within 1/2, and
+ * linear answers within step/2 (values in the under- or overflow bucket
+ * are reported as the recorded min or max).
+ *
+ * Return: the relative error bound in parts per million, 0 for linear.
+ */
+u32 pcore_layout_error_ppm(const struct pcore_layout *l, u64 *abs_err)
+{
+	*abs_err = 0;
+	switch (l->kind) {
+	case PCORE_HIST_LOGLINEAR:
+		return 1000000U >> (l->prec + 1);
+	case PCORE_HIST_LOG2:
+		return 500000;
+	default:
+		*abs_err = l->step / 2;
+		return 0;
+	}
+}
+
+/**
+ * pcore_kind_name() - the name users write for a histogram kind
+ * @kind: an enum pcore_hist_kind
+ *
+ * Return: "log2", "linear", "loglinear" or "unknown".
+ */
+const char *pcore_kind_name(u32 kind)
+{
+	switch (kind) {
+	case PCORE_HIST_LOG2:
+		return "log2";
+	case PCORE_HIST_LINEAR:
+		return "linear";
+	case PCORE_HIST_LOGLINEAR:
+		return "loglinear";
+	default:
+		return "unknown";
+	}
+}

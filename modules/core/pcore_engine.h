@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * probe_core aggregation engine: bucket index, per-CPU record, merge,
+ * harvest and percentiles.
+ *
+ * This header and pcore_engine.c have no kernel dependencies beyond the
+ * shim below, so the kernel module, the host unit tests and the benchmark
+ * compile exactly the same code.
+ *
+ * Concurrency model
+ * -----------------
+ * Every histogram has one struct pcore_cpu_hist per possible CPU.  Only the
+ * owning CPU writes it (pcore_record(), from any context including NMI),
+ * with single-instruction local operations, so a record needs no lock and
+ * no atomic bus operation.  Readers on other CPUs read each counter with a
+ * single load: a concurrent read sees every counter exactly, but an event
+ * that is being recorded at that moment may be visible in "count" and not
+ * yet in its bucket (at most one in-flight event per CPU and context).
+ *
+ * Snapshot-and-reset (pcore_cpu_harvest()) must run on the owning CPU (the
+ * kernel sends an IPI) or on a CPU that is offline.  It exchanges every
+ * counter with zero using local operations, so every event is counted in
+ * exactly one interval, per counter.
+ */
+#ifndef PCORE_ENGINE_H
+#define PCORE_ENGINE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/bitops.h>
+#include <linux/errno.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include <asm/local64.h>
+
+typedef local64_t pcore_ctr_t;
+#define pcore_ctr_read(c)		((u64)local64_read(c))
+#define pcore_ctr_set(c, v)		local64_set((c), (v))
+#define pcore_ctr_add(c, v)		local64_add((v), (c))
+#define pcore_ctr_xchg(c, v)		((u64)local64_xchg((c), (v)))
+#define pcore_ctr_cmpxchg(c, o, n)	((u64)local64_cmpxchg((c), (o), (n)))
+#define pcore_div64(a, b)		div64_u64((a), (b))
+#else /* host build: unit tests and benchmark */
+#include <stdint.h>
+#include <stddef.h>
+#include <errno.h>
+
+typedef unsigned char u8;
+typedef unsigned int u32;
+typedef unsigned long long u64;
+#define U64_MAX			UINT64_MAX
+#define U32_MAX			UINT32_MAX
+
+typedef struct { u64 v; } pcore_ctr_t;
+#define pcore_ctr_read(c)		((c)->v)
+#define pcore_ctr_set(c, n)		((c)->v = (n))
+#define pcore_ctr_add(c, n)		((c)->v += (n))
+static inline u64 pcore_ctr_xchg(pcore_ctr_t *c, u64 n)
+{
+	u64 old = c->v;
+
+	c->v = n;
+	return old;
+}
+
+static inline u64 pcore_ctr_cmpxchg(pcore_ctr_t *c, u64 o, u64 n)
+{
+	u64 old = c->v;
+
+	if (old == o)
+		c->v = n;
+	return old;
+}
+
+static inline int fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+#define pcore_div64(a, b)		((a) / (b))
+#ifndef likely
+#define likely(x)			__builtin_expect(!!(x), 1)
+#define unlikely(x)			__builtin_expect(!!(x), 0)
+#endif
+#endif /* __KERNEL__ */
+
+/**
+ * enum pcore_hist_kind - bucket layout of a histogram
+ * @PCORE_HIST_LOG2: power-of-two buckets [2^(i-1), 2^i), as bpftrace and
+ *	BCC print them; bucket 0 holds the value 0.
+ * @PCORE_HIST_LINEAR: buckets of equal width @step from @min to @max, plus
+ *	one underflow bucket below @min and one overflow bucket at and above
+ *	@max.
+ * @PCORE_HIST_LOGLINEAR: every power of two split into 2^precision linear
+ *	sub-buckets (values below 2^precision get a bucket each), up to @max;
+ *	one overflow bucket above.
+ */
+enum pcore_hist_kind {
+	PCORE_HIST_LOG2 = 1,
+	PCORE_HIST_LINEAR = 2,
+	PCORE_HIST_LOGLINEAR = 3,
+};
+
+/* Default: relative bucket width <= 1/16, 1 ns .. 1 hour, 4992 bytes/CPU. */
+#define PCORE_LOGLIN_DEFAULT_PRECISION	4
+#define PCORE_LOGLIN_DEFAULT_MAX	3600000000000ULL
+#define PCORE_LOGLIN_MAX_PRECISION	7
+/* Largest bucket array of one histogram on one CPU. */
+#define PCORE_MAX_BUCKETS		2048
+
+/**
+ * struct pcore_hist_spec - what a histogram should look like
+ * @kind: an enum pcore_hist_kind
+ * @precision: %PCORE_HIST_LOGLINEAR only: sub-bucket bits, 1 to
+ *	%PCORE_LOGLIN_MAX_PRECISION; 0 means the default
+ * @min: %PCORE_HIST_LINEAR only: lower end of the first in-range bucket
+ * @max: %PCORE_HIST_LINEAR: end of the range (exclusive);
+ *	%PCORE_HIST_LOGLINEAR: the largest value that gets its own bucket
+ *	(0 means the default of one hour in ns); unused for %PCORE_HIST_LOG2
+ * @step: %PCORE_HIST_LINEAR only: bucket width, at least 1
+ */
+struct pcore_hist_spec {
+	u32 kind;
+	u32 precision;
+	u64 min;
+	u64 max;
+	u64 step;
+};
+
+/**
+ * struct pcore_layout - a validated spec, precomputed for the hot path
+ * @kind: an enum pcore_hist_kind
+ * @nbuckets: number of buckets including underflow and overflow buckets
+ * @prec: loglinear sub-bucket bits
+ * @shift: linear: log2(step) when @step is a power of two, else 64
+ * @min: linear: lower end of the range
+ * @range: linear: @max - @min, a multiple of @step
+ * @step: linear: bucket width
+ * @recip: linear with a non power-of-two step: floor(2^64 / step)
+ */
+struct pcore_layout {
+	u32 kind;
+	u32 nbuckets;
+	u32 prec;
+	u32 shift;
+	u64 min;
+	u64 range;
+	u64 step;
+	u64 recip;
+};
+
+/**
+ * struct pcore_cpu_hist - one CPU's share of a histogram
+ * @count: number of values recorded
+ * @sum: sum of the values (wraps after 2^64)
+ * @min: smallest value, U64_MAX when @count is 0
+ * @max: largest value
+ * @b: @nbuckets bucket counters
+ */
+struct pcore_cpu_hist {
+	pcore_ctr_t count;
+	pcore_ctr_t sum;
+	pcore_ctr_t min;
+	pcore_ctr_t max;
+	pcore_ctr_t b[];
+};
+
+/**
+ * struct pcore_snap - a plain (not per-CPU) copy of a histogram
+ * @count: number of values
+ * @sum: sum of the values
+ * @min: smallest value, U64_MAX when @count is 0
+ * @max: largest value
+ * @nbuckets: size of @b
+ * @b: bucket counts
+ */
+struct pcore_snap {
+	u64 count;
+	u64 sum;
+	u64 min;
+	u64 max;
+	u32 nbuckets;
+	u64 b[];
+};
+
+static inline size_t pcore_cpu_hist_size(const struct pcore_layout *l)
+{
+	return sizeof(struct pcore_cpu_hist) + l->nbuckets * sizeof(pcore_ctr_t);
+}
+
+static inline size_t pcore_snap_size(const struct pcore_layout *l)
+{
+	return sizeof(struct pcore_snap) + l->nbuckets * sizeof(u64);
+}
+
+/* floor(a * b / 2^64) */
+static inline u64 pcore_mulhi(u64 a, u64 b)
+{
+	return (u64)(((unsigned __int128)a * b) >> 64);
+}
+
+/**
+ * pcore_bucket() - bucket index of a value; hot path, no division
+ * @l: layout
+ * @v: value
+ *
+ * Return: an index below @l->nbuckets.
+ */
+static inline u32 pcore_bucket(const struct pcore_layout *l, u64 v)
+{
+	u32 idx, last = l->nbuckets - 1;
+	u64 x, q;
+	int e;
+
+	switch (l->kind) {
+	case PCORE_HIST_LOGLINEAR:
+		if (v < (1ULL << l->prec))
+			return v;
+		e = fls64(v) - 1;	/* e >= prec */
+		idx = ((u32)(e - l->prec + 1) << l->prec) |
+		      (u32)((v >> (e - l->prec)) & ((1U << l->prec) - 1));
+		return idx < last ? idx : last;
+	case PCORE_HIST_LOG2:
+		return fls64(v);
+	default: /* PCORE_HIST_LINEAR */
+		if (v < l->min)
+			return 0;
+		x = v - l->min;
+		if (x >= l->range)
+			return last;
+		if (l->shift < 64)
+			return 1 + (u32)(x >> l->shift);
+		/* recip underestimates 2^64/step: q is the quotient or one less */
+		q = pcore_mulhi(x, l->recip);
+		if (x - q * l->step >= l->step)
+			q++;
+		return 1 + (u32)q;
+	}
+}
+
+/**
+ * pcore_record() - add one value to a CPU's histogram; hot path
+ * @l: layout
+ * @c: the histogram of the CPU this runs on
+ * @v: value
+ *
+ * Lock-free and allocation-free; every update is one local operation, so
+ * it is safe in IRQ and NMI context as long as @c belongs to this CPU.
+ */
+static inline void pcore_record(const struct pcore_layout *l,
+				struct pcore_cpu_hist *c, u64 v)
+{
+	u64 old;
+
+	pcore_ctr_add(&c->b[pcore_bucket(l, v)], 1);
+	pcore_ctr_add(&c->count, 1);
+	pcore_ctr_add(&c->sum, v);
+	/* Retry only when an interrupt moved min or max under us. */
+	while (unlikely(v < (old = pcore_ctr_read(&c->min))))
+		if (pcore_ctr_cmpxchg(&c->min, old, v) == old)
+			break;
+	while (unlikely(v > (old = pcore_ctr_read(&c->max))))
+		if (pcore_ctr_cmpxchg(&c->max, old, v) == old)
+			break;
+}
+
+int pcore_layout_init(struct pcore_layout *l, const struct pcore_hist_spec *s,
+		      const char **why);
+void pcore_bucket_bounds(const struct pcore_layout *l, u32 idx,
+			 u64 *lo, u64 *hi);
+void pcore_cpu_hist_init(const struct pcore_layout *l,
+			 struct pcore_cpu_hist *c);
+void pcore_snap_init(const struct pcore_layout *l, struct pcore_snap *s);
+void pcore_snap_add_cpu(struct pcore_snap *s, const struct pcore_cpu_hist *c);
+void pcore_snap_merge(struct pcore_snap *dst, const struct pcore_snap *src);
+void pcore_cpu_harvest(struct pcore_cpu_hist *c, struct pcore_snap *into);
+u64 pcore_snap_percentile(const struct pcore_layout *l,
+			  const struct pcore_snap *s, u32 ppm);
+u32 pcore_layout_error_ppm(const struct pcore_layout *l, u64 *abs_err);
+const char *pcore_kind_name(u32 kind);
+
+#endif /* PCORE_ENGINE_H */
