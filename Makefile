@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make            build every module for KDIR (default: the running kernel's
+#                 headers, else the newest Debian headers installed)
+# make check      the test suite: lint, host unit tests, VM selftests
+# make demo       load probe_core target=do_fork, fork, show the histogram
+# make bench      per-record cost of the engine
+#
+# Objects of each kernel live in build/<kernel release>/, so builds for two
+# kernels never overwrite each other.
+
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD := $(TOP)/build
+
+ifeq ($(origin KDIR),undefined)
+KDIR := $(shell $(TOP)/scripts/kdir.sh)
+endif
+KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+OBJ := $(BUILD)/$(KVER)
+
+.PHONY: all modules clean check demo bench host-test selftests lint deps
+
+all: modules
+
+modules:
+	@test -n "$(KVER)" || { echo "no kernel headers at KDIR=$(KDIR)" >&2; exit 1; }
+	@echo "  building for $(KVER) (KDIR=$(KDIR)) in $(OBJ)"
+	@mkdir -p $(OBJ)
+	@# Mirror the sources as symlinks: kbuild writes objects beside them.
+	@cp -rsf $(TOP)/Kbuild $(TOP)/modules $(TOP)/include $(OBJ)/
+	$(MAKE) -C $(KDIR) M=$(OBJ) W=$(W) C=$(C) modules
+
+clean:
+	rm -rf $(BUILD)

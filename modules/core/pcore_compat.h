@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every difference between kernel versions that probe_core cares about,
+ * as small prefixed helpers.  Nothing else in the tree tests
+ * LINUX_VERSION_CODE.  Ranges are half-open: [introduced, removed).
+ */
+#ifndef PCORE_COMPAT_H
+#define PCORE_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/kprobes.h>
+#include <linux/kallsyms.h>
+#include <linux/sched.h>
+
+/*
+ * sched_switch gained prev_state in v5.18 (fa2c3254d7cf, "sched/tracing:
+ * Don't re-read p->state when emitting sched_switch event").
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
+#define PCORE_SCHED_SWITCH_PROTO					\
+	void *data, bool preempt, struct task_struct *prev,		\
+	struct task_struct *next, unsigned int prev_state
+#else
+#define PCORE_SCHED_SWITCH_PROTO					\
+	void *data, bool preempt, struct task_struct *prev,		\
+	struct task_struct *next
+#endif
+
+/*
+ * do_fork() became _do_fork() in v4.2 and kernel_clone() in v5.10
+ * (cad6967ac108, "fork: introduce kernel_clone()"); names are tried in
+ * this order until one exists.
+ */
+#define PCORE_DO_FORK_ALIASES	{ "_do_fork", "kernel_clone" }
+
+/*
+ * Syscall entry points are arch wrappers since v4.17 (x86: fa697140f9a2,
+ * "syscalls/x86: Use 'struct pt_regs' based syscall calling convention").
+ */
+#ifdef CONFIG_X86_64
+#define PCORE_SYSCALL_PREFIX	"__x64_sys_"
+#elif defined(CONFIG_ARM64)
+#define PCORE_SYSCALL_PREFIX	"__arm64_sys_"
+#else
+#define PCORE_SYSCALL_PREFIX	"sys_"
+#endif
+
+/* Longest symbol name kprobes accepts: 128 before v6.1, 512 since. */
+#define PCORE_KSYM_NAME_LEN	KSYM_NAME_LEN
+
+/*
+ * Missed kretprobe events: both counters are plain fields in every
+ * supported kernel; kretprobes on rethook (v5.19+) keep rp->nmissed.
+ */
+static inline unsigned long pcore_kretprobe_nmissed(const struct kretprobe *rp)
+{
+	return READ_ONCE(rp->nmissed) + READ_ONCE(rp->kp.nmissed);
+}
+
+#endif /* PCORE_COMPAT_H */
