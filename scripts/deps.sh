@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: scripts/deps.sh
+#
+# Makes sure everything `make check` and `make demo` need is installed on a
+# Debian 12 machine, installing the Debian packages when anything is
+# missing. Checking is cheap (no dpkg or apt calls), so callers can run this
+# before every test run; apt is only touched when something is absent.
+set -eu
+
+# Everything the build, lint, host tests and the VM runner use. apt skips
+# the ones already installed, so on a partial machine we ask for the lot
+# rather than keeping a fragile map from each missing file to its package.
+PKGS="qemu-system-x86 busybox-static linux-image-cloud-amd64
+linux-headers-cloud-amd64 libkmod-dev linux-source-6.1 valgrind sparse kmod
+cpio jq gcc make libc6-dev libelf-dev bc perl"
+
+here=$(dirname "$0")
+
+usage() {
+	echo "usage: $0   (no arguments)" >&2
+	exit 2
+}
+
+# Prints the name of each missing thing, one per line.
+missing() {
+	for cmd in qemu-system-x86_64 cpio gzip valgrind sparse gcc make jq \
+		kmod bc perl; do
+		command -v "$cmd" >/dev/null 2>&1 || echo "$cmd"
+	done
+	# The guest has no libc, so its busybox must be the static one
+	# (busybox-static); the dynamic package also installs /bin/busybox.
+	# ldd fails on a static binary, succeeds on a dynamic one.
+	if [ ! -x /bin/busybox ] || ldd /bin/busybox >/dev/null 2>&1; then
+		echo "static-busybox"
+	fi
+	for f in /usr/src/linux-source-6.1.tar.xz /usr/include/libkmod.h \
+		/usr/include/gelf.h /usr/lib/x86_64-linux-gnu/libc.a; do
+		[ -e "$f" ] || echo "$f"
+	done
+	"$here/kernel.sh" cloud >/dev/null 2>&1 || echo "cloud-kernel+headers"
+}
+
+[ $# -eq 0 ] || usage
+
+need=$(missing | paste -sd ' ' -)
+if [ -z "$need" ]; then
+	echo "deps: all present, nothing to do"
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing: $need" >&2
+	# shellcheck disable=SC2086 # PKGS is a word list on purpose
+	echo "deps: not root, cannot install; as root run:" \
+		"apt-get update && apt-get install --no-install-recommends" \
+		$PKGS >&2
+	exit 1
+fi
+
+# apt's own progress goes to stderr so stdout keeps the one summary line.
+apt-get update >&2
+# shellcheck disable=SC2086 # PKGS is a word list on purpose
+DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+	$PKGS >&2
+
+still=$(missing | paste -sd ' ' -)
+if [ -n "$still" ]; then
+	echo "deps: installed packages but still missing: $still" >&2
+	exit 1
+fi
+echo "deps: installed Debian packages (was missing: $need)"
