@@ -214,8 +214,8 @@ static inline u32 pcore_bucket(const struct pcore_layout *l, u64 v)
 
 	switch (l->kind) {
 	case PCORE_HIST_LOGLINEAR:
-		if (v < (1ULL << l->prec))
-			return v;
+		if (v < (1ULL << l->prec))	/* max may be below it */
+			return v < last ? v : last;
 		e = fls64(v) - 1;	/* e >= prec */
 		idx = ((u32)(e - l->prec + 1) << l->prec) |
 		      (u32)((v >> (e - l->prec)) & ((1U << l->prec) - 1));
