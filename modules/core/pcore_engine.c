@@ -60,7 +60,8 @@ int pcore_layout_init(struct pcore_layout *l, const struct pcore_hist_spec *s,
 			l->shift = fls64(s->step) - 1;
 		else
 			l->recip = pcore_div64(U64_MAX, s->step);
-		n += 2;
+		/* saturate: n + 2 wraps for 2^64 - 2 or more steps */
+		n = (n < PCORE_MAX_BUCKETS ? n : PCORE_MAX_BUCKETS) + 2;
 		break;
 	default:
 		*why = "unknown histogram kind";
