@@ -10,6 +10,12 @@ static int is_pow2(u64 x)
 	return x && !(x & (x - 1));
 }
 
+/* The loglinear bucket that holds U64_MAX and ends at 2^64. */
+static u32 loglin_top(u32 prec)
+{
+	return (64 - prec) << prec | ((1U << prec) - 1);
+}
+
 /**
  * pcore_layout_init() - validate a spec and precompute its layout
  * @l: layout to fill
@@ -38,6 +44,9 @@ int pcore_layout_init(struct pcore_layout *l, const struct pcore_hist_spec *s,
 		n = s->max ? s->max : PCORE_LOGLIN_DEFAULT_MAX;
 		l->nbuckets = U32_MAX;	/* no clamping while sizing */
 		n = (u64)pcore_bucket(l, n) + 2;
+		/* max in the top bucket: there is nothing to overflow */
+		if (n > loglin_top(l->prec) + 1)
+			n = loglin_top(l->prec) + 1;
 		break;
 	case PCORE_HIST_LINEAR:
 		if (!s->step) {

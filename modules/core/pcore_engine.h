@@ -93,7 +93,8 @@ static inline int fls64(u64 x)
  *	@max.
  * @PCORE_HIST_LOGLINEAR: every power of two split into 2^precision linear
  *	sub-buckets (values below 2^precision get a bucket each), up to @max;
- *	one overflow bucket above.
+ *	one overflow bucket above (none when @max is in the bucket that ends
+ *	at 2^64).
  */
 enum pcore_hist_kind {
 	PCORE_HIST_LOG2 = 1,
