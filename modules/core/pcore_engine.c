@@ -234,6 +234,18 @@ void pcore_cpu_harvest(struct pcore_cpu_hist *c, struct pcore_snap *into)
 	snap_add(into, count, sum, min, max);
 }
 
+/*
+ * Is bucket @idx the overflow bucket, which has no upper end?  Not the
+ * buckets whose upper end is 2^64 (log2 and loglinear) or U64_MAX (linear
+ * max): pcore_bucket_bounds() shows both as U64_MAX.
+ */
+static int is_overflow(const struct pcore_layout *l, u32 idx)
+{
+	if (l->kind == PCORE_HIST_LOG2 || idx != l->nbuckets - 1)
+		return 0;
+	return l->kind == PCORE_HIST_LINEAR || idx != loglin_top(l->prec);
+}
+
 /**
  * pcore_snap_percentile() - a percentile of a snapshot, from its buckets
  * @l: layout of the snapshot
@@ -243,7 +255,8 @@ void pcore_cpu_harvest(struct pcore_cpu_hist *c, struct pcore_snap *into)
  * Takes the nearest-rank definition: the smallest recorded value v such
  * that at least @ppm/10^6 of all values are <= v.  The answer is the middle
  * of the bucket holding that value, clamped to the recorded min and max; its
- * error is at most half a bucket (see pcore_layout_error_ppm()).
+ * error is at most half a bucket (see pcore_layout_error_ppm()).  A value in
+ * the underflow or overflow bucket is answered with the recorded min or max.
  *
  * Return: the percentile, or 0 for an empty snapshot.
  */
@@ -271,9 +284,11 @@ u64 pcore_snap_percentile(const struct pcore_layout *l,
 			break;
 	}
 	pcore_bucket_bounds(l, i, &lo, &hi);
-	if (hi == U64_MAX)
+	if (l->kind == PCORE_HIST_LINEAR && i == 0)
+		v = s->min;		/* underflow bucket */
+	else if (is_overflow(l, i))
 		v = s->max;
-	else
+	else	/* a hi of U64_MAX may stand for 2^64: still a fair middle */
 		v = lo + (hi - lo) / 2;
 	if (s->count && v > s->max)
 		v = s->max;
