@@ -313,8 +313,8 @@ u32 pcore_layout_error_ppm(const struct pcore_layout *l, u64 *abs_err)
 {
 	*abs_err = 0;
 	switch (l->kind) {
-	case PCORE_HIST_LOGLINEAR:
-		return 1000000U >> (l->prec + 1);
+	case PCORE_HIST_LOGLINEAR:	/* rounded up: 7813 for 1/128 */
+		return (1000000U + (2U << l->prec) - 1) >> (l->prec + 1);
 	case PCORE_HIST_LOG2:
 		return 500000;
 	default:
