@@ -1,0 +1,1705 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of the probe_core engine.  They compile the very
+ * pcore_engine.c and pcore_engine.h the kernel module builds, under
+ * AddressSanitizer and UndefinedBehaviorSanitizer.
+ *
+ * Every random case comes from a fixed-seed xorshift64* generator, so a
+ * run is reproducible; a failing check logs the seed and the case.
+ *
+ * References are computed without the code under test where that is
+ * possible: bucket counts from binary search over pcore_bucket_bounds(),
+ * linear indexes with plain division, percentiles by sorting the data.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "pcore_engine.h"
+
+#define NCPU		4	/* simulated CPUs, one histogram each */
+#define SEED		0x5eed0f9c0ffee123ULL
+#define JUNK		0xa5	/* fills memory before the engine inits it */
+#define MILLION		1000000ULL
+
+/* ---- deterministic random numbers ---- */
+
+struct rng {
+	u64 s;
+};
+
+/* splitmix64 turns neighbouring seeds into unrelated xorshift states */
+static struct rng rng_init(u64 seed)
+{
+	struct rng r;
+	u64 z = seed + 0x9e3779b97f4a7c15ULL;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	r.s = (z ^ (z >> 31)) | 1;
+	return r;
+}
+
+/* xorshift64* */
+static u64 rng_next(struct rng *r)
+{
+	r->s ^= r->s >> 12;
+	r->s ^= r->s << 25;
+	r->s ^= r->s >> 27;
+	return r->s * 0x2545f4914f6cdd1dULL;
+}
+
+/* uniform in [0, n); n == 0 stands for 2^64 */
+static u64 rng_below(struct rng *r, u64 n)
+{
+	u64 x = rng_next(r);
+
+	return n ? (u64)(((__uint128_t)x * n) >> 64) : x;
+}
+
+/* any order of magnitude: 0 to 64 significant bits, equally likely */
+static u64 rng_mag(struct rng *r)
+{
+	u64 bits = rng_below(r, 65);
+
+	return bits ? rng_next(r) >> (64 - bits) : 0;
+}
+
+/* uniform in [0, 1) */
+static double rng_unit(struct rng *r)
+{
+	return (double)(rng_next(r) >> 11) / 9007199254740992.0;
+}
+
+static u64 sat_add(u64 a, u64 b)
+{
+	return a + b < a ? U64_MAX : a + b;
+}
+
+static u64 sat_sub(u64 a, u64 b)
+{
+	return a < b ? 0 : a - b;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* ---- layouts every test runs over ---- */
+
+struct lcase {
+	const char *name;
+	struct pcore_hist_spec spec;
+};
+
+#define LOG2()		{ .kind = PCORE_HIST_LOG2 }
+#define LIN(lo, st, n)	{ .kind = PCORE_HIST_LINEAR, .min = (lo),	\
+			  .max = (lo) + (st) * (n), .step = (st) }
+#define LOGLIN(p, mx)	{ .kind = PCORE_HIST_LOGLINEAR,		\
+			  .precision = (p), .max = (mx) }
+#define P2(n)		(1ULL << (n))
+
+static const struct lcase lcases[] = {
+	{ "log2", LOG2() },
+	{ "linear 0+1*2046", LIN(0ULL, 1ULL, 2046) },
+	{ "linear 100+1024*1000", LIN(100ULL, 1024ULL, 1000) },
+	{ "linear 0+2^40*2046", LIN(0ULL, P2(40), 2046) },
+	{ "linear 0+2^63*1", LIN(0ULL, P2(63), 1) },
+	{ "linear 5+3*2000", LIN(5ULL, 3ULL, 2000) },
+	{ "linear 1000+7*1500", LIN(1000ULL, 7ULL, 1500) },
+	{ "linear 0+1000*1000", LIN(0ULL, 1000ULL, 1000) },
+	{ "linear 12345+999999937*2046", LIN(12345ULL, 999999937ULL, 2046) },
+	{ "linear 0+(2^53+3)*2046", LIN(0ULL, P2(53) + 3, 2046) },
+	{ "linear 0+(2^63+1)*1", LIN(0ULL, P2(63) + 1, 1) },
+	{ "linear 2^63+(2^63-1)*1", LIN(P2(63), P2(63) - 1, 1) },
+	{ "linear up to U64_MAX, step 999999937",
+	  LIN(U64_MAX - 999999937ULL * 2046, 999999937ULL, 2046) },
+	{ "loglinear default", LOGLIN(0, 0ULL) },
+	{ "loglinear p1", LOGLIN(1, 0ULL) },
+	{ "loglinear p2", LOGLIN(2, 0ULL) },
+	{ "loglinear p3", LOGLIN(3, 0ULL) },
+	{ "loglinear p5", LOGLIN(5, 0ULL) },
+	{ "loglinear p6 max 2^30", LOGLIN(6, P2(30)) },
+	{ "loglinear p7 max 10^6", LOGLIN(7, 1000000ULL) },
+	{ "loglinear p4 max 3", LOGLIN(4, 3ULL) },
+	{ "loglinear p3 max 1000", LOGLIN(3, 1000ULL) },
+	{ "loglinear p2 max 3*2^62", LOGLIN(2, 3 * P2(62)) },
+	{ "loglinear p1 max U64_MAX", LOGLIN(1, U64_MAX) },
+	{ "loglinear p4 max U64_MAX", LOGLIN(4, U64_MAX) },
+	{ "loglinear p5 max U64_MAX", LOGLIN(5, U64_MAX) },
+};
+
+#define NLCASES		ARRAY_SIZE(lcases)
+
+static void lc_init(struct __test_metadata *_metadata,
+		    const struct lcase *c, struct pcore_layout *l)
+{
+	const char *why = NULL;
+
+	memset(l, JUNK, sizeof(*l));
+	ASSERT_EQ(0, pcore_layout_init(l, &c->spec, &why))
+		TH_LOG("%s refused: %s", c->name, why);
+	ASSERT_EQ(c->spec.kind, l->kind);
+	ASSERT_LE(2U, l->nbuckets);
+	ASSERT_GE((u32)PCORE_MAX_BUCKETS, l->nbuckets);
+}
+
+/*
+ * The loglinear bucket holding U64_MAX, from the documented layout: each
+ * power of two 2^e (e >= prec) is group e - prec + 1 of 2^prec buckets.
+ */
+static u32 loglin_top(u32 prec)
+{
+	return ((64 - prec) << prec) + (1U << prec) - 1;
+}
+
+/* Bucket @i holds values above the layout's range and has no upper end. */
+static bool is_overflow(const struct pcore_layout *l, u32 i)
+{
+	if (l->kind == PCORE_HIST_LINEAR)
+		return i == l->nbuckets - 1;
+	if (l->kind == PCORE_HIST_LOGLINEAR)
+		return i == l->nbuckets - 1 && i != loglin_top(l->prec);
+	return false;
+}
+
+static bool is_underflow(const struct pcore_layout *l, u32 i)
+{
+	return l->kind == PCORE_HIST_LINEAR && i == 0;
+}
+
+/* ---- histograms of NCPU simulated CPUs ---- */
+
+static struct pcore_cpu_hist *cpu_new(const struct pcore_layout *l)
+{
+	struct pcore_cpu_hist *c = malloc(pcore_cpu_hist_size(l));
+
+	if (c) {
+		memset(c, JUNK, pcore_cpu_hist_size(l));
+		pcore_cpu_hist_init(l, c);
+	}
+	return c;
+}
+
+static struct pcore_snap *snap_new(const struct pcore_layout *l)
+{
+	struct pcore_snap *s = malloc(pcore_snap_size(l));
+
+	if (s) {
+		memset(s, JUNK, pcore_snap_size(l));
+		pcore_snap_init(l, s);
+	}
+	return s;
+}
+
+/* A reference snapshot of @n values, binning them by the bounds alone. */
+struct ref {
+	u64 count, sum, min, max;
+	u32 nbuckets;
+	u64 *lo;	/* lower end of each bucket */
+	u64 *b;
+};
+
+static void ref_init(struct ref *r, const struct pcore_layout *l)
+{
+	u64 hi;
+	u32 i;
+
+	r->count = 0;
+	r->sum = 0;
+	r->min = U64_MAX;
+	r->max = 0;
+	r->nbuckets = l->nbuckets;
+	r->lo = calloc(l->nbuckets, sizeof(u64));
+	r->b = calloc(l->nbuckets, sizeof(u64));
+	for (i = 0; r->lo && i < l->nbuckets; i++)
+		pcore_bucket_bounds(l, i, &r->lo[i], &hi);
+}
+
+static void ref_free(struct ref *r)
+{
+	free(r->lo);
+	free(r->b);
+}
+
+/* the last bucket whose lower end is <= v (skips empty buckets) */
+static u32 ref_bucket(const struct ref *r, u64 v)
+{
+	u32 lo = 0, hi = r->nbuckets - 1, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (r->lo[mid] <= v)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+static void ref_add(struct ref *r, u64 v)
+{
+	r->b[ref_bucket(r, v)]++;
+	r->count++;
+	r->sum += v;
+	if (v < r->min)
+		r->min = v;
+	if (v > r->max)
+		r->max = v;
+}
+
+static void ref_clear(struct ref *r)
+{
+	r->count = 0;
+	r->sum = 0;
+	r->min = U64_MAX;
+	r->max = 0;
+	memset(r->b, 0, r->nbuckets * sizeof(u64));
+}
+
+/* Asserts that snapshot @s holds exactly what @r does. */
+static void snap_equals_ref(struct __test_metadata *_metadata,
+			    const char *what, const struct pcore_snap *s,
+			    const struct ref *r)
+{
+	u32 i;
+
+	ASSERT_EQ(r->nbuckets, s->nbuckets) TH_LOG("%s", what);
+	ASSERT_EQ(r->count, s->count) TH_LOG("%s", what);
+	ASSERT_EQ(r->sum, s->sum) TH_LOG("%s", what);
+	ASSERT_EQ(r->min, s->min) TH_LOG("%s", what);
+	ASSERT_EQ(r->max, s->max) TH_LOG("%s", what);
+	for (i = 0; i < r->nbuckets; i++) {
+		ASSERT_EQ(r->b[i], s->b[i])
+			TH_LOG("%s: bucket %u", what, i);
+	}
+}
+
+static void cpu_is_empty(struct __test_metadata *_metadata, const char *what,
+			 const struct pcore_layout *l,
+			 const struct pcore_cpu_hist *c)
+{
+	u32 i;
+
+	ASSERT_EQ(0ULL, pcore_ctr_read(&c->count)) TH_LOG("%s", what);
+	ASSERT_EQ(0ULL, pcore_ctr_read(&c->sum)) TH_LOG("%s", what);
+	ASSERT_EQ(U64_MAX, pcore_ctr_read(&c->min)) TH_LOG("%s", what);
+	ASSERT_EQ(0ULL, pcore_ctr_read(&c->max)) TH_LOG("%s", what);
+	for (i = 0; i < l->nbuckets; i++) {
+		ASSERT_EQ(0ULL, pcore_ctr_read(&c->b[i]))
+			TH_LOG("%s: bucket %u", what, i);
+	}
+}
+
+/* A value that lands anywhere in the layout, often near or in its range. */
+static u64 rand_value(struct rng *r, const struct pcore_layout *l)
+{
+	u64 lo, hi;
+
+	switch (rng_below(r, 4)) {
+	case 0:
+		return rng_next(r);
+	case 1:
+		return rng_mag(r);
+	default:
+		pcore_bucket_bounds(l, rng_below(r, l->nbuckets), &lo, &hi);
+		if (hi == U64_MAX)	/* rng_below(0) spans all of 2^64 */
+			return lo + rng_below(r, U64_MAX - lo + 1);
+		return hi > lo ? lo + rng_below(r, hi - lo) : lo;
+	}
+}
+
+/* ---- layout validation ---- */
+
+struct refused {
+	struct pcore_hist_spec spec;
+	const char *word;	/* the reason must mention this */
+};
+
+static void check_refused(struct __test_metadata *_metadata,
+			  const struct refused *t, size_t n)
+{
+	struct pcore_layout l;
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		why = NULL;
+		ASSERT_EQ(-EINVAL, pcore_layout_init(&l, &t[i].spec, &why))
+			TH_LOG("case %zu accepted", i);
+		ASSERT_NE(NULL, why) TH_LOG("case %zu: no reason", i);
+		ASSERT_NE(NULL, strstr(why, t[i].word))
+			TH_LOG("case %zu: reason \"%s\" lacks \"%s\"",
+			       i, why, t[i].word);
+	}
+}
+
+#define REFUSE(t)	check_refused(_metadata, t, ARRAY_SIZE(t))
+
+TEST(layout_refuses_zero_step)
+{
+	static const struct refused t[] = {
+		{ { .kind = PCORE_HIST_LINEAR, .max = 10 }, "step" },
+		{ { .kind = PCORE_HIST_LINEAR }, "step" },
+		{ { .kind = PCORE_HIST_LINEAR, .min = 5, .max = U64_MAX },
+		  "step" },
+	};
+
+	REFUSE(t);
+}
+
+TEST(layout_refuses_max_not_above_min)
+{
+	static const struct refused t[] = {
+		{ { .kind = PCORE_HIST_LINEAR, .min = 10, .max = 10,
+		    .step = 1 }, "min" },
+		{ { .kind = PCORE_HIST_LINEAR, .min = 10, .max = 5,
+		    .step = 1 }, "min" },
+		{ { .kind = PCORE_HIST_LINEAR, .min = U64_MAX, .max = 0,
+		    .step = 1 }, "min" },
+		{ { .kind = PCORE_HIST_LINEAR, .step = 1 }, "min" },
+	};
+
+	REFUSE(t);
+}
+
+TEST(layout_refuses_range_not_multiple_of_step)
+{
+	static const struct refused t[] = {
+		{ { .kind = PCORE_HIST_LINEAR, .max = 10, .step = 3 },
+		  "multiple" },
+		{ { .kind = PCORE_HIST_LINEAR, .max = 10, .step = 11 },
+		  "multiple" },
+		{ { .kind = PCORE_HIST_LINEAR, .max = U64_MAX, .step = 2 },
+		  "multiple" },
+		{ { .kind = PCORE_HIST_LINEAR, .min = 1, .max = U64_MAX,
+		    .step = P2(63) + 1 }, "multiple" },
+		{ { .kind = PCORE_HIST_LINEAR, .max = 1000, .step = U64_MAX },
+		  "multiple" },
+	};
+
+	REFUSE(t);
+}
+
+TEST(layout_refuses_precision_above_7)
+{
+	static const struct refused t[] = {
+		{ LOGLIN(8, 0ULL), "precision" },
+		{ LOGLIN(8, 1000ULL), "precision" },
+		{ LOGLIN(9, 0ULL), "precision" },
+		{ LOGLIN(64, 0ULL), "precision" },
+		{ LOGLIN(U32_MAX, 0ULL), "precision" },
+	};
+
+	REFUSE(t);
+}
+
+TEST(layout_refuses_too_many_buckets)
+{
+	static const struct refused t[] = {
+		/* 2047 steps + underflow + overflow = 2049 */
+		{ LIN(0ULL, 1ULL, 2047), "buckets" },
+		{ LIN(7ULL, 999999937ULL, 2047), "buckets" },
+		{ LIN(0ULL, 1ULL, P2(20)), "buckets" },
+		{ { .kind = PCORE_HIST_LINEAR, .max = U64_MAX, .step = 3 },
+		  "buckets" },
+		/* 2^64 - 1 and 2^64 - 2 steps: "+ 2" must not wrap */
+		{ { .kind = PCORE_HIST_LINEAR, .max = U64_MAX, .step = 1 },
+		  "buckets" },
+		{ { .kind = PCORE_HIST_LINEAR, .min = 1, .max = U64_MAX,
+		    .step = 1 }, "buckets" },
+		{ LOGLIN(6, 0ULL), "buckets" },
+		{ LOGLIN(7, 0ULL), "buckets" },
+		{ LOGLIN(7, U64_MAX), "buckets" },
+		{ LOGLIN(6, U64_MAX), "buckets" },
+	};
+
+	REFUSE(t);
+}
+
+TEST(layout_refuses_unknown_kind)
+{
+	static const struct refused t[] = {
+		{ { .kind = 0, .max = 10, .step = 1 }, "kind" },
+		{ { .kind = 4, .max = 10, .step = 1 }, "kind" },
+		{ { .kind = 0x80000002, .max = 10, .step = 1 }, "kind" },
+		{ { .kind = U32_MAX }, "kind" },
+	};
+
+	REFUSE(t);
+}
+
+TEST(layout_accepts_defaults)
+{
+	struct pcore_hist_spec spec = { .kind = PCORE_HIST_LOGLINEAR };
+	struct pcore_layout l, l2;
+	const char *why = NULL;
+	u64 lo, hi;
+
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
+	ASSERT_EQ(4U, l.prec);
+	ASSERT_EQ(620U, l.nbuckets);
+	ASSERT_EQ(4992ULL, (u64)pcore_cpu_hist_size(&l));
+	ASSERT_GE(8192ULL, (u64)pcore_cpu_hist_size(&l));
+	/* one hour in ns has its own bucket; the next one is the overflow */
+	ASSERT_EQ(618U, pcore_bucket(&l, 3600000000000ULL));
+	pcore_bucket_bounds(&l, 618, &lo, &hi);
+	ASSERT_LE(lo, 3600000000000ULL);
+	ASSERT_GT(hi, 3600000000000ULL);
+	ASSERT_EQ(619U, pcore_bucket(&l, hi));
+	ASSERT_EQ(619U, pcore_bucket(&l, U64_MAX));
+
+	/* explicit values equal to the defaults give the same layout */
+	spec.precision = PCORE_LOGLIN_DEFAULT_PRECISION;
+	spec.max = PCORE_LOGLIN_DEFAULT_MAX;
+	ASSERT_EQ(0, pcore_layout_init(&l2, &spec, &why));
+	ASSERT_EQ(0, memcmp(&l, &l2, sizeof(l)));
+
+	spec = (struct pcore_hist_spec){ .kind = PCORE_HIST_LOG2 };
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
+	ASSERT_EQ(65U, l.nbuckets);
+	ASSERT_EQ(552ULL, (u64)pcore_cpu_hist_size(&l));
+}
+
+TEST(layout_accepts_limits)
+{
+	struct pcore_layout l;
+	const char *why = NULL;
+	struct pcore_hist_spec s[] = {
+		LIN(0ULL, 1ULL, 2046),
+		LIN(U64_MAX - 2046, 1ULL, 2046),
+		LIN(1ULL, U64_MAX - 1, 1),
+		LIN(0ULL, U64_MAX, 1),
+		LOGLIN(7, 1000000ULL),
+		LOGLIN(5, U64_MAX),
+		LOGLIN(1, 1ULL),
+	};
+	u32 want[] = { 2048, 2048, 3, 3, 1782, 1920, 3 };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(s); i++) {
+		ASSERT_EQ(0, pcore_layout_init(&l, &s[i], &why))
+			TH_LOG("case %zu: %s", i, why);
+		ASSERT_EQ(want[i], l.nbuckets) TH_LOG("case %zu", i);
+	}
+}
+
+TEST(hist_sizes)
+{
+	struct pcore_layout l;
+	size_t i;
+
+	for (i = 0; i < NLCASES; i++) {
+		lc_init(_metadata, &lcases[i], &l);
+		ASSERT_EQ(4 * sizeof(pcore_ctr_t) +
+			  l.nbuckets * sizeof(pcore_ctr_t),
+			  pcore_cpu_hist_size(&l));
+		ASSERT_EQ(offsetof(struct pcore_snap, b) +
+			  l.nbuckets * sizeof(u64), pcore_snap_size(&l));
+	}
+}
+
+TEST(kind_names)
+{
+	ASSERT_STREQ("log2", pcore_kind_name(PCORE_HIST_LOG2));
+	ASSERT_STREQ("linear", pcore_kind_name(PCORE_HIST_LINEAR));
+	ASSERT_STREQ("loglinear", pcore_kind_name(PCORE_HIST_LOGLINEAR));
+	ASSERT_STREQ("unknown", pcore_kind_name(0));
+	ASSERT_STREQ("unknown", pcore_kind_name(4));
+	ASSERT_STREQ("unknown", pcore_kind_name(U32_MAX));
+}
+
+/* ---- bucket index against bucket bounds ---- */
+
+static void check_value(struct __test_metadata *_metadata,
+			const struct lcase *c, const struct pcore_layout *l,
+			u64 v)
+{
+	u32 i = pcore_bucket(l, v), last = l->nbuckets - 1;
+	u64 lo, hi;
+
+	ASSERT_LT(i, l->nbuckets)
+		TH_LOG("%s: value %llu -> bucket %u", c->name, v, i);
+	pcore_bucket_bounds(l, i, &lo, &hi);
+	/* hi == U64_MAX on the last bucket: no upper end, U64_MAX included */
+	ASSERT_TRUE(lo <= v && (v < hi || (hi == U64_MAX && i == last)))
+		TH_LOG("%s: value %llu in bucket %u [%llu, %llu)",
+		       c->name, v, i, lo, hi);
+}
+
+static void check_layout(struct __test_metadata *_metadata,
+			 const struct lcase *c, u64 seed)
+{
+	struct rng r = rng_init(seed);
+	struct pcore_layout l;
+	u64 lo, hi, prev_hi = 0, v;
+	u32 i, last;
+	int k;
+
+	lc_init(_metadata, c, &l);
+	last = l.nbuckets - 1;
+	for (i = 0; i <= last; i++) {
+		pcore_bucket_bounds(&l, i, &lo, &hi);
+		/* contiguous from 0, and monotonic */
+		ASSERT_EQ(prev_hi, lo)
+			TH_LOG("%s: bucket %u [%llu, %llu) after %llu",
+			       c->name, i, lo, hi, prev_hi);
+		ASSERT_TRUE(lo < hi || is_underflow(&l, i) || i == last)
+			TH_LOG("%s: bucket %u [%llu, %llu)",
+			       c->name, i, lo, hi);
+		ASSERT_TRUE(i < last || hi == U64_MAX)
+			TH_LOG("%s: last bucket ends at %llu", c->name, hi);
+		/* both ends of every bucket map back to it */
+		if (lo < hi || i == last) {
+			ASSERT_EQ(i, pcore_bucket(&l, lo))
+				TH_LOG("%s: lo %llu", c->name, lo);
+		}
+		if (lo < hi && i < last) {
+			ASSERT_EQ(i, pcore_bucket(&l, hi - 1))
+				TH_LOG("%s: hi - 1 = %llu", c->name, hi - 1);
+		}
+		prev_hi = hi;
+	}
+	ASSERT_EQ(last, pcore_bucket(&l, U64_MAX)) TH_LOG("%s", c->name);
+
+	for (v = 0; v <= 100000; v++)
+		check_value(_metadata, c, &l, v);
+	for (k = 0; k < 64; k++) {
+		check_value(_metadata, c, &l, P2(k) - 1);
+		check_value(_metadata, c, &l, P2(k));
+		check_value(_metadata, c, &l, P2(k) + 1);
+	}
+	check_value(_metadata, c, &l, U64_MAX - 1);
+	check_value(_metadata, c, &l, U64_MAX);
+	for (k = 0; k < 100000; k++) {
+		check_value(_metadata, c, &l, rng_next(&r));
+		check_value(_metadata, c, &l, rng_mag(&r));
+	}
+}
+
+static void check_layouts_of(struct __test_metadata *_metadata, u32 kind)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < NLCASES; i++) {
+		if (lcases[i].spec.kind != kind)
+			continue;
+		check_layout(_metadata, &lcases[i], SEED + i);
+		n++;
+	}
+	ASSERT_LT(0U, n);
+}
+
+TEST(bucket_bounds_log2)
+{
+	check_layouts_of(_metadata, PCORE_HIST_LOG2);
+}
+
+TEST(bucket_bounds_linear)
+{
+	check_layouts_of(_metadata, PCORE_HIST_LINEAR);
+}
+
+TEST(bucket_bounds_loglinear)
+{
+	check_layouts_of(_metadata, PCORE_HIST_LOGLINEAR);
+}
+
+/* log2 bucket i holds [2^(i-1), 2^i): the number of significant bits */
+TEST(log2_bucket_is_bit_length)
+{
+	struct pcore_hist_spec spec = LOG2();
+	struct rng r = rng_init(SEED);
+	struct pcore_layout l;
+	const char *why;
+	u32 bits;
+	u64 v;
+	int k;
+
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
+	ASSERT_EQ(0U, pcore_bucket(&l, 0));
+	ASSERT_EQ(1U, pcore_bucket(&l, 1));
+	ASSERT_EQ(2U, pcore_bucket(&l, 2));
+	ASSERT_EQ(2U, pcore_bucket(&l, 3));
+	ASSERT_EQ(10U, pcore_bucket(&l, 1023));
+	ASSERT_EQ(11U, pcore_bucket(&l, 1024));
+	ASSERT_EQ(64U, pcore_bucket(&l, P2(63)));
+	ASSERT_EQ(64U, pcore_bucket(&l, U64_MAX));
+	for (k = 0; k < 200000; k++) {
+		v = k < 100000 ? (u64)k : rng_mag(&r);
+		for (bits = 0; bits < 64 && v >> bits; bits++)
+			;
+		ASSERT_EQ(bits, pcore_bucket(&l, v)) TH_LOG("value %llu", v);
+	}
+}
+
+/* ---- linear: reciprocal division against plain division ---- */
+
+static u32 linear_ref(u64 min, u64 step, u64 n, u64 v)
+{
+	if (v < min)
+		return 0;
+	if (v - min >= step * n)
+		return n + 1;
+	return 1 + (v - min) / step;
+}
+
+static void check_linear(struct __test_metadata *_metadata, struct rng *r,
+			 u64 min, u64 step, u64 n, const char *what)
+{
+	struct pcore_hist_spec spec = LIN(min, step, n);
+	struct pcore_layout l;
+	const char *why = NULL;
+	u64 q, base, v, j;
+	int d;
+
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why))
+		TH_LOG("%s: min %llu step %llu n %llu: %s",
+		       what, min, step, n, why);
+	ASSERT_EQ(n + 2, l.nbuckets);
+	/* powers of two shift, everything else takes the reciprocal */
+	ASSERT_EQ(!(step & (step - 1)), l.shift < 64)
+		TH_LOG("%s: step %llu shift %u", what, step, l.shift);
+	for (j = 0; j < n + 1 && j < 80; j++) {
+		/* every boundary when n is small, else the ends and a sample */
+		if (n < 80)
+			q = j;
+		else if (j < 3)
+			q = j;
+		else if (j < 6)
+			q = n - (j - 3);
+		else
+			q = rng_below(r, n + 1);
+		base = min + q * step;
+		for (d = -1; d <= 1; d++) {
+			if ((d < 0 && base == 0) || (d > 0 && base == U64_MAX))
+				continue;
+			v = base + d;
+			ASSERT_EQ(linear_ref(min, step, n, v),
+				  pcore_bucket(&l, v))
+				TH_LOG("%s: min %llu step %llu n %llu value %llu",
+				       what, min, step, n, v);
+		}
+	}
+	for (j = 0; j < 40; j++) {
+		v = j < 32 ? min + rng_below(r, step * n) : rng_next(r);
+		ASSERT_EQ(linear_ref(min, step, n, v), pcore_bucket(&l, v))
+			TH_LOG("%s: min %llu step %llu n %llu value %llu",
+			       what, min, step, n, v);
+	}
+}
+
+TEST(linear_named_steps_match_division)
+{
+	static const u64 steps[] = {
+		1, 2, 3, 7, 1000, 1024, 999999937, 1000000007, P2(32) - 1,
+		P2(53) + 3, P2(62) + 1, P2(63) - 1, P2(63), P2(63) + 1,
+		P2(63) + 12345, U64_MAX / 2046, U64_MAX - 1, U64_MAX,
+	};
+	struct rng r = rng_init(SEED);
+	u64 step, nmax, ns[4], mins[4];
+	char what[64];
+	size_t i, a, b;
+
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		step = steps[i];
+		nmax = U64_MAX / step;
+		if (nmax > PCORE_MAX_BUCKETS - 2)
+			nmax = PCORE_MAX_BUCKETS - 2;
+		ns[0] = 1;
+		ns[1] = nmax < 2 ? 1 : 2;
+		ns[2] = nmax < 7 ? nmax : 7;
+		ns[3] = nmax;
+		for (a = 0; a < 4; a++) {
+			mins[0] = 0;
+			mins[1] = U64_MAX - ns[a] * step ? 1 : 0;
+			mins[2] = sat_sub(U64_MAX - ns[a] * step, 12345);
+			mins[3] = U64_MAX - ns[a] * step;
+			for (b = 0; b < 4; b++) {
+				snprintf(what, sizeof(what), "step #%zu", i);
+				check_linear(_metadata, &r, mins[b], step,
+					     ns[a], what);
+			}
+		}
+	}
+}
+
+TEST(linear_random_steps_match_division)
+{
+	struct rng r = rng_init(SEED);
+	u64 step, n, nmax, min;
+	char what[64];
+	int k;
+
+	for (k = 0; k < 4000; k++) {
+		switch (k % 5) {
+		case 0:		/* small */
+			step = 1 + rng_below(&r, 5000);
+			break;
+		case 1:		/* any magnitude */
+			step = rng_mag(&r) | 1;
+			break;
+		case 2:		/* near 2^63 */
+			step = P2(63) - P2(20) + rng_below(&r, P2(21));
+			break;
+		case 3:		/* as wide as the whole range allows */
+			step = U64_MAX / (1 + rng_below(&r, 2046));
+			step -= rng_below(&r, step < 1000 ? step : 1000);
+			break;
+		default:	/* any 64-bit step */
+			step = rng_next(&r) | 1;
+			break;
+		}
+		nmax = U64_MAX / step;
+		if (nmax > PCORE_MAX_BUCKETS - 2)
+			nmax = PCORE_MAX_BUCKETS - 2;
+		n = k % 3 ? nmax - rng_below(&r, nmax) : nmax;
+		switch (rng_below(&r, 3)) {
+		case 0:
+			min = 0;
+			break;
+		case 1:
+			min = U64_MAX - n * step;
+			break;
+		default:
+			min = rng_below(&r, U64_MAX - n * step + 1);
+			break;
+		}
+		snprintf(what, sizeof(what), "seed %#llx case %d", SEED, k);
+		check_linear(_metadata, &r, min, step, n, what);
+	}
+}
+
+TEST(linear_under_and_overflow)
+{
+	struct pcore_hist_spec s = LIN(1000ULL, 10ULL, 100);
+	struct pcore_hist_spec s7 = LIN(1000ULL, 7ULL, 100);
+	struct pcore_layout l;
+	const char *why;
+	u64 lo, hi;
+
+	ASSERT_EQ(0, pcore_layout_init(&l, &s, &why));
+	ASSERT_EQ(102U, l.nbuckets);
+	ASSERT_EQ(0U, pcore_bucket(&l, 0));
+	ASSERT_EQ(0U, pcore_bucket(&l, 999));
+	ASSERT_EQ(1U, pcore_bucket(&l, 1000));
+	ASSERT_EQ(1U, pcore_bucket(&l, 1009));
+	ASSERT_EQ(2U, pcore_bucket(&l, 1010));
+	ASSERT_EQ(100U, pcore_bucket(&l, 1999));
+	ASSERT_EQ(101U, pcore_bucket(&l, 2000));
+	ASSERT_EQ(101U, pcore_bucket(&l, U64_MAX));
+	pcore_bucket_bounds(&l, 0, &lo, &hi);
+	ASSERT_EQ(0ULL, lo);
+	ASSERT_EQ(1000ULL, hi);
+	pcore_bucket_bounds(&l, 1, &lo, &hi);
+	ASSERT_EQ(1000ULL, lo);
+	ASSERT_EQ(1010ULL, hi);
+	pcore_bucket_bounds(&l, 101, &lo, &hi);
+	ASSERT_EQ(2000ULL, lo);
+	ASSERT_EQ(U64_MAX, hi);
+
+	ASSERT_EQ(0, pcore_layout_init(&l, &s7, &why));
+	ASSERT_EQ(102U, l.nbuckets);
+	ASSERT_EQ(0U, pcore_bucket(&l, 999));
+	ASSERT_EQ(1U, pcore_bucket(&l, 1006));
+	ASSERT_EQ(2U, pcore_bucket(&l, 1007));
+	ASSERT_EQ(100U, pcore_bucket(&l, 1699));
+	ASSERT_EQ(101U, pcore_bucket(&l, 1700));
+}
+
+/* ---- loglinear ---- */
+
+/* Each precision with the widest accepted maxima among a few. */
+static const u64 loglin_maxes[] = { U64_MAX, 0, P2(40), P2(30), P2(20),
+				    1000, 5, 1 };
+
+/* hi - lo, where the hi of U64_MAX of the top bucket stands for 2^64 */
+static __uint128_t width_of(const struct pcore_layout *l, u32 i,
+				  u64 lo, u64 hi)
+{
+	if (l->kind == PCORE_HIST_LOGLINEAR && i == loglin_top(l->prec))
+		return ((__uint128_t)1 << 64) - lo;
+	return hi - lo;
+}
+
+TEST(loglinear_relative_width)
+{
+	struct pcore_hist_spec spec;
+	struct pcore_layout l;
+	const char *why;
+	u32 p, i, accepted;
+	bool tight;
+	size_t m;
+	u64 lo, hi;
+
+	for (p = 1; p <= PCORE_LOGLIN_MAX_PRECISION; p++) {
+		accepted = 0;
+		for (m = 0; m < ARRAY_SIZE(loglin_maxes); m++) {
+			spec = (struct pcore_hist_spec)LOGLIN(p, loglin_maxes[m]);
+			if (pcore_layout_init(&l, &spec, &why))
+				continue;
+			accepted++;
+			tight = false;
+			for (i = 0; i < l.nbuckets; i++) {
+				if (is_overflow(&l, i))
+					continue;
+				pcore_bucket_bounds(&l, i, &lo, &hi);
+				if (lo < P2(p)) {	/* one value each */
+					ASSERT_EQ(i, lo);
+					ASSERT_EQ(lo + 1, hi);
+					continue;
+				}
+				ASSERT_TRUE(width_of(&l, i, lo, hi) << p <= lo)
+					TH_LOG("p%u max %llu: bucket %u [%llu, %llu)",
+					       p, spec.max, i, lo, hi);
+				if (width_of(&l, i, lo, hi) << p == lo)
+					tight = true;
+			}
+			if (l.nbuckets > P2(p) + 1) {
+				ASSERT_TRUE(tight)
+					TH_LOG("p%u: no bucket as wide as 1/2^%u",
+					       p, p);
+			}
+		}
+		ASSERT_LE(3U, accepted) TH_LOG("p%u", p);
+	}
+}
+
+/* Every power of two from 2^precision on is split into 2^precision. */
+TEST(loglinear_octaves)
+{
+	struct pcore_hist_spec spec;
+	struct pcore_layout l;
+	const char *why;
+	u32 p, k, j, b;
+	size_t m;
+
+	for (p = 1; p <= PCORE_LOGLIN_MAX_PRECISION; p++) {
+		for (m = 0; m < ARRAY_SIZE(loglin_maxes); m++) {
+			spec = (struct pcore_hist_spec)LOGLIN(p, loglin_maxes[m]);
+			if (!pcore_layout_init(&l, &spec, &why))
+				break;
+		}
+		ASSERT_LT(m, 5U) TH_LOG("p%u: no big layout accepted", p);
+		for (k = 0; k < P2(p) && k < l.nbuckets - 1; k++) {
+			ASSERT_EQ(k, pcore_bucket(&l, k))
+				TH_LOG("p%u", p);
+		}
+		for (k = p; k < 64; k++) {
+			/* stop at the first octave reaching the overflow */
+			if (is_overflow(&l, pcore_bucket(&l, (P2(k) - 1) * 2 + 1)))
+				break;
+			b = pcore_bucket(&l, P2(k));
+			ASSERT_EQ(P2(p) * (k - p + 1), b) TH_LOG("p%u 2^%u", p, k);
+			for (j = 0; j < P2(p); j++) {
+				ASSERT_EQ(b + j, pcore_bucket(&l, P2(k) +
+							      j * P2(k - p)))
+					TH_LOG("p%u 2^%u sub %u", p, k, j);
+			}
+		}
+		ASSERT_LE(20U, k) TH_LOG("p%u", p);
+	}
+}
+
+/* ---- record, merge, harvest ---- */
+
+TEST(record_count_sum_min_max)
+{
+	struct pcore_hist_spec spec = LOGLIN(0, 0ULL);
+	struct pcore_cpu_hist *c;
+	struct pcore_layout l;
+	const char *why;
+	u64 v;
+
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
+	c = cpu_new(&l);
+	ASSERT_NE(NULL, c);
+	cpu_is_empty(_metadata, "new", &l, c);
+
+	pcore_record(&l, c, 5);
+	pcore_record(&l, c, 3);
+	pcore_record(&l, c, 9);
+	ASSERT_EQ(3ULL, pcore_ctr_read(&c->count));
+	ASSERT_EQ(17ULL, pcore_ctr_read(&c->sum));
+	ASSERT_EQ(3ULL, pcore_ctr_read(&c->min));
+	ASSERT_EQ(9ULL, pcore_ctr_read(&c->max));
+	ASSERT_EQ(1ULL, pcore_ctr_read(&c->b[3]));
+	ASSERT_EQ(1ULL, pcore_ctr_read(&c->b[5]));
+	ASSERT_EQ(1ULL, pcore_ctr_read(&c->b[9]));
+	ASSERT_EQ(0ULL, pcore_ctr_read(&c->b[4]));
+
+	/* the sum wraps modulo 2^64 */
+	pcore_record(&l, c, U64_MAX);
+	pcore_record(&l, c, U64_MAX);
+	ASSERT_EQ(5ULL, pcore_ctr_read(&c->count));
+	ASSERT_EQ(15ULL, pcore_ctr_read(&c->sum));
+	ASSERT_EQ(U64_MAX, pcore_ctr_read(&c->max));
+	ASSERT_EQ(2ULL, pcore_ctr_read(&c->b[619]));
+	pcore_record(&l, c, 0);
+	ASSERT_EQ(0ULL, pcore_ctr_read(&c->min));
+	ASSERT_EQ(1ULL, pcore_ctr_read(&c->b[0]));
+
+	/* the empty values of min and max are values too */
+	pcore_cpu_hist_init(&l, c);
+	pcore_record(&l, c, U64_MAX);
+	ASSERT_EQ(U64_MAX, pcore_ctr_read(&c->min));
+	ASSERT_EQ(U64_MAX, pcore_ctr_read(&c->max));
+	ASSERT_EQ(1ULL, pcore_ctr_read(&c->count));
+	pcore_cpu_hist_init(&l, c);
+	pcore_record(&l, c, 0);
+	ASSERT_EQ(0ULL, pcore_ctr_read(&c->min));
+	ASSERT_EQ(0ULL, pcore_ctr_read(&c->max));
+	ASSERT_EQ(1ULL, pcore_ctr_read(&c->count));
+
+	pcore_cpu_hist_init(&l, c);
+	for (v = 1000; v >= 1; v--)
+		pcore_record(&l, c, v);
+	ASSERT_EQ(1000ULL, pcore_ctr_read(&c->count));
+	ASSERT_EQ(500500ULL, pcore_ctr_read(&c->sum));
+	ASSERT_EQ(1ULL, pcore_ctr_read(&c->min));
+	ASSERT_EQ(1000ULL, pcore_ctr_read(&c->max));
+	free(c);
+}
+
+TEST(record_percpu_merge_equals_total)
+{
+	struct pcore_cpu_hist *cpu[NCPU], *all;
+	struct pcore_snap *a, *b, *m, *one;
+	struct pcore_layout l;
+	struct ref ref;
+	struct rng r;
+	size_t ci;
+	char what[96];
+	u64 v;
+	int k, j;
+
+	for (ci = 0; ci < NLCASES; ci++) {
+		r = rng_init(SEED + ci);
+		lc_init(_metadata, &lcases[ci], &l);
+		for (j = 0; j < NCPU; j++) {
+			cpu[j] = cpu_new(&l);
+			ASSERT_NE(NULL, cpu[j]);
+		}
+		all = cpu_new(&l);
+		a = snap_new(&l);
+		b = snap_new(&l);
+		m = snap_new(&l);
+		one = snap_new(&l);
+		ref_init(&ref, &l);
+		ASSERT_TRUE(all && a && b && m && one && ref.lo && ref.b);
+
+		for (k = 0; k < 20000; k++) {
+			v = rand_value(&r, &l);
+			pcore_record(&l, cpu[rng_below(&r, NCPU)], v);
+			pcore_record(&l, all, v);
+			ref_add(&ref, v);
+		}
+		ASSERT_EQ(20000ULL, ref.count);
+
+		snprintf(what, sizeof(what), "%s: CPUs added", lcases[ci].name);
+		for (j = 0; j < NCPU; j++)
+			pcore_snap_add_cpu(a, cpu[j]);
+		snap_equals_ref(_metadata, what, a, &ref);
+
+		snprintf(what, sizeof(what), "%s: one CPU", lcases[ci].name);
+		pcore_snap_add_cpu(b, all);
+		snap_equals_ref(_metadata, what, b, &ref);
+
+		snprintf(what, sizeof(what), "%s: snaps merged",
+			 lcases[ci].name);
+		for (j = 0; j < NCPU; j++) {
+			pcore_snap_init(&l, one);
+			pcore_snap_add_cpu(one, cpu[j]);
+			ASSERT_LT(3000ULL, one->count);
+			pcore_snap_merge(m, one);
+		}
+		snap_equals_ref(_metadata, what, m, &ref);
+
+		/* reading does not change what is read */
+		pcore_snap_init(&l, a);
+		for (j = 0; j < NCPU; j++)
+			pcore_snap_add_cpu(a, cpu[j]);
+		snap_equals_ref(_metadata, what, a, &ref);
+
+		for (j = 0; j < NCPU; j++)
+			free(cpu[j]);
+		free(all);
+		free(a);
+		free(b);
+		free(m);
+		free(one);
+		ref_free(&ref);
+	}
+}
+
+TEST(harvest_returns_recorded_and_empties)
+{
+	struct pcore_cpu_hist *c;
+	struct pcore_snap *s;
+	struct pcore_layout l;
+	struct ref ref;
+	struct rng r;
+	size_t ci;
+	int k;
+
+	for (ci = 0; ci < NLCASES; ci++) {
+		r = rng_init(SEED + ci);
+		lc_init(_metadata, &lcases[ci], &l);
+		c = cpu_new(&l);
+		s = snap_new(&l);
+		ref_init(&ref, &l);
+		ASSERT_TRUE(c && s && ref.lo && ref.b);
+
+		/* the extremes, so that the next interval must reset them */
+		pcore_record(&l, c, 0);
+		pcore_record(&l, c, U64_MAX);
+		ref_add(&ref, 0);
+		ref_add(&ref, U64_MAX);
+		for (k = 0; k < 5000; k++) {
+			u64 v = rand_value(&r, &l);
+
+			pcore_record(&l, c, v);
+			ref_add(&ref, v);
+		}
+		pcore_cpu_harvest(c, s);
+		snap_equals_ref(_metadata, lcases[ci].name, s, &ref);
+		cpu_is_empty(_metadata, lcases[ci].name, &l, c);
+
+		/* an empty interval adds nothing */
+		pcore_cpu_harvest(c, s);
+		snap_equals_ref(_metadata, lcases[ci].name, s, &ref);
+		pcore_snap_init(&l, s);
+		pcore_cpu_harvest(c, s);
+		ref_clear(&ref);
+		snap_equals_ref(_metadata, lcases[ci].name, s, &ref);
+
+		/* the next interval holds only what came after */
+		pcore_record(&l, c, 500);
+		pcore_record(&l, c, 700);
+		pcore_record(&l, c, 600);
+		ref_add(&ref, 500);
+		ref_add(&ref, 700);
+		ref_add(&ref, 600);
+		pcore_cpu_harvest(c, s);
+		ASSERT_EQ(3ULL, s->count);
+		ASSERT_EQ(1800ULL, s->sum);
+		ASSERT_EQ(500ULL, s->min);
+		ASSERT_EQ(700ULL, s->max);
+		snap_equals_ref(_metadata, lcases[ci].name, s, &ref);
+		cpu_is_empty(_metadata, lcases[ci].name, &l, c);
+
+		free(c);
+		free(s);
+		ref_free(&ref);
+	}
+}
+
+TEST(harvest_intervals_add_up)
+{
+	struct pcore_snap *iv, *sum, *tot;
+	struct pcore_cpu_hist *c, *all;
+	struct ref ref, iref;
+	struct pcore_layout l;
+	u64 count, v;
+	struct rng r;
+	char what[96];
+	int k, i, n;
+	size_t ci;
+
+	for (ci = 0; ci < NLCASES; ci++) {
+		r = rng_init(SEED + ci);
+		lc_init(_metadata, &lcases[ci], &l);
+		c = cpu_new(&l);
+		all = cpu_new(&l);
+		iv = snap_new(&l);
+		sum = snap_new(&l);
+		tot = snap_new(&l);
+		ref_init(&ref, &l);
+		ref_init(&iref, &l);
+		ASSERT_TRUE(c && all && iv && sum && tot && ref.lo && ref.b &&
+			    iref.lo && iref.b);
+		count = 0;
+		for (i = 0; i < 40; i++) {
+			/* every fifth interval is empty */
+			n = i % 5 == 3 ? 0 : (int)rng_below(&r, 1500);
+			ref_clear(&iref);
+			for (k = 0; k < n; k++) {
+				v = rand_value(&r, &l);
+				pcore_record(&l, c, v);
+				pcore_record(&l, all, v);
+				ref_add(&ref, v);
+				ref_add(&iref, v);
+			}
+			pcore_snap_init(&l, iv);
+			pcore_cpu_harvest(c, iv);
+			snprintf(what, sizeof(what), "%s: interval %d",
+				 lcases[ci].name, i);
+			snap_equals_ref(_metadata, what, iv, &iref);
+			ASSERT_EQ((u64)n, iv->count);
+			count += iv->count;
+			pcore_snap_merge(sum, iv);
+		}
+		pcore_snap_add_cpu(tot, all);
+		ASSERT_EQ(ref.count, count);
+		snap_equals_ref(_metadata, lcases[ci].name, sum, &ref);
+		snap_equals_ref(_metadata, lcases[ci].name, tot, &ref);
+
+		free(c);
+		free(all);
+		free(iv);
+		free(sum);
+		free(tot);
+		ref_free(&ref);
+		ref_free(&iref);
+	}
+}
+
+/* ---- percentiles ---- */
+
+/* The exact nearest-rank percentile of sorted data: rank ceil(n * p). */
+static u64 nearest_rank(const u64 *sorted, u64 n, u32 ppm)
+{
+	__uint128_t rank;
+
+	if (ppm > MILLION)
+		ppm = MILLION;
+	rank = ((__uint128_t)n * ppm + MILLION - 1) / MILLION;
+	return sorted[rank ? rank - 1 : 0];
+}
+
+/*
+ * Asserts that the percentile of @s, holding the @n values of @sorted, is
+ * the exact nearest-rank percentile within the layout's error bound.
+ */
+static void check_percentile(struct __test_metadata *_metadata,
+			     const struct pcore_layout *l,
+			     const struct pcore_snap *s, const u64 *sorted,
+			     u64 n, u32 ppm, const char *what)
+{
+	u64 got = pcore_snap_percentile(l, s, ppm);
+	u64 exact = nearest_rank(sorted, n, ppm), diff, abs_err;
+	u32 i = pcore_bucket(l, exact), err;
+
+	diff = got > exact ? got - exact : exact - got;
+	err = pcore_layout_error_ppm(l, &abs_err);
+	ASSERT_TRUE(sorted[0] <= got && got <= sorted[n - 1])
+		TH_LOG("%s p%u ppm: %llu outside [%llu, %llu]",
+		       what, ppm, got, sorted[0], sorted[n - 1]);
+	if (is_underflow(l, i)) {
+		ASSERT_EQ(sorted[0], got)
+			TH_LOG("%s p%u ppm: exact %llu underflows",
+			       what, ppm, exact);
+	} else if (is_overflow(l, i)) {
+		ASSERT_EQ(sorted[n - 1], got)
+			TH_LOG("%s p%u ppm: exact %llu overflows",
+			       what, ppm, exact);
+	} else if (l->kind == PCORE_HIST_LINEAR) {
+		ASSERT_LE(diff, abs_err)
+			TH_LOG("%s p%u ppm: exact %llu got %llu, bound %llu",
+			       what, ppm, exact, got, abs_err);
+	} else {
+		ASSERT_TRUE((__uint128_t)diff * MILLION <=
+			    (__uint128_t)err * exact)
+			TH_LOG("%s p%u ppm: exact %llu got %llu, bound %u ppm",
+			       what, ppm, exact, got, err);
+	}
+}
+
+/* Records @n values over NCPU CPUs and returns the merged snapshot. */
+static struct pcore_snap *snap_of(const struct pcore_layout *l,
+				  const u64 *v, u64 n, struct rng *r)
+{
+	struct pcore_cpu_hist *cpu[NCPU];
+	struct pcore_snap *s = snap_new(l);
+	bool ok = s;
+	u64 k;
+	int j;
+
+	for (j = 0; j < NCPU; j++) {
+		cpu[j] = cpu_new(l);
+		ok = ok && cpu[j];
+	}
+	for (k = 0; ok && k < n; k++)
+		pcore_record(l, cpu[r ? rng_below(r, NCPU) : k % NCPU], v[k]);
+	for (j = 0; j < NCPU; j++) {
+		if (ok)
+			pcore_snap_add_cpu(s, cpu[j]);
+		free(cpu[j]);
+	}
+	if (!ok) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* The percentile of a few values, hand-checked. */
+static u64 pct(const struct pcore_hist_spec *spec, const u64 *v, u64 n,
+	       u32 ppm)
+{
+	struct pcore_layout l;
+	struct pcore_snap *s;
+	const char *why;
+	u64 p;
+
+	if (pcore_layout_init(&l, spec, &why))
+		return 0xbad;
+	s = snap_of(&l, v, n, NULL);
+	if (!s)
+		return 0xbad;
+	p = pcore_snap_percentile(&l, s, ppm);
+	free(s);
+	return p;
+}
+
+TEST(percentile_nearest_rank_small_data)
+{
+	/* step 1: every value has its own bucket, answers are exact */
+	static const struct pcore_hist_spec exact = LIN(0ULL, 1ULL, 2046);
+	static const u64 d1[] = { 40, 15, 50, 35, 20 };
+	static const u64 d2[] = { 20, 3, 16, 6, 15, 7, 13, 8, 10, 8 };
+	static const u64 d3[] = { 1, 2, 1, 1, 1 };
+	static const u64 d4[] = { 42 };
+
+	ASSERT_EQ(15ULL, pct(&exact, d1, ARRAY_SIZE(d1), 0));
+	ASSERT_EQ(15ULL, pct(&exact, d1, ARRAY_SIZE(d1), 1));
+	ASSERT_EQ(15ULL, pct(&exact, d1, ARRAY_SIZE(d1), 50000));
+	ASSERT_EQ(15ULL, pct(&exact, d1, ARRAY_SIZE(d1), 200000));
+	ASSERT_EQ(20ULL, pct(&exact, d1, ARRAY_SIZE(d1), 200001));
+	ASSERT_EQ(20ULL, pct(&exact, d1, ARRAY_SIZE(d1), 300000));
+	ASSERT_EQ(20ULL, pct(&exact, d1, ARRAY_SIZE(d1), 400000));
+	ASSERT_EQ(35ULL, pct(&exact, d1, ARRAY_SIZE(d1), 400001));
+	ASSERT_EQ(35ULL, pct(&exact, d1, ARRAY_SIZE(d1), 500000));
+	ASSERT_EQ(35ULL, pct(&exact, d1, ARRAY_SIZE(d1), 600000));
+	ASSERT_EQ(40ULL, pct(&exact, d1, ARRAY_SIZE(d1), 600001));
+	ASSERT_EQ(40ULL, pct(&exact, d1, ARRAY_SIZE(d1), 800000));
+	ASSERT_EQ(50ULL, pct(&exact, d1, ARRAY_SIZE(d1), 800001));
+	ASSERT_EQ(50ULL, pct(&exact, d1, ARRAY_SIZE(d1), 999999));
+	ASSERT_EQ(50ULL, pct(&exact, d1, ARRAY_SIZE(d1), 1000000));
+
+	ASSERT_EQ(3ULL, pct(&exact, d2, ARRAY_SIZE(d2), 100000));
+	ASSERT_EQ(6ULL, pct(&exact, d2, ARRAY_SIZE(d2), 100001));
+	ASSERT_EQ(7ULL, pct(&exact, d2, ARRAY_SIZE(d2), 250000));
+	ASSERT_EQ(8ULL, pct(&exact, d2, ARRAY_SIZE(d2), 500000));
+	ASSERT_EQ(15ULL, pct(&exact, d2, ARRAY_SIZE(d2), 750000));
+	ASSERT_EQ(16ULL, pct(&exact, d2, ARRAY_SIZE(d2), 900000));
+	ASSERT_EQ(20ULL, pct(&exact, d2, ARRAY_SIZE(d2), 900001));
+	ASSERT_EQ(20ULL, pct(&exact, d2, ARRAY_SIZE(d2), 990000));
+
+	ASSERT_EQ(1ULL, pct(&exact, d3, ARRAY_SIZE(d3), 0));
+	ASSERT_EQ(1ULL, pct(&exact, d3, ARRAY_SIZE(d3), 800000));
+	ASSERT_EQ(2ULL, pct(&exact, d3, ARRAY_SIZE(d3), 800001));
+
+	ASSERT_EQ(42ULL, pct(&exact, d4, ARRAY_SIZE(d4), 0));
+	ASSERT_EQ(42ULL, pct(&exact, d4, ARRAY_SIZE(d4), 500000));
+	ASSERT_EQ(42ULL, pct(&exact, d4, ARRAY_SIZE(d4), 1000000));
+}
+
+TEST(percentile_bucket_middle_clamped)
+{
+	static const struct pcore_hist_spec log2 = LOG2();
+	static const struct pcore_hist_spec loglin = LOGLIN(0, 0ULL);
+	static const struct pcore_hist_spec lin = LIN(0ULL, 1000ULL, 1000);
+	static const u64 d1[] = { 1, 2, 3, 100 };
+	static const u64 d2[] = { 1000, 1000, 1000, 5000 };
+	static const u64 d3[] = { 1100, 1200, 1300, 1900, 7000 };
+	static const u64 d4[] = { 1700, 1800 };
+
+	/* log2: [1, 2) -> 1, [2, 4) -> 3, [64, 128) -> 96 */
+	ASSERT_EQ(1ULL, pct(&log2, d1, ARRAY_SIZE(d1), 250000));
+	ASSERT_EQ(3ULL, pct(&log2, d1, ARRAY_SIZE(d1), 500000));
+	ASSERT_EQ(3ULL, pct(&log2, d1, ARRAY_SIZE(d1), 750000));
+	ASSERT_EQ(96ULL, pct(&log2, d1, ARRAY_SIZE(d1), 1000000));
+	/* loglinear p4: [992, 1024) -> 1008, [4864, 5120) -> 4992 */
+	ASSERT_EQ(1008ULL, pct(&loglin, d2, ARRAY_SIZE(d2), 500000));
+	ASSERT_EQ(4992ULL, pct(&loglin, d2, ARRAY_SIZE(d2), 1000000));
+	/* linear: [1000, 2000) -> 1500, clamped to min 1100 and max 1900 */
+	ASSERT_EQ(1500ULL, pct(&lin, d3, ARRAY_SIZE(d3), 500000));
+	ASSERT_EQ(1500ULL, pct(&lin, d3, ARRAY_SIZE(d3), 800000));
+	ASSERT_EQ(1500ULL, pct(&lin, d3, ARRAY_SIZE(d3), 200000));
+	ASSERT_EQ(1500ULL, pct(&lin, d3, ARRAY_SIZE(d3), 0));
+	ASSERT_EQ(7000ULL, pct(&lin, d3, ARRAY_SIZE(d3), 1000000));	/* not 7500 */
+	ASSERT_EQ(1200ULL, pct(&lin, d3, 2, 1000000));		/* not 1500 */
+	ASSERT_EQ(1700ULL, pct(&lin, d4, ARRAY_SIZE(d4), 0));		/* not 1500 */
+	ASSERT_EQ(1100ULL, pct(&lin, d3, 1, 0));
+}
+
+TEST(percentile_under_and_overflow_give_min_max)
+{
+	static const struct pcore_hist_spec lin = LIN(1000ULL, 10ULL, 100);
+	static const struct pcore_hist_spec loglin = LOGLIN(4, 1000ULL);
+	static const u64 d1[] = { 10, 900, 1500, 2500, 9000 };
+	static const u64 d2[] = { 5, 2000, 50000 };
+
+	ASSERT_EQ(10ULL, pct(&lin, d1, ARRAY_SIZE(d1), 0));
+	ASSERT_EQ(10ULL, pct(&lin, d1, ARRAY_SIZE(d1), 200000));
+	ASSERT_EQ(10ULL, pct(&lin, d1, ARRAY_SIZE(d1), 400000));	/* 900 */
+	ASSERT_EQ(1505ULL, pct(&lin, d1, ARRAY_SIZE(d1), 600000));
+	ASSERT_EQ(9000ULL, pct(&lin, d1, ARRAY_SIZE(d1), 800000));	/* 2500 */
+	ASSERT_EQ(9000ULL, pct(&lin, d1, ARRAY_SIZE(d1), 1000000));
+	ASSERT_EQ(900ULL, pct(&lin, d1 + 1, 1, 500000));
+	ASSERT_EQ(2500ULL, pct(&lin, d1 + 3, 1, 500000));
+
+	ASSERT_EQ(5ULL, pct(&loglin, d2, ARRAY_SIZE(d2), 300000));
+	ASSERT_EQ(50000ULL, pct(&loglin, d2, ARRAY_SIZE(d2), 500000));	/* 2000 */
+	ASSERT_EQ(50000ULL, pct(&loglin, d2, ARRAY_SIZE(d2), 1000000));
+}
+
+/* Buckets ending at 2^64 or U64_MAX are in range: a middle, not the max. */
+TEST(percentile_top_buckets)
+{
+	static const struct pcore_hist_spec specs[] = {
+		LOG2(), LOGLIN(1, U64_MAX), LOGLIN(4, U64_MAX),
+		LOGLIN(5, U64_MAX), LOGLIN(2, 3 * P2(62)),
+		LIN(P2(63), P2(63) - 1, 1), LIN(1ULL, U64_MAX - 1, 1),
+		LIN(U64_MAX - 2046 * 7, 7ULL, 2046),
+	};
+	struct pcore_layout l;
+	struct pcore_snap *s;
+	const char *why;
+	u64 v[2], lo, hi;
+	size_t i;
+	u32 ppm;
+
+	for (i = 0; i < ARRAY_SIZE(specs); i++) {
+		ASSERT_EQ(0, pcore_layout_init(&l, &specs[i], &why));
+		pcore_bucket_bounds(&l, pcore_bucket(&l, U64_MAX - 1),
+				    &lo, &hi);
+		v[0] = lo;
+		v[1] = U64_MAX;
+		s = snap_of(&l, v, 2, NULL);
+		ASSERT_NE(NULL, s);
+		for (ppm = 0; ppm <= MILLION; ppm += 250000)
+			check_percentile(_metadata, &l, s, v, 2, ppm,
+					 pcore_kind_name(l.kind));
+		free(s);
+	}
+}
+
+TEST(percentile_empty_is_zero)
+{
+	static const u32 ppms[] = { 0, 1, 500000, 999000, 1000000, U32_MAX };
+	struct pcore_cpu_hist *c;
+	struct pcore_layout l;
+	struct pcore_snap *s;
+	size_t ci, j;
+
+	for (ci = 0; ci < NLCASES; ci++) {
+		lc_init(_metadata, &lcases[ci], &l);
+		s = snap_new(&l);
+		c = cpu_new(&l);
+		ASSERT_TRUE(s && c);
+		for (j = 0; j < ARRAY_SIZE(ppms); j++) {
+			ASSERT_EQ(0ULL, pcore_snap_percentile(&l, s, ppms[j]))
+				TH_LOG("%s", lcases[ci].name);
+		}
+		/* a harvest of nothing, and a harvested CPU, are empty too */
+		pcore_cpu_harvest(c, s);
+		for (j = 0; j < ARRAY_SIZE(ppms); j++) {
+			ASSERT_EQ(0ULL, pcore_snap_percentile(&l, s, ppms[j]))
+				TH_LOG("%s", lcases[ci].name);
+		}
+		pcore_record(&l, c, 12345);
+		pcore_cpu_harvest(c, s);
+		pcore_snap_init(&l, s);
+		pcore_snap_add_cpu(s, c);
+		for (j = 0; j < ARRAY_SIZE(ppms); j++) {
+			ASSERT_EQ(0ULL, pcore_snap_percentile(&l, s, ppms[j]))
+				TH_LOG("%s", lcases[ci].name);
+		}
+		free(s);
+		free(c);
+	}
+}
+
+/* Ranks of huge counts: n * ppm does not fit in 64 bits. */
+TEST(percentile_rank_of_huge_counts)
+{
+	static const struct pcore_hist_spec exact = LIN(0ULL, 1ULL, 2046);
+	struct pcore_layout l;
+	struct pcore_snap *s;
+	const char *why;
+
+	ASSERT_EQ(0, pcore_layout_init(&l, &exact, &why));
+	s = snap_new(&l);
+	ASSERT_NE(NULL, s);
+	s->b[1] = P2(63) - 1;	/* value 0 */
+	s->b[2] = 1;		/* value 1 */
+	s->count = P2(63);
+	s->min = 0;
+	s->max = 1;
+	ASSERT_EQ(0ULL, pcore_snap_percentile(&l, s, 500000));
+	ASSERT_EQ(0ULL, pcore_snap_percentile(&l, s, 999999));
+	ASSERT_EQ(1ULL, pcore_snap_percentile(&l, s, 1000000));
+
+	s->b[1] = 1;
+	s->b[2] = U64_MAX - 1;
+	s->count = U64_MAX;
+	ASSERT_EQ(0ULL, pcore_snap_percentile(&l, s, 0));
+	ASSERT_EQ(1ULL, pcore_snap_percentile(&l, s, 1));
+
+	/* exactly three quarters, then one ppm more */
+	s->b[1] = 3000000000000ULL;
+	s->b[2] = 1000000000000ULL;
+	s->count = 4000000000000ULL;
+	ASSERT_EQ(0ULL, pcore_snap_percentile(&l, s, 750000));
+	ASSERT_EQ(1ULL, pcore_snap_percentile(&l, s, 750001));
+	free(s);
+}
+
+TEST(percentile_ppm_above_million_is_max_rank)
+{
+	struct pcore_hist_spec spec = LOGLIN(0, 0ULL);
+	struct rng r = rng_init(SEED);
+	struct pcore_layout l;
+	struct pcore_snap *s;
+	const char *why;
+	u64 v[1000];
+	u32 k;
+
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
+	for (k = 0; k < ARRAY_SIZE(v); k++)
+		v[k] = 100 + rng_below(&r, 100000000);
+	s = snap_of(&l, v, ARRAY_SIZE(v), &r);
+	ASSERT_NE(NULL, s);
+	qsort(v, ARRAY_SIZE(v), sizeof(v[0]), cmp_u64);
+	check_percentile(_metadata, &l, s, v, ARRAY_SIZE(v), 1000000, "p100");
+	ASSERT_EQ(pcore_snap_percentile(&l, s, 1000000),
+		  pcore_snap_percentile(&l, s, 1000001));
+	ASSERT_EQ(pcore_snap_percentile(&l, s, 1000000),
+		  pcore_snap_percentile(&l, s, U32_MAX));
+	free(s);
+}
+
+TEST(error_bound_values)
+{
+	static const u32 want[] = { 250000, 125000, 62500, 31250, 15625,
+				    7813, 3907 };
+	struct pcore_hist_spec spec;
+	struct pcore_layout l;
+	const char *why;
+	u64 abs_err;
+	u32 p;
+
+	spec = (struct pcore_hist_spec)LOG2();
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
+	abs_err = 99;
+	ASSERT_EQ(500000U, pcore_layout_error_ppm(&l, &abs_err));
+	ASSERT_EQ(0ULL, abs_err);
+	for (p = 1; p <= 7; p++) {
+		/* 1 / 2^(p + 1), rounded up to whole ppm */
+		spec = (struct pcore_hist_spec)LOGLIN(p, 1000ULL);
+		ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
+		abs_err = 99;
+		ASSERT_EQ(want[p - 1], pcore_layout_error_ppm(&l, &abs_err))
+			TH_LOG("p%u", p);
+		ASSERT_EQ(0ULL, abs_err);
+	}
+	spec = (struct pcore_hist_spec)LIN(0ULL, 7ULL, 10);
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
+	ASSERT_EQ(0U, pcore_layout_error_ppm(&l, &abs_err));
+	ASSERT_EQ(3ULL, abs_err);
+	spec = (struct pcore_hist_spec)LIN(0ULL, 1000ULL, 10);
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
+	ASSERT_EQ(0U, pcore_layout_error_ppm(&l, &abs_err));
+	ASSERT_EQ(500ULL, abs_err);
+}
+
+/*
+ * The worst case of every bucket: data {lo, hi - 1}, whose p0 is lo and is
+ * answered with the middle.  The bound must hold for each, and be reached.
+ */
+TEST(percentile_error_bound_holds_at_bucket_edges)
+{
+	struct pcore_hist_spec specs[2 + PCORE_LOGLIN_MAX_PRECISION] = {
+		LOG2(), LIN(3ULL, 999999937ULL, 2000),
+	};
+	struct pcore_layout l;
+	struct pcore_snap *s;
+	u64 v[2], lo, hi, got, abs_err;
+	const char *why;
+	bool reached;
+	size_t i;
+	u32 b, err;
+
+	for (i = 2; i < ARRAY_SIZE(specs); i++)
+		specs[i] = (struct pcore_hist_spec)LOGLIN((u32)i - 1, P2(20));
+	for (i = 0; i < ARRAY_SIZE(specs); i++) {
+		ASSERT_EQ(0, pcore_layout_init(&l, &specs[i], &why));
+		err = pcore_layout_error_ppm(&l, &abs_err);
+		reached = false;
+		for (b = 0; b < l.nbuckets; b++) {
+			pcore_bucket_bounds(&l, b, &lo, &hi);
+			if (hi - lo < 2 || hi == U64_MAX ||
+			    is_underflow(&l, b) || is_overflow(&l, b))
+				continue;
+			v[0] = lo;
+			v[1] = hi - 1;
+			s = snap_of(&l, v, 2, NULL);
+			ASSERT_NE(NULL, s);
+			got = pcore_snap_percentile(&l, s, 0);
+			free(s);
+			ASSERT_LE(lo, got);
+			if (l.kind == PCORE_HIST_LINEAR) {
+				ASSERT_LE(got - lo, abs_err)
+					TH_LOG("bucket %u [%llu, %llu)",
+					       b, lo, hi);
+				reached |= got - lo == abs_err;
+				continue;
+			}
+			ASSERT_TRUE((__uint128_t)(got - lo) * MILLION <=
+				    (__uint128_t)err * lo)
+				TH_LOG("%s p%u bucket %u [%llu, %llu): %llu, bound %u ppm",
+				       pcore_kind_name(l.kind), l.prec, b,
+				       lo, hi, got, err);
+			/* reached within rounding to whole ppm */
+			reached |= (__uint128_t)(got - lo) * MILLION >
+				   (__uint128_t)(err - 1) * lo;
+		}
+		ASSERT_TRUE(reached) TH_LOG("spec %zu: bound %u ppm loose",
+					    i, err);
+	}
+}
+
+/* ---- percentiles of random data against an exact sort ---- */
+
+enum dist {
+	D_UNIFORM, D_EXP, D_BIMODAL, D_CONST, D_SINGLE, D_TINY, D_LATENCY,
+	D_ANY64, D_EDGES, NDIST
+};
+
+static const char * const dist_name[NDIST] = {
+	"uniform", "exponential", "bimodal 1ms/10ms", "constant", "single",
+	"tiny", "log-uniform 100ns..100ms", "any 64-bit", "bucket edges",
+};
+
+static u64 from_double(double d)
+{
+	return d >= 18446744073709549568.0 ? U64_MAX : d <= 0 ? 0 : (u64)d;
+}
+
+/* Fills @v with a dataset of kind @d; returns its size, 1 to @max_n. */
+static u64 gen_dataset(struct rng *r, enum dist d,
+		       const struct pcore_layout *l, u64 *v, u64 max_n)
+{
+	u64 n = 1 + rng_below(r, max_n), a, b, k, w, lo, hi;
+	double scale;
+	u32 pct_hi;
+
+	switch (d) {
+	case D_UNIFORM:
+		if (l->kind == PCORE_HIST_LINEAR && rng_below(r, 2)) {
+			/* the range and a little on each side */
+			a = sat_sub(l->min, l->range / 8);
+			b = sat_add(l->min + l->range, l->range / 8);
+		} else {
+			a = rng_mag(r);
+			b = sat_add(a, rng_mag(r));
+		}
+		for (k = 0; k < n; k++)
+			v[k] = a + rng_below(r, b - a + 1);
+		break;
+	case D_EXP:
+		scale = (double)(rng_mag(r) | 1);
+		for (k = 0; k < n; k++)
+			v[k] = from_double(-log1p(-rng_unit(r)) * scale);
+		break;
+	case D_BIMODAL:
+		/* 1 ms and 10 ms, +-7.5 %, 1 % to 50 % of them slow */
+		pct_hi = 1 + rng_below(r, 50);
+		for (k = 0; k < n; k++) {
+			a = rng_below(r, 100) < pct_hi ? 10000000 : 1000000;
+			w = a / 20;
+			v[k] = a - w * 3 / 2 + rng_below(r, w) +
+			       rng_below(r, w) + rng_below(r, w);
+		}
+		break;
+	case D_CONST:
+		a = rng_mag(r);
+		for (k = 0; k < n; k++)
+			v[k] = a;
+		break;
+	case D_SINGLE:
+		n = 1;
+		v[0] = rand_value(r, l);
+		break;
+	case D_TINY:
+		n = 1 + rng_below(r, 5);
+		for (k = 0; k < n; k++)
+			v[k] = rand_value(r, l);
+		break;
+	case D_LATENCY:
+		for (k = 0; k < n; k++)
+			v[k] = from_double(100.0 * pow(10.0, 6 * rng_unit(r)));
+		break;
+	case D_ANY64:
+		for (k = 0; k < n; k++)
+			v[k] = rng_next(r);
+		break;
+	default:	/* D_EDGES: first and last values of buckets */
+		for (k = 0; k < n; k++) {
+			pcore_bucket_bounds(l, rng_below(r, l->nbuckets),
+					    &lo, &hi);
+			v[k] = rng_below(r, 2) || hi == lo ? lo : hi - 1;
+			if (hi == U64_MAX && rng_below(r, 2))
+				v[k] = U64_MAX;
+		}
+		break;
+	}
+	return n;
+}
+
+#define NDATASETS	6000
+#define MAX_N		2000
+
+TEST(percentile_random_datasets_within_bound)
+{
+	static const u32 ppms[] = { 0, 1, 500000, 900000, 990000, 999000,
+				    1000000 };
+	u64 *v = malloc(MAX_N * sizeof(*v)), n, seed;
+	struct pcore_layout l;
+	struct pcore_snap *s;
+	const struct lcase *c;
+	u32 nppm[NDIST] = { 0 };
+	char what[192];
+	struct rng r;
+	enum dist d;
+	size_t j;
+	int k;
+
+	ASSERT_NE(NULL, v);
+	for (k = 0; k < NDATASETS; k++) {
+		seed = SEED + k;
+		r = rng_init(seed);
+		d = k % NDIST;
+		c = &lcases[rng_below(&r, NLCASES)];
+		lc_init(_metadata, c, &l);
+		n = gen_dataset(&r, d, &l, v, MAX_N);
+		s = snap_of(&l, v, n, &r);
+		ASSERT_NE(NULL, s);
+		ASSERT_EQ(n, s->count);
+		qsort(v, n, sizeof(*v), cmp_u64);
+		snprintf(what, sizeof(what), "seed %#llx dataset %d (%s, %s, n %llu)",
+			 seed, k, c->name, dist_name[d], n);
+		for (j = 0; j <= ARRAY_SIZE(ppms); j++)
+			check_percentile(_metadata, &l, s, v, n,
+					 j < ARRAY_SIZE(ppms) ? ppms[j] :
+					 (u32)rng_below(&r, MILLION + 1),
+					 what);
+		nppm[d] += j;
+		free(s);
+	}
+	free(v);
+	for (d = 0; d < NDIST; d++) {
+		ASSERT_LT(NDATASETS / NDIST * ARRAY_SIZE(ppms), nppm[d])
+			TH_LOG("%s: too few checks", dist_name[d]);
+	}
+}
+
+TEST_HARNESS_MAIN
