@@ -30,5 +30,28 @@ modules:
 	@cp -rsf $(TOP)/Kbuild $(TOP)/modules $(TOP)/include $(OBJ)/
 	$(MAKE) -C $(KDIR) M=$(OBJ) W=$(W) C=$(C) modules
 
+check:
+	@$(TOP)/scripts/check.sh
+
+bench:
+	@$(TOP)/scripts/deps.sh
+	@$(TOP)/scripts/ksrc.sh $(BUILD)/ksrc
+	@$(MAKE) -s --no-print-directory -C $(TOP)/bench O=$(BUILD)/bench run
+
+# The demo runs on this machine when it can load modules, else in a VM
+# with Debian's 6.1 cloud kernel: build for both.
+demo:
+	@$(TOP)/scripts/deps.sh
+	@set -e; \
+	vm_kdir=$$($(TOP)/scripts/kernel.sh cloud | cut -d' ' -f2); \
+	$(MAKE) -s --no-print-directory KDIR=$$vm_kdir modules; \
+	vm_ko=$(BUILD)/$${vm_kdir##*/linux-headers-}/modules/core/probe_core.ko; \
+	host_ko=; host_kdir=/lib/modules/$$(uname -r)/build; \
+	if [ -e $$host_kdir/Makefile ]; then \
+		$(MAKE) -s --no-print-directory KDIR=$$host_kdir modules; \
+		host_ko=$(BUILD)/$$(uname -r)/modules/core/probe_core.ko; \
+	fi; \
+	$(TOP)/scripts/demo.sh "$$host_ko" "$$vm_ko"
+
 clean:
 	rm -rf $(BUILD)

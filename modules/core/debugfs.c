@@ -247,6 +247,8 @@ static ssize_t pcore_reset_write(struct file *file, const char __user *ubuf,
 	int ret;
 
 	ret = kstrtouint_from_user(ubuf, count, 10, &v);
+	if (ret == -EFAULT)
+		return ret;
 	if (ret || v != 1)
 		return -EINVAL;
 	s = pcore_hist_snap_alloc(p->hist);

@@ -145,7 +145,6 @@ static int pcore_attach_one(const char *param, const char *name,
 	}
 	list_add_tail(&p->node, &pcore_probes);
 	pcore_debugfs_add_probe(p);
-	pr_info("%s: %s on %s\n", p->name, pcore_probe_kind_name(p), p->symbol);
 	return 0;
 }
 
@@ -172,6 +171,18 @@ static int pcore_attach_list(const char *param, const char *val,
 	mutex_unlock(&pcore_probes_lock);
 	kfree(copy);
 	return ret;
+}
+
+/* Said once the whole load succeeded: a failed load logs only its error. */
+static void pcore_log_probes(void)
+{
+	struct pcore_probe *p;
+
+	mutex_lock(&pcore_probes_lock);
+	list_for_each_entry(p, &pcore_probes, node)
+		pr_info("%s: %s on %s\n", p->name, pcore_probe_kind_name(p),
+			p->symbol);
+	mutex_unlock(&pcore_probes_lock);
 }
 
 static void pcore_detach_all(void)
@@ -210,6 +221,7 @@ static int __init pcore_init(void)
 	ret = pcore_attach_list("tracepoints", tracepoints, &spec, active);
 	if (ret)
 		goto err_detach;
+	pcore_log_probes();
 	return 0;
 
 err_detach:

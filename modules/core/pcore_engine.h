@@ -211,32 +211,36 @@ static inline u32 pcore_bucket(const struct pcore_layout *l, u64 v)
 {
 	u32 idx, last = l->nbuckets - 1;
 	u64 x, q;
-	int e;
+	int s;
 
-	switch (l->kind) {
-	case PCORE_HIST_LOGLINEAR:
-		if (v < (1ULL << l->prec))	/* max may be below it */
-			return v < last ? v : last;
-		e = fls64(v) - 1;	/* e >= prec */
-		idx = ((u32)(e - l->prec + 1) << l->prec) |
-		      (u32)((v >> (e - l->prec)) & ((1U << l->prec) - 1));
-		return idx < last ? idx : last;
-	case PCORE_HIST_LOG2:
-		return fls64(v);
-	default: /* PCORE_HIST_LINEAR */
-		if (v < l->min)
-			return 0;
-		x = v - l->min;
-		if (x >= l->range)
-			return last;
-		if (l->shift < 64)
-			return 1 + (u32)(x >> l->shift);
-		/* recip underestimates 2^64/step: q is the quotient or one less */
-		q = pcore_mulhi(x, l->recip);
-		if (x - q * l->step >= l->step)
-			q++;
-		return 1 + (u32)q;
+	if (likely(l->kind == PCORE_HIST_LOGLINEAR)) {
+		/*
+		 * With s = max(msb(v) - prec, 0), v >> s keeps the leading
+		 * prec + 1 bits (the implicit 1 and the sub-bucket), and
+		 * s << prec counts the powers of two below; values under
+		 * 2^(prec + 1) get one bucket each (s = 0, idx = v).
+		 */
+		s = fls64(v) - 1 - (int)l->prec;
+		s = s > 0 ? s : 0;
+		x = ((u64)s << l->prec) + (v >> s);
+		return x < last ? (u32)x : last;
 	}
+	if (l->kind == PCORE_HIST_LOG2)
+		return fls64(v);
+	/* PCORE_HIST_LINEAR */
+	if (v < l->min)
+		return 0;
+	x = v - l->min;
+	if (x >= l->range)
+		return last;
+	if (l->shift < 64)
+		return 1 + (u32)(x >> l->shift);
+	/* recip underestimates 2^64/step: q is the quotient or one less */
+	q = pcore_mulhi(x, l->recip);
+	if (x - q * l->step >= l->step)
+		q++;
+	idx = 1 + (u32)q;
+	return idx;
 }
 
 /**

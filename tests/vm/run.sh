@@ -198,11 +198,19 @@ qesc() {
 	printf '%s' "${1//,/,,}"
 }
 
+# TCG runs one vCPU at a time (thread=single) by default.  With one host
+# thread per vCPU (thread=multi), a vCPU can keep executing a stale
+# translation of kernel text that another vCPU patched: seen as soft lockups
+# of both CPUs at kernel_clone+0x0 while a kprobe there was removed (the
+# kernel's int3 handler finds the original instruction back in memory and
+# restarts it, the vCPU runs the cached int3 again).  Real CPUs serialise
+# cross-modified code; the guest still has two CPUs either way.
+# PCORE_TCG_THREAD=multi brings the other mode back.
 run_qemu() {
 	rm -f "$out/console.log" "$out/output.log" "$out/qemu.log"
 	qemu_rc=0
 	timeout --kill-after=10 "$timeout" qemu-system-x86_64 \
-		-accel tcg -cpu max -smp 2 -m "$mem" \
+		-accel "tcg,thread=${PCORE_TCG_THREAD:-single}" -cpu max -smp 2 -m "$mem" \
 		-nodefaults -display none -no-reboot \
 		-kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
 		-append "console=ttyS0 ignore_loglevel panic=-1 printk.time=1" \

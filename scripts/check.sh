@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: everything that must hold before a change lands.
+#   1. installs what is missing (Debian packages), extracts the kselftest
+#      harness and checkpatch from Debian's linux-source;
+#   2. builds the modules with W=1 and sparse, runs checkpatch and
+#      kernel-doc: each clean run is a passed test;
+#   3. host unit tests of the engine under ASan and UBSan;
+#   4. boots Debian's 6.1 cloud kernel in QEMU and runs the selftests;
+# then prints one line "N passed, N failed" and exits non-zero on any
+# failure.  Results and logs: build/results/.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+res=$top/build/results
+rm -rf "$res"
+mkdir -p "$res"
+
+scripts/deps.sh || exit 1
+scripts/ksrc.sh "$top/build/ksrc" || exit 1
+ksrc=$top/build/ksrc
+read -r vmlinuz kdir < <(scripts/kernel.sh cloud) || exit 1
+kver=${kdir##*/linux-headers-}
+
+# One TAP line into a results file: tap FILE STATUS DESCRIPTION
+tap() {
+	if [ "$2" = 0 ]; then
+		echo "ok - $3" >> "$res/$1.tap"
+	else
+		echo "not ok - $3" >> "$res/$1.tap"
+	fi
+}
+
+# Runs a command, keeps its output as a log; passes when it exits 0 and
+# prints nothing on stderr+stdout matching "warning|error".
+clean_run() {
+	local name=$1 desc=$2 st
+	shift 2
+	"$@" > "$res/$name.log" 2>&1
+	st=$?
+	if [ $st = 0 ] && grep -qiE 'warning|error' "$res/$name.log"; then
+		st=1
+	fi
+	tap lint $st "$desc"
+	[ $st = 0 ] || sed 's/^/# /' "$res/$name.log" | head -40 >> "$res/lint.tap"
+	return $st
+}
+
+echo "== build and lint ($kver)"
+rm -rf "build/$kver"
+clean_run build "make W=1 C=1 for $kver: no warnings" \
+	make --no-print-directory KDIR="$kdir" W=1 C=1 modules
+built=$?
+mapfile -t csrc < <(git ls-files '*.c' '*.h')
+clean_run checkpatch "checkpatch clean" \
+	perl "$ksrc/checkpatch.pl" --no-tree --quiet --show-types \
+	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "${csrc[@]}"
+mapfile -t ksrcs < <(git ls-files 'modules/*.c' 'modules/*.h' 'include/*.h')
+clean_run kerneldoc "kernel-doc clean" \
+	perl "$ksrc/kernel-doc" -none -Wall "${ksrcs[@]}"
+
+echo "== host unit tests"
+make -s --no-print-directory -C tests/host KSFT="$ksrc" O="$top/build/host" \
+	run > "$res/host.tap" 2> "$res/host.log" ||
+	grep -q '^not ok' "$res/host.tap" ||
+	echo "not ok - host unit tests did not run (see build/results/host.log)" >> "$res/host.tap"
+
+echo "== selftests in QEMU ($kver)"
+payload=$top/build/payload-$kver
+rm -rf "$payload"
+mkdir -p "$payload/modules"
+if [ $built = 0 ] &&
+   make -s --no-print-directory -C selftests KSFT="$ksrc" \
+	O="$payload/selftests" > "$res/selftests-build.log" 2>&1; then
+	cp "build/$kver/modules/core/probe_core.ko" "$payload/modules/"
+	tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
+		--out "$top/build/vm-$kver" --timeout 1500 \
+		-- sh selftests/run_tests.sh > "$res/vm-$kver.tap" 2>&1
+else
+	echo "not ok - selftests for $kver not built (see build/results)" > "$res/vm-$kver.tap"
+fi
+
+echo "== summary"
+tests/summarize.sh "$res"/*.tap

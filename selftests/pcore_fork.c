@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target=do_fork: exact counts, the files agree with each other, reset and
+ * interval reads lose nothing.
+ */
+#include "pcore_lib.h"
+#include "kselftest_harness.h"
+
+#define NFORKS	300
+
+static char buf[PCORE_BUF];
+/* Hidden from the compiler, which would refuse a literal bad pointer. */
+static const char *volatile unmapped = (const char *)8;
+
+FIXTURE(fork) {
+	int unused;
+};
+
+FIXTURE_SETUP(fork)
+{
+	if (pcore_loaded())
+		ASSERT_EQ(0, pcore_unload_wait());
+	ASSERT_EQ(0, pcore_load("target=do_fork"));
+}
+
+FIXTURE_TEARDOWN(fork)
+{
+	EXPECT_EQ(0, pcore_unload_wait());
+}
+
+/* Sum of the counts of the histogram lines of a hist text. */
+static unsigned long long hist_total(const char *text, int *lines)
+{
+	unsigned long long sum = 0, n;
+	const char *p = text;
+	char lo[64], hi[64];
+
+	*lines = 0;
+	while ((p = strchr(p, '['))) {
+		if (sscanf(p, "[%63[^,], %63[^)]) %llu |", lo, hi, &n) != 3)
+			return -1ULL;
+		sum += n;
+		(*lines)++;
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+	}
+	return sum;
+}
+
+TEST_F_TIMEOUT(fork, counts_exactly, 300)
+{
+	struct pcore_probe_line l;
+	unsigned long long c0, c1, mn, mx, p50, p90, p99, p999, mean;
+	int lines;
+
+	c0 = pcore_stat("do_fork", "count");
+	ASSERT_NE(-1ULL, c0);
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	c1 = pcore_stat("do_fork", "count");
+	/* The VM is quiet: nothing else forks while the test runs. */
+	ASSERT_EQ(NFORKS, c1 - c0);
+
+	ASSERT_EQ(0, pcore_probe_line("do_fork", &l));
+	EXPECT_STREQ("kretprobe", l.kind);
+	/* do_fork is kernel_clone since v5.10, _do_fork before. */
+	EXPECT_TRUE(!strcmp(l.symbol, "kernel_clone") ||
+		    !strcmp(l.symbol, "_do_fork"));
+	EXPECT_EQ(c1, l.hits);
+	EXPECT_EQ(0, l.missed);
+
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/stats", buf, PCORE_BUF));
+	EXPECT_EQ(0, pcore_key(buf, "missed"));
+	EXPECT_NE(NULL, strstr(buf, "\nsymbol: kernel_clone\n"));
+	EXPECT_NE(NULL, strstr(buf, "\nunit: ns\n"));
+	EXPECT_NE(NULL, strstr(buf, "\nkind: loglinear\n"));
+	EXPECT_NE(NULL, strstr(buf, "\npercentile_error: 3.1250%\n"));
+	mn = pcore_key(buf, "min");
+	mx = pcore_key(buf, "max");
+	mean = pcore_key(buf, "mean");
+	p50 = pcore_key(buf, "p50");
+	p90 = pcore_key(buf, "p90");
+	p99 = pcore_key(buf, "p99");
+	p999 = pcore_key(buf, "p999");
+	/* A fork takes some microseconds, even emulated, and not 1 s. */
+	EXPECT_LT(1000, mn);
+	EXPECT_GT(1000000000ULL, mx);
+	EXPECT_LE(mn, p50);
+	EXPECT_LE(p50, p90);
+	EXPECT_LE(p90, p99);
+	EXPECT_LE(p99, p999);
+	EXPECT_LE(p999, mx);
+	EXPECT_LE(mn, mean);
+	EXPECT_LE(mean, mx);
+
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/hist", buf, PCORE_BUF));
+	EXPECT_EQ(c1, hist_total(buf, &lines));
+	EXPECT_LT(1, lines);
+	EXPECT_NE(NULL, strstr(buf, "ns, "));
+	EXPECT_NE(NULL, strstr(buf, "|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|"));
+}
+
+TEST_F_TIMEOUT(fork, percpu_adds_up, 300)
+{
+	unsigned long long cnt, sum, mn, mx, tc = 0, ts = 0, tmn = -1ULL, tmx = 0;
+	unsigned long long c, s, a, b;
+	char *p;
+	int cpu, ncpu = 0, lines;
+
+	ASSERT_EQ(0, pcore_pin(0));
+	ASSERT_EQ(0, pcore_forks(NFORKS / 2));
+	ASSERT_EQ(0, pcore_pin(1));
+	ASSERT_EQ(0, pcore_forks(NFORKS / 2));
+
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/percpu", buf, PCORE_BUF));
+	for (p = buf; (p = strstr(p, "cpu")); p++) {
+		ASSERT_EQ(5, sscanf(p, "cpu%d count %llu sum %llu min %llu max %llu",
+				    &cpu, &c, &s, &a, &b));
+		ASSERT_EQ(ncpu, cpu);
+		/* Its histogram lines, indented, follow until the next line. */
+		if (c) {
+			char *end = strstr(p + 1, "\ncpu");
+
+			if (!end)
+				end = strstr(p, "\ntotal");
+			ASSERT_NE(NULL, end);
+			*end = '\0';
+			EXPECT_EQ(c, hist_total(p, &lines));
+			*end = '\n';
+		}
+		ncpu++;
+		tc += c;
+		ts += s;
+		if (c && a < tmn)
+			tmn = a;
+		if (b > tmx)
+			tmx = b;
+		if (cpu <= 1)
+			EXPECT_LE(NFORKS / 2, c);
+	}
+	ASSERT_LE(2, ncpu);
+	p = strstr(buf, "total count");
+	ASSERT_NE(NULL, p);
+	ASSERT_EQ(4, sscanf(p, "total count %llu sum %llu min %llu max %llu",
+			    &cnt, &sum, &mn, &mx));
+	EXPECT_EQ(NFORKS, cnt);
+	EXPECT_EQ(tc, cnt);
+	EXPECT_EQ(ts, sum);
+	EXPECT_EQ(tmn, mn);
+	EXPECT_EQ(tmx, mx);
+}
+
+TEST_F_TIMEOUT(fork, reset_starts_over, 300)
+{
+	static const char *bad[] = { "0", "2", "abc", "", "1 1", "-1", "0x1",
+				     "99999999999999999999" };
+	struct pcore_probe_line l;
+	char big[8192];
+	unsigned int i;
+
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	ASSERT_EQ(NFORKS, pcore_stat("do_fork", "count"));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(EINVAL, pcore_write(PCORE_DBG "/do_fork/reset", bad[i],
+					      strlen(bad[i]))) {
+			TH_LOG("reset accepted '%s'", bad[i]);
+		}
+	}
+	memset(big, '1', sizeof(big));
+	EXPECT_EQ(EINVAL, pcore_write(PCORE_DBG "/do_fork/reset", big, sizeof(big)));
+	/* A pointer the kernel cannot read. */
+	EXPECT_EQ(EFAULT, pcore_write(PCORE_DBG "/do_fork/reset", unmapped, 2));
+	/* Refused writes changed nothing. */
+	ASSERT_EQ(NFORKS, pcore_stat("do_fork", "count"));
+
+	ASSERT_EQ(0, pcore_write(PCORE_DBG "/do_fork/reset", "1\n", 2));
+	EXPECT_EQ(0, pcore_stat("do_fork", "count"));
+	EXPECT_EQ(0, pcore_stat("do_fork", "sum"));
+	EXPECT_EQ(0, pcore_stat("do_fork", "max"));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/hist", buf, PCORE_BUF));
+	EXPECT_STREQ("(empty)\n", buf);
+
+	ASSERT_EQ(0, pcore_forks(NFORKS / 3));
+	EXPECT_EQ(NFORKS / 3, pcore_stat("do_fork", "count"));
+	/* hits counts since load, through resets. */
+	ASSERT_EQ(0, pcore_probe_line("do_fork", &l));
+	EXPECT_EQ(NFORKS + NFORKS / 3, l.hits);
+}
+
+/*
+ * Snapshot-and-reset under load: a child forks without pause while the
+ * parent reads intervals; the intervals add up to exactly what was done.
+ */
+TEST_F_TIMEOUT(fork, intervals_lose_nothing, 600)
+{
+	unsigned long long c, total = 0, nonzero = 0, reads = 0;
+	struct pcore_probe_line l;
+	int st;
+	pid_t child;
+
+	ASSERT_EQ(0, pcore_write(PCORE_DBG "/do_fork/reset", "1", 1));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		pcore_pin(1);
+		_exit(pcore_forks(2 * NFORKS) ? 1 : 0);
+	}
+	pcore_pin(0);
+	/* The child's own fork above is the first event. */
+	while (waitpid(child, &st, WNOHANG) == 0) {
+		ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/interval", buf, PCORE_BUF));
+		c = pcore_key(buf, "count");
+		ASSERT_NE(-1ULL, c);
+		total += c;
+		nonzero += c != 0;
+		reads++;
+		usleep(2000);
+	}
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/interval", buf, PCORE_BUF));
+	total += pcore_key(buf, "count");
+	TH_LOG("%llu interval reads, %llu with events", reads, nonzero);
+	EXPECT_EQ(2 * NFORKS + 1, total);
+	/* It really was read while forking went on. */
+	EXPECT_LE(3, nonzero);
+	ASSERT_EQ(0, pcore_probe_line("do_fork", &l));
+	EXPECT_EQ(2 * NFORKS + 1, l.hits);
+	EXPECT_EQ(0, pcore_stat("do_fork", "count"));
+}
+
+TEST_HARNESS_MAIN

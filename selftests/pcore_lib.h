@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the probe_core selftests: load and unload the module by
+ * system call (so errno is exact), read debugfs files, watch the kernel log.
+ */
+#ifndef PCORE_LIB_H
+#define PCORE_LIB_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#define PCORE_DBG	"/sys/kernel/debug/probe_core"
+#define PCORE_BUF	(1 << 20)
+
+static inline const char *pcore_ko(void)
+{
+	const char *ko = getenv("PCORE_KO");
+
+	return ko ? ko : "/pcore/modules/probe_core.ko";
+}
+
+/* finit_module(); returns 0 or the errno. */
+static inline int pcore_load(const char *params)
+{
+	int fd = open(pcore_ko(), O_RDONLY | O_CLOEXEC), ret, err;
+
+	if (fd < 0)
+		return errno;
+	ret = syscall(SYS_finit_module, fd, params, 0);
+	err = errno;
+	close(fd);
+	return ret ? err : 0;
+}
+
+static inline int pcore_unload(void)
+{
+	return syscall(SYS_delete_module, "probe_core", O_NONBLOCK) ? errno : 0;
+}
+
+static inline bool pcore_loaded(void)
+{
+	return access("/sys/module/probe_core", F_OK) == 0;
+}
+
+/* Unload, retrying while a file holds the module; returns 0 or errno. */
+static inline int pcore_unload_wait(void)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < 5000; i++) {
+		ret = pcore_unload();
+		if (ret != EAGAIN && ret != EBUSY)
+			break;
+		usleep(1000);
+	}
+	return ret;
+}
+
+/* Whole file into buf (NUL-terminated); returns length or -errno. */
+static inline ssize_t pcore_read(const char *path, char *buf, size_t len)
+{
+	ssize_t n, got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got < len - 1) {
+		n = read(fd, buf + got, len - 1 - got);
+		if (n < 0) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (!n)
+			break;
+		got += n;
+	}
+	buf[got] = '\0';
+	close(fd);
+	return got;
+}
+
+/* Returns 0 or errno of open() or write(). */
+static inline int pcore_write(const char *path, const char *s, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, s, len) < 0)
+		ret = errno;
+	close(fd);
+	return ret;
+}
+
+/* Value of a 'key: value' line in text; -1ULL when missing. */
+static inline unsigned long long pcore_key(const char *text, const char *key)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, key, klen) && p[klen] == ':')
+			return strtoull(p + klen + 1, NULL, 10);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -1ULL;
+}
+
+static inline unsigned long long pcore_stat(const char *probe, const char *key)
+{
+	static char buf[65536];
+	char path[256];
+
+	snprintf(path, sizeof(path), PCORE_DBG "/%s/stats", probe);
+	if (pcore_read(path, buf, sizeof(buf)) < 0)
+		return -1ULL;
+	return pcore_key(buf, key);
+}
+
+/* Relative percentile error in ppm from the stats file's stated bound. */
+static inline unsigned long long pcore_err_ppm(const char *probe)
+{
+	static char buf[65536];
+	char path[256];
+	unsigned int whole, frac;
+	const char *p;
+
+	snprintf(path, sizeof(path), PCORE_DBG "/%s/stats", probe);
+	if (pcore_read(path, buf, sizeof(buf)) < 0)
+		return -1ULL;
+	p = strstr(buf, "percentile_error: ");
+	if (!p || sscanf(p, "percentile_error: %u.%u%%", &whole, &frac) != 2)
+		return -1ULL;
+	return whole * 10000ULL + frac;
+}
+
+/* Kernel log: open at the end, then look for new lines. */
+static inline int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+#define KMSG_MARK	"pcore-selftest: end of records"
+
+/*
+ * Every new log line (the VM is quiet), except the taint notices the kernel
+ * prints on the first load, joined by '\n' into out.  Returns the count.
+ *
+ * A record whose text was cut at the printk line limit loses its newline
+ * and stays open until the next printk: writing a marker closes it, and
+ * reading up to the marker collects it.
+ */
+static inline int kmsg_collect(int fd, char *out, size_t len)
+{
+	char rec[8192];
+	const char *msg;
+	ssize_t n;
+	int count = 0, wfd, tries = 0;
+
+	wfd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	if (wfd >= 0) {
+		if (write(wfd, KMSG_MARK "\n", strlen(KMSG_MARK) + 1) < 0)
+			count = -1000;
+		close(wfd);
+	}
+	out[0] = '\0';
+	while (tries < 1000) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EAGAIN) {
+			usleep(1000);
+			tries++;
+			continue;
+		}
+		if (n <= 0)
+			continue;	/* EPIPE: records were overwritten */
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		*strchrnul(msg, '\n') = '\0';
+		if (strstr(msg, KMSG_MARK))
+			return count;
+		if (strstr(msg, "taints kernel") ||
+		    strstr(msg, "module verification failed"))
+			continue;
+		count++;
+		if (strlen(out) + strlen(msg) + 2 < len) {
+			strcat(out, msg);
+			strcat(out, "\n");
+		}
+	}
+	return -1;	/* the marker never came */
+}
+
+static inline double pcore_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* fork() and exit n times, waiting for each child. */
+static inline int pcore_forks(int n)
+{
+	int i, st;
+	pid_t pid;
+
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		if (pid < 0)
+			return -1;
+		if (!pid)
+			_exit(0);
+		if (waitpid(pid, &st, 0) != pid)
+			return -1;
+	}
+	return 0;
+}
+
+static inline int pcore_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* A probe's line in the probes file. */
+struct pcore_probe_line {
+	char name[128], kind[32], symbol[160];
+	unsigned long long hits, missed;
+};
+
+static inline int pcore_probe_line(const char *name, struct pcore_probe_line *l)
+{
+	static char buf[65536];
+	char *line, *save = NULL;
+
+	if (pcore_read(PCORE_DBG "/probes", buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%127s %31s %159s %llu %llu", l->name, l->kind,
+			   l->symbol, &l->hits, &l->missed) != 5)
+			return -1;
+		if (!strcmp(l->name, name))
+			return 0;
+	}
+	return -1;
+}
+
+#endif /* PCORE_LIB_H */

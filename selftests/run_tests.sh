@@ -1,0 +1,19 @@
+#!/bin/sh
+# Runs every selftest in this directory, one after the other, and prints
+# their TAP.  A test binary that dies without reporting is a failure.
+# Usage: run_tests.sh [TEST...]
+cd "$(dirname "$0")" || exit 1
+tests=${*:-"pcore_fork pcore_timing pcore_sched pcore_badinput pcore_stress"}
+rc=0
+for t in $tests; do
+	echo "# selftest: $t"
+	./"$t" > "/tmp/$t.out" 2>&1
+	st=$?
+	cat "/tmp/$t.out"
+	if [ $st -ne 0 ]; then
+		rc=1
+		grep -q '^not ok ' "/tmp/$t.out" ||
+			echo "not ok - $t exited $st without reporting a failure"
+	fi
+done
+exit $rc
