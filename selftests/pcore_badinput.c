@@ -75,19 +75,48 @@ TEST_F_TIMEOUT(bad, refused, 60)
 	assert_nothing_left(_metadata);
 }
 
-#define BAD(name, p, e, l)						\
-	FIXTURE_VARIANT_ADD(bad, name) {				\
-		.params = p, .err = e, .log = l,			\
-	}
+FIXTURE_VARIANT_ADD(bad, no_such_function) {
+	.params = "target=pcore_no_such_function",
+	.err = ENOENT,
+	.log = "target=pcore_no_such_function: no such kernel function",
+};
 
-BAD(no_such_function, "target=pcore_no_such_function", ENOENT,
-    "target=pcore_no_such_function: no such kernel function");
-BAD(blacklisted, "target=get_kprobe", EINVAL, "kprobes refused get_kprobe");
-BAD(data_symbol, "target=jiffies", EINVAL, "kprobes refused jiffies");
-BAD(empty_list, "target=", EINVAL, "target=: empty list");
-BAD(empty_element, "target=do_fork,,vfs_read", EINVAL, "target=: empty name");
-BAD(trailing_comma, "target=do_fork,", EINVAL, "target=: empty name");
-BAD(overlong_name, "target=@200", EINVAL, "is 200 characters, longer than 127");
+FIXTURE_VARIANT_ADD(bad, blacklisted) {
+	.params = "target=get_kprobe",
+	.err = EINVAL,
+	.log = "kprobes refused get_kprobe",
+};
+
+FIXTURE_VARIANT_ADD(bad, data_symbol) {
+	.params = "target=jiffies",
+	.err = EINVAL,
+	.log = "kprobes refused jiffies",
+};
+
+FIXTURE_VARIANT_ADD(bad, empty_list) {
+	.params = "target=",
+	.err = EINVAL,
+	.log = "target=: empty list",
+};
+
+FIXTURE_VARIANT_ADD(bad, empty_element) {
+	.params = "target=do_fork,,vfs_read",
+	.err = EINVAL,
+	.log = "target=: empty name",
+};
+
+FIXTURE_VARIANT_ADD(bad, trailing_comma) {
+	.params = "target=do_fork,",
+	.err = EINVAL,
+	.log = "target=: empty name",
+};
+
+FIXTURE_VARIANT_ADD(bad, overlong_name) {
+	.params = "target=@200",
+	.err = EINVAL,
+	.log = "is 200 characters, longer than 127",
+};
+
 /*
  * Over the kernel's own limit on string parameters (1024 characters) the
  * module is never called: the kernel refuses with two lines of its own.
@@ -96,39 +125,156 @@ FIXTURE_VARIANT_ADD(bad, overlong_param) {
 	.params = "target=@2000", .err = ENOSPC, .lines = 2,
 	.log = "target: string parameter too long",
 };
-BAD(garbage_dash, "target=do-fork", EINVAL, "'do-fork' is not a symbol name");
-BAD(garbage_path, "target=../x", EINVAL, "is not a symbol name");
-BAD(garbage_bytes, "target=\x01\x7f\xff", EINVAL, "is not a symbol name");
-BAD(duplicate, "target=do_fork,do_fork", EINVAL, "target=do_fork: given twice");
-BAD(alias_duplicate, "target=do_fork,kernel_clone", EINVAL,
-    "resolves to kernel_clone, which do_fork already probes");
-BAD(partial_target, "target=do_fork,vfs_read,pcore_no_such_function", ENOENT,
-    "no such kernel function");
-BAD(tp_unknown, "tracepoints=pcore_no_such_tp", ENOENT,
-    "tracepoints=pcore_no_such_tp: no such tracepoint");
-BAD(tp_no_handler, "tracepoints=sched_wakeup", EINVAL, "no built-in handler");
-BAD(tp_duplicate, "tracepoints=sched_switch,sched_switch", EINVAL,
-    "tracepoints=sched_switch: given twice");
-BAD(tp_empty, "tracepoints=", EINVAL, "tracepoints=: empty list");
-BAD(partial_mixed, "target=do_fork tracepoints=sched_switch,nope", ENOENT,
-    "tracepoints=nope: no such tracepoint");
-BAD(maxactive_big, "target=do_fork maxactive=5000", EINVAL,
-    "maxactive=5000: more than 4096");
-BAD(maxactive_garbage, "maxactive=abc", EINVAL,
-    "invalid for parameter `maxactive'");
-BAD(maxactive_negative, "maxactive=-1", EINVAL,
-    "invalid for parameter `maxactive'");
-BAD(hist_unknown, "target=do_fork hist=bogus", EINVAL, "hist=bogus: unknown kind");
-BAD(hist_linear_short, "hist=linear:0,100", EINVAL, "MIN,MAX,STEP");
-BAD(hist_linear_long, "hist=linear:0,100,10,5", EINVAL, "MIN,MAX,STEP");
-BAD(hist_linear_garbage, "hist=linear:a,b,c", EINVAL, "MIN,MAX,STEP");
-BAD(hist_linear_order, "hist=linear:100,0,10", EINVAL, "max must be above min");
-BAD(hist_linear_multiple, "hist=linear:0,100,7", EINVAL, "multiple of step");
-BAD(hist_linear_step0, "hist=linear:0,100,0", EINVAL, "step must be at least 1");
-BAD(hist_linear_huge, "hist=linear:0,1000000,1", EINVAL, "more than 2048 buckets");
-BAD(hist_loglinear_0, "hist=loglinear:0", EINVAL, "precision must be 1 to 7");
-BAD(hist_loglinear_8, "hist=loglinear:8", EINVAL, "precision must be 1 to 7");
-BAD(hist_loglinear_x, "hist=loglinear:x", EINVAL, "precision must be 1 to 7");
+
+FIXTURE_VARIANT_ADD(bad, garbage_dash) {
+	.params = "target=do-fork",
+	.err = EINVAL,
+	.log = "'do-fork' is not a symbol name",
+};
+
+FIXTURE_VARIANT_ADD(bad, garbage_path) {
+	.params = "target=../x",
+	.err = EINVAL,
+	.log = "is not a symbol name",
+};
+
+FIXTURE_VARIANT_ADD(bad, garbage_bytes) {
+	.params = "target=\x01\x7f\xff",
+	.err = EINVAL,
+	.log = "is not a symbol name",
+};
+
+FIXTURE_VARIANT_ADD(bad, duplicate) {
+	.params = "target=do_fork,do_fork",
+	.err = EINVAL,
+	.log = "target=do_fork: given twice",
+};
+
+FIXTURE_VARIANT_ADD(bad, alias_duplicate) {
+	.params = "target=do_fork,kernel_clone",
+	.err = EINVAL,
+	.log = "resolves to kernel_clone, which do_fork already probes",
+};
+
+FIXTURE_VARIANT_ADD(bad, partial_target) {
+	.params = "target=do_fork,vfs_read,pcore_no_such_function",
+	.err = ENOENT,
+	.log = "no such kernel function",
+};
+
+FIXTURE_VARIANT_ADD(bad, tp_unknown) {
+	.params = "tracepoints=pcore_no_such_tp",
+	.err = ENOENT,
+	.log = "tracepoints=pcore_no_such_tp: no such tracepoint",
+};
+
+FIXTURE_VARIANT_ADD(bad, tp_no_handler) {
+	.params = "tracepoints=sched_wakeup",
+	.err = EINVAL,
+	.log = "no built-in handler",
+};
+
+FIXTURE_VARIANT_ADD(bad, tp_duplicate) {
+	.params = "tracepoints=sched_switch,sched_switch",
+	.err = EINVAL,
+	.log = "tracepoints=sched_switch: given twice",
+};
+
+FIXTURE_VARIANT_ADD(bad, tp_empty) {
+	.params = "tracepoints=",
+	.err = EINVAL,
+	.log = "tracepoints=: empty list",
+};
+
+FIXTURE_VARIANT_ADD(bad, partial_mixed) {
+	.params = "target=do_fork tracepoints=sched_switch,nope",
+	.err = ENOENT,
+	.log = "tracepoints=nope: no such tracepoint",
+};
+
+FIXTURE_VARIANT_ADD(bad, maxactive_big) {
+	.params = "target=do_fork maxactive=5000",
+	.err = EINVAL,
+	.log = "maxactive=5000: more than 4096",
+};
+
+FIXTURE_VARIANT_ADD(bad, maxactive_garbage) {
+	.params = "maxactive=abc",
+	.err = EINVAL,
+	.log = "invalid for parameter `maxactive'",
+};
+
+FIXTURE_VARIANT_ADD(bad, maxactive_negative) {
+	.params = "maxactive=-1",
+	.err = EINVAL,
+	.log = "invalid for parameter `maxactive'",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_unknown) {
+	.params = "target=do_fork hist=bogus",
+	.err = EINVAL,
+	.log = "hist=bogus: unknown kind",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_linear_short) {
+	.params = "hist=linear:0,100",
+	.err = EINVAL,
+	.log = "MIN,MAX,STEP",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_linear_long) {
+	.params = "hist=linear:0,100,10,5",
+	.err = EINVAL,
+	.log = "MIN,MAX,STEP",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_linear_garbage) {
+	.params = "hist=linear:a,b,c",
+	.err = EINVAL,
+	.log = "MIN,MAX,STEP",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_linear_order) {
+	.params = "hist=linear:100,0,10",
+	.err = EINVAL,
+	.log = "max must be above min",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_linear_multiple) {
+	.params = "hist=linear:0,100,7",
+	.err = EINVAL,
+	.log = "multiple of step",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_linear_step0) {
+	.params = "hist=linear:0,100,0",
+	.err = EINVAL,
+	.log = "step must be at least 1",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_linear_huge) {
+	.params = "hist=linear:0,1000000,1",
+	.err = EINVAL,
+	.log = "more than 2048 buckets",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_loglinear_0) {
+	.params = "hist=loglinear:0",
+	.err = EINVAL,
+	.log = "precision must be 1 to 7",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_loglinear_8) {
+	.params = "hist=loglinear:8",
+	.err = EINVAL,
+	.log = "precision must be 1 to 7",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_loglinear_x) {
+	.params = "hist=loglinear:x",
+	.err = EINVAL,
+	.log = "precision must be 1 to 7",
+};
 
 /* After all that, good parameters still work, and unloading cleans up. */
 TEST(good_after_bad)

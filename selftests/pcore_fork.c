@@ -4,13 +4,12 @@
  * interval reads lose nothing.
  */
 #include "pcore_lib.h"
+#include <sys/mman.h>
 #include "kselftest_harness.h"
 
 #define NFORKS	300
 
 static char buf[PCORE_BUF];
-/* Hidden from the compiler, which would refuse a literal bad pointer. */
-static const char *volatile unmapped = (const char *)8;
 
 FIXTURE(fork) {
 	int unused;
@@ -105,7 +104,7 @@ TEST_F_TIMEOUT(fork, percpu_adds_up, 300)
 	unsigned long long cnt, sum, mn, mx, tc = 0, ts = 0, tmn = -1ULL, tmx = 0;
 	unsigned long long c, s, a, b;
 	char *p;
-	int cpu, ncpu = 0, lines;
+	int cpu, ncpu = 0, lines, n;
 
 	ASSERT_EQ(0, pcore_pin(0));
 	ASSERT_EQ(0, pcore_forks(NFORKS / 2));
@@ -114,8 +113,9 @@ TEST_F_TIMEOUT(fork, percpu_adds_up, 300)
 
 	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/percpu", buf, PCORE_BUF));
 	for (p = buf; (p = strstr(p, "cpu")); p++) {
-		ASSERT_EQ(5, sscanf(p, "cpu%d count %llu sum %llu min %llu max %llu",
-				    &cpu, &c, &s, &a, &b));
+		n = sscanf(p, "cpu%d count %llu sum %llu min %llu max %llu",
+			   &cpu, &c, &s, &a, &b);
+		ASSERT_EQ(5, n);
 		ASSERT_EQ(ncpu, cpu);
 		/* Its histogram lines, indented, follow until the next line. */
 		if (c) {
@@ -141,8 +141,9 @@ TEST_F_TIMEOUT(fork, percpu_adds_up, 300)
 	ASSERT_LE(2, ncpu);
 	p = strstr(buf, "total count");
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(4, sscanf(p, "total count %llu sum %llu min %llu max %llu",
-			    &cnt, &sum, &mn, &mx));
+	n = sscanf(p, "total count %llu sum %llu min %llu max %llu", &cnt,
+		   &sum, &mn, &mx);
+	ASSERT_EQ(4, n);
 	EXPECT_EQ(NFORKS, cnt);
 	EXPECT_EQ(tc, cnt);
 	EXPECT_EQ(ts, sum);
@@ -152,15 +153,15 @@ TEST_F_TIMEOUT(fork, percpu_adds_up, 300)
 
 TEST_F_TIMEOUT(fork, reset_starts_over, 300)
 {
-	static const char *bad[] = { "0", "2", "abc", "", "1 1", "-1", "0x1",
+	static const char * const bad[] = { "0", "2", "abc", "", "1 1", "-1", "0x1",
 				     "99999999999999999999" };
 	struct pcore_probe_line l;
-	char big[8192];
+	char big[8192], *unmapped;
 	unsigned int i;
 
 	ASSERT_EQ(0, pcore_forks(NFORKS));
 	ASSERT_EQ(NFORKS, pcore_stat("do_fork", "count"));
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(EINVAL, pcore_write(PCORE_DBG "/do_fork/reset", bad[i],
 					      strlen(bad[i]))) {
 			TH_LOG("reset accepted '%s'", bad[i]);
@@ -168,7 +169,10 @@ TEST_F_TIMEOUT(fork, reset_starts_over, 300)
 	}
 	memset(big, '1', sizeof(big));
 	EXPECT_EQ(EINVAL, pcore_write(PCORE_DBG "/do_fork/reset", big, sizeof(big)));
-	/* A pointer the kernel cannot read. */
+	/* A pointer the kernel cannot read: a page just unmapped. */
+	unmapped = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, unmapped);
+	munmap(unmapped, 4096);
 	EXPECT_EQ(EFAULT, pcore_write(PCORE_DBG "/do_fork/reset", unmapped, 2));
 	/* Refused writes changed nothing. */
 	ASSERT_EQ(NFORKS, pcore_stat("do_fork", "count"));

@@ -56,7 +56,7 @@ TEST_F_TIMEOUT(sched, counts_on_every_cpu, 300)
 	unsigned long long c, s, a, b, tc = 0, ts = 0, tmn = -1ULL, tmx = 0;
 	unsigned long long cnt, sum, mn, mx, later;
 	struct pcore_probe_line l;
-	int cpu, ncpu = 0, online = sysconf(_SC_NPROCESSORS_ONLN);
+	int cpu, ncpu = 0, n, online = sysconf(_SC_NPROCESSORS_ONLN);
 	char *p;
 
 	ASSERT_LE(2, online);
@@ -64,8 +64,9 @@ TEST_F_TIMEOUT(sched, counts_on_every_cpu, 300)
 
 	ASSERT_LT(0, pcore_read(PCORE_DBG "/sched_switch/percpu", buf, PCORE_BUF));
 	for (p = buf; (p = strstr(p, "cpu")); p++) {
-		ASSERT_EQ(5, sscanf(p, "cpu%d count %llu sum %llu min %llu max %llu",
-				    &cpu, &c, &s, &a, &b));
+		n = sscanf(p, "cpu%d count %llu sum %llu min %llu max %llu",
+			   &cpu, &c, &s, &a, &b);
+		ASSERT_EQ(5, n);
 		ASSERT_EQ(ncpu, cpu);
 		if (cpu < online)
 			EXPECT_LE(NSLEEPS, c) {
@@ -82,8 +83,9 @@ TEST_F_TIMEOUT(sched, counts_on_every_cpu, 300)
 	ASSERT_LE(online, ncpu);
 	p = strstr(buf, "total count");
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(4, sscanf(p, "total count %llu sum %llu min %llu max %llu",
-			    &cnt, &sum, &mn, &mx));
+	n = sscanf(p, "total count %llu sum %llu min %llu max %llu", &cnt,
+		   &sum, &mn, &mx);
+	ASSERT_EQ(4, n);
 	EXPECT_EQ(tc, cnt);
 	EXPECT_EQ(ts, sum);
 	EXPECT_EQ(tmn, mn);

@@ -33,6 +33,7 @@ int pcore_layout_init(struct pcore_layout *l, const struct pcore_hist_spec *s,
 	switch (s->kind) {
 	case PCORE_HIST_LOG2:
 		l->nbuckets = 65;
+		l->last = 64;
 		return 0;
 	case PCORE_HIST_LOGLINEAR:
 		l->prec = s->precision ? s->precision :
@@ -42,7 +43,7 @@ int pcore_layout_init(struct pcore_layout *l, const struct pcore_hist_spec *s,
 			return -EINVAL;
 		}
 		n = s->max ? s->max : PCORE_LOGLIN_DEFAULT_MAX;
-		l->nbuckets = U32_MAX;	/* no clamping while sizing */
+		l->last = U32_MAX;	/* no clamping while sizing */
 		n = (u64)pcore_bucket(l, n) + 2;
 		/* max in the top bucket: there is nothing to overflow */
 		if (n > loglin_top(l->prec) + 1)
@@ -81,6 +82,7 @@ int pcore_layout_init(struct pcore_layout *l, const struct pcore_hist_spec *s,
 		return -EINVAL;
 	}
 	l->nbuckets = n;
+	l->last = n - 1;
 	return 0;
 }
 

@@ -33,13 +33,18 @@
 #include <linux/math64.h>
 #include <asm/local64.h>
 
-typedef local64_t pcore_ctr_t;
-#define pcore_ctr_read(c)		((u64)local64_read(c))
-#define pcore_ctr_set(c, v)		local64_set((c), (v))
-#define pcore_ctr_add(c, v)		local64_add((v), (c))
-#define pcore_ctr_xchg(c, v)		((u64)local64_xchg((c), (v)))
-#define pcore_ctr_cmpxchg(c, o, n)	((u64)local64_cmpxchg((c), (o), (n)))
+/* A counter written by one CPU with single-instruction local operations. */
+struct pcore_ctr {
+	local64_t v;
+};
+
+#define pcore_ctr_read(c)		((u64)local64_read(&(c)->v))
+#define pcore_ctr_set(c, n)		local64_set(&(c)->v, (n))
+#define pcore_ctr_add(c, n)		local64_add((n), &(c)->v)
+#define pcore_ctr_xchg(c, n)		((u64)local64_xchg(&(c)->v, (n)))
+#define pcore_ctr_cmpxchg(c, o, n)	((u64)local64_cmpxchg(&(c)->v, (o), (n)))
 #define pcore_div64(a, b)		div64_u64((a), (b))
+#define pcore_msb(x)			((u32)__fls(x))	/* x != 0 */
 #else /* host build: unit tests and benchmark */
 #include <stdint.h>
 #include <stddef.h>
@@ -51,11 +56,13 @@ typedef unsigned long long u64;
 #define U64_MAX			UINT64_MAX
 #define U32_MAX			UINT32_MAX
 
-typedef struct { u64 v; } pcore_ctr_t;
+struct pcore_ctr {
+	u64 v;
+};
 #define pcore_ctr_read(c)		((c)->v)
 #define pcore_ctr_set(c, n)		((c)->v = (n))
 #define pcore_ctr_add(c, n)		((c)->v += (n))
-static inline u64 pcore_ctr_xchg(pcore_ctr_t *c, u64 n)
+static inline u64 pcore_ctr_xchg(struct pcore_ctr *c, u64 n)
 {
 	u64 old = c->v;
 
@@ -63,7 +70,7 @@ static inline u64 pcore_ctr_xchg(pcore_ctr_t *c, u64 n)
 	return old;
 }
 
-static inline u64 pcore_ctr_cmpxchg(pcore_ctr_t *c, u64 o, u64 n)
+static inline u64 pcore_ctr_cmpxchg(struct pcore_ctr *c, u64 o, u64 n)
 {
 	u64 old = c->v;
 
@@ -78,6 +85,7 @@ static inline int fls64(u64 x)
 }
 
 #define pcore_div64(a, b)		((a) / (b))
+#define pcore_msb(x)			((u32)(63 - __builtin_clzll(x)))
 #ifndef likely
 #define likely(x)			__builtin_expect(!!(x), 1)
 #define unlikely(x)			__builtin_expect(!!(x), 0)
@@ -132,6 +140,7 @@ struct pcore_hist_spec {
  * struct pcore_layout - a validated spec, precomputed for the hot path
  * @kind: an enum pcore_hist_kind
  * @nbuckets: number of buckets including underflow and overflow buckets
+ * @last: @nbuckets - 1, the overflow bucket
  * @prec: loglinear sub-bucket bits
  * @shift: linear: log2(step) when @step is a power of two, else 64
  * @min: linear: lower end of the range
@@ -142,6 +151,7 @@ struct pcore_hist_spec {
 struct pcore_layout {
 	u32 kind;
 	u32 nbuckets;
+	u32 last;
 	u32 prec;
 	u32 shift;
 	u64 min;
@@ -159,11 +169,11 @@ struct pcore_layout {
  * @b: @nbuckets bucket counters
  */
 struct pcore_cpu_hist {
-	pcore_ctr_t count;
-	pcore_ctr_t sum;
-	pcore_ctr_t min;
-	pcore_ctr_t max;
-	pcore_ctr_t b[];
+	struct pcore_ctr count;
+	struct pcore_ctr sum;
+	struct pcore_ctr min;
+	struct pcore_ctr max;
+	struct pcore_ctr b[];
 };
 
 /**
@@ -186,7 +196,7 @@ struct pcore_snap {
 
 static inline size_t pcore_cpu_hist_size(const struct pcore_layout *l)
 {
-	return sizeof(struct pcore_cpu_hist) + l->nbuckets * sizeof(pcore_ctr_t);
+	return sizeof(struct pcore_cpu_hist) + l->nbuckets * sizeof(struct pcore_ctr);
 }
 
 static inline size_t pcore_snap_size(const struct pcore_layout *l)
@@ -197,7 +207,7 @@ static inline size_t pcore_snap_size(const struct pcore_layout *l)
 /* floor(a * b / 2^64) */
 static inline u64 pcore_mulhi(u64 a, u64 b)
 {
-	return (u64)(((unsigned __int128)a * b) >> 64);
+	return (u64)(((__uint128_t)a * b) >> 64);
 }
 
 /**
@@ -209,9 +219,8 @@ static inline u64 pcore_mulhi(u64 a, u64 b)
  */
 static inline u32 pcore_bucket(const struct pcore_layout *l, u64 v)
 {
-	u32 idx, last = l->nbuckets - 1;
+	u32 idx, last = l->last;
 	u64 x, q;
-	int s;
 
 	if (likely(l->kind == PCORE_HIST_LOGLINEAR)) {
 		/*
@@ -220,9 +229,10 @@ static inline u32 pcore_bucket(const struct pcore_layout *l, u64 v)
 		 * s << prec counts the powers of two below; values under
 		 * 2^(prec + 1) get one bucket each (s = 0, idx = v).
 		 */
-		s = fls64(v) - 1 - (int)l->prec;
-		s = s > 0 ? s : 0;
-		x = ((u64)s << l->prec) + (v >> s);
+		u32 msb = pcore_msb(v | 1);
+		u32 sh = msb > l->prec ? msb - l->prec : 0;
+
+		x = ((u64)sh << l->prec) + (v >> sh);
 		return x < last ? (u32)x : last;
 	}
 	if (l->kind == PCORE_HIST_LOG2)

@@ -497,8 +497,8 @@ TEST(hist_sizes)
 
 	for (i = 0; i < NLCASES; i++) {
 		lc_init(_metadata, &lcases[i], &l);
-		ASSERT_EQ(4 * sizeof(pcore_ctr_t) +
-			  l.nbuckets * sizeof(pcore_ctr_t),
+		ASSERT_EQ(4 * sizeof(struct pcore_ctr) +
+			  l.nbuckets * sizeof(struct pcore_ctr),
 			  pcore_cpu_hist_size(&l));
 		ASSERT_EQ(offsetof(struct pcore_snap, b) +
 			  l.nbuckets * sizeof(u64), pcore_snap_size(&l));
