@@ -22,8 +22,12 @@ FIXTURE_SETUP(fork)
 	ASSERT_EQ(0, pcore_load("target=do_fork"));
 }
 
+#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+
 FIXTURE_TEARDOWN(fork)
 {
+	/* A failed hotplug test must not leave CPU 1 offline. */
+	pcore_write(CPU1_ONLINE, "1", 1);
 	EXPECT_EQ(0, pcore_unload_wait());
 }
 
@@ -230,6 +234,40 @@ TEST_F_TIMEOUT(fork, intervals_lose_nothing, 600)
 	ASSERT_EQ(0, pcore_probe_line("do_fork", &l));
 	EXPECT_EQ(2 * NFORKS + 1, l.hits);
 	EXPECT_EQ(0, pcore_stat("do_fork", "count"));
+}
+
+/*
+ * A CPU that goes offline keeps its counts in the merged view; an interval
+ * read harvests it directly, and it counts again once back online.
+ */
+TEST_F_TIMEOUT(fork, offline_cpu_keeps_counts, 300)
+{
+	char line[256];
+	char *p;
+
+	ASSERT_EQ(0, pcore_write(PCORE_DBG "/do_fork/reset", "1", 1));
+	ASSERT_EQ(0, pcore_pin(1));
+	ASSERT_EQ(0, pcore_forks(NFORKS / 2));
+	ASSERT_EQ(0, pcore_pin(0));
+	ASSERT_EQ(0, pcore_write(CPU1_ONLINE, "0", 1));
+
+	EXPECT_EQ(NFORKS / 2, pcore_stat("do_fork", "count"));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/percpu", buf, PCORE_BUF));
+	snprintf(line, sizeof(line), "cpu1 count %d ", NFORKS / 2);
+	p = strstr(buf, line);
+	EXPECT_NE(NULL, p) {
+		TH_LOG("no '%s' in:\n%.2000s", line, buf);
+	}
+
+	ASSERT_EQ(0, pcore_forks(NFORKS / 4));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/interval", buf, PCORE_BUF));
+	EXPECT_EQ(NFORKS / 2 + NFORKS / 4, pcore_key(buf, "count"));
+	EXPECT_EQ(0, pcore_stat("do_fork", "count"));
+
+	ASSERT_EQ(0, pcore_write(CPU1_ONLINE, "1", 1));
+	ASSERT_EQ(0, pcore_pin(1));
+	ASSERT_EQ(0, pcore_forks(NFORKS / 4));
+	EXPECT_EQ(NFORKS / 4, pcore_stat("do_fork", "count"));
 }
 
 TEST_HARNESS_MAIN
