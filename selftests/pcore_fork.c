@@ -31,26 +31,6 @@ FIXTURE_TEARDOWN(fork)
 	EXPECT_EQ(0, pcore_unload_wait());
 }
 
-/* Sum of the counts of the histogram lines of a hist text. */
-static unsigned long long hist_total(const char *text, int *lines)
-{
-	unsigned long long sum = 0, n;
-	const char *p = text;
-	char lo[64], hi[64];
-
-	*lines = 0;
-	while ((p = strchr(p, '['))) {
-		if (sscanf(p, "[%63[^,], %63[^)]) %llu |", lo, hi, &n) != 3)
-			return -1ULL;
-		sum += n;
-		(*lines)++;
-		p = strchr(p, '\n');
-		if (!p)
-			break;
-	}
-	return sum;
-}
-
 TEST_F_TIMEOUT(fork, counts_exactly, 300)
 {
 	struct pcore_probe_line l;
@@ -97,7 +77,7 @@ TEST_F_TIMEOUT(fork, counts_exactly, 300)
 	EXPECT_LE(mean, mx);
 
 	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/hist", buf, PCORE_BUF));
-	EXPECT_EQ(c1, hist_total(buf, &lines));
+	EXPECT_EQ(c1, pcore_hist_total(buf, &lines));
 	EXPECT_LT(1, lines);
 	EXPECT_NE(NULL, strstr(buf, "ns, "));
 	EXPECT_NE(NULL, strstr(buf, "|@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|"));
@@ -105,54 +85,25 @@ TEST_F_TIMEOUT(fork, counts_exactly, 300)
 
 TEST_F_TIMEOUT(fork, percpu_adds_up, 300)
 {
-	unsigned long long cnt, sum, mn, mx, tc = 0, ts = 0, tmn = -1ULL, tmx = 0;
-	unsigned long long c, s, a, b;
-	char *p;
-	int cpu, ncpu = 0, lines, n;
+	struct pcore_percpu pc;
+	int cpu;
 
 	ASSERT_EQ(0, pcore_pin(0));
 	ASSERT_EQ(0, pcore_forks(NFORKS / 2));
 	ASSERT_EQ(0, pcore_pin(1));
 	ASSERT_EQ(0, pcore_forks(NFORKS / 2));
 
-	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/percpu", buf, PCORE_BUF));
-	for (p = buf; (p = strstr(p, "cpu")); p++) {
-		n = sscanf(p, "cpu%d count %llu sum %llu min %llu max %llu",
-			   &cpu, &c, &s, &a, &b);
-		ASSERT_EQ(5, n);
-		ASSERT_EQ(ncpu, cpu);
-		/* Its histogram lines, indented, follow until the next line. */
-		if (c) {
-			char *end = strstr(p + 1, "\ncpu");
-
-			if (!end)
-				end = strstr(p, "\ntotal");
-			ASSERT_NE(NULL, end);
-			*end = '\0';
-			EXPECT_EQ(c, hist_total(p, &lines));
-			*end = '\n';
-		}
-		ncpu++;
-		tc += c;
-		ts += s;
-		if (c && a < tmn)
-			tmn = a;
-		if (b > tmx)
-			tmx = b;
-		if (cpu <= 1)
-			EXPECT_LE(NFORKS / 2, c);
-	}
-	ASSERT_LE(2, ncpu);
-	p = strstr(buf, "total count");
-	ASSERT_NE(NULL, p);
-	n = sscanf(p, "total count %llu sum %llu min %llu max %llu", &cnt,
-		   &sum, &mn, &mx);
-	ASSERT_EQ(4, n);
-	EXPECT_EQ(NFORKS, cnt);
-	EXPECT_EQ(tc, cnt);
-	EXPECT_EQ(ts, sum);
-	EXPECT_EQ(tmn, mn);
-	EXPECT_EQ(tmx, mx);
+	ASSERT_EQ(0, pcore_percpu_parse(PCORE_DBG "/do_fork/percpu", &pc));
+	ASSERT_LE(2, pc.ncpu);
+	for (cpu = 0; cpu < pc.ncpu; cpu++)
+		EXPECT_EQ(pc.count[cpu], pc.hist[cpu]);
+	EXPECT_LE(NFORKS / 2, pc.count[0]);
+	EXPECT_LE(NFORKS / 2, pc.count[1]);
+	EXPECT_EQ(NFORKS, pc.tc);
+	EXPECT_EQ(pc.c, pc.tc);
+	EXPECT_EQ(pc.s, pc.ts);
+	EXPECT_EQ(pc.mn, pc.tmn);
+	EXPECT_EQ(pc.mx, pc.tmx);
 }
 
 TEST_F_TIMEOUT(fork, reset_starts_over, 300)
@@ -242,8 +193,7 @@ TEST_F_TIMEOUT(fork, intervals_lose_nothing, 600)
  */
 TEST_F_TIMEOUT(fork, offline_cpu_keeps_counts, 300)
 {
-	char line[256];
-	char *p;
+	struct pcore_percpu pc;
 
 	ASSERT_EQ(0, pcore_write(PCORE_DBG "/do_fork/reset", "1", 1));
 	ASSERT_EQ(0, pcore_pin(1));
@@ -252,12 +202,9 @@ TEST_F_TIMEOUT(fork, offline_cpu_keeps_counts, 300)
 	ASSERT_EQ(0, pcore_write(CPU1_ONLINE, "0", 1));
 
 	EXPECT_EQ(NFORKS / 2, pcore_stat("do_fork", "count"));
-	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/percpu", buf, PCORE_BUF));
-	snprintf(line, sizeof(line), "cpu1 count %d ", NFORKS / 2);
-	p = strstr(buf, line);
-	EXPECT_NE(NULL, p) {
-		TH_LOG("no '%s' in:\n%.2000s", line, buf);
-	}
+	ASSERT_EQ(0, pcore_percpu_parse(PCORE_DBG "/do_fork/percpu", &pc));
+	EXPECT_EQ(NFORKS / 2, pc.count[1]);
+	EXPECT_EQ(NFORKS / 2, pc.tc);
 
 	ASSERT_EQ(0, pcore_forks(NFORKS / 4));
 	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/interval", buf, PCORE_BUF));

@@ -268,4 +268,82 @@ static inline int pcore_probe_line(const char *name, struct pcore_probe_line *l)
 	return -1;
 }
 
+/* Sum of the counts of the bucket lines "[lo, hi) count |..|" in text. */
+static inline unsigned long long pcore_hist_total(const char *text, int *lines)
+{
+	unsigned long long sum = 0, n;
+	const char *p = text;
+	char lo[64], hi[64];
+
+	*lines = 0;
+	while ((p = strchr(p, '['))) {
+		if (sscanf(p, "[%63[^,], %63[^)]) %llu |", lo, hi, &n) != 3)
+			return -1ULL;
+		sum += n;
+		(*lines)++;
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+	}
+	return sum;
+}
+
+#define PCORE_MAX_CPUS	64
+
+/*
+ * A percpu file: each CPU's count and the sum of its bucket lines, what
+ * the CPU lines add up to (c, s, mn, mx), and the total line (tc, ...).
+ */
+struct pcore_percpu {
+	int ncpu;
+	unsigned long long count[PCORE_MAX_CPUS];
+	unsigned long long hist[PCORE_MAX_CPUS];
+	unsigned long long c, s, mn, mx;
+	unsigned long long tc, ts, tmn, tmx;
+};
+
+/* Returns 0, or -1 when the file does not have the documented shape. */
+static inline int pcore_percpu_parse(const char *path, struct pcore_percpu *pc)
+{
+	static char text[PCORE_BUF];
+	unsigned long long c, s, a, b;
+	char *p, *end;
+	int cpu, lines;
+
+	memset(pc, 0, sizeof(*pc));
+	pc->mn = -1ULL;
+	if (pcore_read(path, text, sizeof(text)) <= 0)
+		return -1;
+	for (p = text; (p = strstr(p, "cpu")); p = end + 1) {
+		if (sscanf(p, "cpu%d count %llu sum %llu min %llu max %llu",
+			   &cpu, &c, &s, &a, &b) != 5 ||
+		    cpu != pc->ncpu || cpu >= PCORE_MAX_CPUS)
+			return -1;
+		/* Its bucket lines, indented, run to the next CPU or total. */
+		end = strstr(p + 1, "\ncpu");
+		if (!end)
+			end = strstr(p, "\ntotal");
+		if (!end)
+			return -1;
+		*end = '\0';
+		pc->hist[cpu] = c ? pcore_hist_total(p, &lines) : 0;
+		*end = '\n';
+		pc->count[cpu] = c;
+		pc->c += c;
+		pc->s += s;
+		if (c && a < pc->mn)
+			pc->mn = a;
+		if (b > pc->mx)
+			pc->mx = b;
+		pc->ncpu++;
+	}
+	p = strstr(text, "\ntotal count");
+	if (!p || sscanf(p, "\ntotal count %llu sum %llu min %llu max %llu",
+			 &pc->tc, &pc->ts, &pc->tmn, &pc->tmx) != 4)
+		return -1;
+	if (!pc->c)
+		pc->mn = 0;
+	return 0;
+}
+
 #endif /* PCORE_LIB_H */

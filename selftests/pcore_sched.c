@@ -8,8 +8,6 @@
 
 #define NSLEEPS	200
 
-static char buf[PCORE_BUF];
-
 FIXTURE(sched) {
 	int unused;
 };
@@ -53,47 +51,30 @@ static int sleep_on_each_cpu(int ncpu)
 
 TEST_F_TIMEOUT(sched, counts_on_every_cpu, 300)
 {
-	unsigned long long c, s, a, b, tc = 0, ts = 0, tmn = -1ULL, tmx = 0;
-	unsigned long long cnt, sum, mn, mx, later;
+	int cpu, online = sysconf(_SC_NPROCESSORS_ONLN);
 	struct pcore_probe_line l;
-	int cpu, ncpu = 0, n, online = sysconf(_SC_NPROCESSORS_ONLN);
-	char *p;
+	struct pcore_percpu pc;
+	unsigned long long later;
 
 	ASSERT_LE(2, online);
 	ASSERT_EQ(0, sleep_on_each_cpu(online));
 
-	ASSERT_LT(0, pcore_read(PCORE_DBG "/sched_switch/percpu", buf, PCORE_BUF));
-	for (p = buf; (p = strstr(p, "cpu")); p++) {
-		n = sscanf(p, "cpu%d count %llu sum %llu min %llu max %llu",
-			   &cpu, &c, &s, &a, &b);
-		ASSERT_EQ(5, n);
-		ASSERT_EQ(ncpu, cpu);
-		if (cpu < online)
-			EXPECT_LE(NSLEEPS, c) {
-				TH_LOG("cpu%d saw %llu slices", cpu, c);
-			}
-		ncpu++;
-		tc += c;
-		ts += s;
-		if (c && a < tmn)
-			tmn = a;
-		if (b > tmx)
-			tmx = b;
+	ASSERT_EQ(0, pcore_percpu_parse(PCORE_DBG "/sched_switch/percpu", &pc));
+	ASSERT_LE(online, pc.ncpu);
+	for (cpu = 0; cpu < online; cpu++) {
+		EXPECT_LE(NSLEEPS, pc.count[cpu]) {
+			TH_LOG("cpu%d saw %llu slices", cpu, pc.count[cpu]);
+		}
+		EXPECT_EQ(pc.count[cpu], pc.hist[cpu]);
 	}
-	ASSERT_LE(online, ncpu);
-	p = strstr(buf, "total count");
-	ASSERT_NE(NULL, p);
-	n = sscanf(p, "total count %llu sum %llu min %llu max %llu", &cnt,
-		   &sum, &mn, &mx);
-	ASSERT_EQ(4, n);
-	EXPECT_EQ(tc, cnt);
-	EXPECT_EQ(ts, sum);
-	EXPECT_EQ(tmn, mn);
-	EXPECT_EQ(tmx, mx);
+	EXPECT_EQ(pc.c, pc.tc);
+	EXPECT_EQ(pc.s, pc.ts);
+	EXPECT_EQ(pc.mn, pc.tmn);
+	EXPECT_EQ(pc.mx, pc.tmx);
 
 	/* The merged view only grows from there. */
 	later = pcore_stat("sched_switch", "count");
-	EXPECT_LE(cnt, later);
+	EXPECT_LE(pc.tc, later);
 	ASSERT_EQ(0, pcore_probe_line("sched_switch", &l));
 	EXPECT_STREQ("tracepoint", l.kind);
 	EXPECT_STREQ("sched_switch", l.symbol);

@@ -116,7 +116,18 @@ static int pcore_probes_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_probes);
 
-static int pcore_hist_show(struct seq_file *m, void *unused)
+/* A probe's merged histogram, as hist and interval print it. */
+static void pcore_seq_merged_hist(struct seq_file *m, struct pcore_probe *p,
+				  const struct pcore_snap *s)
+{
+	pcore_seq_hist(m, &p->hist->layout, s, p->hist->unit, "");
+}
+
+/* Reads the merged view of the file's probe and prints it with show(). */
+static int pcore_show_merged(struct seq_file *m,
+			     void (*show)(struct seq_file *m,
+					  struct pcore_probe *p,
+					  const struct pcore_snap *s))
 {
 	struct pcore_probe *p = m->private;
 	struct pcore_snap *s = pcore_hist_snap_alloc(p->hist);
@@ -124,23 +135,20 @@ static int pcore_hist_show(struct seq_file *m, void *unused)
 	if (!s)
 		return -ENOMEM;
 	pcore_hist_read(p->hist, -1, s);
-	pcore_seq_hist(m, &p->hist->layout, s, p->hist->unit, "");
+	show(m, p, s);
 	kfree(s);
 	return 0;
+}
+
+static int pcore_hist_show(struct seq_file *m, void *unused)
+{
+	return pcore_show_merged(m, pcore_seq_merged_hist);
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_hist);
 
 static int pcore_stats_show(struct seq_file *m, void *unused)
 {
-	struct pcore_probe *p = m->private;
-	struct pcore_snap *s = pcore_hist_snap_alloc(p->hist);
-
-	if (!s)
-		return -ENOMEM;
-	pcore_hist_read(p->hist, -1, s);
-	pcore_seq_stats(m, p, s);
-	kfree(s);
-	return 0;
+	return pcore_show_merged(m, pcore_seq_stats);
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_stats);
 
@@ -193,7 +201,7 @@ static int pcore_interval_show(struct seq_file *m, void *unused)
 
 	pcore_seq_stats(m, iv->p, iv->s);
 	seq_puts(m, "\n");
-	pcore_seq_hist(m, &iv->p->hist->layout, iv->s, iv->p->hist->unit, "");
+	pcore_seq_merged_hist(m, iv->p, iv->s);
 	return 0;
 }
 
