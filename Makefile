@@ -27,7 +27,7 @@ modules:
 	@echo "  building for $(KVER) (KDIR=$(KDIR)) in $(OBJ)"
 	@mkdir -p $(OBJ)
 	@# Mirror the sources as symlinks: kbuild writes objects beside them.
-	@cp -rsf $(TOP)/Kbuild $(TOP)/modules $(TOP)/include $(OBJ)/
+	@cp -rsf $(wildcard $(TOP)/Kbuild $(TOP)/modules $(TOP)/include) $(OBJ)/
 	$(MAKE) -C $(KDIR) M=$(OBJ) W=$(W) C=$(C) modules
 
 check:
