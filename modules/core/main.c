@@ -89,13 +89,13 @@ static int pcore_parse_hist(const char *str, struct pcore_hist_spec *spec)
 	return 0;
 }
 
-/* Caller holds pcore_probes_lock. */
-static struct pcore_probe *pcore_find(const char *name, const char *symbol)
+/* The probe named @s, or probing symbol @s; caller holds pcore_probes_lock. */
+static struct pcore_probe *pcore_find(const char *s, bool by_symbol)
 {
 	struct pcore_probe *p;
 
 	list_for_each_entry(p, &pcore_probes, node)
-		if (!strcmp(p->name, name) || !strcmp(p->symbol, symbol))
+		if (!strcmp(by_symbol ? p->symbol : p->name, s))
 			return p;
 	return NULL;
 }
@@ -111,8 +111,9 @@ static unsigned int pcore_count(void)
 }
 
 /* Attach one probe and list it; caller holds pcore_probes_lock. */
-static int pcore_attach_one(const char *param, const char *name,
-			    const struct pcore_hist_spec *spec, int active)
+static int pcore_attach_one(enum pcore_probe_kind kind, const char *param,
+			    const char *name, const struct pcore_hist_spec *spec,
+			    int active)
 {
 	struct pcore_probe *p, *dup;
 	int ret;
@@ -125,18 +126,18 @@ static int pcore_attach_one(const char *param, const char *name,
 		       PCORE_MAX_PROBES);
 		return -EINVAL;
 	}
-	dup = pcore_find(name, "");
+	dup = pcore_find(name, false);
 	if (dup) {
 		pr_err("%s=%s: given twice\n", param, name);
 		return -EINVAL;
 	}
-	if (!strcmp(param, "target"))
+	if (kind == PCORE_PROBE_KRETPROBE)
 		p = pcore_kretprobe_attach(name, spec, active);
 	else
 		p = pcore_tracepoint_attach(name, spec);
 	if (IS_ERR(p))
 		return PTR_ERR(p);
-	dup = pcore_find("", p->symbol);
+	dup = pcore_find(p->symbol, true);
 	if (dup) {
 		pr_err("%s=%s: resolves to %s, which %s already probes\n",
 		       param, name, p->symbol, dup->name);
@@ -149,8 +150,9 @@ static int pcore_attach_one(const char *param, const char *name,
 }
 
 /* A comma-separated parameter: every element attached, or none. */
-static int pcore_attach_list(const char *param, const char *val,
-			     const struct pcore_hist_spec *spec, int active)
+static int pcore_attach_list(enum pcore_probe_kind kind, const char *param,
+			     const char *val, const struct pcore_hist_spec *spec,
+			     int active)
 {
 	char *copy, *s, *name;
 	int ret = 0;
@@ -167,7 +169,7 @@ static int pcore_attach_list(const char *param, const char *val,
 	s = copy;
 	mutex_lock(&pcore_probes_lock);
 	while ((name = strsep(&s, ",")) && !ret)
-		ret = pcore_attach_one(param, name, spec, active);
+		ret = pcore_attach_one(kind, param, name, spec, active);
 	mutex_unlock(&pcore_probes_lock);
 	kfree(copy);
 	return ret;
@@ -215,10 +217,12 @@ static int __init pcore_init(void)
 		active = max(32U, 4 * num_possible_cpus());
 
 	pcore_debugfs_init();
-	ret = pcore_attach_list("target", target, &spec, active);
+	ret = pcore_attach_list(PCORE_PROBE_KRETPROBE, "target", target, &spec,
+				active);
 	if (ret)
 		goto err_detach;
-	ret = pcore_attach_list("tracepoints", tracepoints, &spec, active);
+	ret = pcore_attach_list(PCORE_PROBE_TRACEPOINT, "tracepoints",
+				tracepoints, &spec, active);
 	if (ret)
 		goto err_detach;
 	pcore_log_probes();

@@ -9,7 +9,6 @@
 
 #include <linux/version.h>
 #include <linux/kprobes.h>
-#include <linux/kallsyms.h>
 #include <linux/sched.h>
 
 /*
@@ -44,9 +43,6 @@
 #else
 #define PCORE_SYSCALL_PREFIX	"sys_"
 #endif
-
-/* Longest symbol name kprobes accepts: 128 before v6.1, 512 since. */
-#define PCORE_KSYM_NAME_LEN	KSYM_NAME_LEN
 
 /*
  * Missed kretprobe events: both counters are plain fields in every
