@@ -10,7 +10,7 @@
  *	with the same signature.  Callgrind collects only inside each loop
  *	(--toggle-collect), one run per loop, and the difference divided by
  *	the number of records is the cost of pcore_record() itself: the
- *	kind switch, the bucket index, the bucket/count/sum additions and the
+ *	kind switch, the bucket index, the bucket and sum additions and the
  *	min/max checks, with the layout and histogram pointers arriving in
  *	registers as they would after inlining into a probe handler.
  *	The counter updates are the host shim's plain additions; on x86 the
@@ -278,7 +278,7 @@ static double time_loop(struct setup *s, bool record)
 			loop_empty(&s->l, s->c, s->v, TIME_PASSES);
 		if (r >= 0)
 			t[r] = (now_ns() - t0) / n;
-		if (record && pcore_ctr_read(&s->c->count) != n)
+		if (record && pcore_cpu_hist_count(&s->l, s->c) != n)
 			return -1;
 	}
 	qsort(t, TIME_RUNS, sizeof(t[0]), cmp_double);

@@ -154,7 +154,8 @@ u64 pcore_hist_lifetime(struct pcore_hist *h)
 	mutex_lock(&h->lock);
 	n = h->harvested;
 	for_each_possible_cpu(cpu)
-		n += pcore_ctr_read(&per_cpu_ptr(h->pcpu, cpu)->count);
+		n += pcore_cpu_hist_count(&h->layout,
+					  per_cpu_ptr(h->pcpu, cpu));
 	mutex_unlock(&h->lock);
 	return n;
 }

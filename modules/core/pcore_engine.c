@@ -42,6 +42,8 @@ int pcore_layout_init(struct pcore_layout *l, const struct pcore_hist_spec *s,
 			*why = "loglinear precision must be 1 to 7 bits";
 			return -EINVAL;
 		}
+		l->lowmask = (2ULL << l->prec) - 1;
+		l->nsub = 1ULL << l->prec;
 		n = s->max ? s->max : PCORE_LOGLIN_DEFAULT_MAX;
 		l->last = U32_MAX;	/* no clamping while sizing */
 		n = (u64)pcore_bucket(l, n) + 2;
@@ -144,7 +146,6 @@ void pcore_cpu_hist_init(const struct pcore_layout *l, struct pcore_cpu_hist *c)
 {
 	u32 i;
 
-	pcore_ctr_set(&c->count, 0);
 	pcore_ctr_set(&c->sum, 0);
 	pcore_ctr_set(&c->min, U64_MAX);
 	pcore_ctr_set(&c->max, 0);
@@ -182,6 +183,24 @@ static void snap_add(struct pcore_snap *s, u64 count, u64 sum, u64 min,
 }
 
 /**
+ * pcore_cpu_hist_count() - number of values in one CPU's histogram
+ * @l: layout
+ * @c: histogram of one CPU, which may be recording concurrently
+ *
+ * Return: the sum of the buckets, each read once.
+ */
+u64 pcore_cpu_hist_count(const struct pcore_layout *l,
+			 const struct pcore_cpu_hist *c)
+{
+	u64 count = 0;
+	u32 i;
+
+	for (i = 0; i < l->nbuckets; i++)
+		count += pcore_ctr_read(&c->b[i]);
+	return count;
+}
+
+/**
  * pcore_snap_add_cpu() - add a CPU's histogram to a snapshot, reading it
  * @s: snapshot
  * @c: histogram of one CPU, which may be recording concurrently
@@ -190,12 +209,16 @@ static void snap_add(struct pcore_snap *s, u64 count, u64 sum, u64 min,
  */
 void pcore_snap_add_cpu(struct pcore_snap *s, const struct pcore_cpu_hist *c)
 {
+	u64 n, count = 0;
 	u32 i;
 
-	snap_add(s, pcore_ctr_read(&c->count), pcore_ctr_read(&c->sum),
-		 pcore_ctr_read(&c->min), pcore_ctr_read(&c->max));
-	for (i = 0; i < s->nbuckets; i++)
-		s->b[i] += pcore_ctr_read(&c->b[i]);
+	for (i = 0; i < s->nbuckets; i++) {
+		n = pcore_ctr_read(&c->b[i]);
+		s->b[i] += n;
+		count += n;
+	}
+	snap_add(s, count, pcore_ctr_read(&c->sum), pcore_ctr_read(&c->min),
+		 pcore_ctr_read(&c->max));
 }
 
 /**
@@ -223,13 +246,16 @@ void pcore_snap_merge(struct pcore_snap *dst, const struct pcore_snap *src)
  */
 void pcore_cpu_harvest(struct pcore_cpu_hist *c, struct pcore_snap *into)
 {
-	u64 count, sum, min, max;
+	u64 n, count = 0, sum, min, max;
 	u32 i;
 
-	for (i = 0; i < into->nbuckets; i++)
-		if (pcore_ctr_read(&c->b[i]))
-			into->b[i] += pcore_ctr_xchg(&c->b[i], 0);
-	count = pcore_ctr_xchg(&c->count, 0);
+	for (i = 0; i < into->nbuckets; i++) {
+		if (!pcore_ctr_read(&c->b[i]))
+			continue;
+		n = pcore_ctr_xchg(&c->b[i], 0);
+		into->b[i] += n;
+		count += n;
+	}
 	sum = pcore_ctr_xchg(&c->sum, 0);
 	min = pcore_ctr_xchg(&c->min, U64_MAX);
 	max = pcore_ctr_xchg(&c->max, 0);

@@ -14,8 +14,9 @@
  * with single-instruction local operations, so a record needs no lock and
  * no atomic bus operation.  Readers on other CPUs read each counter with a
  * single load: a concurrent read sees every counter exactly, but an event
- * that is being recorded at that moment may be visible in "count" and not
- * yet in its bucket (at most one in-flight event per CPU and context).
+ * that is being recorded at that moment may be visible in its bucket (and
+ * so in the count, the sum of the buckets) and not yet in the sum, min or
+ * max (at most one in-flight event per CPU and context).
  *
  * Snapshot-and-reset (pcore_cpu_harvest()) must run on the owning CPU (the
  * kernel sends an IPI) or on a CPU that is offline.  It exchanges every
@@ -85,7 +86,16 @@ static inline int fls64(u64 x)
 }
 
 #define pcore_div64(a, b)		((a) / (b))
+#if defined(__x86_64__)
+/* what the kernel's __fls() compiles to, so the benchmark counts the same */
+static inline u32 pcore_msb(u64 x)
+{
+	asm("bsr %1,%0" : "=r" (x) : "rm" (x));
+	return (u32)x;
+}
+#else
 #define pcore_msb(x)			((u32)(63 - __builtin_clzll(x)))
+#endif
 #ifndef likely
 #define likely(x)			__builtin_expect(!!(x), 1)
 #define unlikely(x)			__builtin_expect(!!(x), 0)
@@ -110,7 +120,7 @@ enum pcore_hist_kind {
 	PCORE_HIST_LOGLINEAR = 3,
 };
 
-/* Default: relative bucket width <= 1/16, 1 ns .. 1 hour, 4992 bytes/CPU. */
+/* Default: relative bucket width <= 1/16, 1 ns .. 1 hour, 4984 bytes/CPU. */
 #define PCORE_LOGLIN_DEFAULT_PRECISION	4
 #define PCORE_LOGLIN_DEFAULT_MAX	3600000000000ULL
 #define PCORE_LOGLIN_MAX_PRECISION	7
@@ -142,6 +152,8 @@ struct pcore_hist_spec {
  * @nbuckets: number of buckets including underflow and overflow buckets
  * @last: @nbuckets - 1, the overflow bucket
  * @prec: loglinear sub-bucket bits
+ * @lowmask: loglinear: 2^(@prec + 1) - 1
+ * @nsub: loglinear: 2^@prec, sub-buckets per power of two
  * @shift: linear: log2(step) when @step is a power of two, else 64
  * @min: linear: lower end of the range
  * @range: linear: @max - @min, a multiple of @step
@@ -151,9 +163,11 @@ struct pcore_hist_spec {
 struct pcore_layout {
 	u32 kind;
 	u32 nbuckets;
-	u32 last;
+	u64 last;
 	u32 prec;
 	u32 shift;
+	u64 lowmask;
+	u64 nsub;
 	u64 min;
 	u64 range;
 	u64 step;
@@ -162,14 +176,16 @@ struct pcore_layout {
 
 /**
  * struct pcore_cpu_hist - one CPU's share of a histogram
- * @count: number of values recorded
  * @sum: sum of the values (wraps after 2^64)
- * @min: smallest value, U64_MAX when @count is 0
+ * @min: smallest value, U64_MAX when nothing was recorded
  * @max: largest value
  * @b: @nbuckets bucket counters
+ *
+ * There is no count: the number of values is the sum of the buckets (see
+ * pcore_cpu_hist_count()), which saves the hot path an update and can never
+ * disagree with the histogram.
  */
 struct pcore_cpu_hist {
-	struct pcore_ctr count;
 	struct pcore_ctr sum;
 	struct pcore_ctr min;
 	struct pcore_ctr max;
@@ -217,23 +233,23 @@ static inline u64 pcore_mulhi(u64 a, u64 b)
  *
  * Return: an index below @l->nbuckets.
  */
-static inline u32 pcore_bucket(const struct pcore_layout *l, u64 v)
+static inline u64 pcore_bucket(const struct pcore_layout *l, u64 v)
 {
-	u32 idx, last = l->last;
+	u32 idx;
 	u64 x, q;
 
 	if (likely(l->kind == PCORE_HIST_LOGLINEAR)) {
 		/*
-		 * With s = max(msb(v) - prec, 0), v >> s keeps the leading
+		 * With s = msb(v | lowmask) - prec, v >> s keeps the leading
 		 * prec + 1 bits (the implicit 1 and the sub-bucket), and
-		 * s << prec counts the powers of two below; values under
-		 * 2^(prec + 1) get one bucket each (s = 0, idx = v).
+		 * s << prec counts the powers of two below.  lowmask has the
+		 * low prec + 1 bits set, so values under 2^(prec + 1) get
+		 * s = 0 and one bucket each (idx = v), with no branch.
 		 */
-		u32 msb = pcore_msb(v | 1);
-		u32 sh = msb > l->prec ? msb - l->prec : 0;
+		u32 sh = pcore_msb(v | l->lowmask) - l->prec;
 
-		x = ((u64)sh << l->prec) + (v >> sh);
-		return x < last ? (u32)x : last;
+		x = sh * l->nsub + (v >> sh);
+		return x < l->last ? x : l->last;
 	}
 	if (l->kind == PCORE_HIST_LOG2)
 		return fls64(v);
@@ -242,7 +258,7 @@ static inline u32 pcore_bucket(const struct pcore_layout *l, u64 v)
 		return 0;
 	x = v - l->min;
 	if (x >= l->range)
-		return last;
+		return l->last;
 	if (l->shift < 64)
 		return 1 + (u32)(x >> l->shift);
 	/* recip underestimates 2^64/step: q is the quotient or one less */
@@ -268,7 +284,6 @@ static inline void pcore_record(const struct pcore_layout *l,
 	u64 old;
 
 	pcore_ctr_add(&c->b[pcore_bucket(l, v)], 1);
-	pcore_ctr_add(&c->count, 1);
 	pcore_ctr_add(&c->sum, v);
 	/* Retry only when an interrupt moved min or max under us. */
 	while (unlikely(v < (old = pcore_ctr_read(&c->min))))
@@ -286,6 +301,8 @@ void pcore_bucket_bounds(const struct pcore_layout *l, u32 idx,
 void pcore_cpu_hist_init(const struct pcore_layout *l,
 			 struct pcore_cpu_hist *c);
 void pcore_snap_init(const struct pcore_layout *l, struct pcore_snap *s);
+u64 pcore_cpu_hist_count(const struct pcore_layout *l,
+			 const struct pcore_cpu_hist *c);
 void pcore_snap_add_cpu(struct pcore_snap *s, const struct pcore_cpu_hist *c);
 void pcore_snap_merge(struct pcore_snap *dst, const struct pcore_snap *src);
 void pcore_cpu_harvest(struct pcore_cpu_hist *c, struct pcore_snap *into);
