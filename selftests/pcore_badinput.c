@@ -78,7 +78,7 @@ TEST_F_TIMEOUT(bad, refused, 60)
 FIXTURE_VARIANT_ADD(bad, no_such_function) {
 	.params = "target=pcore_no_such_function",
 	.err = ENOENT,
-	.log = "target=pcore_no_such_function: no such kernel function",
+	.log = "kretprobe pcore_no_such_function: no such kernel function",
 };
 
 FIXTURE_VARIANT_ADD(bad, blacklisted) {
@@ -135,13 +135,13 @@ FIXTURE_VARIANT_ADD(bad, garbage_dash) {
 FIXTURE_VARIANT_ADD(bad, garbage_path) {
 	.params = "target=../x",
 	.err = EINVAL,
-	.log = "is not a symbol name",
+	.log = "hist: '../x' is not a valid name",
 };
 
 FIXTURE_VARIANT_ADD(bad, garbage_bytes) {
 	.params = "target=\x01\x7f\xff",
 	.err = EINVAL,
-	.log = "is not a symbol name",
+	.log = "is not a valid name",
 };
 
 FIXTURE_VARIANT_ADD(bad, duplicate) {

@@ -3,17 +3,28 @@
  * Text results under /sys/kernel/debug/probe_core/.  Other tools parse
  * these files: change their format only with care.
  *
- *   probes          one line per probe: name kind symbol hits missed
- *   <probe>/hist    merged histogram: [lo, hi) count |@@@@|
- *   <probe>/percpu  per-CPU totals and histograms, then their merged total
- *   <probe>/stats   'key: value' lines
- *   <probe>/interval  stats and histogram since the last interval read or
- *                   reset, taken atomically at open; opening starts a new
- *                   interval
- *   <probe>/reset   write 1 to reset
+ *   probes            one line per probe: name kind symbol hits missed
+ *   timers            one line per timer of probe_core's own client
+ *   <hist>/           a histogram of probe_core's own (target=, tracepoints=)
+ *   <module>/timers   one line per timer of a handler module
+ *   <module>/<hist>/  a histogram of a handler module
+ *
+ * In every histogram directory:
+ *
+ *   hist      merged histogram: [lo, hi) count |@@@@|
+ *   percpu    per-CPU totals and histograms, then their merged total
+ *   stats     'key: value' lines
+ *   interval  stats and histogram since the last interval read or reset,
+ *             taken atomically at open; opening starts a new interval
+ *   reset     write 1 to reset
+ *   keys      keyed histograms only: one line per key
+ *
+ * A keyed histogram prints every key in use, in slot order, each under a
+ * '<key name> <key> <label>:' line (hist, percpu) or a block of its own
+ * (stats, interval).
  *
  * Debugfs creation errors are ignored by design; every file holds a
- * reference on the module while open.
+ * reference on probe_core while open, and a removed file answers -EIO.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,6 +38,14 @@
 
 static struct dentry *pcore_dir;
 
+static const struct {
+	const char *key;
+	u32 ppm;
+} pcore_pct[] = {
+	{ "p50", 500000 }, { "p90", 900000 },
+	{ "p99", 990000 }, { "p999", 999000 },
+};
+
 static void pcore_seq_bound(char *buf, size_t len, u64 v, const char *unit)
 {
 	if (v == U64_MAX)
@@ -35,9 +54,8 @@ static void pcore_seq_bound(char *buf, size_t len, u64 v, const char *unit)
 		snprintf(buf, len, "%llu%s", v, unit);
 }
 
-static void pcore_seq_hist(struct seq_file *m, const struct pcore_layout *l,
-			   const struct pcore_snap *s, const char *unit,
-			   const char *indent)
+static void pcore_seq_hist(struct seq_file *m, const struct pcore_hist *h,
+			   const struct pcore_snap *s, const char *indent)
 {
 	char lo_s[32], hi_s[32], range[72], bar[PCORE_BAR_WIDTH + 1];
 	u32 i, first = s->nbuckets, last = 0;
@@ -57,9 +75,9 @@ static void pcore_seq_hist(struct seq_file *m, const struct pcore_layout *l,
 		return;
 	}
 	for (i = first; i <= last; i++) {
-		pcore_bucket_bounds(l, i, &lo, &hi);
-		pcore_seq_bound(lo_s, sizeof(lo_s), lo, unit);
-		pcore_seq_bound(hi_s, sizeof(hi_s), hi, unit);
+		pcore_bucket_bounds(&h->layout, i, &lo, &hi);
+		pcore_seq_bound(lo_s, sizeof(lo_s), lo, h->unit);
+		pcore_seq_bound(hi_s, sizeof(hi_s), hi, h->unit);
 		snprintf(range, sizeof(range), "[%s, %s)", lo_s, hi_s);
 		n = div64_u64(s->b[i] * PCORE_BAR_WIDTH + top - 1, top);
 		memset(bar, '@', n);
@@ -69,16 +87,11 @@ static void pcore_seq_hist(struct seq_file *m, const struct pcore_layout *l,
 	}
 }
 
-static void pcore_seq_stats(struct seq_file *m, struct pcore_probe *p,
-			    const struct pcore_snap *s)
+/* count, sum, min, max, mean and the percentiles of one snapshot. */
+static void pcore_seq_values(struct seq_file *m, const struct pcore_hist *h,
+			     const struct pcore_snap *s)
 {
-	static const struct { const char *key; u32 ppm; } pct[] = {
-		{ "p50", 500000 }, { "p90", 900000 },
-		{ "p99", 990000 }, { "p999", 999000 },
-	};
-	const struct pcore_layout *l = &p->hist->layout;
-	u64 abs_err;
-	u32 i, ppm = pcore_layout_error_ppm(l, &abs_err);
+	u32 i;
 
 	seq_printf(m, "count: %llu\n", s->count);
 	seq_printf(m, "sum: %llu\n", s->sum);
@@ -86,71 +99,229 @@ static void pcore_seq_stats(struct seq_file *m, struct pcore_probe *p,
 	seq_printf(m, "max: %llu\n", s->max);
 	seq_printf(m, "mean: %llu\n",
 		   s->count ? div64_u64(s->sum, s->count) : 0);
-	for (i = 0; i < ARRAY_SIZE(pct); i++)
-		seq_printf(m, "%s: %llu\n", pct[i].key,
-			   pcore_snap_percentile(l, s, pct[i].ppm));
-	seq_printf(m, "missed: %lu\n", pcore_probe_missed(p));
-	seq_printf(m, "symbol: %s\n", p->symbol);
-	seq_printf(m, "unit: %s\n", p->hist->unit);
-	seq_printf(m, "kind: %s\n", pcore_kind_name(l->kind));
+	for (i = 0; i < ARRAY_SIZE(pcore_pct); i++)
+		seq_printf(m, "%s: %llu\n", pcore_pct[i].key,
+			   pcore_snap_percentile(&h->layout, s,
+						 pcore_pct[i].ppm));
+}
+
+/* What describes the histogram rather than its values. */
+static void pcore_seq_about(struct seq_file *m, struct pcore_hist *h)
+{
+	u64 abs_err;
+	u32 ppm = pcore_layout_error_ppm(&h->layout, &abs_err);
+
+	mutex_lock(&pcore_lock);	/* h->probe */
+	seq_printf(m, "missed: %lu\n",
+		   h->probe ? pcore_probe_missed(h->probe) : 0);
+	seq_printf(m, "symbol: %s\n", h->probe ? h->probe->symbol : "-");
+	mutex_unlock(&pcore_lock);
+	seq_printf(m, "unit: %s\n", h->unit);
+	seq_printf(m, "kind: %s\n", pcore_kind_name(h->layout.kind));
 	if (ppm)
 		seq_printf(m, "percentile_error: %u.%04u%%\n", ppm / 10000,
 			   ppm % 10000);
 	else
-		seq_printf(m, "percentile_error: %llu%s\n", abs_err,
-			   p->hist->unit);
-	seq_printf(m, "hits: %llu\n", pcore_hist_lifetime(p->hist));
+		seq_printf(m, "percentile_error: %llu%s\n", abs_err, h->unit);
+	seq_printf(m, "hits: %llu\n", pcore_hist_lifetime(h));
+}
+
+/* "<key name><sep><key>", or only the key when @sep is NULL. */
+static void pcore_seq_key(struct seq_file *m, const struct pcore_hist *h,
+			  u32 slot, const char *sep)
+{
+	const char *label;
+	u64 key;
+
+	pcore_hist_slot_key(h, slot, &key, &label);
+	if (sep)
+		seq_printf(m, "%s%s%llu", h->key_name, sep, key);
+	else
+		seq_printf(m, "%llu", key);
+}
+
+static const char *pcore_label(const struct pcore_hist *h, u32 slot)
+{
+	const char *label;
+	u64 key;
+
+	pcore_hist_slot_key(h, slot, &key, &label);
+	return *label ? label : "-";
+}
+
+/*
+ * Snapshots of every slot: read (@harvest false) or harvested.  Slots not
+ * in use stay empty.
+ */
+static int pcore_snaps_take(struct pcore_hist *h, struct pcore_snaps *ss,
+			    bool harvest)
+{
+	u32 i;
+	int ret = pcore_snaps_alloc(h, ss);
+
+	if (ret)
+		return ret;
+	if (harvest) {
+		pcore_hist_harvest(h, ss);
+		return 0;
+	}
+	for (i = 0; i < h->nslots; i++)
+		if (pcore_hist_slot_used(h, i))
+			pcore_hist_read(h, -1, i, pcore_snaps_at(ss, i));
+	return 0;
+}
+
+static bool pcore_show_slot(const struct pcore_hist *h,
+			    const struct pcore_snaps *ss, u32 i)
+{
+	return !h->key_mode || (pcore_hist_slot_used(h, i) &&
+				(h->key_mode == PCORE_KEYS_HASHED ||
+				 pcore_snaps_at(ss, i)->count ||
+				 *h->labels[i]));
+}
+
+/* stats and interval: about lines, then values (per key when keyed). */
+static void pcore_seq_stats(struct seq_file *m, struct pcore_hist *h,
+			    const struct pcore_snaps *ss, bool with_hist)
+{
+	u32 i, n = 0;
+
+	if (!h->key_mode) {
+		pcore_seq_values(m, h, pcore_snaps_at(ss, 0));
+		pcore_seq_about(m, h);
+		if (with_hist) {
+			seq_puts(m, "\n");
+			pcore_seq_hist(m, h, pcore_snaps_at(ss, 0), "");
+		}
+		return;
+	}
+	for (i = 0; i < h->nslots; i++)
+		n += pcore_show_slot(h, ss, i);
+	seq_printf(m, "keys: %u\n", n);
+	seq_printf(m, "dropped: %llu\n", pcore_hist_dropped(h));
+	pcore_seq_about(m, h);
+	for (i = 0; i < h->nslots; i++) {
+		if (!pcore_show_slot(h, ss, i))
+			continue;
+		seq_puts(m, "\n");
+		pcore_seq_key(m, h, i, ": ");
+		seq_printf(m, "\nlabel: %s\n", pcore_label(h, i));
+		pcore_seq_values(m, h, pcore_snaps_at(ss, i));
+		if (with_hist)
+			pcore_seq_hist(m, h, pcore_snaps_at(ss, i), "  ");
+	}
 }
 
 static int pcore_probes_show(struct seq_file *m, void *unused)
 {
 	struct pcore_probe *p;
 
-	mutex_lock(&pcore_probes_lock);
+	mutex_lock(&pcore_lock);
 	list_for_each_entry(p, &pcore_probes, node)
-		seq_printf(m, "%s %s %s %llu %lu\n", p->name,
-			   pcore_probe_kind_name(p), p->symbol,
-			   pcore_hist_lifetime(p->hist), pcore_probe_missed(p));
-	mutex_unlock(&pcore_probes_lock);
+		seq_printf(m, "%s%s%s %s %s %llu %lu\n", p->client->name,
+			   *p->client->name ? "/" : "", p->name,
+			   pcore_probe_kind_name(p),
+			   p->kind == PCORE_PROBE_TRACEPOINT && !p->tp ?
+			   "(waiting)" : p->symbol,
+			   pcore_probe_hits(p), pcore_probe_missed(p));
+	mutex_unlock(&pcore_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_probes);
 
-/* A probe's merged histogram, as hist and interval print it. */
-static void pcore_seq_merged_hist(struct seq_file *m, struct pcore_probe *p,
-				  const struct pcore_snap *s)
+/* name scope measured discarded unmatched evicted */
+static int pcore_timers_show(struct seq_file *m, void *unused)
 {
-	pcore_seq_hist(m, &p->hist->layout, s, p->hist->unit, "");
-}
+	struct pcore_client *c = m->private;
+	struct pcore_timer *t;
+	u64 measured, discarded, unmatched, evicted;
 
-/* Reads the merged view of the file's probe and prints it with show(). */
-static int pcore_show_merged(struct seq_file *m,
-			     void (*show)(struct seq_file *m,
-					  struct pcore_probe *p,
-					  const struct pcore_snap *s))
-{
-	struct pcore_probe *p = m->private;
-	struct pcore_snap *s = pcore_hist_snap_alloc(p->hist);
-
-	if (!s)
-		return -ENOMEM;
-	pcore_hist_read(p->hist, -1, s);
-	show(m, p, s);
-	kfree(s);
+	mutex_lock(&pcore_lock);
+	list_for_each_entry(t, &c->timers, node) {
+		pcore_timer_stats(t, &measured, &discarded, &unmatched,
+				  &evicted);
+		seq_printf(m, "%s %s %llu %llu %llu %llu\n", t->name,
+			   t->scope == PCORE_TIMER_CPU ? "cpu" : "task",
+			   measured, discarded, unmatched, evicted);
+	}
+	mutex_unlock(&pcore_lock);
 	return 0;
 }
+DEFINE_SHOW_ATTRIBUTE(pcore_timers);
 
 static int pcore_hist_show(struct seq_file *m, void *unused)
 {
-	return pcore_show_merged(m, pcore_seq_merged_hist);
+	struct pcore_hist *h = m->private;
+	struct pcore_snaps ss;
+	bool any = false;
+	u32 i;
+
+	if (pcore_snaps_take(h, &ss, false))
+		return -ENOMEM;
+	for (i = 0; i < h->nslots; i++) {
+		if (!pcore_show_slot(h, &ss, i))
+			continue;
+		if (!h->key_mode) {
+			pcore_seq_hist(m, h, pcore_snaps_at(&ss, i), "");
+			break;
+		}
+		if (any)
+			seq_puts(m, "\n");
+		pcore_seq_key(m, h, i, " ");
+		seq_printf(m, " %s:\n", pcore_label(h, i));
+		pcore_seq_hist(m, h, pcore_snaps_at(&ss, i), "  ");
+		any = true;
+	}
+	if (h->key_mode && !any)
+		seq_puts(m, "(empty)\n");
+	pcore_snaps_free(&ss);
+	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_hist);
 
 static int pcore_stats_show(struct seq_file *m, void *unused)
 {
-	return pcore_show_merged(m, pcore_seq_stats);
+	struct pcore_hist *h = m->private;
+	struct pcore_snaps ss;
+
+	if (pcore_snaps_take(h, &ss, false))
+		return -ENOMEM;
+	pcore_seq_stats(m, h, &ss, false);
+	pcore_snaps_free(&ss);
+	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_stats);
+
+/* key label count sum min max mean p50 p90 p99 p999 */
+static int pcore_keys_show(struct seq_file *m, void *unused)
+{
+	struct pcore_hist *h = m->private;
+	struct pcore_snap *s;
+	struct pcore_snaps ss;
+	u32 i, j;
+
+	if (pcore_snaps_take(h, &ss, false))
+		return -ENOMEM;
+	seq_printf(m, "# %s label count sum min max mean p50 p90 p99 p999\n",
+		   h->key_name);
+	for (i = 0; i < h->nslots; i++) {
+		if (!pcore_show_slot(h, &ss, i))
+			continue;
+		s = pcore_snaps_at(&ss, i);
+		pcore_seq_key(m, h, i, NULL);
+		seq_printf(m, " %s %llu %llu %llu %llu %llu", pcore_label(h, i),
+			   s->count, s->sum, s->count ? s->min : 0, s->max,
+			   s->count ? div64_u64(s->sum, s->count) : 0);
+		for (j = 0; j < ARRAY_SIZE(pcore_pct); j++)
+			seq_printf(m, " %llu",
+				   pcore_snap_percentile(&h->layout, s,
+							 pcore_pct[j].ppm));
+		seq_puts(m, "\n");
+	}
+	pcore_snaps_free(&ss);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pcore_keys);
 
 static void pcore_seq_totals(struct seq_file *m, const char *what,
 			     const struct pcore_snap *s)
@@ -160,48 +331,67 @@ static void pcore_seq_totals(struct seq_file *m, const char *what,
 }
 
 /* Each CPU is read once; the total is the merge of exactly what is shown. */
-static int pcore_percpu_show(struct seq_file *m, void *unused)
+static void pcore_seq_percpu_slot(struct seq_file *m, struct pcore_hist *h,
+				  u32 slot, struct pcore_snap *one,
+				  struct pcore_snap *total, const char *indent)
 {
-	struct pcore_probe *p = m->private;
-	const struct pcore_layout *l = &p->hist->layout;
-	struct pcore_snap *one, *total;
-	char what[16];
-	int cpu, ret = -ENOMEM;
+	char what[24];
+	int cpu;
 
-	one = pcore_hist_snap_alloc(p->hist);
-	total = pcore_hist_snap_alloc(p->hist);
-	if (!one || !total)
-		goto out;
+	pcore_snap_init(&h->layout, total);
 	for_each_possible_cpu(cpu) {
-		pcore_snap_init(l, one);
-		pcore_hist_read(p->hist, cpu, one);
-		snprintf(what, sizeof(what), "cpu%d", cpu);
+		pcore_snap_init(&h->layout, one);
+		pcore_hist_read(h, cpu, slot, one);
+		snprintf(what, sizeof(what), "%scpu%d", indent, cpu);
 		pcore_seq_totals(m, what, one);
 		if (one->count)
-			pcore_seq_hist(m, l, one, p->hist->unit, "  ");
+			pcore_seq_hist(m, h, one, h->key_mode ? "    " : "  ");
 		pcore_snap_merge(total, one);
 	}
-	pcore_seq_totals(m, "total", total);
+	snprintf(what, sizeof(what), "%stotal", indent);
+	pcore_seq_totals(m, what, total);
+}
+
+static int pcore_percpu_show(struct seq_file *m, void *unused)
+{
+	struct pcore_hist *h = m->private;
+	struct pcore_snap *one, *total;
+	int ret = -ENOMEM;
+	u32 i;
+
+	one = kvmalloc(pcore_snap_size(&h->layout), GFP_KERNEL);
+	total = kvmalloc(pcore_snap_size(&h->layout), GFP_KERNEL);
+	if (!one || !total)
+		goto out;
+	for (i = 0; i < h->nslots; i++) {
+		if (!h->key_mode) {
+			pcore_seq_percpu_slot(m, h, i, one, total, "");
+			break;
+		}
+		if (!pcore_hist_slot_used(h, i))
+			continue;
+		pcore_seq_key(m, h, i, " ");
+		seq_printf(m, " %s:\n", pcore_label(h, i));
+		pcore_seq_percpu_slot(m, h, i, one, total, "  ");
+	}
 	ret = 0;
 out:
-	kfree(one);
-	kfree(total);
+	kvfree(one);
+	kvfree(total);
 	return ret;
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_percpu);
 
 struct pcore_interval {
-	struct pcore_probe *p;
-	struct pcore_snap *s;
+	struct pcore_hist *h;
+	struct pcore_snaps ss;
 };
 
 static int pcore_interval_show(struct seq_file *m, void *unused)
 {
 	struct pcore_interval *iv = m->private;
 
-	pcore_seq_stats(m, iv->p, iv->s);
-	seq_puts(m, "\n");
-	pcore_seq_merged_hist(m, iv->p, iv->s);
+	pcore_seq_stats(m, iv->h, &iv->ss, true);
 	return 0;
 }
 
@@ -214,16 +404,12 @@ static int pcore_interval_open(struct inode *inode, struct file *file)
 	iv = kzalloc(sizeof(*iv), GFP_KERNEL);
 	if (!iv)
 		return -ENOMEM;
-	iv->p = inode->i_private;
-	iv->s = pcore_hist_snap_alloc(iv->p->hist);
-	if (!iv->s) {
-		kfree(iv);
-		return -ENOMEM;
-	}
-	pcore_hist_harvest(iv->p->hist, iv->s);
-	ret = single_open(file, pcore_interval_show, iv);
+	iv->h = inode->i_private;
+	ret = pcore_snaps_take(iv->h, &iv->ss, true);
+	if (!ret)
+		ret = single_open(file, pcore_interval_show, iv);
 	if (ret) {
-		kfree(iv->s);
+		pcore_snaps_free(&iv->ss);
 		kfree(iv);
 	}
 	return ret;
@@ -233,7 +419,7 @@ static int pcore_interval_release(struct inode *inode, struct file *file)
 {
 	struct pcore_interval *iv = ((struct seq_file *)file->private_data)->private;
 
-	kfree(iv->s);
+	pcore_snaps_free(&iv->ss);
 	kfree(iv);
 	return single_release(inode, file);
 }
@@ -249,8 +435,8 @@ static const struct file_operations pcore_interval_fops = {
 static ssize_t pcore_reset_write(struct file *file, const char __user *ubuf,
 				 size_t count, loff_t *ppos)
 {
-	struct pcore_probe *p = file->private_data;
-	struct pcore_snap *s;
+	struct pcore_hist *h = file->private_data;
+	struct pcore_snaps ss;
 	unsigned int v;
 	int ret;
 
@@ -259,11 +445,10 @@ static ssize_t pcore_reset_write(struct file *file, const char __user *ubuf,
 		return ret;
 	if (ret || v != 1)
 		return -EINVAL;
-	s = pcore_hist_snap_alloc(p->hist);
-	if (!s)
+	if (pcore_snaps_alloc(h, &ss))
 		return -ENOMEM;
-	pcore_hist_harvest(p->hist, s);
-	kfree(s);
+	pcore_hist_harvest(h, &ss);
+	pcore_snaps_free(&ss);
 	return count;
 }
 
@@ -274,26 +459,46 @@ static const struct file_operations pcore_reset_fops = {
 	.llseek = noop_llseek,
 };
 
-void pcore_debugfs_add_probe(struct pcore_probe *p)
+void pcore_debugfs_add_hist(struct pcore_hist *h)
 {
-	p->dir = debugfs_create_dir(p->name, pcore_dir);
-	debugfs_create_file("hist", 0400, p->dir, p, &pcore_hist_fops);
-	debugfs_create_file("percpu", 0400, p->dir, p, &pcore_percpu_fops);
-	debugfs_create_file("stats", 0400, p->dir, p, &pcore_stats_fops);
-	debugfs_create_file("interval", 0400, p->dir, p, &pcore_interval_fops);
-	debugfs_create_file("reset", 0200, p->dir, p, &pcore_reset_fops);
+	h->dir = debugfs_create_dir(h->name, h->client->dir);
+	debugfs_create_file("hist", 0400, h->dir, h, &pcore_hist_fops);
+	debugfs_create_file("percpu", 0400, h->dir, h, &pcore_percpu_fops);
+	debugfs_create_file("stats", 0400, h->dir, h, &pcore_stats_fops);
+	debugfs_create_file("interval", 0400, h->dir, h, &pcore_interval_fops);
+	debugfs_create_file("reset", 0200, h->dir, h, &pcore_reset_fops);
+	if (h->key_mode)
+		debugfs_create_file("keys", 0400, h->dir, h, &pcore_keys_fops);
 }
 
-void pcore_debugfs_remove_probe(struct pcore_probe *p)
+void pcore_debugfs_add_client(struct pcore_client *c)
 {
-	debugfs_remove(p->dir);
-	p->dir = NULL;
+	c->dir = debugfs_create_dir(c->name, pcore_dir);
+	debugfs_create_file("timers", 0400, c->dir, c, &pcore_timers_fops);
+}
+
+/* Waits for the files' running operations; later ones fail with -EIO. */
+void pcore_debugfs_remove(struct dentry **d)
+{
+	debugfs_remove(*d);
+	*d = NULL;
+}
+
+struct dentry *pcore_debugfs_root(void)
+{
+	return pcore_dir;
 }
 
 void pcore_debugfs_init(void)
 {
 	pcore_dir = debugfs_create_dir("probe_core", NULL);
 	debugfs_create_file("probes", 0400, pcore_dir, NULL, &pcore_probes_fops);
+}
+
+/* After pcore_client_init(): the root shows the own client's timers. */
+void pcore_debugfs_add_own(struct pcore_client *c)
+{
+	debugfs_create_file("timers", 0400, pcore_dir, c, &pcore_timers_fops);
 }
 
 void pcore_debugfs_exit(void)

@@ -89,72 +89,129 @@ static int pcore_parse_hist(const char *str, struct pcore_hist_spec *spec)
 	return 0;
 }
 
-/* The probe named @s, or probing symbol @s; caller holds pcore_probes_lock. */
-static struct pcore_probe *pcore_find(const char *s, bool by_symbol)
-{
-	struct pcore_probe *p;
+/*
+ * probe_core's own probes are built with the same API as handler modules,
+ * in probe_core's own client: for each target a histogram and a return
+ * probe that feeds it; for each tracepoint a histogram, a CPU timer and a
+ * handler from the table below.
+ */
+struct pcore_builtin {
+	const char *name;
+	struct pcore_hist *hist;
+	struct pcore_timer *timer;
+	struct pcore_probe *probe;
+};
 
-	list_for_each_entry(p, &pcore_probes, node)
-		if (!strcmp(by_symbol ? p->symbol : p->name, s))
-			return p;
-	return NULL;
+static struct pcore_builtin pcore_builtins[PCORE_MAX_PROBES];
+static unsigned int pcore_nbuiltins;
+
+/*
+ * sched_switch: the time prev ran, i.e. between two switches on this CPU.
+ * The first switch a CPU sees only starts its clock.
+ */
+static void notrace pcore_tp_sched_switch(PCORE_SCHED_SWITCH_PROTO)
+{
+	struct pcore_builtin *b = pcore_tp_hit(data);
+	u64 ns;
+
+	if (pcore_timer_stop(b->timer, 0, &ns))
+		pcore_hist_add(b->hist, ns);
+	pcore_timer_start(b->timer, 0);
 }
 
-static unsigned int pcore_count(void)
-{
-	struct pcore_probe *p;
-	unsigned int n = 0;
+static const struct {
+	const char *name;
+	void *fn;
+} pcore_tp_handlers[] = {
+	{ "sched_switch", pcore_tp_sched_switch },
+};
 
-	list_for_each_entry(p, &pcore_probes, node)
-		n++;
-	return n;
+static int pcore_builtin_tracepoint(struct pcore_client *c,
+				    struct pcore_builtin *b)
+{
+	struct pcore_tracepoint_opts o = {
+		.name = b->name, .tracepoint = b->name, .hist = b->hist,
+		.priv = b,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pcore_tp_handlers); i++)
+		if (!strcmp(pcore_tp_handlers[i].name, b->name))
+			o.fn = pcore_tp_handlers[i].fn;
+	if (!o.fn && !pcore_tp_exists(b->name)) {
+		pr_err("tracepoints=%s: no such tracepoint\n", b->name);
+		return -ENOENT;
+	}
+	if (!o.fn) {
+		pr_err("tracepoints=%s: no built-in handler for this tracepoint (built-in: sched_switch)\n",
+		       b->name);
+		return -EINVAL;
+	}
+	b->timer = pcore_timer_create(c, &(struct pcore_timer_opts){
+		.name = b->name, .scope = PCORE_TIMER_CPU });
+	if (IS_ERR(b->timer))
+		return PTR_ERR(b->timer);
+	b->probe = pcore_tracepoint_attach(c, &o);
+	return PTR_ERR_OR_ZERO(b->probe);
 }
 
-/* Attach one probe and list it; caller holds pcore_probes_lock. */
-static int pcore_attach_one(enum pcore_probe_kind kind, const char *param,
-			    const char *name, const struct pcore_hist_spec *spec,
-			    int active)
+/* One element of target= or tracepoints=; the caller cleans up on error. */
+static int pcore_builtin_add(struct pcore_client *c, bool tracepoint,
+			     const char *param, const char *name,
+			     const struct pcore_hist_spec *spec, int active)
 {
-	struct pcore_probe *p, *dup;
-	int ret;
+	struct pcore_builtin *b;
+	unsigned int i;
 
-	ret = pcore_probe_check_name(param, name);
-	if (ret)
-		return ret;
-	if (pcore_count() >= PCORE_MAX_PROBES) {
+	if (!*name) {
+		pr_err("%s=: empty name\n", param);
+		return -EINVAL;
+	}
+	for (i = 0; i < pcore_nbuiltins; i++) {
+		if (!strcmp(pcore_builtins[i].name, name)) {
+			pr_err("%s=%s: given twice\n", param, name);
+			return -EINVAL;
+		}
+	}
+	if (pcore_nbuiltins == ARRAY_SIZE(pcore_builtins)) {
 		pr_err("%s=%s: more than %d probes\n", param, name,
 		       PCORE_MAX_PROBES);
 		return -EINVAL;
 	}
-	dup = pcore_find(name, false);
-	if (dup) {
-		pr_err("%s=%s: given twice\n", param, name);
-		return -EINVAL;
+	b = &pcore_builtins[pcore_nbuiltins++];
+	b->name = name;
+	b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
+		.name = name, .spec = *spec });
+	if (IS_ERR(b->hist))
+		return PTR_ERR(b->hist);
+	if (tracepoint)
+		return pcore_builtin_tracepoint(c, b);
+
+	b->probe = pcore_kretprobe_attach(c, &(struct pcore_kretprobe_opts){
+		.name = name, .symbol = name, .maxactive = active,
+		.hist = b->hist });
+	if (IS_ERR(b->probe))
+		return PTR_ERR(b->probe);
+	for (i = 0; i < pcore_nbuiltins - 1; i++) {
+		struct pcore_probe *q = pcore_builtins[i].probe;
+
+		if (!IS_ERR_OR_NULL(q) &&
+		    !strcmp(pcore_probe_symbol(q), pcore_probe_symbol(b->probe))) {
+			pr_err("%s=%s: resolves to %s, which %s already probes\n",
+			       param, name, pcore_probe_symbol(b->probe),
+			       pcore_builtins[i].name);
+			return -EINVAL;
+		}
 	}
-	if (kind == PCORE_PROBE_KRETPROBE)
-		p = pcore_kretprobe_attach(name, spec, active);
-	else
-		p = pcore_tracepoint_attach(name, spec);
-	if (IS_ERR(p))
-		return PTR_ERR(p);
-	dup = pcore_find(p->symbol, true);
-	if (dup) {
-		pr_err("%s=%s: resolves to %s, which %s already probes\n",
-		       param, name, p->symbol, dup->name);
-		pcore_probe_detach(p);
-		return -EINVAL;
-	}
-	list_add_tail(&p->node, &pcore_probes);
-	pcore_debugfs_add_probe(p);
 	return 0;
 }
 
 /* A comma-separated parameter: every element attached, or none. */
-static int pcore_attach_list(enum pcore_probe_kind kind, const char *param,
-			     const char *val, const struct pcore_hist_spec *spec,
-			     int active)
+static int pcore_builtin_list(struct pcore_client *c, bool tracepoint,
+			      const char *param, char *val,
+			      const struct pcore_hist_spec *spec, int active)
 {
-	char *copy, *s, *name;
+	char *name;
 	int ret = 0;
 
 	if (!val)
@@ -163,46 +220,40 @@ static int pcore_attach_list(enum pcore_probe_kind kind, const char *param,
 		pr_err("%s=: empty list\n", param);
 		return -EINVAL;
 	}
-	copy = kstrdup(val, GFP_KERNEL);
-	if (!copy)
-		return -ENOMEM;
-	s = copy;
-	mutex_lock(&pcore_probes_lock);
-	while ((name = strsep(&s, ",")) && !ret)
-		ret = pcore_attach_one(kind, param, name, spec, active);
-	mutex_unlock(&pcore_probes_lock);
-	kfree(copy);
+	while ((name = strsep(&val, ",")) && !ret)
+		ret = pcore_builtin_add(c, tracepoint, param, name, spec,
+					active);
 	return ret;
 }
 
 /* Said once the whole load succeeded: a failed load logs only its error. */
-static void pcore_log_probes(void)
+static void pcore_log_builtins(void)
 {
-	struct pcore_probe *p;
+	unsigned int i;
 
-	mutex_lock(&pcore_probes_lock);
-	list_for_each_entry(p, &pcore_probes, node)
-		pr_info("%s: %s on %s\n", p->name, pcore_probe_kind_name(p),
-			p->symbol);
-	mutex_unlock(&pcore_probes_lock);
+	for (i = 0; i < pcore_nbuiltins; i++)
+		pr_info("%s: %s on %s\n", pcore_builtins[i].name,
+			pcore_builtins[i].timer ? "tracepoint" : "kretprobe",
+			pcore_probe_symbol(pcore_builtins[i].probe));
 }
 
-static void pcore_detach_all(void)
-{
-	struct pcore_probe *p, *tmp;
+static char *pcore_targets, *pcore_tracepoints;
 
-	mutex_lock(&pcore_probes_lock);
-	list_for_each_entry_safe(p, tmp, &pcore_probes, node) {
-		list_del(&p->node);
-		pcore_probe_detach(p);
-	}
-	mutex_unlock(&pcore_probes_lock);
+static void pcore_builtins_free(void)
+{
+	memset(pcore_builtins, 0, sizeof(pcore_builtins));
+	pcore_nbuiltins = 0;
+	kfree(pcore_targets);
+	kfree(pcore_tracepoints);
+	pcore_targets = NULL;
+	pcore_tracepoints = NULL;
 }
 
 static int __init pcore_init(void)
 {
 	struct pcore_hist_spec spec;
 	unsigned int active = maxactive;
+	struct pcore_client *own;
 	int ret;
 
 	ret = pcore_parse_hist(hist, &spec);
@@ -213,31 +264,49 @@ static int __init pcore_init(void)
 		       PCORE_MAXACTIVE_MAX);
 		return -EINVAL;
 	}
-	if (!active)
-		active = max(32U, 4 * num_possible_cpus());
+	/* The names live as long as the probes: copies, split in place. */
+	pcore_targets = kstrdup(target, GFP_KERNEL);
+	pcore_tracepoints = kstrdup(tracepoints, GFP_KERNEL);
+	if ((target && !pcore_targets) || (tracepoints && !pcore_tracepoints)) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
 
 	pcore_debugfs_init();
-	ret = pcore_attach_list(PCORE_PROBE_KRETPROBE, "target", target, &spec,
-				active);
+	ret = pcore_client_init();
 	if (ret)
-		goto err_detach;
-	ret = pcore_attach_list(PCORE_PROBE_TRACEPOINT, "tracepoints",
-				tracepoints, &spec, active);
+		goto err_debugfs;
+	ret = pcore_tp_init();
 	if (ret)
-		goto err_detach;
-	pcore_log_probes();
+		goto err_client;
+	own = pcore_client_get_own();
+	ret = pcore_builtin_list(own, false, "target", pcore_targets, &spec,
+				 active);
+	if (!ret)
+		ret = pcore_builtin_list(own, true, "tracepoints",
+					 pcore_tracepoints, &spec, active);
+	if (ret)
+		goto err_tp;
+	pcore_log_builtins();
 	return 0;
 
-err_detach:
-	pcore_detach_all();
+err_tp:
+	pcore_tp_exit();
+err_client:
+	pcore_client_exit();
+err_debugfs:
 	pcore_debugfs_exit();
+err_free:
+	pcore_builtins_free();
 	return ret;
 }
 
 static void __exit pcore_exit(void)
 {
-	pcore_detach_all();
+	pcore_tp_exit();
+	pcore_client_exit();
 	pcore_debugfs_exit();
+	pcore_builtins_free();
 }
 
 module_init(pcore_init);
@@ -245,4 +314,4 @@ module_exit(pcore_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("probe_core: per-CPU histograms from kprobes and tracepoints");
-MODULE_VERSION("0.1.0");
+MODULE_VERSION("0.2.0");

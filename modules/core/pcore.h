@@ -2,7 +2,15 @@
 /*
  * probe_core internals shared by the files of probe_core.ko.
  *
- * Lock order: pcore_probes_lock -> pcore_hist.lock -> cpus_read_lock.
+ * Objects: a client per handler module (and one for probe_core's own
+ * target= and tracepoints= probes) owns histograms, timers and probes.
+ * All of them are created, listed and destroyed under pcore_lock; the
+ * hot path never takes it.
+ *
+ * Lock order: tracepoint_module_list_mutex (module notifier) -> pcore_lock
+ * -> pcore_hist.lock -> cpus_read_lock.  Debugfs readers take pcore_lock,
+ * so debugfs files are removed only without it: objects are unlinked
+ * under pcore_lock and released after.
  */
 #ifndef PCORE_H
 #define PCORE_H
@@ -10,98 +18,241 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
-#include <linux/preempt.h>
 #include <linux/kprobes.h>
 #include <linux/tracepoint.h>
+#include <asm/local64.h>
+#include "probe_core/probe_core.h"
 #include "pcore_engine.h"
 #include "pcore_compat.h"
 
-#define PCORE_NAME_MAX		128	/* including the NUL */
-#define PCORE_MAX_PROBES	64
+#define PCORE_MAX_PROBES	256
 #define PCORE_MAXACTIVE_MAX	4096
+#define PCORE_KRET_DATA_MAX	256
+#define PCORE_TIMER_TASKS_MAX	65536
+#define PCORE_UNIT_MAX		16
+/* Largest per-CPU block of one histogram (all its keys). */
+#define PCORE_HIST_CPU_MEM_MAX	(8U << 20)
+
+extern struct mutex pcore_lock;
+extern struct list_head pcore_clients;
+extern struct list_head pcore_probes;
 
 /**
- * struct pcore_hist - a histogram with one engine record per CPU
- * @layout: bucket layout, fixed at creation
- * @pcpu: per-CPU records, written only by their CPU
- * @unit: unit of the values, e.g. "ns"
+ * struct pcore_client - what one module created through the API
+ * @node: in pcore_clients
+ * @owner: the module
+ * @name: its name; "" for probe_core's own client
+ * @dir: debugfs directory (the probe_core root for probe_core's own)
+ * @hists: its histograms
+ * @timers: its timers
+ * @probes: its probes
+ */
+struct pcore_client {
+	struct list_head node;
+	struct module *owner;
+	char name[MODULE_NAME_LEN];
+	struct dentry *dir;
+	struct list_head hists;
+	struct list_head timers;
+	struct list_head probes;
+};
+
+/**
+ * struct pcore_hist - a histogram, or one per key, with one record per CPU
+ * @node: in the client's hists
+ * @client: owner
+ * @name: directory name
+ * @unit: unit for display
+ * @key_name: what a key is, for display
+ * @layout: bucket layout of every key
+ * @key_mode: an enum pcore_key_mode
+ * @nslots: keys kept: 1 when not keyed
+ * @stride: bytes of one key's record on one CPU
+ * @cpu: per possible CPU, @nslots records of @stride bytes
+ * @keys: %PCORE_KEYS_HASHED: the key of each slot, U64_MAX when free
+ * @labels: per slot, the label given with its first value
+ * @dropped: per CPU, values whose key found no slot
+ * @probe: the probe bound to it (kretprobe/kprobe/tracepoint @hist)
+ * @dir: its debugfs directory
  * @lock: serialises harvests; protects @harvested
- * @harvested: events moved out of @pcpu by resets and interval reads
+ * @harvested: values moved out of @cpu by resets and interval reads
  */
 struct pcore_hist {
+	struct list_head node;
+	struct pcore_client *client;
+	char name[PCORE_NAME_MAX];
+	char unit[PCORE_UNIT_MAX];
+	char key_name[PCORE_UNIT_MAX];
 	struct pcore_layout layout;
-	struct pcore_cpu_hist __percpu *pcpu;
-	const char *unit;
+	u32 key_mode;
+	u32 nslots;
+	size_t stride;
+	void **cpu;
+	u64 *keys;
+	char (*labels)[PCORE_LABEL_MAX];
+	local64_t __percpu *dropped;
+	struct pcore_probe *probe;
+	struct dentry *dir;
 	struct mutex lock;
 	u64 harvested;
 };
 
-struct pcore_hist *pcore_hist_alloc(const struct pcore_hist_spec *spec,
-				    const char *unit, const char **why);
-void pcore_hist_free(struct pcore_hist *h);
-struct pcore_snap *pcore_hist_snap_alloc(const struct pcore_hist *h);
-void pcore_hist_read(struct pcore_hist *h, int cpu, struct pcore_snap *s);
-void pcore_hist_harvest(struct pcore_hist *h, struct pcore_snap *s);
-u64 pcore_hist_lifetime(struct pcore_hist *h);
-
-/*
- * pcore_hist_add() - record one value; the hot path.
- * No lock, no allocation, no division; safe in any context, NMI included.
- */
-static __always_inline void pcore_hist_add(struct pcore_hist *h, u64 v)
+static inline struct pcore_cpu_hist *pcore_slot(const struct pcore_hist *h,
+						int cpu, u32 slot)
 {
-	preempt_disable_notrace();
-	pcore_record(&h->layout, this_cpu_ptr(h->pcpu), v);
-	preempt_enable_notrace();
+	return h->cpu[cpu] + (size_t)slot * h->stride;
 }
 
+/* Snapshots of every slot of a histogram, @size bytes apart. */
+struct pcore_snaps {
+	u32 n;
+	size_t size;
+	void *mem;
+};
+
+static inline struct pcore_snap *pcore_snaps_at(const struct pcore_snaps *ss,
+						u32 i)
+{
+	return ss->mem + (size_t)i * ss->size;
+}
+
+int pcore_snaps_alloc(const struct pcore_hist *h, struct pcore_snaps *ss);
+void pcore_snaps_free(struct pcore_snaps *ss);
+bool pcore_hist_slot_used(const struct pcore_hist *h, u32 slot);
+void pcore_hist_read(struct pcore_hist *h, int cpu, u32 slot,
+		     struct pcore_snap *s);
+void pcore_hist_harvest(struct pcore_hist *h, struct pcore_snaps *ss);
+u64 pcore_hist_lifetime(struct pcore_hist *h);
+u64 pcore_hist_dropped(const struct pcore_hist *h);
+void pcore_hist_slot_key(const struct pcore_hist *h, u32 slot, u64 *key,
+			 const char **label);
+void pcore_hist_unlink(struct pcore_hist *h);
+void pcore_hist_release(struct pcore_hist *h);
+
+/* A task timer slot: key is pid | generation << 32, 0 when free. */
+struct pcore_tslot {
+	atomic64_t key;
+	u64 start;
+	const void *task;
+	unsigned long nsw;
+};
+
+/* A CPU timer stamp. */
+struct pcore_tcpu {
+	u64 start;
+	const void *task;
+	unsigned long nsw;
+	bool armed;
+};
+
+/* Outcomes of a timer's measurements on one CPU. */
+struct pcore_timer_stats {
+	local64_t measured;
+	local64_t discarded;
+	local64_t unmatched;
+	local64_t evicted;
+};
+
+/**
+ * struct pcore_timer - start/stop stamps per CPU or per task
+ * @node: in the client's timers
+ * @client: owner
+ * @name: name in the client's timers file
+ * @scope: an enum pcore_timer_scope
+ * @flags: PCORE_TIMER_* flags
+ * @pcpu: %PCORE_TIMER_CPU stamps
+ * @slots: %PCORE_TIMER_TASK table
+ * @mask: @slots size - 1
+ * @stats: per CPU: measured, discarded, unmatched stops, evicted starts
+ */
+struct pcore_timer {
+	struct list_head node;
+	struct pcore_client *client;
+	char name[PCORE_NAME_MAX];
+	u32 scope;
+	u32 flags;
+	struct pcore_tcpu __percpu *pcpu;
+	struct pcore_tslot *slots;
+	u32 mask;
+	struct pcore_timer_stats __percpu *stats;
+};
+
+void pcore_timer_stats(const struct pcore_timer *t, u64 *measured,
+		       u64 *discarded, u64 *unmatched, u64 *evicted);
+void pcore_timer_unlink(struct pcore_timer *t);
+void pcore_timer_release(struct pcore_timer *t);
+
 enum pcore_probe_kind {
+	PCORE_PROBE_KPROBE,
 	PCORE_PROBE_KRETPROBE,
 	PCORE_PROBE_TRACEPOINT,
 };
 
 /**
- * struct pcore_probe - one attached probe and its histogram
- * @node: entry in pcore_probes, under pcore_probes_lock
- * @name: the name the user gave (debugfs directory name)
+ * struct pcore_probe - one attached probe
+ * @node: in pcore_probes (the probes file)
+ * @cnode: in the client's probes
+ * @client: owner
+ * @name: probe name; the probes file shows "<client>/<name>"
  * @symbol: what it resolved to: kernel symbol or tracepoint name
  * @kind: an enum pcore_probe_kind
- * @hist: values it records
- * @dir: its debugfs directory
- * @rp: kretprobe, for %PCORE_PROBE_KRETPROBE
- * @tp: tracepoint, for %PCORE_PROBE_TRACEPOINT
- * @tp_fn: the handler registered on @tp
- * @tp_last: per-CPU time of the previous event, for tracepoint timing
+ * @priv: handler data
+ * @hist: the histogram it feeds, or NULL
+ * @hits: per CPU, handler calls
+ * @kp: %PCORE_PROBE_KPROBE
+ * @rp: %PCORE_PROBE_KRETPROBE
+ * @pre: kprobe pre handler
+ * @post: kprobe post handler
+ * @entry: kretprobe entry handler
+ * @ret: kretprobe return handler
+ * @tp: %PCORE_PROBE_TRACEPOINT: the tracepoint while attached, else NULL
+ * @tp_fn: the tracepoint handler
+ * @tp_mod: the module @tp is in, NULL for the core kernel's
  */
 struct pcore_probe {
 	struct list_head node;
+	struct list_head cnode;
+	struct pcore_client *client;
 	char name[PCORE_NAME_MAX];
-	char symbol[PCORE_NAME_MAX + 16];
+	char symbol[KSYM_NAME_LEN + 32];
 	enum pcore_probe_kind kind;
+	void *priv;
 	struct pcore_hist *hist;
-	struct dentry *dir;
-	struct kretprobe rp;
+	local64_t __percpu *hits;
+	union {
+		struct kprobe kp;
+		struct kretprobe rp;
+	};
+	void (*pre)(struct pcore_probe *p, struct pt_regs *regs);
+	void (*post)(struct pcore_probe *p, struct pt_regs *regs);
+	int (*entry)(struct pcore_probe *p, struct pt_regs *regs, void *data);
+	void (*ret)(struct pcore_probe *p, struct pt_regs *regs, void *data,
+		    u64 ns);
 	struct tracepoint *tp;
 	void *tp_fn;
-	u64 __percpu *tp_last;
+	struct module *tp_mod;
 };
 
-extern struct list_head pcore_probes;
-extern struct mutex pcore_probes_lock;
-
-int pcore_probe_check_name(const char *param, const char *name);
-struct pcore_probe *pcore_kretprobe_attach(const char *name,
-					   const struct pcore_hist_spec *spec,
-					   int maxactive);
-struct pcore_probe *pcore_tracepoint_attach(const char *name,
-					    const struct pcore_hist_spec *spec);
-void pcore_probe_detach(struct pcore_probe *p);
-const char *pcore_probe_kind_name(const struct pcore_probe *p);
+u64 pcore_probe_hits(const struct pcore_probe *p);
 unsigned long pcore_probe_missed(const struct pcore_probe *p);
+const char *pcore_probe_kind_name(const struct pcore_probe *p);
+void __pcore_probe_detach(struct pcore_probe *p);
+int pcore_tp_init(void);
+bool pcore_tp_exists(const char *name);
+void pcore_tp_exit(void);
+
+struct pcore_client *pcore_client_get_own(void);
+int pcore_check_name(const char *what, const char *name, bool dashes);
+int pcore_client_init(void);
+void pcore_client_exit(void);
+bool pcore_client_name_taken(struct pcore_client *c, const char *name);
 
 void pcore_debugfs_init(void);
 void pcore_debugfs_exit(void);
-void pcore_debugfs_add_probe(struct pcore_probe *p);
-void pcore_debugfs_remove_probe(struct pcore_probe *p);
+struct dentry *pcore_debugfs_root(void);
+void pcore_debugfs_add_hist(struct pcore_hist *h);
+void pcore_debugfs_add_client(struct pcore_client *c);
+void pcore_debugfs_add_own(struct pcore_client *c);
+void pcore_debugfs_remove(struct dentry **d);
 
 #endif /* PCORE_H */

@@ -102,49 +102,7 @@ static inline u32 pcore_msb(u64 x)
 #endif
 #endif /* __KERNEL__ */
 
-/**
- * enum pcore_hist_kind - bucket layout of a histogram
- * @PCORE_HIST_LOG2: power-of-two buckets [2^(i-1), 2^i), as bpftrace and
- *	BCC print them; bucket 0 holds the value 0.
- * @PCORE_HIST_LINEAR: buckets of equal width @step from @min to @max, plus
- *	one underflow bucket below @min and one overflow bucket at and above
- *	@max.
- * @PCORE_HIST_LOGLINEAR: every power of two split into 2^precision linear
- *	sub-buckets (values below 2^precision get a bucket each), up to @max;
- *	one overflow bucket above (none when @max is in the bucket that ends
- *	at 2^64).
- */
-enum pcore_hist_kind {
-	PCORE_HIST_LOG2 = 1,
-	PCORE_HIST_LINEAR = 2,
-	PCORE_HIST_LOGLINEAR = 3,
-};
-
-/* Default: relative bucket width <= 1/16, 1 ns .. 1 hour, 4984 bytes/CPU. */
-#define PCORE_LOGLIN_DEFAULT_PRECISION	4
-#define PCORE_LOGLIN_DEFAULT_MAX	3600000000000ULL
-#define PCORE_LOGLIN_MAX_PRECISION	7
-/* Largest bucket array of one histogram on one CPU. */
-#define PCORE_MAX_BUCKETS		2048
-
-/**
- * struct pcore_hist_spec - what a histogram should look like
- * @kind: an enum pcore_hist_kind
- * @precision: %PCORE_HIST_LOGLINEAR only: sub-bucket bits, 1 to
- *	%PCORE_LOGLIN_MAX_PRECISION; 0 means the default
- * @min: %PCORE_HIST_LINEAR only: lower end of the first in-range bucket
- * @max: %PCORE_HIST_LINEAR: end of the range (exclusive);
- *	%PCORE_HIST_LOGLINEAR: the largest value that gets its own bucket
- *	(0 means the default of one hour in ns); unused for %PCORE_HIST_LOG2
- * @step: %PCORE_HIST_LINEAR only: bucket width, at least 1
- */
-struct pcore_hist_spec {
-	u32 kind;
-	u32 precision;
-	u64 min;
-	u64 max;
-	u64 step;
-};
+#include "probe_core/hist_spec.h"
 
 /**
  * struct pcore_layout - a validated spec, precomputed for the hot path

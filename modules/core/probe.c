@@ -1,192 +1,480 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Probes: kretprobes that time a function from entry to return, and
- * tracepoint probes, each feeding one histogram.
+ * Probes: kprobes, kretprobes (every call timed from entry to return) and
+ * tracepoint probes, including tracepoints of modules loaded later.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ctype.h>
 #include <linux/err.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
-#include <linux/sched/clock.h>
 #include "pcore.h"
 
 LIST_HEAD(pcore_probes);
-DEFINE_MUTEX(pcore_probes_lock);
+
+/* Modules with tracepoints, as the tracepoint notifier reported them. */
+struct pcore_tp_mod {
+	struct list_head node;
+	struct module *mod;
+};
+static LIST_HEAD(pcore_tp_mods);
+
+#define pcore_perr(p, fmt, ...)						\
+	pr_err("%s%s%s %s: " fmt "\n", (p)->client->name,		\
+	       *(p)->client->name ? ": " : "", pcore_probe_kind_name(p),	\
+	       (p)->name, ##__VA_ARGS__)
+
+const char *pcore_probe_kind_name(const struct pcore_probe *p)
+{
+	switch (p->kind) {
+	case PCORE_PROBE_KPROBE:
+		return "kprobe";
+	case PCORE_PROBE_KRETPROBE:
+		return "kretprobe";
+	default:
+		return "tracepoint";
+	}
+}
+
+u64 pcore_probe_hits(const struct pcore_probe *p)
+{
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += local64_read(per_cpu_ptr(p->hits, cpu));
+	return n;
+}
+
+unsigned long pcore_probe_missed(const struct pcore_probe *p)
+{
+	switch (p->kind) {
+	case PCORE_PROBE_KPROBE:
+		return READ_ONCE(p->kp.nmissed);
+	case PCORE_PROBE_KRETPROBE:
+		return pcore_kretprobe_nmissed(&p->rp);
+	default:
+		return 0;
+	}
+}
+
+static __always_inline void pcore_hit(struct pcore_probe *p)
+{
+	preempt_disable_notrace();
+	local64_inc(this_cpu_ptr(p->hits));
+	preempt_enable_notrace();
+}
 
 /**
- * pcore_probe_check_name() - refuse names that are not plain identifiers
- * @param: what the name came from, for the log line (e.g. "target")
- * @name: the name
+ * pcore_tp_hit() - count a tracepoint hit and get the handler's data
+ * @data: the first argument of a tracepoint handler
  *
- * Names become debugfs directory names and are looked up as symbols:
- * letters, digits, '_' and '.' (as in "foo.isra.0"), not starting with '.'.
+ * Tracepoints call handlers directly, so probe_core counts their hits only
+ * through this call: make it the first thing a tracepoint handler does.
+ * Hot path: no lock, no allocation.
  *
- * Return: 0 or -EINVAL, with one log line naming the problem.
+ * Return: the @priv given at attach.
  */
-int pcore_probe_check_name(const char *param, const char *name)
+notrace void *pcore_tp_hit(void *data)
 {
-	size_t len = strlen(name), i;
+	struct pcore_probe *p = data;
 
-	if (!len) {
-		pr_err("%s=: empty name\n", param);
-		return -EINVAL;
-	}
-	if (len >= PCORE_NAME_MAX) {
-		pr_err("%s=: name '%.32s...' is %zu characters, longer than %d\n",
-		       param, name, len, PCORE_NAME_MAX - 1);
+	pcore_hit(p);
+	return p->priv;
+}
+EXPORT_SYMBOL_GPL(pcore_tp_hit);
+NOKPROBE_SYMBOL(pcore_tp_hit);
+
+/**
+ * pcore_probe_priv() - the handler data of a probe
+ * @p: probe, as passed to its handler
+ *
+ * Return: the @priv given at attach.
+ */
+void *pcore_probe_priv(const struct pcore_probe *p)
+{
+	return p->priv;
+}
+EXPORT_SYMBOL_GPL(pcore_probe_priv);
+NOKPROBE_SYMBOL(pcore_probe_priv);
+
+/**
+ * pcore_probe_symbol() - what a probe resolved to
+ * @p: probe
+ *
+ * Return: the kernel symbol (e.g. "kernel_clone" for "do_fork", with
+ * "+offset" for a kprobe at an offset) or the tracepoint name.
+ */
+const char *pcore_probe_symbol(const struct pcore_probe *p)
+{
+	return p->symbol;
+}
+EXPORT_SYMBOL_GPL(pcore_probe_symbol);
+
+/* Symbols: letters, digits, '_' and '.' (as in "foo.isra.0"). */
+static int pcore_check_symbol(struct pcore_probe *p, const char *sym)
+{
+	size_t i, len = strnlen(sym, KSYM_NAME_LEN);
+
+	if (!len || len == KSYM_NAME_LEN) {
+		pcore_perr(p, "symbol must be 1 to %d characters",
+			   KSYM_NAME_LEN - 1);
 		return -EINVAL;
 	}
 	for (i = 0; i < len; i++) {
-		if (isalnum(name[i]) || name[i] == '_' ||
-		    (name[i] == '.' && i))
+		if (isalnum(sym[i]) || sym[i] == '_' || (sym[i] == '.' && i))
 			continue;
-		pr_err("%s=: '%*pE' is not a symbol name (bad character at %zu)\n",
-		       param, (int)len, name, i);
+		pcore_perr(p, "'%*pE' is not a symbol name (bad character at %zu)",
+			   (int)len, sym, i);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static struct pcore_probe *pcore_probe_alloc(const char *name,
-					     const struct pcore_hist_spec *spec)
+static struct pcore_probe *pcore_probe_new(struct pcore_client *c,
+					   enum pcore_probe_kind kind,
+					   const char *name, const char *dflt,
+					   struct pcore_hist *h, void *priv)
 {
 	struct pcore_probe *p;
-	const char *why = "";
+	int ret;
 
+	if (IS_ERR_OR_NULL(c))
+		return ERR_PTR(-EINVAL);
+	ret = pcore_check_name(kind == PCORE_PROBE_TRACEPOINT ? "tracepoint" :
+			       kind == PCORE_PROBE_KPROBE ? "kprobe" :
+			       "kretprobe", name ?: dflt, true);
+	if (ret)
+		return ERR_PTR(ret);
+	if (IS_ERR(h))
+		return ERR_PTR(-EINVAL);
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return ERR_PTR(-ENOMEM);
-	strscpy(p->name, name, sizeof(p->name));
-	p->hist = pcore_hist_alloc(spec, "ns", &why);
-	if (IS_ERR(p->hist)) {
-		int ret = PTR_ERR(p->hist);
-
-		pr_err("%s: cannot create histogram: %s\n", name, why);
+	p->hits = alloc_percpu(local64_t);
+	if (!p->hits) {
 		kfree(p);
-		return ERR_PTR(ret);
+		return ERR_PTR(-ENOMEM);
 	}
 	INIT_LIST_HEAD(&p->node);
+	INIT_LIST_HEAD(&p->cnode);
+	p->client = c;
+	p->kind = kind;
+	p->hist = h;
+	p->priv = priv;
+	strscpy(p->name, name ?: dflt, sizeof(p->name));
 	return p;
 }
 
 static void pcore_probe_free(struct pcore_probe *p)
 {
-	pcore_hist_free(p->hist);
-	free_percpu(p->tp_last);
+	free_percpu(p->hits);
 	kfree(p);
 }
 
-/* Per-instance data of the kretprobe: entry time. */
+/*
+ * List a registered probe; on a clash, unregister it again.  Caller
+ * unregisters nothing itself.  Takes pcore_lock.
+ */
+static int pcore_probe_publish(struct pcore_probe *p)
+{
+	struct pcore_probe *q;
+	unsigned int n = 0;
+	int ret = 0;
+
+	list_for_each_entry(q, &pcore_probes, node) {
+		n++;
+		if (q->client == p->client && !strcmp(q->name, p->name)) {
+			pcore_perr(p, "the name is taken");
+			ret = -EEXIST;
+		}
+	}
+	if (!ret && n >= PCORE_MAX_PROBES) {
+		pcore_perr(p, "more than %d probes", PCORE_MAX_PROBES);
+		ret = -ENOSPC;
+	}
+	if (!ret && p->hist && p->hist->probe) {
+		pcore_perr(p, "hist %s is already fed by %s", p->hist->name,
+			   p->hist->probe->name);
+		ret = -EBUSY;
+	}
+	if (ret)
+		return ret;
+	if (p->hist)
+		p->hist->probe = p;
+	list_add_tail(&p->node, &pcore_probes);
+	list_add_tail(&p->cnode, &p->client->probes);
+	return 0;
+}
+
+/* kprobes */
+
+static int notrace pcore_kp_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct pcore_probe *p = container_of(kp, struct pcore_probe, kp);
+
+	pcore_hit(p);
+	if (p->pre)
+		p->pre(p, regs);
+	return 0;
+}
+NOKPROBE_SYMBOL(pcore_kp_pre);
+
+static void notrace pcore_kp_post(struct kprobe *kp, struct pt_regs *regs,
+				  unsigned long flags)
+{
+	struct pcore_probe *p = container_of(kp, struct pcore_probe, kp);
+
+	p->post(p, regs);
+}
+NOKPROBE_SYMBOL(pcore_kp_post);
+
+/*
+ * Register with @sym, then with what it is called in this kernel: do_fork
+ * and sys_<name> (compat header).  Sets p->symbol to the name that worked.
+ */
+static int pcore_register_aliased(struct pcore_probe *p, const char *sym,
+				  int (*reg)(struct pcore_probe *p))
+{
+	static const char * const fork_aliases[] = PCORE_DO_FORK_ALIASES;
+	unsigned int i;
+	int ret;
+
+	strscpy(p->symbol, sym, sizeof(p->symbol));
+	ret = reg(p);
+	for (i = 0; ret == -ENOENT && !strcmp(sym, "do_fork") &&
+		    i < ARRAY_SIZE(fork_aliases); i++) {
+		strscpy(p->symbol, fork_aliases[i], sizeof(p->symbol));
+		ret = reg(p);
+	}
+	if (ret == -ENOENT && str_has_prefix(sym, "sys_")) {
+		snprintf(p->symbol, sizeof(p->symbol), "%s%s",
+			 PCORE_SYSCALL_PREFIX, sym + 4);
+		ret = reg(p);
+	}
+	if (ret == -ENOENT && !strcmp(p->name, sym))
+		pcore_perr(p, "no such kernel function");
+	else if (ret == -ENOENT)
+		pcore_perr(p, "no such kernel function %s", sym);
+	else if (ret)
+		pcore_perr(p, "kprobes refused %s (%pe): blacklisted, not a function entry, or not probe-able",
+			   p->symbol, ERR_PTR(ret));
+	return ret;
+}
+
+static int pcore_kp_register(struct pcore_probe *p)
+{
+	struct kprobe *kp = &p->kp;
+	unsigned int offset = kp->offset;
+	void *addr = kp->addr;
+
+	memset(kp, 0, sizeof(*kp));
+	kp->pre_handler = pcore_kp_pre;
+	kp->post_handler = p->post ? pcore_kp_post : NULL;
+	kp->offset = offset;
+	if (addr)
+		kp->addr = addr;
+	else
+		kp->symbol_name = p->symbol;
+	return register_kprobe(kp);
+}
+
+/**
+ * pcore_kprobe_attach() - attach a kprobe
+ * @c: the client it belongs to
+ * @o: what to attach; see struct pcore_kprobe_opts
+ *
+ * Sleeps.
+ *
+ * Return: the probe, or ERR_PTR(-EINVAL) for bad options or a place
+ * kprobes refuses, ERR_PTR(-ENOENT) for an unknown symbol, ERR_PTR(-EEXIST)
+ * when the client has a probe of that name; one log line says which.
+ */
+struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
+					const struct pcore_kprobe_opts *o)
+{
+	struct pcore_probe *p;
+	int ret;
+
+	if (!o)
+		return ERR_PTR(-EINVAL);
+	p = pcore_probe_new(c, PCORE_PROBE_KPROBE, o->name,
+			    o->symbol ?: "kprobe", o->hist, o->priv);
+	if (IS_ERR(p))
+		return p;
+	p->pre = o->pre;
+	p->post = o->post;
+	ret = -EINVAL;
+	if (!o->pre && !o->post) {
+		pcore_perr(p, "no handler");
+		goto err_free;
+	}
+	if (!o->symbol == !o->addr) {
+		pcore_perr(p, "give exactly one of symbol and addr");
+		goto err_free;
+	}
+	p->kp.offset = o->offset;
+	if (o->addr) {
+		p->kp.addr = o->addr;
+		snprintf(p->symbol, sizeof(p->symbol), "%ps", o->addr);
+		ret = pcore_kp_register(p);
+		if (ret)
+			pcore_perr(p, "kprobes refused %pS (%pe)", o->addr,
+				   ERR_PTR(ret));
+	} else {
+		ret = pcore_check_symbol(p, o->symbol);
+		if (!ret)
+			ret = pcore_register_aliased(p, o->symbol,
+						     pcore_kp_register);
+		if (!ret && o->offset)
+			snprintf(p->symbol + strlen(p->symbol),
+				 sizeof(p->symbol) - strlen(p->symbol),
+				 "+%#x", o->offset);
+	}
+	if (ret)
+		goto err_free;
+	mutex_lock(&pcore_lock);
+	ret = pcore_probe_publish(p);
+	mutex_unlock(&pcore_lock);
+	if (ret) {
+		unregister_kprobe(&p->kp);
+		goto err_free;
+	}
+	return p;
+
+err_free:
+	pcore_probe_free(p);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(pcore_kprobe_attach);
+
+/* kretprobes */
+
 struct pcore_kret_data {
 	u64 start;
+	u8 user[];
 };
 
-static int pcore_kret_entry(struct kretprobe_instance *ri,
-			    struct pt_regs *regs)
+static int notrace pcore_kret_entry(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
 {
 	struct pcore_kret_data *d = (struct pcore_kret_data *)ri->data;
+	struct pcore_probe *p = container_of(get_kretprobe(ri),
+					     struct pcore_probe, rp);
 
+	pcore_hit(p);
+	if (p->entry && p->entry(p, regs, d->user))
+		return 1;	/* not timed: no return handler */
 	d->start = ktime_get_mono_fast_ns();
 	return 0;
 }
 NOKPROBE_SYMBOL(pcore_kret_entry);
 
-static int pcore_kret_return(struct kretprobe_instance *ri,
-			     struct pt_regs *regs)
+static int notrace pcore_kret_return(struct kretprobe_instance *ri,
+				     struct pt_regs *regs)
 {
 	struct pcore_kret_data *d = (struct pcore_kret_data *)ri->data;
 	struct pcore_probe *p = container_of(get_kretprobe(ri),
 					     struct pcore_probe, rp);
 	u64 now = ktime_get_mono_fast_ns();
-
 	/* The fast clock may step back by a hair across an update. */
-	pcore_hist_add(p->hist, now > d->start ? now - d->start : 0);
+	u64 ns = now > d->start ? now - d->start : 0;
+
+	if (p->ret)
+		p->ret(p, regs, d->user, ns);
+	else
+		pcore_hist_add(p->hist, ns);
 	return 0;
 }
 NOKPROBE_SYMBOL(pcore_kret_return);
 
-static int pcore_kret_try(struct pcore_probe *p, const char *prefix,
-			  const char *sym, int maxactive)
+static int pcore_kret_register(struct pcore_probe *p)
 {
-	if (snprintf(p->symbol, sizeof(p->symbol), "%s%s", prefix, sym) >=
-	    sizeof(p->symbol))
-		return -ENOENT;
-	memset(&p->rp, 0, sizeof(p->rp));
-	p->rp.kp.symbol_name = p->symbol;
-	p->rp.entry_handler = pcore_kret_entry;
-	p->rp.handler = pcore_kret_return;
-	p->rp.data_size = sizeof(struct pcore_kret_data);
-	p->rp.maxactive = maxactive;
-	return register_kretprobe(&p->rp);
+	struct kretprobe *rp = &p->rp;
+	int maxactive = rp->maxactive;
+	size_t data_size = rp->data_size;
+
+	memset(rp, 0, sizeof(*rp));
+	rp->kp.symbol_name = p->symbol;
+	rp->entry_handler = pcore_kret_entry;
+	rp->handler = pcore_kret_return;
+	rp->data_size = data_size;
+	rp->maxactive = maxactive;
+	return register_kretprobe(rp);
 }
 
 /**
- * pcore_kretprobe_attach() - time a kernel function from entry to return
- * @name: function name as the user wrote it; "do_fork" and "sys_<name>"
- *	resolve to what this kernel calls them
- * @spec: histogram layout
- * @maxactive: how many calls may be in flight at once
+ * pcore_kretprobe_attach() - attach a return probe that times each call
+ * @c: the client it belongs to
+ * @o: what to attach; see struct pcore_kretprobe_opts
  *
- * Return: the attached probe (not yet listed), or ERR_PTR(-ENOENT) for an
- * unknown function, or another error from kprobes; one log line says why.
+ * Sleeps.
+ *
+ * Return: the probe, or ERR_PTR(-EINVAL) for bad options or a function
+ * kprobes refuses, ERR_PTR(-ENOENT) for an unknown function,
+ * ERR_PTR(-EEXIST) when the client has a probe of that name; one log line
+ * says which.
  */
-struct pcore_probe *pcore_kretprobe_attach(const char *name,
-					   const struct pcore_hist_spec *spec,
-					   int maxactive)
+struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
+					   const struct pcore_kretprobe_opts *o)
 {
-	static const char * const fork_aliases[] = PCORE_DO_FORK_ALIASES;
 	struct pcore_probe *p;
-	unsigned int i;
 	int ret;
 
-	p = pcore_probe_alloc(name, spec);
+	if (!o)
+		return ERR_PTR(-EINVAL);
+	p = pcore_probe_new(c, PCORE_PROBE_KRETPROBE, o->name,
+			    o->symbol ?: "kretprobe", o->hist, o->priv);
 	if (IS_ERR(p))
 		return p;
-	p->kind = PCORE_PROBE_KRETPROBE;
-
-	ret = pcore_kret_try(p, "", name, maxactive);
-	for (i = 0; ret == -ENOENT && !strcmp(name, "do_fork") &&
-		    i < ARRAY_SIZE(fork_aliases); i++)
-		ret = pcore_kret_try(p, "", fork_aliases[i], maxactive);
-	if (ret == -ENOENT && !strncmp(name, "sys_", 4))
-		ret = pcore_kret_try(p, PCORE_SYSCALL_PREFIX, name + 4,
-				     maxactive);
+	p->entry = o->entry;
+	p->ret = o->ret;
+	ret = -EINVAL;
+	if (!o->symbol) {
+		pcore_perr(p, "no symbol");
+		goto err_free;
+	}
+	if (!o->ret && !o->hist) {
+		pcore_perr(p, "needs a return handler or a hist");
+		goto err_free;
+	}
+	if (o->maxactive < 0 || o->maxactive > PCORE_MAXACTIVE_MAX) {
+		pcore_perr(p, "maxactive %d is not 0 to %d", o->maxactive,
+			   PCORE_MAXACTIVE_MAX);
+		goto err_free;
+	}
+	if (o->data_size > PCORE_KRET_DATA_MAX) {
+		pcore_perr(p, "data_size %zu is more than %d", o->data_size,
+			   PCORE_KRET_DATA_MAX);
+		goto err_free;
+	}
+	ret = pcore_check_symbol(p, o->symbol);
+	if (ret)
+		goto err_free;
+	p->rp.maxactive = o->maxactive ?: max(32U, 4 * num_possible_cpus());
+	p->rp.data_size = sizeof(struct pcore_kret_data) + o->data_size;
+	ret = pcore_register_aliased(p, o->symbol, pcore_kret_register);
+	if (ret)
+		goto err_free;
+	mutex_lock(&pcore_lock);
+	ret = pcore_probe_publish(p);
+	mutex_unlock(&pcore_lock);
 	if (ret) {
-		if (ret == -ENOENT)
-			pr_err("target=%s: no such kernel function\n", name);
-		else
-			pr_err("target=%s: kprobes refused %s (%pe): blacklisted, not a function entry, or not probe-able\n",
-			       name, p->symbol, ERR_PTR(ret));
-		pcore_probe_free(p);
-		return ERR_PTR(ret);
+		unregister_kretprobe(&p->rp);
+		goto err_free;
 	}
 	return p;
+
+err_free:
+	pcore_probe_free(p);
+	return ERR_PTR(ret);
 }
+EXPORT_SYMBOL_GPL(pcore_kretprobe_attach);
 
-/*
- * sched_switch: the time prev ran, i.e. between two switches on this CPU.
- * The first switch a CPU sees only starts its clock.
- */
-static void notrace pcore_tp_sched_switch(PCORE_SCHED_SWITCH_PROTO)
-{
-	struct pcore_probe *p = data;
-	u64 *last = this_cpu_ptr(p->tp_last);
-	u64 now = local_clock();
-
-	if (*last)
-		pcore_hist_add(p->hist, now > *last ? now - *last : 0);
-	*last = now;
-}
-
-static const struct {
-	const char *name;
-	void *fn;
-} pcore_tp_handlers[] = {
-	{ "sched_switch", pcore_tp_sched_switch },
-};
+/* tracepoints */
 
 struct pcore_tp_find {
 	const char *name;
@@ -197,94 +485,250 @@ static void pcore_tp_match(struct tracepoint *tp, void *priv)
 {
 	struct pcore_tp_find *f = priv;
 
-	if (!strcmp(tp->name, f->name))
+	if (!f->tp && !strcmp(tp->name, f->name))
 		f->tp = tp;
 }
 
-/**
- * pcore_tracepoint_attach() - attach a built-in handler to a tracepoint
- * @name: tracepoint name
- * @spec: histogram layout
- *
- * Return: the attached probe (not yet listed), ERR_PTR(-ENOENT) for an
- * unknown tracepoint, ERR_PTR(-EINVAL) for one without a built-in handler;
- * one log line says why.
- */
-struct pcore_probe *pcore_tracepoint_attach(const char *name,
-					    const struct pcore_hist_spec *spec)
+static struct tracepoint *pcore_tp_in_module(struct module *mod,
+					     const char *name)
+{
+#ifdef CONFIG_TRACEPOINTS
+	struct tracepoint *tp;
+	unsigned int i;
+
+	for (i = 0; i < mod->num_tracepoints; i++) {
+		tp = tracepoint_ptr_deref(&mod->tracepoints_ptrs[i]);
+		if (!strcmp(tp->name, name))
+			return tp;
+	}
+#endif
+	return NULL;
+}
+
+/* Find @name in the kernel or a loaded module; caller holds pcore_lock. */
+static struct tracepoint *pcore_tp_find(const char *name, struct module **mod)
 {
 	struct pcore_tp_find f = { .name = name };
+	struct pcore_tp_mod *m;
+
+	*mod = NULL;
+	for_each_kernel_tracepoint(pcore_tp_match, &f);
+	if (f.tp)
+		return f.tp;
+	list_for_each_entry(m, &pcore_tp_mods, node) {
+		f.tp = pcore_tp_in_module(m->mod, name);
+		if (f.tp) {
+			*mod = m->mod;
+			return f.tp;
+		}
+	}
+	return NULL;
+}
+
+/* Is there a tracepoint @name in the kernel or a loaded module? */
+bool pcore_tp_exists(const char *name)
+{
+	struct module *mod;
+	bool found;
+
+	mutex_lock(&pcore_lock);
+	found = pcore_tp_find(name, &mod);
+	mutex_unlock(&pcore_lock);
+	return found;
+}
+
+/* Register on @tp; caller holds pcore_lock. */
+static int pcore_tp_register(struct pcore_probe *p, struct tracepoint *tp,
+			     struct module *mod)
+{
+	int ret = tracepoint_probe_register(tp, p->tp_fn, p);
+
+	if (ret) {
+		pcore_perr(p, "cannot register on %s (%pe)", p->symbol,
+			   ERR_PTR(ret));
+		return ret;
+	}
+	p->tp = tp;
+	p->tp_mod = mod;
+	return 0;
+}
+
+/* Caller holds pcore_lock; waits until no handler of @p runs. */
+static void pcore_tp_unregister(struct pcore_probe *p)
+{
+	if (!p->tp)
+		return;
+	tracepoint_probe_unregister(p->tp, p->tp_fn, p);
+	tracepoint_synchronize_unregister();
+	p->tp = NULL;
+	p->tp_mod = NULL;
+}
+
+/**
+ * pcore_tracepoint_attach() - attach a handler to a tracepoint
+ * @c: the client it belongs to
+ * @o: what to attach; see struct pcore_tracepoint_opts
+ *
+ * Sleeps.
+ *
+ * Return: the probe, or ERR_PTR(-ENOENT) for a tracepoint that is not in
+ * the kernel or a loaded module (unless %PCORE_TP_WAIT is given),
+ * ERR_PTR(-EINVAL) for bad options, ERR_PTR(-EEXIST) when the client has a
+ * probe of that name; one log line says which.
+ */
+struct pcore_probe *pcore_tracepoint_attach(struct pcore_client *c,
+					    const struct pcore_tracepoint_opts *o)
+{
 	struct pcore_probe *p;
-	unsigned int i;
+	struct tracepoint *tp;
+	struct module *mod;
 	int ret;
 
-	for_each_kernel_tracepoint(pcore_tp_match, &f);
-	if (!f.tp) {
-		pr_err("tracepoints=%s: no such tracepoint\n", name);
-		return ERR_PTR(-ENOENT);
-	}
-	for (i = 0; i < ARRAY_SIZE(pcore_tp_handlers); i++)
-		if (!strcmp(pcore_tp_handlers[i].name, name))
-			break;
-	if (i == ARRAY_SIZE(pcore_tp_handlers)) {
-		pr_err("tracepoints=%s: no built-in handler for this tracepoint (built-in: sched_switch)\n",
-		       name);
+	if (!o)
 		return ERR_PTR(-EINVAL);
-	}
-
-	p = pcore_probe_alloc(name, spec);
+	p = pcore_probe_new(c, PCORE_PROBE_TRACEPOINT, o->name,
+			    o->tracepoint ?: "tracepoint", o->hist, o->priv);
 	if (IS_ERR(p))
 		return p;
-	p->kind = PCORE_PROBE_TRACEPOINT;
-	strscpy(p->symbol, name, sizeof(p->symbol));
-	p->tp = f.tp;
-	p->tp_fn = pcore_tp_handlers[i].fn;
-	p->tp_last = alloc_percpu(u64);
-	if (!p->tp_last) {
-		ret = -ENOMEM;
+	p->tp_fn = o->fn;
+	ret = -EINVAL;
+	if (!o->tracepoint || !o->fn) {
+		pcore_perr(p, "needs a tracepoint name and a handler");
 		goto err_free;
 	}
-	ret = tracepoint_probe_register(p->tp, p->tp_fn, p);
-	if (ret) {
-		pr_err("tracepoints=%s: cannot register probe (%pe)\n", name,
-		       ERR_PTR(ret));
+	if (o->flags & ~PCORE_TP_WAIT) {
+		pcore_perr(p, "unknown flags %#x", o->flags);
 		goto err_free;
 	}
+	ret = pcore_check_symbol(p, o->tracepoint);
+	if (ret)
+		goto err_free;
+	strscpy(p->symbol, o->tracepoint, sizeof(p->symbol));
+
+	mutex_lock(&pcore_lock);
+	tp = pcore_tp_find(p->symbol, &mod);
+	if (tp) {
+		ret = pcore_tp_register(p, tp, mod);
+	} else if (!(o->flags & PCORE_TP_WAIT)) {
+		pcore_perr(p, "no such tracepoint: %s", p->symbol);
+		ret = -ENOENT;
+	}
+	if (!ret) {
+		ret = pcore_probe_publish(p);
+		if (ret)
+			pcore_tp_unregister(p);
+	}
+	mutex_unlock(&pcore_lock);
+	if (ret)
+		goto err_free;
 	return p;
 
 err_free:
 	pcore_probe_free(p);
 	return ERR_PTR(ret);
 }
+EXPORT_SYMBOL_GPL(pcore_tracepoint_attach);
 
-/**
- * pcore_probe_detach() - stop a probe, remove its files and free it
- * @p: probe, already off pcore_probes
- *
- * Waits until no handler of @p runs and no reader is inside its files.
- */
-void pcore_probe_detach(struct pcore_probe *p)
+/* Caller holds pcore_lock; waits until no handler of @p runs, frees it. */
+void __pcore_probe_detach(struct pcore_probe *p)
 {
+	list_del(&p->node);
+	list_del(&p->cnode);
 	switch (p->kind) {
+	case PCORE_PROBE_KPROBE:
+		unregister_kprobe(&p->kp);
+		break;
 	case PCORE_PROBE_KRETPROBE:
 		unregister_kretprobe(&p->rp);
 		break;
 	case PCORE_PROBE_TRACEPOINT:
-		tracepoint_probe_unregister(p->tp, p->tp_fn, p);
-		tracepoint_synchronize_unregister();
+		pcore_tp_unregister(p);
 		break;
 	}
-	pcore_debugfs_remove_probe(p);
+	if (p->hist)
+		p->hist->probe = NULL;
 	pcore_probe_free(p);
 }
 
-const char *pcore_probe_kind_name(const struct pcore_probe *p)
+/**
+ * pcore_probe_detach() - detach a probe and free it
+ * @p: probe, or an ERR_PTR() or NULL (ignored)
+ *
+ * Waits until no handler of @p runs.  Sleeps.
+ */
+void pcore_probe_detach(struct pcore_probe *p)
 {
-	return p->kind == PCORE_PROBE_KRETPROBE ? "kretprobe" : "tracepoint";
+	if (IS_ERR_OR_NULL(p))
+		return;
+	mutex_lock(&pcore_lock);
+	__pcore_probe_detach(p);
+	mutex_unlock(&pcore_lock);
+}
+EXPORT_SYMBOL_GPL(pcore_probe_detach);
+
+/*
+ * Modules with tracepoints come and go: attach waiting probes to a module
+ * that comes, move probes on a module that goes back to waiting.  Called
+ * under tracepoint_module_list_mutex, before a going module is freed.
+ */
+static int pcore_tp_module_notify(struct notifier_block *nb,
+				  unsigned long state, void *data)
+{
+	struct tp_module *tpm = data;
+	struct pcore_tp_mod *m;
+	struct pcore_probe *p;
+	struct tracepoint *tp;
+
+	mutex_lock(&pcore_lock);
+	if (state == MODULE_STATE_COMING) {
+		m = kzalloc(sizeof(*m), GFP_KERNEL);
+		if (m) {
+			m->mod = tpm->mod;
+			list_add_tail(&m->node, &pcore_tp_mods);
+		}
+		list_for_each_entry(p, &pcore_probes, node) {
+			if (p->kind != PCORE_PROBE_TRACEPOINT || p->tp)
+				continue;
+			tp = pcore_tp_in_module(tpm->mod, p->symbol);
+			if (tp && !pcore_tp_register(p, tp, tpm->mod))
+				pr_info("%s%s%s: attached to %s in %s\n",
+					p->client->name,
+					*p->client->name ? "/" : "", p->name,
+					p->symbol, module_name(tpm->mod));
+		}
+	} else if (state == MODULE_STATE_GOING) {
+		list_for_each_entry(p, &pcore_probes, node)
+			if (p->kind == PCORE_PROBE_TRACEPOINT &&
+			    p->tp_mod == tpm->mod)
+				pcore_tp_unregister(p);
+		list_for_each_entry(m, &pcore_tp_mods, node) {
+			if (m->mod == tpm->mod) {
+				list_del(&m->node);
+				kfree(m);
+				break;
+			}
+		}
+	}
+	mutex_unlock(&pcore_lock);
+	return NOTIFY_OK;
 }
 
-unsigned long pcore_probe_missed(const struct pcore_probe *p)
+static struct notifier_block pcore_tp_module_nb = {
+	.notifier_call = pcore_tp_module_notify,
+};
+
+int pcore_tp_init(void)
 {
-	return p->kind == PCORE_PROBE_KRETPROBE ?
-	       pcore_kretprobe_nmissed(&p->rp) : 0;
+	return register_tracepoint_module_notifier(&pcore_tp_module_nb);
+}
+
+void pcore_tp_exit(void)
+{
+	struct pcore_tp_mod *m, *tmp;
+
+	unregister_tracepoint_module_notifier(&pcore_tp_module_nb);
+	list_for_each_entry_safe(m, tmp, &pcore_tp_mods, node) {
+		list_del(&m->node);
+		kfree(m);
+	}
 }

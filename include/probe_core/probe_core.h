@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * probe_core: the in-kernel API for handler modules.
+ *
+ * A handler module creates one client, then histograms, timers and probes
+ * that belong to it.  probe_core does registration, per-CPU aggregation,
+ * timing and export: every histogram appears under
+ * /sys/kernel/debug/probe_core/<module>/<name>/ with the files of
+ * probe_core's own probes (hist, percpu, stats, interval, reset; keyed
+ * histograms add keys), and every probe in /sys/kernel/debug/probe_core/probes.
+ *
+ *	static struct pcore_client *pc;
+ *
+ *	pc = pcore_client_create(THIS_MODULE);
+ *	h = pcore_hist_create(pc, &(struct pcore_hist_opts){ .name = "lat" });
+ *	p = pcore_kretprobe_attach(pc, &(struct pcore_kretprobe_opts){
+ *		.symbol = "vfs_read", .hist = h });
+ *	...
+ *	pcore_client_destroy(pc);	(in module_exit: detaches and frees all)
+ *
+ * Functions that create or destroy sleep; they are for process context.
+ * The functions marked "hot path" take no lock, allocate nothing, never
+ * sleep and divide nothing: call them from probe handlers, in any context
+ * including NMI.  Objects are destroyed only through their client, or one
+ * by one with the *_destroy()/pcore_probe_detach() calls.
+ *
+ * Every creating function returns ERR_PTR() on failure, with one kernel
+ * log line naming the bad value, and leaves nothing behind.
+ */
+#ifndef PROBE_CORE_H
+#define PROBE_CORE_H
+
+#include <linux/types.h>
+#include <linux/ptrace.h>
+#include <linux/module.h>
+#include "probe_core/hist_spec.h"
+
+#define PCORE_NAME_MAX		128	/* object names, including the NUL */
+#define PCORE_LABEL_MAX		32	/* key labels, including the NUL */
+#define PCORE_KEYS_MAX		65536
+
+struct pcore_client;
+struct pcore_hist;
+struct pcore_timer;
+struct pcore_probe;
+
+struct pcore_client *pcore_client_create(struct module *owner);
+void pcore_client_destroy(struct pcore_client *c);
+
+/**
+ * enum pcore_key_mode - how a keyed histogram finds the slot of a key
+ * @PCORE_KEYS_NONE: not keyed: one histogram
+ * @PCORE_KEYS_DIRECT: small dense keys (IRQ number, softirq vector, CPU):
+ *	key k uses slot k; keys at or above @keys are dropped
+ * @PCORE_KEYS_HASHED: sparse keys (pid, dev_t, address): a lock-free
+ *	table of @keys slots (rounded up to a power of two) that keeps a key
+ *	once it has seen it; keys that find no free slot, and the key
+ *	U64_MAX, are dropped
+ *
+ * Dropped values are counted and shown as "dropped" in stats and keys.
+ */
+enum pcore_key_mode {
+	PCORE_KEYS_NONE = 0,
+	PCORE_KEYS_DIRECT = 1,
+	PCORE_KEYS_HASHED = 2,
+};
+
+/**
+ * struct pcore_hist_opts - a histogram to create
+ * @name: directory name under the client's directory: letters, digits,
+ *	'_', '-' and '.'; unique within the client
+ * @unit: unit of the values for display, e.g. "ns" (the default), "bytes"
+ * @spec: bucket layout; a zero @spec.kind means the default loglinear
+ * @key_mode: an enum pcore_key_mode
+ * @keys: %PCORE_KEYS_DIRECT: keys 0 to @keys - 1; %PCORE_KEYS_HASHED: the
+ *	number of distinct keys kept; at most %PCORE_KEYS_MAX
+ * @key_name: what a key is, for display ("irq", "vec", "dev", "pid");
+ *	default "key"
+ *
+ * Memory: one bucket array per key and possible CPU, allocated at creation
+ * (pcore_cpu_hist_size of the layout, times @keys, times CPUs).
+ */
+struct pcore_hist_opts {
+	const char *name;
+	const char *unit;
+	struct pcore_hist_spec spec;
+	u32 key_mode;
+	u32 keys;
+	const char *key_name;
+};
+
+struct pcore_hist *pcore_hist_create(struct pcore_client *c,
+				     const struct pcore_hist_opts *o);
+void pcore_hist_destroy(struct pcore_hist *h);
+void pcore_hist_add(struct pcore_hist *h, u64 v);
+void pcore_hist_add_key(struct pcore_hist *h, u64 key, const char *label,
+			u64 v);
+
+/**
+ * enum pcore_timer_scope - where a timer keeps its start stamps
+ * @PCORE_TIMER_CPU: one stamp per CPU: start and stop on the same CPU
+ *	(an IRQ handler, a softirq run, a section with preemption off)
+ * @PCORE_TIMER_TASK: one stamp per task, in a bounded lock-free table:
+ *	start and stop name the task by pid and may run on any CPU (wake-up
+ *	to run, a syscall that sleeps)
+ */
+enum pcore_timer_scope {
+	PCORE_TIMER_CPU = 1,
+	PCORE_TIMER_TASK = 2,
+};
+
+/* Discard a measurement when a context switch happened between its stamps. */
+#define PCORE_TIMER_DISCARD_SWITCH	0x1
+
+/**
+ * struct pcore_timer_opts - a timer to create
+ * @name: name in the client's "timers" file; unique within the client
+ * @scope: an enum pcore_timer_scope
+ * @flags: %PCORE_TIMER_DISCARD_SWITCH or 0
+ * @tasks: %PCORE_TIMER_TASK: tasks timed at once (rounded up to a power
+ *	of two); a start that finds no free slot takes the oldest one
+ *
+ * For %PCORE_TIMER_DISCARD_SWITCH, "a context switch happened" means the
+ * task running at the stop is not the one that ran at the start, or that
+ * task switched out and back in between.
+ */
+struct pcore_timer_opts {
+	const char *name;
+	u32 scope;
+	u32 flags;
+	u32 tasks;
+};
+
+struct pcore_timer *pcore_timer_create(struct pcore_client *c,
+				       const struct pcore_timer_opts *o);
+void pcore_timer_destroy(struct pcore_timer *t);
+void pcore_timer_start(struct pcore_timer *t, pid_t pid);
+bool pcore_timer_stop(struct pcore_timer *t, pid_t pid, u64 *ns);
+
+/**
+ * struct pcore_kprobe_opts - a kprobe to attach
+ * @name: probe name, unique within the client; default @symbol
+ * @symbol: function to probe, or NULL with @addr
+ * @offset: offset into @symbol
+ * @addr: address to probe, when @symbol is NULL
+ * @pre: called before the probed instruction, or NULL
+ * @post: called after it, or NULL (at least one of the two)
+ * @hist: the histogram this probe feeds, or NULL; its stats show this
+ *	probe's symbol and missed count
+ * @priv: handler data, see pcore_probe_priv()
+ */
+struct pcore_kprobe_opts {
+	const char *name;
+	const char *symbol;
+	unsigned int offset;
+	void *addr;
+	void (*pre)(struct pcore_probe *p, struct pt_regs *regs);
+	void (*post)(struct pcore_probe *p, struct pt_regs *regs);
+	struct pcore_hist *hist;
+	void *priv;
+};
+
+/**
+ * struct pcore_kretprobe_opts - a return probe to attach
+ * @name: probe name, unique within the client; default @symbol
+ * @symbol: function to probe; "do_fork" and "sys_<name>" resolve to this
+ *	kernel's names
+ * @maxactive: calls that may be in flight at once; 0: max(32, 4 * CPUs).
+ *	Calls beyond it are counted as missed.
+ * @data_size: bytes of per-call data for the handlers, at most 256
+ * @entry: called at entry with the per-call data, or NULL; return non-zero
+ *	to not time this call (its return handler is not called)
+ * @ret: called at return with the per-call data and the time since entry
+ *	in ns, or NULL to record that time into @hist
+ * @hist: the histogram this probe feeds (its stats show this probe's
+ *	symbol and missed count); required when @ret is NULL
+ * @priv: handler data, see pcore_probe_priv()
+ *
+ * The entry is always stamped (ktime_get_mono_fast_ns()): every return
+ * probe times its calls.
+ */
+struct pcore_kretprobe_opts {
+	const char *name;
+	const char *symbol;
+	int maxactive;
+	size_t data_size;
+	int (*entry)(struct pcore_probe *p, struct pt_regs *regs, void *data);
+	void (*ret)(struct pcore_probe *p, struct pt_regs *regs, void *data,
+		    u64 ns);
+	struct pcore_hist *hist;
+	void *priv;
+};
+
+/**
+ * struct pcore_tracepoint_opts - a tracepoint probe to attach
+ * @name: probe name, unique within the client; default @tracepoint
+ * @tracepoint: tracepoint name, e.g. "sched_switch", in the kernel or a
+ *	loaded module.  A probe on a module's tracepoint is detached when
+ *	the module unloads and attached again when it comes back; with
+ *	%PCORE_TP_WAIT, the module need not be loaded yet.
+ * @fn: handler with the tracepoint's prototype; its first argument is the
+ *	struct pcore_probe, to pass to pcore_tp_hit()
+ * @flags: %PCORE_TP_WAIT or 0
+ * @hist: the histogram this probe feeds, or NULL
+ * @priv: handler data, see pcore_tp_hit()
+ */
+struct pcore_tracepoint_opts {
+	const char *name;
+	const char *tracepoint;
+	void *fn;
+	u32 flags;
+	struct pcore_hist *hist;
+	void *priv;
+};
+
+/* The tracepoint may be in a module not loaded yet: wait for it. */
+#define PCORE_TP_WAIT	0x1
+
+struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
+					const struct pcore_kprobe_opts *o);
+struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
+					   const struct pcore_kretprobe_opts *o);
+struct pcore_probe *pcore_tracepoint_attach(struct pcore_client *c,
+					    const struct pcore_tracepoint_opts *o);
+void pcore_probe_detach(struct pcore_probe *p);
+void *pcore_probe_priv(const struct pcore_probe *p);
+void *pcore_tp_hit(void *data);
+const char *pcore_probe_symbol(const struct pcore_probe *p);
+
+/**
+ * pcore_arg() - the Nth argument of the probed function, at its entry
+ * @regs: registers at a kprobe on the function's first instruction, or at
+ *	a kretprobe's entry
+ * @n: argument number from 0; only arguments passed in registers
+ *
+ * Return: the argument, or 0 when it is not in a register.
+ */
+static inline unsigned long pcore_arg(struct pt_regs *regs, unsigned int n)
+{
+	return regs_get_kernel_argument(regs, n);
+}
+
+/**
+ * pcore_retval() - the return value, at a kretprobe's return
+ * @regs: registers at the return handler
+ *
+ * Return: the probed function's return value.
+ */
+static inline unsigned long pcore_retval(struct pt_regs *regs)
+{
+	return regs_return_value(regs);
+}
+
+#endif /* PROBE_CORE_H */
