@@ -59,8 +59,8 @@ clean_run checkpatch "checkpatch clean" \
 	perl "$ksrc/checkpatch.pl" --no-tree --quiet --show-types \
 	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,LINUX_VERSION_CODE,CONSTANT_COMPARISON \
 	-f "${csrc[@]}"
-clean_run compat "kernel version tests only in pcore_compat.h" \
-	sh -c '! git grep -nE "LINUX_VERSION_CODE|KERNEL_VERSION\(" -- "*.c" "*.h" ":!modules/core/pcore_compat.h" | sed "s/^/error: /" | grep .'
+clean_run compat "kernel version tests only in include/probe_core/compat.h" \
+	sh -c '! git grep -nE "LINUX_VERSION_CODE|KERNEL_VERSION\(" -- "*.c" "*.h" ":!include/probe_core/compat.h" | sed "s/^/error: /" | grep .'
 mapfile -t ksrcs < <(git ls-files 'modules/*.c' 'modules/*.h' 'include/*.h')
 clean_run kerneldoc "kernel-doc clean" \
 	perl "$ksrc/kernel-doc" -none "${ksrcs[@]}"
@@ -78,10 +78,26 @@ mkdir -p "$payload/modules"
 if [ $built = 0 ] &&
    make -s --no-print-directory -C selftests KSFT="$ksrc" \
 	O="$payload/selftests" > "$res/selftests-build.log" 2>&1; then
-	cp "build/$kver/modules/core/probe_core.ko" "$payload/modules/"
+	find "build/$kver/modules" -name '*.ko' -exec cp {} "$payload/modules/" \;
+	# Kernel modules some tests load (brd, null_blk...), from the image.
+	mkdir -p "$payload/modules/kernel"
+	sed '/^#/d' selftests/kmods | while read -r km; do
+		[ -z "$km" ] || cp "/lib/modules/$kver/kernel/$km" "$payload/modules/kernel/"
+	done
+	# Tests listed in selftests/threadirqs need all IRQs threaded: a second
+	# boot with "threadirqs".
+	all=$(cd "$payload/selftests" && ls pcore_*)
+	tirq=$(sed '/^#/d' selftests/threadirqs | xargs)
+	plain=$(for t in $all; do case " $tirq " in *" $t "*) ;; *) echo "$t" ;; esac; done | xargs)
 	tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
 		--out "$top/build/vm-$kver" --timeout 1500 \
-		-- sh selftests/run_tests.sh > "$res/vm-$kver.tap" 2>&1
+		-- sh selftests/run_tests.sh $plain > "$res/vm-$kver.tap" 2>&1
+	if [ -n "$tirq" ]; then
+		tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
+			--out "$top/build/vm-$kver-threadirqs" --timeout 600 \
+			--append threadirqs \
+			-- sh selftests/run_tests.sh $tirq > "$res/vm-$kver-threadirqs.tap" 2>&1
+	fi
 else
 	echo "not ok - selftests for $kver not built (see build/results)" > "$res/vm-$kver.tap"
 fi

@@ -30,41 +30,80 @@ static inline const char *pcore_ko(void)
 	return ko ? ko : "/pcore/modules/probe_core.ko";
 }
 
-/* finit_module(); returns 0 or the errno. */
-static inline int pcore_load(const char *params)
+/* finit_module() of the file @path; returns 0 or the errno. */
+static inline int pcore_load_path(const char *path, const char *params)
 {
-	int fd = open(pcore_ko(), O_RDONLY | O_CLOEXEC), ret, err;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret, err;
 
 	if (fd < 0)
 		return errno;
-	ret = syscall(SYS_finit_module, fd, params, 0);
+	ret = syscall(SYS_finit_module, fd, params ? params : "", 0);
 	err = errno;
 	close(fd);
 	return ret ? err : 0;
 }
 
-static inline int pcore_unload(void)
+/*
+ * Load module @name from /pcore/modules/ (our modules) or, failing that,
+ * /pcore/modules/kernel/ (modules of the guest kernel listed in
+ * selftests/kmods); returns 0 or the errno.
+ */
+static inline int pcore_mod_load(const char *name, const char *params)
 {
-	return syscall(SYS_delete_module, "probe_core", O_NONBLOCK) ? errno : 0;
+	char path[256];
+
+	snprintf(path, sizeof(path), "/pcore/modules/%s.ko", name);
+	if (access(path, R_OK))
+		snprintf(path, sizeof(path), "/pcore/modules/kernel/%s.ko", name);
+	return pcore_load_path(path, params);
 }
 
-static inline bool pcore_loaded(void)
+static inline int pcore_mod_unload(const char *name)
 {
-	return access("/sys/module/probe_core", F_OK) == 0;
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? errno : 0;
+}
+
+static inline bool pcore_mod_loaded(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return access(path, F_OK) == 0;
 }
 
 /* Unload, retrying while a file holds the module; returns 0 or errno. */
-static inline int pcore_unload_wait(void)
+static inline int pcore_mod_unload_wait(const char *name)
 {
 	int i, ret = 0;
 
 	for (i = 0; i < 5000; i++) {
-		ret = pcore_unload();
+		ret = pcore_mod_unload(name);
 		if (ret != EAGAIN && ret != EBUSY)
 			break;
 		usleep(1000);
 	}
 	return ret;
+}
+
+/* probe_core.ko itself ($PCORE_KO overrides the path). */
+static inline int pcore_load(const char *params)
+{
+	return pcore_load_path(pcore_ko(), params);
+}
+
+static inline int pcore_unload(void)
+{
+	return pcore_mod_unload("probe_core");
+}
+
+static inline bool pcore_loaded(void)
+{
+	return pcore_mod_loaded("probe_core");
+}
+
+static inline int pcore_unload_wait(void)
+{
+	return pcore_mod_unload_wait("probe_core");
 }
 
 /* Whole file into buf (NUL-terminated); returns length or -errno. */

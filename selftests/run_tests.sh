@@ -1,9 +1,13 @@
 #!/bin/sh
 # Runs every selftest in this directory, one after the other, and prints
 # their TAP.  A test binary that dies without reporting is a failure.
-# Usage: run_tests.sh [TEST...]
+# Usage: run_tests.sh [TEST...]   (default: every pcore_* program here)
 cd "$(dirname "$0")" || exit 1
-tests=${*:-"pcore_fork pcore_timing pcore_sched pcore_badinput pcore_stress"}
+if [ $# -gt 0 ]; then
+	tests=$*
+else
+	tests=$(for f in pcore_*; do [ -x "$f" ] && echo "$f"; done)
+fi
 rc=0
 for t in $tests; do
 	echo "# selftest: $t"

@@ -23,7 +23,7 @@
 #include <asm/local64.h>
 #include "probe_core/probe_core.h"
 #include "pcore_engine.h"
-#include "pcore_compat.h"
+#include "probe_core/compat.h"
 
 #define PCORE_MAX_PROBES	256
 #define PCORE_MAXACTIVE_MAX	4096

@@ -22,7 +22,8 @@ set -eu
 
 usage() {
 	echo "usage: $0 --kernel VMLINUZ --payload DIR --out OUTDIR" \
-		"[--timeout SEC (600)] [--mem MB (1024)] -- COMMAND..." >&2
+		"[--timeout SEC (600)] [--mem MB (1024)]" \
+		"[--append 'KERNEL ARGS'] -- COMMAND..." >&2
 	exit 2
 }
 
@@ -50,12 +51,13 @@ BAD_PATTERNS=(
 )
 
 parse_args() {
-	kernel='' payload='' out='' timeout=600 mem=1024
+	kernel='' payload='' out='' timeout=600 mem=1024 append=
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--kernel | --payload | --out | --timeout | --mem)
+		--kernel | --payload | --out | --timeout | --mem | --append)
 			[ $# -ge 2 ] || usage
 			case $1 in
+			--append) append=$2 ;;
 			--kernel) kernel=$2 ;;
 			--payload) payload=$2 ;;
 			--out) out=$2 ;;
@@ -213,7 +215,7 @@ run_qemu() {
 		-accel "tcg,thread=${PCORE_TCG_THREAD:-single}" -cpu max -smp 2 -m "$mem" \
 		-nodefaults -display none -no-reboot \
 		-kernel "$kernel" -initrd "$out/initramfs.cpio.gz" \
-		-append "console=ttyS0 ignore_loglevel panic=-1 printk.time=1" \
+		-append "console=ttyS0 ignore_loglevel panic=-1 printk.time=1${append:+ $append}" \
 		-chardev "file,id=con,path=$(qesc "$out/console.log")" \
 		-chardev "file,id=out,path=$(qesc "$out/output.log")" \
 		-serial chardev:con -serial chardev:out \

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Every difference between kernel versions that probe_core cares about,
- * as small prefixed helpers.  Nothing else in the tree tests
- * LINUX_VERSION_CODE.  Ranges are half-open: [introduced, removed).
+ * Every difference between kernel versions that probe_core and its
+ * handler modules care about, as small prefixed helpers.  Nothing else in
+ * the tree tests LINUX_VERSION_CODE.  Ranges are half-open:
+ * [introduced, removed).
+ *
+ * Handler modules use PCORE_SCHED_SWITCH_PROTO for a sched_switch handler.
  */
-#ifndef PCORE_COMPAT_H
-#define PCORE_COMPAT_H
+#ifndef PROBE_CORE_COMPAT_H
+#define PROBE_CORE_COMPAT_H
 
 #include <linux/version.h>
 #include <linux/kprobes.h>
@@ -53,4 +56,4 @@ static inline unsigned long pcore_kretprobe_nmissed(const struct kretprobe *rp)
 	return READ_ONCE(rp->nmissed) + READ_ONCE(rp->kp.nmissed);
 }
 
-#endif /* PCORE_COMPAT_H */
+#endif /* PROBE_CORE_COMPAT_H */
