@@ -5,6 +5,8 @@
 # make check      the test suite: lint, host unit tests, VM selftests
 # make demo       load probe_core target=do_fork, fork, show the histogram
 # make bench      per-record cost of the engine
+# make install-dev  headers and Module.symvers for handler modules, into
+#                 $(DESTDIR)/usr/src/probe_core/
 #
 # Objects of each kernel live in build/<kernel release>/, so builds for two
 # kernels never overwrite each other.
@@ -18,7 +20,8 @@ endif
 KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 OBJ := $(BUILD)/$(KVER)
 
-.PHONY: all modules clean check demo bench host-test selftests lint deps
+.PHONY: all modules clean check demo bench host-test selftests lint deps \
+	install-dev
 
 all: modules
 
@@ -29,6 +32,15 @@ modules:
 	@# Mirror the sources as symlinks: kbuild writes objects beside them.
 	@cp -rsf $(wildcard $(TOP)/Kbuild $(TOP)/modules $(TOP)/include) $(OBJ)/
 	$(MAKE) -C $(KDIR) M=$(OBJ) W=$(W) C=$(C) modules
+
+# What handler modules build against: the API headers, and probe_core's
+# Module.symvers for this kernel (see "Writing a handler module").
+PCORE_DEV := $(DESTDIR)/usr/src/probe_core
+
+install-dev: modules
+	install -d $(PCORE_DEV)/include/probe_core $(PCORE_DEV)/$(KVER)
+	install -m 644 $(TOP)/include/probe_core/*.h $(PCORE_DEV)/include/probe_core/
+	install -m 644 $(OBJ)/Module.symvers $(PCORE_DEV)/$(KVER)/
 
 check:
 	@$(TOP)/scripts/check.sh

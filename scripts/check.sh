@@ -53,6 +53,11 @@ rm -rf "build/$kver"
 clean_run build "make W=1 C=1 for $kver: no warnings" \
 	make --no-print-directory KDIR="$kdir" W=1 C=1 modules
 built=$?
+readme_ko=$top/build/readme-ko-$kver
+rm -rf "$readme_ko"
+[ $built != 0 ] ||
+clean_run readme "README's handler module builds out of tree, W=1 clean" \
+	scripts/readme-module.sh "$kdir" "$readme_ko"
 mapfile -t csrc < <(git ls-files '*.c' '*.h')
 # Version tests are allowed in the compat header only: checked below.
 clean_run checkpatch "checkpatch clean" \
@@ -78,7 +83,8 @@ mkdir -p "$payload/modules"
 if [ $built = 0 ] &&
    make -s --no-print-directory -C selftests KSFT="$ksrc" \
 	O="$payload/selftests" > "$res/selftests-build.log" 2>&1; then
-	find "build/$kver/modules" -name '*.ko' -exec cp {} "$payload/modules/" \;
+	find "build/$kver/modules" "$readme_ko" -name '*.ko' \
+		-exec cp {} "$payload/modules/" \; 2>/dev/null
 	# Kernel modules some tests load (brd, null_blk...), from the image.
 	mkdir -p "$payload/modules/kernel"
 	sed '/^#/d' selftests/kmods | while read -r km; do

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Builds the handler module of README.md's "Writing a handler module" the
+# way a reader would: install probe_core's development files (into a
+# staging root instead of /), take the files the README shows, build out
+# of tree against the installed headers and Module.symvers.
+#
+# Usage: readme-module.sh KDIR OUTDIR
+#   KDIR    kernel headers; probe_core must already be built for them
+#   OUTDIR  gets the built .ko
+#
+# README blocks are taken from a line "<!-- file: NAME -->" followed by a
+# fenced block.  The only change to them: /usr/src/probe_core becomes the
+# staging root's.
+set -eu
+
+kdir=$1 out=$2
+top=$(cd "$(dirname "$0")/.." && pwd)
+kver=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' \
+	"$kdir/include/generated/utsrelease.h")
+work=$top/build/readme-$kver
+root=$work/root
+src=$work/src
+
+rm -rf "$work"
+mkdir -p "$src" "$out"
+make -s --no-print-directory -C "$top" KDIR="$kdir" DESTDIR="$root" install-dev
+
+awk -v dir="$src" '
+	/^<!-- file: [^ ]+ -->$/ { name = $3; next }
+	name != "" && /^```/ && !inblock { inblock = 1; next }
+	inblock && /^```$/ { inblock = 0; close(dir "/" name); name = ""; next }
+	inblock { print > (dir "/" name) }
+' "$top/README.md"
+for f in Kbuild readlat.c; do
+	[ -s "$src/$f" ] || { echo "README has no $f block" >&2; exit 1; }
+done
+sed -i "s|/usr/src/probe_core|$root/usr/src/probe_core|g" "$src/Kbuild"
+
+make -C "$kdir" M="$src" W=1 \
+	KBUILD_EXTRA_SYMBOLS="$root/usr/src/probe_core/$kver/Module.symvers" \
+	modules
+cp "$src"/*.ko "$out/"
