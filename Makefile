@@ -5,6 +5,7 @@
 # make check      the test suite: lint, host unit tests, VM selftests
 # make demo       load probe_core target=do_fork, fork, show the histogram
 # make bench      per-record cost of the engine
+# make docs       docs/api.rst from the kernel-doc comments
 # make install-dev  headers and Module.symvers for handler modules, into
 #                 $(DESTDIR)/usr/src/probe_core/
 #
@@ -21,7 +22,7 @@ KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/g
 OBJ := $(BUILD)/$(KVER)
 
 .PHONY: all modules clean check demo bench host-test selftests lint deps \
-	install-dev
+	install-dev docs
 
 all: modules
 
@@ -41,6 +42,12 @@ install-dev: modules
 	install -d $(PCORE_DEV)/include/probe_core $(PCORE_DEV)/$(KVER)
 	install -m 644 $(TOP)/include/probe_core/*.h $(PCORE_DEV)/include/probe_core/
 	install -m 644 $(OBJ)/Module.symvers $(PCORE_DEV)/$(KVER)/
+
+# The API reference, from the kernel-doc comments; make check fails when
+# docs/api.rst is not what this writes.
+docs:
+	@$(TOP)/scripts/ksrc.sh $(BUILD)/ksrc
+	@$(TOP)/scripts/api-doc.sh $(BUILD)/ksrc/kernel-doc $(TOP)/docs/api.rst
 
 check:
 	@$(TOP)/scripts/check.sh

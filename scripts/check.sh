@@ -66,6 +66,9 @@ clean_run checkpatch "checkpatch clean" \
 	-f "${csrc[@]}"
 clean_run compat "kernel version tests only in include/probe_core/compat.h" \
 	sh -c '! git grep -nE "LINUX_VERSION_CODE|KERNEL_VERSION\(" -- "*.c" "*.h" ":!include/probe_core/compat.h" | sed "s/^/error: /" | grep .'
+clean_run apidoc "docs/api.rst is current (make docs)" \
+	sh -c 'scripts/api-doc.sh "$1/kernel-doc" "$2" && diff -u docs/api.rst "$2" | sed "s/^/error: /"' \
+	sh "$ksrc" "$res/api.rst"
 mapfile -t ksrcs < <(git ls-files 'modules/*.c' 'modules/*.h' 'include/*.h')
 clean_run kerneldoc "kernel-doc clean" \
 	perl "$ksrc/kernel-doc" -none "${ksrcs[@]}"
