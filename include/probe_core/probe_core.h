@@ -146,7 +146,8 @@ bool pcore_timer_stop(struct pcore_timer *t, pid_t pid, u64 *ns);
  * @pre: called before the probed instruction, or NULL
  * @post: called after it, or NULL (at least one of the two)
  * @hist: the histogram this probe feeds, or NULL; its stats show this
- *	probe's symbol and missed count
+ *	probe's symbol and missed count.  One probe per histogram: others
+ *	may add to it from their handlers, unbound.
  * @priv: handler data, see pcore_probe_priv()
  */
 struct pcore_kprobe_opts {
@@ -173,7 +174,8 @@ struct pcore_kprobe_opts {
  * @ret: called at return with the per-call data and the time since entry
  *	in ns, or NULL to record that time into @hist
  * @hist: the histogram this probe feeds (its stats show this probe's
- *	symbol and missed count); required when @ret is NULL
+ *	symbol and missed count; one probe per histogram); required when
+ *	@ret is NULL
  * @priv: handler data, see pcore_probe_priv()
  *
  * The entry is always stamped (ktime_get_mono_fast_ns()): every return
@@ -201,7 +203,7 @@ struct pcore_kretprobe_opts {
  * @fn: handler with the tracepoint's prototype; its first argument is the
  *	struct pcore_probe, to pass to pcore_tp_hit()
  * @flags: %PCORE_TP_WAIT or 0
- * @hist: the histogram this probe feeds, or NULL
+ * @hist: the histogram this probe feeds, or NULL (one probe per histogram)
  * @priv: handler data, see pcore_tp_hit()
  */
 struct pcore_tracepoint_opts {
