@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcpsize.ko: known TCP sends over loopback land, exactly, in their log2
+ * buckets: one tcp_sendmsg() per send() whatever its size.
+ */
+#include "pcore_lib.h"
+#include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include "kselftest_harness.h"
+
+#define DIR	PCORE_DBG "/tcpsize"
+
+/* The workload: count sends of size bytes each. */
+static const struct {
+	int count;
+	size_t size;
+	unsigned long long lo, hi;	/* its log2 bucket [lo, hi) */
+} sends[] = {
+	{ 100, 1000, 512, 1024 },
+	{ 50, 10000, 8192, 16384 },
+	{ 10, 100000, 65536, 131072 },
+};
+
+static char buf[PCORE_BUF];
+static char data[100000];
+
+static int lo_fd = -1;
+static short lo_flags;
+
+/* The guest's loopback starts down: bring it up, remember how it was. */
+static int lo_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+
+	lo_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (lo_fd < 0 || ioctl(lo_fd, SIOCGIFFLAGS, &ifr))
+		return -1;
+	lo_flags = ifr.ifr_flags;
+	ifr.ifr_flags |= IFF_UP;
+	return ioctl(lo_fd, SIOCSIFFLAGS, &ifr);
+}
+
+static void lo_restore(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+
+	if (lo_fd < 0)
+		return;
+	ifr.ifr_flags = lo_flags;
+	ioctl(lo_fd, SIOCSIFFLAGS, &ifr);
+	close(lo_fd);
+	lo_fd = -1;
+}
+
+/* Count of the bucket "[lo<unit>, hi<unit>)" in a hist file; 0 if absent. */
+static unsigned long long bucket(const char *text, unsigned long long lo,
+				 unsigned long long hi)
+{
+	unsigned long long a, b, n;
+	const char *p = text;
+
+	while ((p = strchr(p, '['))) {
+		if (sscanf(p, "[%llubytes, %llubytes) %llu |", &a, &b, &n) == 3 &&
+		    a == lo && b == hi)
+			return n;
+		p++;
+	}
+	return 0;
+}
+
+FIXTURE(tcpsize) {
+	int listener;
+	struct sockaddr_in addr;
+};
+
+FIXTURE_SETUP(tcpsize)
+{
+	socklen_t alen = sizeof(self->addr);
+
+	self->listener = -1;
+	if (pcore_mod_loaded("tcpsize"))
+		ASSERT_EQ(0, pcore_mod_unload_wait("tcpsize"));
+	if (pcore_loaded())
+		ASSERT_EQ(0, pcore_unload_wait());
+	ASSERT_EQ(0, pcore_load(NULL));
+	ASSERT_EQ(0, pcore_mod_load("tcpsize", NULL));
+	ASSERT_EQ(0, lo_up());
+
+	self->addr.sin_family = AF_INET;
+	self->addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	self->listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, self->listener);
+	ASSERT_EQ(0, bind(self->listener, (void *)&self->addr,
+			  sizeof(self->addr)));
+	ASSERT_EQ(0, getsockname(self->listener, (void *)&self->addr, &alen));
+	ASSERT_EQ(0, listen(self->listener, 1));
+}
+
+FIXTURE_TEARDOWN(tcpsize)
+{
+	if (self->listener >= 0)
+		close(self->listener);
+	lo_restore();
+	if (pcore_mod_loaded("tcpsize"))
+		EXPECT_EQ(0, pcore_mod_unload_wait("tcpsize"));
+	EXPECT_EQ(0, pcore_unload_wait());
+}
+
+/*
+ * A reader child drains the connection (it never writes: only the sender
+ * calls tcp_sendmsg) and exits with 0 when it got every byte.
+ */
+static pid_t reader(int listener, unsigned long long expect)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	{
+		unsigned long long got = 0;
+		char rbuf[65536];
+		int c = accept(listener, NULL, NULL);
+		ssize_t n;
+
+		if (c < 0)
+			_exit(2);
+		while ((n = read(c, rbuf, sizeof(rbuf))) > 0)
+			got += n;
+		_exit(n == 0 && got == expect ? 0 : 1);
+	}
+}
+
+TEST_F_TIMEOUT(tcpsize, exact_buckets, 300)
+{
+	unsigned long long total = 0, bytes = 0, c0;
+	struct pcore_probe_line l;
+	int i, j, s, st, lines;
+	pid_t pid;
+
+	for (i = 0; i < (int)ARRAY_SIZE(sends); i++) {
+		total += sends[i].count;
+		bytes += sends[i].count * sends[i].size;
+	}
+	memset(data, 'x', sizeof(data));
+	pid = reader(self->listener, bytes);
+	ASSERT_LT(0, pid);
+	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, s);
+	ASSERT_EQ(0, connect(s, (void *)&self->addr, sizeof(self->addr)));
+
+	/*
+	 * Nothing else in the VM sends TCP: with the connection set up (the
+	 * handshake does not call tcp_sendmsg), the count is still 0.
+	 */
+	c0 = pcore_stat("tcpsize/size", "count");
+	ASSERT_EQ(0, c0);
+
+	/* Blocking sends: each returns only when all its bytes are queued. */
+	for (i = 0; i < (int)ARRAY_SIZE(sends); i++)
+		for (j = 0; j < sends[i].count; j++)
+			ASSERT_EQ((ssize_t)sends[i].size,
+				  send(s, data, sends[i].size, 0));
+	close(s);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ(0, WEXITSTATUS(st));	/* the reader got every byte */
+
+	/* One tcp_sendmsg() per send(): counts, sizes and sums exact. */
+	ASSERT_LT(0, pcore_read(DIR "/size/stats", buf, PCORE_BUF));
+	EXPECT_EQ(total, pcore_key(buf, "count"));
+	EXPECT_EQ(bytes, pcore_key(buf, "sum"));
+	EXPECT_EQ(sends[0].size, pcore_key(buf, "min"));
+	EXPECT_EQ(sends[ARRAY_SIZE(sends) - 1].size, pcore_key(buf, "max"));
+	EXPECT_EQ(0, pcore_key(buf, "missed"));
+	EXPECT_NE(NULL, strstr(buf, "\nsymbol: tcp_sendmsg\n"));
+	EXPECT_NE(NULL, strstr(buf, "\nunit: bytes\n"));
+	EXPECT_NE(NULL, strstr(buf, "\nkind: log2\n"));
+
+	ASSERT_LT(0, pcore_read(DIR "/size/hist", buf, PCORE_BUF));
+	TH_LOG("hist:\n%s", buf);
+	for (i = 0; i < (int)ARRAY_SIZE(sends); i++)
+		EXPECT_EQ(sends[i].count,
+			  bucket(buf, sends[i].lo, sends[i].hi));
+	/* No other bucket has anything. */
+	EXPECT_EQ(total, pcore_hist_total(buf, &lines));
+
+	ASSERT_EQ(0, pcore_probe_line("tcpsize/tcp_sendmsg", &l));
+	EXPECT_STREQ("kprobe", l.kind);
+	EXPECT_STREQ("tcp_sendmsg", l.symbol);
+	EXPECT_EQ(total, l.hits);
+	EXPECT_EQ(0, l.missed);
+}
+
+TEST_F_TIMEOUT(tcpsize, unloads_cleanly, 120)
+{
+	struct pcore_probe_line l;
+
+	ASSERT_EQ(0, access(DIR "/size/hist", R_OK));
+	ASSERT_EQ(0, pcore_mod_unload_wait("tcpsize"));
+	EXPECT_FALSE(pcore_mod_loaded("tcpsize"));
+	EXPECT_NE(0, access(DIR, F_OK));
+	EXPECT_NE(0, pcore_probe_line("tcpsize/tcp_sendmsg", &l));
+}
+
+TEST_HARNESS_MAIN
