@@ -105,8 +105,9 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	u32 nslots, i;
 	int cpu, ret;
 
-	if (IS_ERR_OR_NULL(c) || !o)
-		return ERR_PTR(-EINVAL);
+	ret = pcore_check_args("hist", c, o);
+	if (ret)
+		return ERR_PTR(ret);
 	ret = pcore_check_name("hist", o->name, true);
 	if (ret)
 		return ERR_PTR(ret);
