@@ -69,13 +69,14 @@ enum pcore_key_mode {
  * struct pcore_hist_opts - a histogram to create
  * @name: directory name under the client's directory: letters, digits,
  *	'_', '-' and '.'; unique within the client
- * @unit: unit of the values for display, e.g. "ns" (the default), "bytes"
+ * @unit: unit of the values for display, e.g. "ns" (the default), "bytes";
+ *	1 to 15 characters, no spaces or control characters
  * @spec: bucket layout; a zero @spec.kind means the default loglinear
  * @key_mode: an enum pcore_key_mode
  * @keys: %PCORE_KEYS_DIRECT: keys 0 to @keys - 1; %PCORE_KEYS_HASHED: the
  *	number of distinct keys kept; at most %PCORE_KEYS_MAX
  * @key_name: what a key is, for display ("irq", "vec", "dev", "pid");
- *	default "key"
+ *	default "key"; the same rules as @unit
  *
  * Memory: one bucket array per key and possible CPU, allocated at creation
  * (pcore_cpu_hist_size of the layout, times @keys, times CPUs).

@@ -60,6 +60,29 @@ int pcore_check_name(const char *what, const char *name, bool dashes)
 	return 0;
 }
 
+/**
+ * pcore_check_args() - refuse a missing client or missing options
+ * @what: the kind of object, for the log line (e.g. "hist")
+ * @c: the client given to a creating function
+ * @o: the options given to it
+ *
+ * Return: 0 or -EINVAL, with one log line naming what is missing.
+ */
+int pcore_check_args(const char *what, const struct pcore_client *c,
+		     const void *o)
+{
+	if (IS_ERR_OR_NULL(c)) {
+		pr_err("%s: no client (%s)\n", what,
+		       c ? "an error pointer" : "NULL");
+		return -EINVAL;
+	}
+	if (!o) {
+		pr_err("%s: no options (NULL)\n", what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static struct pcore_client *pcore_own;
 
 /* probe_core's own client; valid between pcore_client_init and _exit. */

@@ -140,13 +140,28 @@ static void pcore_seq_key(struct seq_file *m, const struct pcore_hist *h,
 		seq_printf(m, "%llu", key);
 }
 
-static const char *pcore_label(const struct pcore_hist *h, u32 slot)
+/*
+ * The label of a slot as one word: "-" when none, and every space or
+ * control character (a task's comm may have them) shown as '_', so that
+ * the label stays one field of the keys file and one line of stats.
+ */
+static const char *pcore_label(const struct pcore_hist *h, u32 slot,
+			       char buf[PCORE_LABEL_MAX])
 {
 	const char *label;
+	unsigned char c;
 	u64 key;
+	int i;
 
 	pcore_hist_slot_key(h, slot, &key, &label);
-	return *label ? label : "-";
+	for (i = 0; i < PCORE_LABEL_MAX - 1; i++) {
+		c = READ_ONCE(label[i]);
+		if (!c)
+			break;
+		buf[i] = c <= ' ' || c == 0x7f ? '_' : c;
+	}
+	buf[i] = '\0';
+	return i ? buf : "-";
 }
 
 /*
@@ -184,6 +199,7 @@ static bool pcore_show_slot(const struct pcore_hist *h,
 static void pcore_seq_stats(struct seq_file *m, struct pcore_hist *h,
 			    const struct pcore_snaps *ss, bool with_hist)
 {
+	char lb[PCORE_LABEL_MAX];
 	u32 i, n = 0;
 
 	if (!h->key_mode) {
@@ -205,7 +221,7 @@ static void pcore_seq_stats(struct seq_file *m, struct pcore_hist *h,
 			continue;
 		seq_puts(m, "\n");
 		pcore_seq_key(m, h, i, ": ");
-		seq_printf(m, "\nlabel: %s\n", pcore_label(h, i));
+		seq_printf(m, "\nlabel: %s\n", pcore_label(h, i, lb));
 		pcore_seq_values(m, h, pcore_snaps_at(ss, i));
 		if (with_hist)
 			pcore_seq_hist(m, h, pcore_snaps_at(ss, i), "  ");
@@ -251,6 +267,7 @@ DEFINE_SHOW_ATTRIBUTE(pcore_timers);
 
 static int pcore_hist_show(struct seq_file *m, void *unused)
 {
+	char lb[PCORE_LABEL_MAX];
 	struct pcore_hist *h = m->private;
 	struct pcore_snaps ss;
 	bool any = false;
@@ -268,7 +285,7 @@ static int pcore_hist_show(struct seq_file *m, void *unused)
 		if (any)
 			seq_puts(m, "\n");
 		pcore_seq_key(m, h, i, " ");
-		seq_printf(m, " %s:\n", pcore_label(h, i));
+		seq_printf(m, " %s:\n", pcore_label(h, i, lb));
 		pcore_seq_hist(m, h, pcore_snaps_at(&ss, i), "  ");
 		any = true;
 	}
@@ -295,6 +312,7 @@ DEFINE_SHOW_ATTRIBUTE(pcore_stats);
 /* key label count sum min max mean p50 p90 p99 p999 */
 static int pcore_keys_show(struct seq_file *m, void *unused)
 {
+	char lb[PCORE_LABEL_MAX];
 	struct pcore_hist *h = m->private;
 	struct pcore_snap *s;
 	struct pcore_snaps ss;
@@ -309,7 +327,7 @@ static int pcore_keys_show(struct seq_file *m, void *unused)
 			continue;
 		s = pcore_snaps_at(&ss, i);
 		pcore_seq_key(m, h, i, NULL);
-		seq_printf(m, " %s %llu %llu %llu %llu %llu", pcore_label(h, i),
+		seq_printf(m, " %s %llu %llu %llu %llu %llu", pcore_label(h, i, lb),
 			   s->count, s->sum, s->count ? s->min : 0, s->max,
 			   s->count ? div64_u64(s->sum, s->count) : 0);
 		for (j = 0; j < ARRAY_SIZE(pcore_pct); j++)
@@ -354,6 +372,7 @@ static void pcore_seq_percpu_slot(struct seq_file *m, struct pcore_hist *h,
 
 static int pcore_percpu_show(struct seq_file *m, void *unused)
 {
+	char lb[PCORE_LABEL_MAX];
 	struct pcore_hist *h = m->private;
 	struct pcore_snap *one, *total;
 	int ret = -ENOMEM;
@@ -371,7 +390,7 @@ static int pcore_percpu_show(struct seq_file *m, void *unused)
 		if (!pcore_hist_slot_used(h, i))
 			continue;
 		pcore_seq_key(m, h, i, " ");
-		seq_printf(m, " %s:\n", pcore_label(h, i));
+		seq_printf(m, " %s:\n", pcore_label(h, i, lb));
 		pcore_seq_percpu_slot(m, h, i, one, total, "  ");
 	}
 	ret = 0;

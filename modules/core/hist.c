@@ -17,6 +17,22 @@
 /* Slots a hashed key looks at before it is dropped. */
 #define PCORE_KEY_PROBES	32
 
+/*
+ * Units and key names are printed as one field of the text files: a
+ * space, a newline or a control character would break their format.
+ */
+static bool pcore_one_word(const char *s)
+{
+	size_t i, len = strnlen(s, PCORE_UNIT_MAX);
+
+	if (!len || len == PCORE_UNIT_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
 static int pcore_hist_spec_check(const struct pcore_client *c,
 				 const struct pcore_hist_opts *o,
 				 struct pcore_layout *l, u32 *nslots)
@@ -51,11 +67,10 @@ static int pcore_hist_spec_check(const struct pcore_client *c,
 	default:
 		why = "unknown key mode";
 	}
-	if (!why && o->unit && (!*o->unit || strlen(o->unit) >= PCORE_UNIT_MAX))
-		why = "unit must be 1 to 15 characters";
-	if (!why && o->key_name &&
-	    (!*o->key_name || strlen(o->key_name) >= PCORE_UNIT_MAX))
-		why = "key name must be 1 to 15 characters";
+	if (!why && o->unit && !pcore_one_word(o->unit))
+		why = "unit must be 1 to 15 characters, no spaces or control characters";
+	if (!why && o->key_name && !pcore_one_word(o->key_name))
+		why = "key name must be 1 to 15 characters, no spaces or control characters";
 	if (why) {
 		pr_err("%s%shist %s: %s\n", c->name, *c->name ? ": " : "",
 		       o->name, why);
@@ -105,8 +120,9 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	u32 nslots, i;
 	int cpu, ret;
 
-	if (IS_ERR_OR_NULL(c) || !o)
-		return ERR_PTR(-EINVAL);
+	ret = pcore_check_args("hist", c, o);
+	if (ret)
+		return ERR_PTR(ret);
 	ret = pcore_check_name("hist", o->name, true);
 	if (ret)
 		return ERR_PTR(ret);
@@ -234,7 +250,8 @@ NOKPROBE_SYMBOL(pcore_hist_drop);
  * @key: the key: an index below the key count for %PCORE_KEYS_DIRECT, any
  *	value but U64_MAX for %PCORE_KEYS_HASHED
  * @label: a name shown with the key, or NULL; only the first label given
- *	for a key is kept (up to 31 characters)
+ *	for a key is kept (up to 31 characters; spaces and control
+ *	characters are shown as '_')
  * @v: value
  *
  * No lock, no allocation, no division; safe in any context, NMI included.

@@ -243,6 +243,8 @@ void pcore_tp_exit(void);
 
 struct pcore_client *pcore_client_get_own(void);
 int pcore_check_name(const char *what, const char *name, bool dashes);
+int pcore_check_args(const char *what, const struct pcore_client *c,
+		     const void *o);
 int pcore_client_init(void);
 void pcore_client_exit(void);
 bool pcore_client_name_taken(struct pcore_client *c, const char *name);

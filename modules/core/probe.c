@@ -139,18 +139,19 @@ static struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 					   const char *name, const char *dflt,
 					   struct pcore_hist *h, void *priv)
 {
+	const char *what = kind == PCORE_PROBE_TRACEPOINT ? "tracepoint" :
+			   kind == PCORE_PROBE_KPROBE ? "kprobe" : "kretprobe";
 	struct pcore_probe *p;
 	int ret;
 
-	if (IS_ERR_OR_NULL(c))
-		return ERR_PTR(-EINVAL);
-	ret = pcore_check_name(kind == PCORE_PROBE_TRACEPOINT ? "tracepoint" :
-			       kind == PCORE_PROBE_KPROBE ? "kprobe" :
-			       "kretprobe", name ?: dflt, true);
+	ret = pcore_check_name(what, name ?: dflt, true);
 	if (ret)
 		return ERR_PTR(ret);
-	if (IS_ERR(h))
+	if (IS_ERR(h)) {
+		pr_err("%s%s%s %s: hist is an error pointer (%pe)\n", c->name,
+		       *c->name ? ": " : "", what, name ?: dflt, h);
 		return ERR_PTR(-EINVAL);
+	}
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p)
 		return ERR_PTR(-ENOMEM);
@@ -299,8 +300,9 @@ struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
 	struct pcore_probe *p;
 	int ret;
 
-	if (!o)
-		return ERR_PTR(-EINVAL);
+	ret = pcore_check_args("kprobe", c, o);
+	if (ret)
+		return ERR_PTR(ret);
 	p = pcore_probe_new(c, PCORE_PROBE_KPROBE, o->name,
 			    o->symbol ?: "kprobe", o->hist, o->priv);
 	if (IS_ERR(p))
@@ -424,8 +426,9 @@ struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
 	struct pcore_probe *p;
 	int ret;
 
-	if (!o)
-		return ERR_PTR(-EINVAL);
+	ret = pcore_check_args("kretprobe", c, o);
+	if (ret)
+		return ERR_PTR(ret);
 	p = pcore_probe_new(c, PCORE_PROBE_KRETPROBE, o->name,
 			    o->symbol ?: "kretprobe", o->hist, o->priv);
 	if (IS_ERR(p))
@@ -584,8 +587,9 @@ struct pcore_probe *pcore_tracepoint_attach(struct pcore_client *c,
 	struct module *mod;
 	int ret;
 
-	if (!o)
-		return ERR_PTR(-EINVAL);
+	ret = pcore_check_args("tracepoint", c, o);
+	if (ret)
+		return ERR_PTR(ret);
 	p = pcore_probe_new(c, PCORE_PROBE_TRACEPOINT, o->name,
 			    o->tracepoint ?: "tracepoint", o->hist, o->priv);
 	if (IS_ERR(p))

@@ -80,8 +80,9 @@ struct pcore_timer *pcore_timer_create(struct pcore_client *c,
 	u32 n;
 	int ret;
 
-	if (IS_ERR_OR_NULL(c) || !o)
-		return ERR_PTR(-EINVAL);
+	ret = pcore_check_args("timer", c, o);
+	if (ret)
+		return ERR_PTR(ret);
 	ret = pcore_check_name("timer", o->name, true);
 	if (!ret)
 		ret = pcore_timer_check(c, o);

@@ -1,0 +1,693 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcore_apitest: a test module for the probe_core selftests, not an
+ * example.  Each load runs one scenario of the public API, named by the
+ * parameter case=<name> (the tables and apitest_funcs[] below):
+ *
+ *   bad input   the scenario calls the API with one bad value and the load
+ *               fails with the errno the API returned; the selftest checks
+ *               it, the one kernel log line, and that nothing is left
+ *   good input  the scenario records values or times events at load, in
+ *               numbers the selftest knows, and stays loaded so that the
+ *               selftest can read /sys/kernel/debug/probe_core/pcore_apitest/
+ *   no_destroy  the module unloads without calling pcore_client_destroy()
+ *
+ *   insmod pcore_apitest.ko case=hist_name_empty     (fails with EINVAL)
+ *   insmod pcore_apitest.ko case=keys_hashed nkeys=10
+ *
+ * The selftests are selftests/pcore_apitest.c, pcore_tpmod.c and
+ * pcore_lifecycle.c; the expected numbers of the good cases are documented
+ * at each case and repeated there.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <probe_core/probe_core.h>
+#include <probe_core/compat.h>
+
+static char *apitest_case;
+module_param_named(case, apitest_case, charp, 0400);
+MODULE_PARM_DESC(case, "the scenario to run at load");
+
+static unsigned int nkeys = 10;
+module_param(nkeys, uint, 0400);
+MODULE_PARM_DESC(nkeys, "keys_hashed: distinct keys recorded (at most 64)");
+
+static unsigned int loops = 5;
+module_param(loops, uint, 0400);
+MODULE_PARM_DESC(loops, "timer_cpu: measurements of each kind (at most 100)");
+
+static struct pcore_client *pc;
+static bool skip_destroy;
+
+/* 128 letters: one more than a name may have. */
+static char apitest_long[PCORE_NAME_MAX + 1];
+
+static void notrace apitest_pre(struct pcore_probe *p, struct pt_regs *regs)
+{
+}
+
+static void notrace apitest_ret(struct pcore_probe *p, struct pt_regs *regs,
+				void *data, u64 ns)
+{
+}
+
+/* The prototype of pcore_tpsrc_event, the tracepoint of pcore_tpsrc. */
+static void notrace apitest_tpsrc_event(void *data, u64 value)
+{
+	struct pcore_hist *h = pcore_tp_hit(data);
+
+	pcore_hist_add(h, value);
+}
+
+static void notrace apitest_tpsrc_count(void *data, u64 value)
+{
+	pcore_tp_hit(data);
+}
+
+static void notrace apitest_switch(PCORE_SCHED_SWITCH_PROTO)
+{
+	pcore_tp_hit(data);
+}
+
+/* The errno of a refused call; 0 (the load succeeds) when it was not. */
+static int apitest_err(const void *p)
+{
+	if (IS_ERR(p))
+		return PTR_ERR(p);
+	if (!p) {
+		pr_err("the API returned NULL instead of an error pointer\n");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* Bad input, one table per creating function: each entry one bad value. */
+
+static const struct {
+	const char *name;
+	struct pcore_hist_opts o;
+} hist_cases[] = {
+	{ "hist_name_null", { .name = NULL } },
+	{ "hist_name_empty", { .name = "" } },
+	{ "hist_name_long", { .name = apitest_long } },
+	{ "hist_name_slash", { .name = "a/b" } },
+	{ "hist_name_dot", { .name = ".hidden" } },
+	{ "hist_name_dotdot", { .name = ".." } },
+	{ "hist_name_space", { .name = "a b" } },
+	{ "hist_kind_unknown", { .name = "h", .spec.kind = 4 } },
+	{ "hist_linear_step0", { .name = "h", .spec = {
+		.kind = PCORE_HIST_LINEAR, .min = 0, .max = 100, .step = 0 } } },
+	{ "hist_linear_order", { .name = "h", .spec = {
+		.kind = PCORE_HIST_LINEAR, .min = 100, .max = 0, .step = 10 } } },
+	{ "hist_linear_multiple", { .name = "h", .spec = {
+		.kind = PCORE_HIST_LINEAR, .min = 0, .max = 100, .step = 7 } } },
+	{ "hist_linear_huge", { .name = "h", .spec = {
+		.kind = PCORE_HIST_LINEAR, .min = 0, .max = 1000000, .step = 1 } } },
+	{ "hist_precision", { .name = "h", .spec = {
+		.kind = PCORE_HIST_LOGLINEAR, .precision = 8 } } },
+	{ "hist_keys_zero", { .name = "h", .key_mode = PCORE_KEYS_DIRECT,
+		.keys = 0 } },
+	{ "hist_keys_big", { .name = "h", .key_mode = PCORE_KEYS_HASHED,
+		.keys = PCORE_KEYS_MAX + 1 } },
+	{ "hist_keys_nomode", { .name = "h", .keys = 4 } },
+	{ "hist_key_mode", { .name = "h", .key_mode = 3, .keys = 4 } },
+	/* 65536 keys of the default 4984 bytes: far over 8 MiB per CPU. */
+	{ "hist_too_big", { .name = "h", .key_mode = PCORE_KEYS_DIRECT,
+		.keys = PCORE_KEYS_MAX } },
+	{ "hist_unit_empty", { .name = "h", .unit = "" } },
+	{ "hist_unit_long", { .name = "h", .unit = "abcdefghijklmnop" } },
+	{ "hist_unit_space", { .name = "h", .unit = "n s" } },
+	{ "hist_key_name_newline", { .name = "h", .key_mode = PCORE_KEYS_DIRECT,
+		.keys = 4, .key_name = "a\nb" } },
+};
+
+static const struct {
+	const char *name;
+	struct pcore_timer_opts o;
+} timer_cases[] = {
+	{ "timer_name_null", { .scope = PCORE_TIMER_CPU } },
+	{ "timer_scope_zero", { .name = "t" } },
+	{ "timer_scope_unknown", { .name = "t", .scope = 3 } },
+	{ "timer_flags", { .name = "t", .scope = PCORE_TIMER_CPU, .flags = 2 } },
+	{ "timer_tasks_zero", { .name = "t", .scope = PCORE_TIMER_TASK } },
+	{ "timer_tasks_big", { .name = "t", .scope = PCORE_TIMER_TASK,
+		.tasks = 65537 } },
+	{ "timer_tasks_cpu", { .name = "t", .scope = PCORE_TIMER_CPU,
+		.tasks = 4 } },
+};
+
+static const struct {
+	const char *name;
+	struct pcore_kprobe_opts o;
+} kprobe_cases[] = {
+	{ "kprobe_both", { .symbol = "vfs_read", .addr = (void *)apitest_pre,
+		.pre = apitest_pre } },
+	{ "kprobe_neither", { .pre = apitest_pre } },
+	{ "kprobe_no_handler", { .symbol = "vfs_read" } },
+	{ "kprobe_unknown", { .symbol = "pcore_no_such_function",
+		.pre = apitest_pre } },
+	{ "kprobe_blacklisted", { .symbol = "get_kprobe", .pre = apitest_pre } },
+	{ "kprobe_data", { .symbol = "jiffies", .pre = apitest_pre } },
+	{ "kprobe_bad_symbol", { .symbol = "vfs-read", .pre = apitest_pre } },
+	{ "kprobe_bad_name", { .name = "a/b", .symbol = "vfs_read",
+		.pre = apitest_pre } },
+};
+
+static const struct {
+	const char *name;
+	struct pcore_kretprobe_opts o;
+} kretprobe_cases[] = {
+	{ "kretprobe_no_symbol", { .ret = apitest_ret } },
+	{ "kretprobe_maxactive_neg", { .symbol = "vfs_read", .ret = apitest_ret,
+		.maxactive = -1 } },
+	{ "kretprobe_maxactive_big", { .symbol = "vfs_read", .ret = apitest_ret,
+		.maxactive = 4097 } },
+	{ "kretprobe_data_size", { .symbol = "vfs_read", .ret = apitest_ret,
+		.data_size = 257 } },
+	{ "kretprobe_no_ret", { .symbol = "vfs_read" } },
+	{ "kretprobe_unknown", { .symbol = "pcore_no_such_function",
+		.ret = apitest_ret } },
+	{ "kretprobe_blacklisted", { .symbol = "get_kprobe",
+		.ret = apitest_ret } },
+};
+
+static const struct {
+	const char *name;
+	struct pcore_tracepoint_opts o;
+} tp_cases[] = {
+	{ "tp_unknown", { .tracepoint = "pcore_no_such_tp",
+		.fn = apitest_switch } },
+	{ "tp_flags", { .tracepoint = "sched_switch", .fn = apitest_switch,
+		.flags = 2 } },
+	{ "tp_no_fn", { .tracepoint = "sched_switch" } },
+	{ "tp_no_name", { .fn = apitest_switch } },
+	{ "tp_bad_name", { .tracepoint = "sched-switch", .fn = apitest_switch } },
+};
+
+/* Bad input that takes more than one call. */
+
+static int null_opts_hist(void)
+{
+	return apitest_err(pcore_hist_create(pc, NULL));
+}
+
+static int null_opts_timer(void)
+{
+	return apitest_err(pcore_timer_create(pc, NULL));
+}
+
+static int null_opts_kprobe(void)
+{
+	return apitest_err(pcore_kprobe_attach(pc, NULL));
+}
+
+static int null_opts_kretprobe(void)
+{
+	return apitest_err(pcore_kretprobe_attach(pc, NULL));
+}
+
+static int null_opts_tp(void)
+{
+	return apitest_err(pcore_tracepoint_attach(pc, NULL));
+}
+
+static int null_client(void)
+{
+	return apitest_err(pcore_hist_create(NULL,
+			&(struct pcore_hist_opts){ .name = "h" }));
+}
+
+static int error_client(void)
+{
+	return apitest_err(pcore_timer_create(ERR_PTR(-EEXIST),
+			&(struct pcore_timer_opts){ .name = "t",
+						    .scope = PCORE_TIMER_CPU }));
+}
+
+static int client_null_owner(void)
+{
+	return apitest_err(pcore_client_create(NULL));
+}
+
+static int client_twice(void)
+{
+	return apitest_err(pcore_client_create(THIS_MODULE));
+}
+
+/* The unchecked result of a failed pcore_hist_create(). */
+static int kprobe_hist_error(void)
+{
+	return apitest_err(pcore_kprobe_attach(pc, &(struct pcore_kprobe_opts){
+		.symbol = "vfs_read", .pre = apitest_pre,
+		.hist = ERR_PTR(-ENOMEM) }));
+}
+
+static int hist_dup(void)
+{
+	struct pcore_hist_opts o = { .name = "lat" };
+	int ret = apitest_err(pcore_hist_create(pc, &o));
+
+	return ret ?: apitest_err(pcore_hist_create(pc, &o));
+}
+
+/* Names of the client directory's own files. */
+static int hist_reserved(void)
+{
+	return apitest_err(pcore_hist_create(pc,
+			&(struct pcore_hist_opts){ .name = "timers" }));
+}
+
+static int timer_dup(void)
+{
+	struct pcore_timer_opts o = { .name = "t", .scope = PCORE_TIMER_CPU };
+	int ret = apitest_err(pcore_timer_create(pc, &o));
+
+	return ret ?: apitest_err(pcore_timer_create(pc, &o));
+}
+
+static int kprobe_dup(void)
+{
+	struct pcore_kprobe_opts o = { .name = "p", .symbol = "vfs_read",
+				       .pre = apitest_pre };
+	int ret = apitest_err(pcore_kprobe_attach(pc, &o));
+
+	o.symbol = "vfs_write";
+	return ret ?: apitest_err(pcore_kprobe_attach(pc, &o));
+}
+
+/* A histogram fed by two probes. */
+static int hist_busy(void)
+{
+	struct pcore_hist *h = pcore_hist_create(pc,
+			&(struct pcore_hist_opts){ .name = "h" });
+	int ret = apitest_err(h);
+
+	ret = ret ?: apitest_err(pcore_kretprobe_attach(pc,
+			&(struct pcore_kretprobe_opts){ .symbol = "vfs_read",
+							.hist = h }));
+	return ret ?: apitest_err(pcore_kretprobe_attach(pc,
+			&(struct pcore_kretprobe_opts){ .symbol = "vfs_write",
+							.hist = h }));
+}
+
+/*
+ * 257 probes, waiting for pcore_tpsrc_event (nothing is registered): one
+ * more than probe_core lists.
+ */
+static int too_many_probes(void)
+{
+	char name[16];
+	int i, ret = 0;
+
+	for (i = 0; i <= 256 && !ret; i++) {
+		snprintf(name, sizeof(name), "w%d", i);
+		ret = apitest_err(pcore_tracepoint_attach(pc,
+			&(struct pcore_tracepoint_opts){
+				.name = name, .tracepoint = "pcore_tpsrc_event",
+				.fn = apitest_tpsrc_count,
+				.flags = PCORE_TP_WAIT }));
+	}
+	return ret;
+}
+
+/*
+ * One of everything attached, then one refused call: the load fails and
+ * pcore_client_destroy() in the error path must take all of it down.
+ */
+static int partial(void)
+{
+	struct pcore_hist *h, *h2;
+	int ret;
+
+	h = pcore_hist_create(pc, &(struct pcore_hist_opts){ .name = "fork" });
+	h2 = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "keyed", .key_mode = PCORE_KEYS_HASHED, .keys = 16 });
+	ret = apitest_err(h) ?: apitest_err(h2) ?:
+	      apitest_err(pcore_timer_create(pc, &(struct pcore_timer_opts){
+		.name = "t", .scope = PCORE_TIMER_TASK, .tasks = 16 })) ?:
+	      apitest_err(pcore_kretprobe_attach(pc,
+		&(struct pcore_kretprobe_opts){ .symbol = "do_fork",
+						.hist = h })) ?:
+	      apitest_err(pcore_kprobe_attach(pc, &(struct pcore_kprobe_opts){
+		.symbol = "vfs_read", .pre = apitest_pre })) ?:
+	      apitest_err(pcore_tracepoint_attach(pc,
+		&(struct pcore_tracepoint_opts){ .tracepoint = "sched_switch",
+						 .fn = apitest_switch }));
+	if (ret)
+		return ret;
+	pcore_hist_add_key(h2, 1, "one", 1);
+	return apitest_err(pcore_kprobe_attach(pc, &(struct pcore_kprobe_opts){
+		.symbol = "pcore_no_such_function", .pre = apitest_pre }));
+}
+
+/* Good input: the load succeeds and the numbers are known. */
+
+/*
+ * keys_hashed: a hashed histogram "hashed" of 4 slots, key name "pid".
+ * Key 1000 + i (i from 0 to nkeys - 1) gets i + 1 values of 100 * (i + 1),
+ * with the label "k<i>" except for i = 2 (a label with a space, a tab and
+ * a newline) and i = 3 (a label of 40 characters).  The first 4 keys take
+ * the 4 slots, so the values of keys 1004 and up are dropped.  Then key
+ * 1000 once more with another label (the first label stays) and the value
+ * 50, and the key U64_MAX, which is always dropped.
+ */
+static int keys_hashed(void)
+{
+	struct pcore_hist *h;
+	char label[48];
+	u32 i, j;
+
+	if (nkeys > 64) {
+		pr_err("nkeys=%u: at most 64\n", nkeys);
+		return -EINVAL;
+	}
+	h = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "hashed", .key_mode = PCORE_KEYS_HASHED, .keys = 4,
+		.key_name = "pid", .unit = "bytes" });
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	for (i = 0; i < nkeys; i++) {
+		if (i == 2)
+			strscpy(label, "has space\tand\nnewline", sizeof(label));
+		else if (i == 3)
+			strscpy(label, "a_label_of_forty_characters_0123456789ab",
+				sizeof(label));
+		else
+			snprintf(label, sizeof(label), "k%u", i);
+		for (j = 0; j <= i; j++)
+			pcore_hist_add_key(h, 1000 + i, label, 100 * (i + 1));
+	}
+	pcore_hist_add_key(h, 1000, "other", 50);
+	pcore_hist_add_key(h, U64_MAX, "never", 1);
+	return 0;
+}
+
+/*
+ * keys_direct: a direct histogram "direct" of keys 0 to 3, key name "vec".
+ * Key 0: 10 with label "zero", then 10 through pcore_hist_add() (key 0);
+ * key 1: 20 twice, label "one"; key 2: nothing; key 3: 30 three times, no
+ * label.  Dropped: key 4 four times, key 100 five times, key U64_MAX once.
+ */
+static int keys_direct(void)
+{
+	struct pcore_hist *h;
+	u32 i;
+
+	h = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "direct", .key_mode = PCORE_KEYS_DIRECT, .keys = 4,
+		.key_name = "vec" });
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	pcore_hist_add_key(h, 0, "zero", 10);
+	pcore_hist_add(h, 10);
+	for (i = 0; i < 2; i++)
+		pcore_hist_add_key(h, 1, "one", 20);
+	for (i = 0; i < 3; i++)
+		pcore_hist_add_key(h, 3, NULL, 30);
+	for (i = 0; i < 4; i++)
+		pcore_hist_add_key(h, 4, "four", 40);
+	for (i = 0; i < 5; i++)
+		pcore_hist_add_key(h, 100, "hundred", 50);
+	pcore_hist_add_key(h, U64_MAX, NULL, 60);
+	return 0;
+}
+
+/*
+ * timer_cpu: two CPU timers, "disc" with PCORE_TIMER_DISCARD_SWITCH and
+ * "meas" without, on this task with migration off (a CPU timer needs its
+ * stop on the CPU of its start; sleeping is allowed).  Each loop:
+ *
+ *   start both, sleep 1 to 2 ms, stop both: "disc" discards (the task
+ *   switched out), "meas" measures the sleep into histogram "slept";
+ *   with preemption off, start and stop "disc": measured, into "quick".
+ *
+ * Then a stop of "disc" without a start (unmatched) and, for "meas", two
+ * starts and one stop (a restart: one measurement).  Timers file:
+ *
+ *   disc cpu <loops> <loops> 1 0
+ *   meas cpu <loops + 1> 0 0 0
+ */
+static int timer_cpu(void)
+{
+	struct pcore_timer *disc, *meas;
+	struct pcore_hist *slept, *quick;
+	u64 ns;
+	u32 i;
+	int ret;
+
+	if (loops > 100) {
+		pr_err("loops=%u: at most 100\n", loops);
+		return -EINVAL;
+	}
+	disc = pcore_timer_create(pc, &(struct pcore_timer_opts){
+		.name = "disc", .scope = PCORE_TIMER_CPU,
+		.flags = PCORE_TIMER_DISCARD_SWITCH });
+	meas = pcore_timer_create(pc, &(struct pcore_timer_opts){
+		.name = "meas", .scope = PCORE_TIMER_CPU });
+	slept = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "slept" });
+	quick = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "quick" });
+	ret = apitest_err(disc) ?: apitest_err(meas) ?: apitest_err(slept) ?:
+	      apitest_err(quick);
+	if (ret)
+		return ret;
+
+	migrate_disable();
+	for (i = 0; i < loops; i++) {
+		pcore_timer_start(disc, 0);
+		pcore_timer_start(meas, 0);
+		usleep_range(1000, 2000);
+		if (pcore_timer_stop(disc, 0, &ns))
+			pr_err("disc: a sleep was not discarded\n");
+		if (pcore_timer_stop(meas, 0, &ns))
+			pcore_hist_add(slept, ns);
+
+		preempt_disable();
+		pcore_timer_start(disc, 0);
+		if (pcore_timer_stop(disc, 0, &ns))
+			pcore_hist_add(quick, ns);
+		preempt_enable();
+	}
+	pcore_timer_stop(disc, 0, &ns);
+	pcore_timer_start(meas, 0);
+	pcore_timer_start(meas, 0);
+	pcore_timer_stop(meas, 0, &ns);
+	migrate_enable();
+	return 0;
+}
+
+/*
+ * timer_task: "tasks", a task timer of 2 slots, fed with made-up pids:
+ *
+ *   start 101, 102, 103     the table is full at 103: 101, the oldest,
+ *                           is evicted (evicted 1)
+ *   stop 101                unmatched (1)
+ *   stop 102, stop 103      measured (2)
+ *   stop 104                never started: unmatched (2)
+ *   start 105 twice, stop   a restart takes no new slot: measured (3)
+ *   stop 105 again          unmatched (3)
+ *   start 0, start -1,      no such task: unmatched (6)
+ *   stop 0
+ *
+ * and "tdisc", a task timer with PCORE_TIMER_DISCARD_SWITCH on this task:
+ * start, sleep 1 to 2 ms, stop: discarded; start and stop with preemption
+ * off: measured.  Timers file:
+ *
+ *   tasks task 3 0 6 1
+ *   tdisc task 1 1 0 0
+ */
+static int timer_task(void)
+{
+	struct pcore_timer *t, *td;
+	u64 ns;
+	int ret;
+
+	t = pcore_timer_create(pc, &(struct pcore_timer_opts){
+		.name = "tasks", .scope = PCORE_TIMER_TASK, .tasks = 2 });
+	td = pcore_timer_create(pc, &(struct pcore_timer_opts){
+		.name = "tdisc", .scope = PCORE_TIMER_TASK, .tasks = 1,
+		.flags = PCORE_TIMER_DISCARD_SWITCH });
+	ret = apitest_err(t) ?: apitest_err(td);
+	if (ret)
+		return ret;
+
+	/* Stamps a microsecond apart: 101 is the oldest beyond doubt. */
+	pcore_timer_start(t, 101);
+	udelay(1);
+	pcore_timer_start(t, 102);
+	udelay(1);
+	pcore_timer_start(t, 103);
+	pcore_timer_stop(t, 101, &ns);
+	pcore_timer_stop(t, 102, &ns);
+	pcore_timer_stop(t, 103, &ns);
+	pcore_timer_stop(t, 104, &ns);
+	pcore_timer_start(t, 105);
+	pcore_timer_start(t, 105);
+	pcore_timer_stop(t, 105, &ns);
+	pcore_timer_stop(t, 105, &ns);
+	pcore_timer_start(t, 0);
+	pcore_timer_start(t, -1);
+	pcore_timer_stop(t, 0, &ns);
+
+	pcore_timer_start(td, current->pid);
+	usleep_range(1000, 2000);
+	pcore_timer_stop(td, current->pid, &ns);
+	preempt_disable();
+	pcore_timer_start(td, current->pid);
+	pcore_timer_stop(td, current->pid, &ns);
+	preempt_enable();
+	return 0;
+}
+
+/*
+ * Histogram "tp" fed by probe "tp" on pcore_tpsrc_event, the tracepoint of
+ * the test module pcore_tpsrc, which may not be loaded: with
+ * PCORE_TP_WAIT (tp_wait) the probe waits for it, without (tp_nowait) the
+ * attach fails with ENOENT.
+ */
+static int tp_attach(u32 flags)
+{
+	struct pcore_hist *h;
+
+	h = pcore_hist_create(pc, &(struct pcore_hist_opts){ .name = "tp" });
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	return apitest_err(pcore_tracepoint_attach(pc,
+		&(struct pcore_tracepoint_opts){
+			.name = "tp", .tracepoint = "pcore_tpsrc_event",
+			.fn = apitest_tpsrc_event, .flags = flags,
+			.hist = h, .priv = h }));
+}
+
+static int tp_wait(void)
+{
+	return tp_attach(PCORE_TP_WAIT);
+}
+
+static int tp_nowait(void)
+{
+	return tp_attach(0);
+}
+
+/*
+ * no_destroy: histogram "fork" fed by a return probe on do_fork, a kprobe
+ * on vfs_read, a sched_switch probe and a timer; the exit function does
+ * not call pcore_client_destroy(): probe_core has to clean up.
+ */
+static int no_destroy(void)
+{
+	struct pcore_hist *h;
+
+	skip_destroy = true;
+	h = pcore_hist_create(pc, &(struct pcore_hist_opts){ .name = "fork" });
+	return apitest_err(h) ?:
+	       apitest_err(pcore_kretprobe_attach(pc,
+		&(struct pcore_kretprobe_opts){ .name = "fork",
+						.symbol = "do_fork",
+						.hist = h })) ?:
+	       apitest_err(pcore_kprobe_attach(pc, &(struct pcore_kprobe_opts){
+		.name = "read", .symbol = "vfs_read", .pre = apitest_pre })) ?:
+	       apitest_err(pcore_tracepoint_attach(pc,
+		&(struct pcore_tracepoint_opts){ .name = "switch",
+						 .tracepoint = "sched_switch",
+						 .fn = apitest_switch })) ?:
+	       apitest_err(pcore_timer_create(pc, &(struct pcore_timer_opts){
+		.name = "t", .scope = PCORE_TIMER_CPU }));
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(void);
+} apitest_funcs[] = {
+	{ "null_opts_hist", null_opts_hist },
+	{ "null_opts_timer", null_opts_timer },
+	{ "null_opts_kprobe", null_opts_kprobe },
+	{ "null_opts_kretprobe", null_opts_kretprobe },
+	{ "null_opts_tp", null_opts_tp },
+	{ "null_client", null_client },
+	{ "error_client", error_client },
+	{ "client_null_owner", client_null_owner },
+	{ "client_twice", client_twice },
+	{ "hist_dup", hist_dup },
+	{ "hist_reserved", hist_reserved },
+	{ "timer_dup", timer_dup },
+	{ "kprobe_dup", kprobe_dup },
+	{ "hist_busy", hist_busy },
+	{ "too_many_probes", too_many_probes },
+	{ "partial", partial },
+	{ "keys_hashed", keys_hashed },
+	{ "keys_direct", keys_direct },
+	{ "timer_cpu", timer_cpu },
+	{ "timer_task", timer_task },
+	{ "tp_wait", tp_wait },
+	{ "tp_nowait", tp_nowait },
+	{ "kprobe_hist_error", kprobe_hist_error },
+	{ "no_destroy", no_destroy },
+};
+
+static int apitest_run(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hist_cases); i++)
+		if (!strcmp(name, hist_cases[i].name))
+			return apitest_err(pcore_hist_create(pc,
+							     &hist_cases[i].o));
+	for (i = 0; i < ARRAY_SIZE(timer_cases); i++)
+		if (!strcmp(name, timer_cases[i].name))
+			return apitest_err(pcore_timer_create(pc,
+							      &timer_cases[i].o));
+	for (i = 0; i < ARRAY_SIZE(kprobe_cases); i++)
+		if (!strcmp(name, kprobe_cases[i].name))
+			return apitest_err(pcore_kprobe_attach(pc,
+							       &kprobe_cases[i].o));
+	for (i = 0; i < ARRAY_SIZE(kretprobe_cases); i++)
+		if (!strcmp(name, kretprobe_cases[i].name))
+			return apitest_err(pcore_kretprobe_attach(pc,
+							&kretprobe_cases[i].o));
+	for (i = 0; i < ARRAY_SIZE(tp_cases); i++)
+		if (!strcmp(name, tp_cases[i].name))
+			return apitest_err(pcore_tracepoint_attach(pc,
+							&tp_cases[i].o));
+	for (i = 0; i < ARRAY_SIZE(apitest_funcs); i++)
+		if (!strcmp(name, apitest_funcs[i].name))
+			return apitest_funcs[i].fn();
+	pr_err("case=%s: no such case\n", name);
+	return -EINVAL;
+}
+
+static int __init apitest_init(void)
+{
+	int ret;
+
+	memset(apitest_long, 'a', PCORE_NAME_MAX);
+	if (!apitest_case) {
+		pr_err("needs case=<name>\n");
+		return -EINVAL;
+	}
+	pc = pcore_client_create(THIS_MODULE);
+	if (IS_ERR(pc))
+		return PTR_ERR(pc);
+	ret = apitest_run(apitest_case);
+	if (ret)
+		pcore_client_destroy(pc);
+	return ret;
+}
+
+static void __exit apitest_exit(void)
+{
+	if (!skip_destroy)
+		pcore_client_destroy(pc);
+}
+
+module_init(apitest_init);
+module_exit(apitest_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("probe_core selftests: one scenario of the public API per load");

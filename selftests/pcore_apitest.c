@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The public API, called by a module (the test module pcore_apitest.ko,
+ * one scenario per load, case=<name>).
+ *
+ * Bad input: each case makes one refused call; the load fails with the
+ * errno the API returned, the kernel log has one line naming the bad
+ * value, and nothing is left: the probes file and the kprobes list are as
+ * before, the module's debugfs directory is gone.
+ *
+ * Good input: keyed histograms that keep and drop known keys, labels, CPU
+ * and task timers, with every number known in advance (the cases are
+ * described in modules/pcore_apitest/pcore_apitest.c).
+ */
+#include "pcore_lib.h"
+#include "kselftest_harness.h"
+
+#define KPROBES_LIST	"/sys/kernel/debug/kprobes/list"
+#define APITEST		"pcore_apitest"
+#define APIDIR		PCORE_DBG "/" APITEST
+
+static char buf[PCORE_BUF], log[16384], probes0[65536], kprobes0[65536];
+
+/* Unload what an earlier failed test may have left. */
+static int unload_all(void)
+{
+	int ret = 0;
+
+	if (pcore_mod_loaded(APITEST))
+		ret = pcore_mod_unload_wait(APITEST);
+	if (!ret && pcore_loaded())
+		ret = pcore_unload_wait();
+	return ret;
+}
+
+FIXTURE(bad) {
+	int kmsg;
+};
+
+FIXTURE_VARIANT(bad) {
+	const char *name;
+	int err;
+	const char *log;
+};
+
+FIXTURE_SETUP(bad)
+{
+	ASSERT_EQ(0, unload_all());
+	ASSERT_EQ(0, pcore_load(NULL));
+	ASSERT_LE(0, pcore_read(PCORE_DBG "/probes", probes0, sizeof(probes0)));
+	ASSERT_LE(0, pcore_read(KPROBES_LIST, kprobes0, sizeof(kprobes0)));
+	self->kmsg = kmsg_open();
+	ASSERT_LE(0, self->kmsg);
+}
+
+FIXTURE_TEARDOWN(bad)
+{
+	close(self->kmsg);
+	EXPECT_EQ(0, unload_all());
+	EXPECT_NE(0, access(PCORE_DBG, F_OK));
+}
+
+TEST_F_TIMEOUT(bad, refused, 60)
+{
+	char params[128];
+	int n;
+
+	snprintf(params, sizeof(params), "case=%s", variant->name);
+	EXPECT_EQ(variant->err, pcore_mod_load(APITEST, params)) {
+		TH_LOG("%s", params);
+	}
+	n = kmsg_collect(self->kmsg, log, sizeof(log));
+	EXPECT_EQ(1, n) {
+		TH_LOG("log lines:\n%s", log);
+	}
+	EXPECT_NE(NULL, strstr(log, variant->log)) {
+		TH_LOG("expected '%s' in:\n%s", variant->log, log);
+	}
+
+	/* Nothing left behind. */
+	EXPECT_FALSE(pcore_mod_loaded(APITEST));
+	EXPECT_NE(0, access(APIDIR, F_OK));
+	ASSERT_LE(0, pcore_read(PCORE_DBG "/probes", buf, PCORE_BUF));
+	EXPECT_STREQ(probes0, buf);
+	ASSERT_LE(0, pcore_read(KPROBES_LIST, buf, PCORE_BUF));
+	EXPECT_STREQ(kprobes0, buf);
+}
+
+/* Missing arguments. */
+FIXTURE_VARIANT_ADD(bad, null_opts_hist) {
+	.name = "null_opts_hist",
+	.err = EINVAL,
+	.log = "probe_core: hist: no options (NULL)",
+};
+
+FIXTURE_VARIANT_ADD(bad, null_opts_timer) {
+	.name = "null_opts_timer",
+	.err = EINVAL,
+	.log = "probe_core: timer: no options (NULL)",
+};
+
+FIXTURE_VARIANT_ADD(bad, null_opts_kprobe) {
+	.name = "null_opts_kprobe",
+	.err = EINVAL,
+	.log = "probe_core: kprobe: no options (NULL)",
+};
+
+FIXTURE_VARIANT_ADD(bad, null_opts_kretprobe) {
+	.name = "null_opts_kretprobe",
+	.err = EINVAL,
+	.log = "probe_core: kretprobe: no options (NULL)",
+};
+
+FIXTURE_VARIANT_ADD(bad, null_opts_tp) {
+	.name = "null_opts_tp",
+	.err = EINVAL,
+	.log = "probe_core: tracepoint: no options (NULL)",
+};
+
+FIXTURE_VARIANT_ADD(bad, null_client) {
+	.name = "null_client",
+	.err = EINVAL,
+	.log = "probe_core: hist: no client (NULL)",
+};
+
+FIXTURE_VARIANT_ADD(bad, error_client) {
+	.name = "error_client",
+	.err = EINVAL,
+	.log = "probe_core: timer: no client (an error pointer)",
+};
+
+FIXTURE_VARIANT_ADD(bad, client_null_owner) {
+	.name = "client_null_owner",
+	.err = EINVAL,
+	.log = "probe_core: client: needs the handler module (THIS_MODULE)",
+};
+
+FIXTURE_VARIANT_ADD(bad, client_twice) {
+	.name = "client_twice",
+	.err = EEXIST,
+	.log = "probe_core: pcore_apitest: the module has a client already",
+};
+
+/* Histograms. */
+FIXTURE_VARIANT_ADD(bad, hist_name_null) {
+	.name = "hist_name_null",
+	.err = EINVAL,
+	.log = "probe_core: hist: no name",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_name_empty) {
+	.name = "hist_name_empty",
+	.err = EINVAL,
+	.log = "probe_core: hist: empty name",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_name_long) {
+	.name = "hist_name_long",
+	.err = EINVAL,
+	.log =
+		"probe_core: hist: name 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' is 128 characters, longer than 127",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_name_slash) {
+	.name = "hist_name_slash",
+	.err = EINVAL,
+	.log = "probe_core: hist: 'a/b' is not a valid name (bad character at 1)",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_name_dot) {
+	.name = "hist_name_dot",
+	.err = EINVAL,
+	.log = "probe_core: hist: '.hidden' is not a valid name (bad character at 0)",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_name_dotdot) {
+	.name = "hist_name_dotdot",
+	.err = EINVAL,
+	.log = "probe_core: hist: '..' is not a valid name (bad character at 0)",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_name_space) {
+	.name = "hist_name_space",
+	.err = EINVAL,
+	.log = "probe_core: hist: 'a b' is not a valid name (bad character at 1)",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_kind_unknown) {
+	.name = "hist_kind_unknown",
+	.err = EINVAL,
+	.log = "probe_core: pcore_apitest: hist h: unknown histogram kind",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_linear_step0) {
+	.name = "hist_linear_step0",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: linear step must be at least 1",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_linear_order) {
+	.name = "hist_linear_order",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: linear max must be above min",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_linear_multiple) {
+	.name = "hist_linear_multiple",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: linear max - min must be a multiple of step",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_linear_huge) {
+	.name = "hist_linear_huge",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: histogram would need more than 2048 buckets",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_precision) {
+	.name = "hist_precision",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: loglinear precision must be 1 to 7 bits",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_keys_zero) {
+	.name = "hist_keys_zero",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: keys must be 1 to 65536",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_keys_big) {
+	.name = "hist_keys_big",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: keys must be 1 to 65536",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_keys_nomode) {
+	.name = "hist_keys_nomode",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: keys given without a key mode",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_key_mode) {
+	.name = "hist_key_mode",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: unknown key mode",
+};
+/* 65536 keys of the default loglinear layout, 4984 bytes each. */
+FIXTURE_VARIANT_ADD(bad, hist_too_big) {
+	.name = "hist_too_big",
+	.err = E2BIG,
+	.log =
+		"pcore_apitest: hist h: 65536 keys of 4984 bytes need 326631424 bytes per CPU, more than 8388608",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_unit_empty) {
+	.name = "hist_unit_empty",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: unit must be 1 to 15 characters",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_unit_long) {
+	.name = "hist_unit_long",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: unit must be 1 to 15 characters",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_unit_space) {
+	.name = "hist_unit_space",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: unit must be 1 to 15 characters",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_key_name_newline) {
+	.name = "hist_key_name_newline",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: key name must be 1 to 15 characters",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_dup) {
+	.name = "hist_dup",
+	.err = EEXIST,
+	.log = "pcore_apitest: hist lat: the name is taken",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_reserved) {
+	.name = "hist_reserved",
+	.err = EEXIST,
+	.log = "pcore_apitest: hist timers: the name is taken",
+};
+
+/* Timers. */
+FIXTURE_VARIANT_ADD(bad, timer_name_null) {
+	.name = "timer_name_null",
+	.err = EINVAL,
+	.log = "probe_core: timer: no name",
+};
+
+FIXTURE_VARIANT_ADD(bad, timer_scope_zero) {
+	.name = "timer_scope_zero",
+	.err = EINVAL,
+	.log = "pcore_apitest: timer t: scope must be PCORE_TIMER_CPU or PCORE_TIMER_TASK",
+};
+
+FIXTURE_VARIANT_ADD(bad, timer_scope_unknown) {
+	.name = "timer_scope_unknown",
+	.err = EINVAL,
+	.log = "pcore_apitest: timer t: scope must be PCORE_TIMER_CPU or PCORE_TIMER_TASK",
+};
+
+FIXTURE_VARIANT_ADD(bad, timer_flags) {
+	.name = "timer_flags",
+	.err = EINVAL,
+	.log = "pcore_apitest: timer t: unknown flags",
+};
+
+FIXTURE_VARIANT_ADD(bad, timer_tasks_zero) {
+	.name = "timer_tasks_zero",
+	.err = EINVAL,
+	.log = "pcore_apitest: timer t: tasks must be 1 to 65536",
+};
+
+FIXTURE_VARIANT_ADD(bad, timer_tasks_big) {
+	.name = "timer_tasks_big",
+	.err = EINVAL,
+	.log = "pcore_apitest: timer t: tasks must be 1 to 65536",
+};
+
+FIXTURE_VARIANT_ADD(bad, timer_tasks_cpu) {
+	.name = "timer_tasks_cpu",
+	.err = EINVAL,
+	.log = "pcore_apitest: timer t: tasks given for a CPU timer",
+};
+
+FIXTURE_VARIANT_ADD(bad, timer_dup) {
+	.name = "timer_dup",
+	.err = EEXIST,
+	.log = "pcore_apitest: timer t: the name is taken",
+};
+
+/* kprobes. */
+FIXTURE_VARIANT_ADD(bad, kprobe_both) {
+	.name = "kprobe_both",
+	.err = EINVAL,
+	.log = "pcore_apitest: kprobe vfs_read: give exactly one of symbol and addr",
+};
+
+FIXTURE_VARIANT_ADD(bad, kprobe_neither) {
+	.name = "kprobe_neither",
+	.err = EINVAL,
+	.log = "pcore_apitest: kprobe kprobe: give exactly one of symbol and addr",
+};
+
+FIXTURE_VARIANT_ADD(bad, kprobe_no_handler) {
+	.name = "kprobe_no_handler",
+	.err = EINVAL,
+	.log = "pcore_apitest: kprobe vfs_read: no handler",
+};
+
+FIXTURE_VARIANT_ADD(bad, kprobe_unknown) {
+	.name = "kprobe_unknown",
+	.err = ENOENT,
+	.log = "pcore_apitest: kprobe pcore_no_such_function: no such kernel function",
+};
+
+FIXTURE_VARIANT_ADD(bad, kprobe_blacklisted) {
+	.name = "kprobe_blacklisted",
+	.err = EINVAL,
+	.log = "pcore_apitest: kprobe get_kprobe: kprobes refused get_kprobe",
+};
+
+FIXTURE_VARIANT_ADD(bad, kprobe_data) {
+	.name = "kprobe_data",
+	.err = EINVAL,
+	.log = "pcore_apitest: kprobe jiffies: kprobes refused jiffies",
+};
+
+FIXTURE_VARIANT_ADD(bad, kprobe_bad_symbol) {
+	.name = "kprobe_bad_symbol",
+	.err = EINVAL,
+	.log =
+		"pcore_apitest: kprobe vfs-read: 'vfs-read' is not a symbol name (bad character at 3)",
+};
+
+FIXTURE_VARIANT_ADD(bad, kprobe_bad_name) {
+	.name = "kprobe_bad_name",
+	.err = EINVAL,
+	.log = "probe_core: kprobe: 'a/b' is not a valid name (bad character at 1)",
+};
+
+FIXTURE_VARIANT_ADD(bad, kprobe_hist_error) {
+	.name = "kprobe_hist_error",
+	.err = EINVAL,
+	.log = "pcore_apitest: kprobe vfs_read: hist is an error pointer (-ENOMEM)",
+};
+
+FIXTURE_VARIANT_ADD(bad, kprobe_dup) {
+	.name = "kprobe_dup",
+	.err = EEXIST,
+	.log = "pcore_apitest: kprobe p: the name is taken",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_busy) {
+	.name = "hist_busy",
+	.err = EBUSY,
+	.log = "pcore_apitest: kretprobe vfs_write: hist h is already fed by vfs_read",
+};
+
+FIXTURE_VARIANT_ADD(bad, too_many_probes) {
+	.name = "too_many_probes",
+	.err = ENOSPC,
+	.log = "pcore_apitest: tracepoint w256: more than 256 probes",
+};
+
+/* kretprobes. */
+FIXTURE_VARIANT_ADD(bad, kretprobe_no_symbol) {
+	.name = "kretprobe_no_symbol",
+	.err = EINVAL,
+	.log = "pcore_apitest: kretprobe kretprobe: no symbol",
+};
+
+FIXTURE_VARIANT_ADD(bad, kretprobe_maxactive_neg) {
+	.name = "kretprobe_maxactive_neg",
+	.err = EINVAL,
+	.log = "pcore_apitest: kretprobe vfs_read: maxactive -1 is not 0 to 4096",
+};
+
+FIXTURE_VARIANT_ADD(bad, kretprobe_maxactive_big) {
+	.name = "kretprobe_maxactive_big",
+	.err = EINVAL,
+	.log = "pcore_apitest: kretprobe vfs_read: maxactive 4097 is not 0 to 4096",
+};
+
+FIXTURE_VARIANT_ADD(bad, kretprobe_data_size) {
+	.name = "kretprobe_data_size",
+	.err = EINVAL,
+	.log = "pcore_apitest: kretprobe vfs_read: data_size 257 is more than 256",
+};
+
+FIXTURE_VARIANT_ADD(bad, kretprobe_no_ret) {
+	.name = "kretprobe_no_ret",
+	.err = EINVAL,
+	.log = "pcore_apitest: kretprobe vfs_read: needs a return handler or a hist",
+};
+
+FIXTURE_VARIANT_ADD(bad, kretprobe_unknown) {
+	.name = "kretprobe_unknown",
+	.err = ENOENT,
+	.log = "pcore_apitest: kretprobe pcore_no_such_function: no such kernel function",
+};
+
+FIXTURE_VARIANT_ADD(bad, kretprobe_blacklisted) {
+	.name = "kretprobe_blacklisted",
+	.err = EINVAL,
+	.log = "pcore_apitest: kretprobe get_kprobe: kprobes refused get_kprobe",
+};
+
+/* Tracepoints. */
+FIXTURE_VARIANT_ADD(bad, tp_unknown) {
+	.name = "tp_unknown",
+	.err = ENOENT,
+	.log = "pcore_apitest: tracepoint pcore_no_such_tp: no such tracepoint: pcore_no_such_tp",
+};
+
+FIXTURE_VARIANT_ADD(bad, tp_flags) {
+	.name = "tp_flags",
+	.err = EINVAL,
+	.log = "pcore_apitest: tracepoint sched_switch: unknown flags 0x2",
+};
+
+FIXTURE_VARIANT_ADD(bad, tp_no_fn) {
+	.name = "tp_no_fn",
+	.err = EINVAL,
+	.log = "pcore_apitest: tracepoint sched_switch: needs a tracepoint name and a handler",
+};
+
+FIXTURE_VARIANT_ADD(bad, tp_no_name) {
+	.name = "tp_no_name",
+	.err = EINVAL,
+	.log = "pcore_apitest: tracepoint tracepoint: needs a tracepoint name and a handler",
+};
+
+FIXTURE_VARIANT_ADD(bad, tp_bad_name) {
+	.name = "tp_bad_name",
+	.err = EINVAL,
+	.log = "'sched-switch' is not a symbol name (bad character at 5)",
+};
+
+/*
+ * A hist, a keyed hist, a timer, a kretprobe, a kprobe and a tracepoint
+ * probe, then an unknown function: the error path takes everything down.
+ */
+FIXTURE_VARIANT_ADD(bad, partial) {
+	.name = "partial",
+	.err = ENOENT,
+	.log = "pcore_apitest: kprobe pcore_no_such_function: no such kernel function",
+};
+
+/* Good input. */
+
+FIXTURE(good) {
+	int kmsg;
+};
+
+FIXTURE_SETUP(good)
+{
+	ASSERT_EQ(0, unload_all());
+	ASSERT_EQ(0, pcore_load(NULL));
+	self->kmsg = kmsg_open();
+	ASSERT_LE(0, self->kmsg);
+}
+
+FIXTURE_TEARDOWN(good)
+{
+	close(self->kmsg);
+	EXPECT_EQ(0, unload_all());
+	EXPECT_NE(0, access(PCORE_DBG, F_OK));
+}
+
+/* Load a good case: no log line, then unloads cleanly at the end. */
+static int load_case(int kmsg, const char *params)
+{
+	int ret = pcore_mod_load(APITEST, params);
+
+	if (ret)
+		return ret;
+	if (kmsg_collect(kmsg, log, sizeof(log)) != 0) {
+		fprintf(stderr, "# unexpected log lines:\n%s", log);
+		return -1;
+	}
+	return 0;
+}
+
+static void unload_case(struct __test_metadata *_metadata)
+{
+	ASSERT_EQ(0, pcore_mod_unload_wait(APITEST));
+	EXPECT_NE(0, access(APIDIR, F_OK));
+	ASSERT_LE(0, pcore_read(PCORE_DBG "/probes", buf, PCORE_BUF));
+	EXPECT_STREQ("", buf);
+}
+
+/* One line of a keys file, found by its key. */
+struct key_line {
+	unsigned long long key, count, sum, min, max, mean;
+	char label[64];
+};
+
+static int key_line(const char *text, unsigned long long key,
+		    struct key_line *k)
+{
+	const char *p;
+
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (*p == '#')
+			continue;
+		if (sscanf(p, "%llu %63s %llu %llu %llu %llu %llu", &k->key,
+			   k->label, &k->count, &k->sum, &k->min, &k->max,
+			   &k->mean) != 7)
+			return -1;
+		if (k->key == key)
+			return 0;
+	}
+	return -1;
+}
+
+static int data_lines(const char *text)
+{
+	const char *p;
+	int n = 0;
+
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		n += *p != '#' && *p != '\n';
+	return n;
+}
+
+#define EXPECT_KEY(text, _key, _label, _count, _sum, _min, _max)	\
+	do {								\
+		struct key_line k;					\
+		ASSERT_EQ(0, key_line(text, _key, &k)) {		\
+			TH_LOG("no key %llu in:\n%s", (unsigned long long)_key, text); \
+		}							\
+		EXPECT_STREQ(_label, k.label);				\
+		EXPECT_EQ(_count, k.count);				\
+		EXPECT_EQ(_sum, k.sum);					\
+		EXPECT_EQ(_min, k.min);					\
+		EXPECT_EQ(_max, k.max);					\
+		EXPECT_EQ((_sum) / (_count), k.mean);			\
+	} while (0)
+
+/*
+ * 4 slots, 10 keys: keys 1000 to 1003 are kept, the values of 1004 to
+ * 1009 (5 + 6 + ... + 10 = 45) and of the key U64_MAX (1) are dropped.
+ * Labels: the first one stays, spaces and control characters show as '_',
+ * and they are cut at 31 characters.
+ */
+TEST_F_TIMEOUT(good, keys_hashed, 60)
+{
+	ASSERT_EQ(0, load_case(self->kmsg, "case=keys_hashed nkeys=10"));
+	ASSERT_LT(0, pcore_read(APIDIR "/hashed/stats", buf, PCORE_BUF));
+	EXPECT_EQ(4, pcore_key(buf, "keys"));
+	EXPECT_EQ(46, pcore_key(buf, "dropped"));
+	EXPECT_NE(NULL, strstr(buf, "\nunit: bytes\n"));
+	EXPECT_NE(NULL, strstr(buf, "\n\npid: 1000\nlabel: k0\ncount: 2\nsum: 150\nmin: 50\nmax: 100\nmean: 75\n"));
+	EXPECT_NE(NULL, strstr(buf, "\n\npid: 1002\nlabel: has_space_and_newline\ncount: 3\nsum: 900\n"));
+	EXPECT_EQ(NULL, strstr(buf, "pid: 1004"));
+
+	ASSERT_LT(0, pcore_read(APIDIR "/hashed/keys", buf, PCORE_BUF));
+	EXPECT_EQ(0, strncmp(buf, "# pid label count sum min max mean p50 p90 p99 p999\n", 52));
+	EXPECT_EQ(4, data_lines(buf)) {
+		TH_LOG("keys:\n%s", buf);
+	}
+	EXPECT_KEY(buf, 1000, "k0", 2, 150, 50, 100);
+	EXPECT_KEY(buf, 1001, "k1", 2, 400, 200, 200);
+	EXPECT_KEY(buf, 1002, "has_space_and_newline", 3, 900, 300, 300);
+	EXPECT_KEY(buf, 1003, "a_label_of_forty_characters_012", 4, 1600, 400, 400);
+
+	ASSERT_LT(0, pcore_read(APIDIR "/hashed/hist", buf, PCORE_BUF));
+	EXPECT_NE(NULL, strstr(buf, "pid 1003 a_label_of_forty_characters_012:\n"));
+	EXPECT_NE(NULL, strstr(buf, "pid 1002 has_space_and_newline:\n"));
+
+	/* A reset empties the keys but keeps them and their labels. */
+	ASSERT_EQ(0, pcore_write(APIDIR "/hashed/reset", "1", 1));
+	ASSERT_LT(0, pcore_read(APIDIR "/hashed/keys", buf, PCORE_BUF));
+	EXPECT_EQ(4, data_lines(buf));
+	EXPECT_NE(NULL, strstr(buf, "\n1001 k1 0 0 0 0 0 ")) {
+		TH_LOG("keys after reset:\n%s", buf);
+	}
+	unload_case(_metadata);
+}
+
+/* 4 slots, 3 keys: nothing dropped but the key U64_MAX. */
+TEST_F_TIMEOUT(good, keys_hashed_fits, 60)
+{
+	ASSERT_EQ(0, load_case(self->kmsg, "case=keys_hashed nkeys=3"));
+	ASSERT_LT(0, pcore_read(APIDIR "/hashed/stats", buf, PCORE_BUF));
+	EXPECT_EQ(3, pcore_key(buf, "keys"));
+	EXPECT_EQ(1, pcore_key(buf, "dropped"));
+	ASSERT_LT(0, pcore_read(APIDIR "/hashed/keys", buf, PCORE_BUF));
+	EXPECT_EQ(3, data_lines(buf));
+	EXPECT_KEY(buf, 1002, "has_space_and_newline", 3, 900, 300, 300);
+	unload_case(_metadata);
+}
+
+/*
+ * Keys 0 to 3: 0 (twice 10, once through pcore_hist_add), 1 (twice 20),
+ * 3 (three times 30, no label); key 2 has nothing and is not shown; keys
+ * 4 (4 values), 100 (5) and U64_MAX (1) are dropped.
+ */
+TEST_F_TIMEOUT(good, keys_direct, 60)
+{
+	ASSERT_EQ(0, load_case(self->kmsg, "case=keys_direct"));
+	ASSERT_LT(0, pcore_read(APIDIR "/direct/stats", buf, PCORE_BUF));
+	EXPECT_EQ(3, pcore_key(buf, "keys"));
+	EXPECT_EQ(10, pcore_key(buf, "dropped"));
+	EXPECT_NE(NULL, strstr(buf, "\n\nvec: 3\nlabel: -\ncount: 3\nsum: 90\n"));
+	EXPECT_EQ(NULL, strstr(buf, "vec: 2\n"));
+	EXPECT_EQ(NULL, strstr(buf, "vec: 4\n"));
+
+	ASSERT_LT(0, pcore_read(APIDIR "/direct/keys", buf, PCORE_BUF));
+	EXPECT_EQ(0, strncmp(buf, "# vec label count sum min max mean p50 p90 p99 p999\n", 52));
+	EXPECT_EQ(3, data_lines(buf)) {
+		TH_LOG("keys:\n%s", buf);
+	}
+	EXPECT_KEY(buf, 0, "zero", 2, 20, 10, 10);
+	EXPECT_KEY(buf, 1, "one", 2, 40, 20, 20);
+	EXPECT_KEY(buf, 3, "-", 3, 90, 30, 30);
+	unload_case(_metadata);
+}
+
+/* The per-client timers file: name scope measured discarded unmatched evicted. */
+static void expect_timers(struct __test_metadata *_metadata, const char *want)
+{
+	ASSERT_LE(0, pcore_read(APIDIR "/timers", buf, PCORE_BUF));
+	EXPECT_STREQ(want, buf);
+}
+
+/*
+ * 5 sleeps between start and stop of both timers: "disc" discards them,
+ * "meas" measures them; 5 stamps with preemption off: "disc" measures
+ * them.  One stop without a start; one restart of "meas".
+ */
+TEST_F_TIMEOUT(good, timer_cpu, 60)
+{
+	ASSERT_EQ(0, load_case(self->kmsg, "case=timer_cpu loops=5"));
+	expect_timers(_metadata, "disc cpu 5 5 1 0\nmeas cpu 6 0 0 0\n");
+
+	ASSERT_LT(0, pcore_read(APIDIR "/slept/stats", buf, PCORE_BUF));
+	EXPECT_EQ(5, pcore_key(buf, "count"));
+	/* usleep_range(1000, 2000) sleeps at least 1 ms; nothing near a second. */
+	EXPECT_LE(1000000, pcore_key(buf, "min"));
+	EXPECT_GT(1000000000ULL, pcore_key(buf, "max"));
+
+	ASSERT_LT(0, pcore_read(APIDIR "/quick/stats", buf, PCORE_BUF));
+	EXPECT_EQ(5, pcore_key(buf, "count"));
+	/*
+	 * Two calls with preemption off: only interrupts can stretch them,
+	 * far less than 100 ms even emulated.
+	 */
+	EXPECT_GT(100000000ULL, pcore_key(buf, "max"));
+	unload_case(_metadata);
+}
+
+/* See timer_task() in pcore_apitest.c for the sequence. */
+TEST_F_TIMEOUT(good, timer_task, 60)
+{
+	ASSERT_EQ(0, load_case(self->kmsg, "case=timer_task"));
+	expect_timers(_metadata, "tasks task 3 0 6 1\ntdisc task 1 1 0 0\n");
+	unload_case(_metadata);
+}
+
+/* The load fails for an unknown case: the selftests cannot miss a typo. */
+TEST_F_TIMEOUT(good, unknown_case, 60)
+{
+	EXPECT_EQ(EINVAL, pcore_mod_load(APITEST, "case=no_such_case"));
+	EXPECT_EQ(1, kmsg_collect(self->kmsg, log, sizeof(log)));
+	EXPECT_NE(NULL, strstr(log, "pcore_apitest: case=no_such_case: no such case"));
+	EXPECT_NE(0, access(APIDIR, F_OK));
+}
+
+TEST_HARNESS_MAIN
