@@ -405,6 +405,12 @@ FIXTURE_VARIANT_ADD(bad, hist_busy) {
 	.log = "pcore_apitest: kretprobe vfs_write: hist h is already fed by vfs_read",
 };
 
+FIXTURE_VARIANT_ADD(bad, hist_destroy_bound) {
+	.name = "hist_destroy_bound",
+	.err = EBUSY,
+	.log = "pcore_apitest: hist h: still fed by probe vfs_read; detach it first",
+};
+
 FIXTURE_VARIANT_ADD(bad, too_many_probes) {
 	.name = "too_many_probes",
 	.err = ENOSPC,

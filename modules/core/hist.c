@@ -212,14 +212,23 @@ void pcore_hist_release(struct pcore_hist *h)
  * pcore_hist_destroy() - remove a histogram and free it
  * @h: histogram, or an ERR_PTR() or NULL (ignored)
  *
- * Every probe whose handler may add to @h must be detached first.  Waits
- * for readers of its files.  Sleeps.
+ * Every probe whose handler may add to @h must be detached first.  A
+ * histogram still bound to a probe (its @hist) is left alone, with a log
+ * line: the client frees it with the probe.  Waits for readers of its
+ * files.  Sleeps.
  */
 void pcore_hist_destroy(struct pcore_hist *h)
 {
 	if (IS_ERR_OR_NULL(h))
 		return;
 	mutex_lock(&pcore_lock);
+	if (h->probe) {
+		pr_err("%s%shist %s: still fed by probe %s; detach it first\n",
+		       h->client->name, *h->client->name ? ": " : "", h->name,
+		       h->probe->name);
+		mutex_unlock(&pcore_lock);
+		return;
+	}
 	pcore_hist_unlink(h);
 	mutex_unlock(&pcore_lock);
 	pcore_hist_release(h);

@@ -197,6 +197,10 @@ static int pcore_probe_publish(struct pcore_probe *p)
 		pcore_perr(p, "more than %d probes", PCORE_MAX_PROBES);
 		ret = -ENOSPC;
 	}
+	if (!ret && p->hist && p->hist->client != p->client) {
+		pcore_perr(p, "hist %s belongs to another module", p->hist->name);
+		ret = -EINVAL;
+	}
 	if (!ret && p->hist && p->hist->probe) {
 		pcore_perr(p, "hist %s is already fed by %s", p->hist->name,
 			   p->hist->probe->name);

@@ -295,6 +295,23 @@ static int hist_busy(void)
 							.hist = h }));
 }
 
+/* Destroying a histogram a probe still feeds: refused, so -EBUSY here. */
+static int hist_destroy_bound(void)
+{
+	struct pcore_hist *h = pcore_hist_create(pc,
+			&(struct pcore_hist_opts){ .name = "h" });
+	int ret = apitest_err(h);
+
+	ret = ret ?: apitest_err(pcore_kretprobe_attach(pc,
+			&(struct pcore_kretprobe_opts){ .symbol = "vfs_read",
+							.hist = h }));
+	if (ret)
+		return ret;
+	pcore_hist_destroy(h);	/* logs, keeps h */
+	pcore_hist_add(h, 1);	/* still valid memory */
+	return -EBUSY;
+}
+
 /*
  * 257 probes, waiting for pcore_tpsrc_event (nothing is registered): one
  * more than probe_core lists.
@@ -619,6 +636,7 @@ static const struct {
 	{ "timer_dup", timer_dup },
 	{ "kprobe_dup", kprobe_dup },
 	{ "hist_busy", hist_busy },
+	{ "hist_destroy_bound", hist_destroy_bound },
 	{ "too_many_probes", too_many_probes },
 	{ "partial", partial },
 	{ "keys_hashed", keys_hashed },
