@@ -713,6 +713,41 @@ TEST_F_TIMEOUT(good, timer_task, 60)
 	unload_case(_metadata);
 }
 
+/*
+ * Every probe form on pcore_apitest_target(), called with 1..10: each
+ * kprobe sees argument 0 (sum 55), the post handler runs as often as the
+ * pre handler, and the return probe gets its per-call data back with the
+ * return value (2 * argument: retval - 2 * arg is always 0).
+ */
+TEST_F_TIMEOUT(good, probe_forms, 60)
+{
+	static const char * const kp[] = { "pre", "offset", "addr", "argsum" };
+	unsigned int i;
+	char path[128];
+
+	ASSERT_EQ(0, load_case(self->kmsg, "case=probe_forms loops=10"));
+	for (i = 0; i < ARRAY_SIZE(kp); i++) {
+		snprintf(path, sizeof(path), APIDIR "/%s/stats", kp[i]);
+		ASSERT_LT(0, pcore_read(path, buf, PCORE_BUF));
+		EXPECT_EQ(10, pcore_key(buf, "count")) TH_LOG("%s", kp[i]);
+		EXPECT_EQ(55, pcore_key(buf, "sum")) TH_LOG("%s", kp[i]);
+		EXPECT_EQ(1, pcore_key(buf, "min")) TH_LOG("%s", kp[i]);
+		EXPECT_EQ(10, pcore_key(buf, "max")) TH_LOG("%s", kp[i]);
+	}
+	ASSERT_LT(0, pcore_read(APIDIR "/post/stats", buf, PCORE_BUF));
+	EXPECT_EQ(10, pcore_key(buf, "count"));
+	ASSERT_LT(0, pcore_read(APIDIR "/ret/stats", buf, PCORE_BUF));
+	EXPECT_EQ(10, pcore_key(buf, "count"));
+	EXPECT_EQ(0, pcore_key(buf, "max"));
+
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/probes", buf, PCORE_BUF));
+	EXPECT_NE(NULL, strstr(buf, "pcore_apitest/prepost kprobe pcore_apitest_target 10 0\n"));
+	EXPECT_NE(NULL, strstr(buf, "pcore_apitest/offset kprobe pcore_apitest_target+0x5 10 0\n"));
+	EXPECT_NE(NULL, strstr(buf, "pcore_apitest/addr kprobe pcore_apitest_target+0x0 10 0\n"));
+	EXPECT_NE(NULL, strstr(buf, "pcore_apitest/args kretprobe pcore_apitest_target 10 0\n"));
+	unload_case(_metadata);
+}
+
 /* The load fails for an unknown case: the selftests cannot miss a typo. */
 TEST_F_TIMEOUT(good, unknown_case, 60)
 {

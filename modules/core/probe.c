@@ -325,7 +325,9 @@ struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
 	p->kp.offset = o->offset;
 	if (o->addr) {
 		p->kp.addr = o->addr;
-		snprintf(p->symbol, sizeof(p->symbol), "%ps", o->addr);
+		/* "sym+0x4", without the " [module]" that %pS appends */
+		snprintf(p->symbol, sizeof(p->symbol), "%pS", o->addr);
+		p->symbol[strcspn(p->symbol, " /")] = '\0';
 		ret = pcore_kp_register(p);
 		if (ret)
 			pcore_perr(p, "kprobes refused %pS (%pe)", o->addr,

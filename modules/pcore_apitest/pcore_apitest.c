@@ -618,10 +618,107 @@ static int no_destroy(void)
 		.name = "t", .scope = PCORE_TIMER_CPU }));
 }
 
+/*
+ * The probe forms on a function of this module, called loops times (default
+ * 10) with 1..loops once everything is attached:
+ *
+ *   pre, post   a kprobe on pcore_apitest_target with both handlers
+ *   offset      a kprobe at pcore_apitest_target+5: the instruction after
+ *               the 5-byte fentry call that starts every traced function on
+ *               x86-64 without IBT (the test kernel's configuration)
+ *   addr        a kprobe by address, on the same function
+ *   args        a kretprobe: its entry keeps argument 0 in the per-call
+ *               data, its return records retval - 2 * argument (always 0)
+ *               and the argument into "argsum"
+ */
+static struct {
+	struct pcore_hist *pre, *post, *offset, *addr, *ret, *argsum;
+} forms;
+
+/* Probed by name: never inlined, cloned or renamed (noipa). */
+static __attribute__((__noipa__)) u64 pcore_apitest_target(u64 v)
+{
+	asm volatile("" : "+r" (v));	/* not folded into the caller */
+	return 2 * v;
+}
+
+static void notrace forms_pre(struct pcore_probe *p, struct pt_regs *regs)
+{
+	pcore_hist_add(pcore_probe_priv(p), pcore_arg(regs, 0));
+}
+
+static void notrace forms_post(struct pcore_probe *p, struct pt_regs *regs)
+{
+	pcore_hist_add(forms.post, 1);
+}
+
+static int notrace forms_entry(struct pcore_probe *p, struct pt_regs *regs,
+			       void *data)
+{
+	*(u64 *)data = pcore_arg(regs, 0);
+	return 0;
+}
+
+static void notrace forms_ret(struct pcore_probe *p, struct pt_regs *regs,
+			      void *data, u64 ns)
+{
+	u64 arg = *(u64 *)data;
+
+	pcore_hist_add(forms.ret, pcore_retval(regs) - 2 * arg);
+	pcore_hist_add(forms.argsum, arg);
+}
+
+static int probe_forms(void)
+{
+	struct pcore_probe *p;
+	int ret, i;
+
+#define FORMS_HIST(f, n)						\
+	(forms.f = pcore_hist_create(pc, &(struct pcore_hist_opts){	\
+		.name = n, .unit = "x",					\
+		.spec = { .kind = PCORE_HIST_LINEAR, .max = 1024,	\
+			  .step = 1 } }))
+	ret = apitest_err(FORMS_HIST(pre, "pre")) ?:
+	      apitest_err(FORMS_HIST(post, "post")) ?:
+	      apitest_err(FORMS_HIST(offset, "offset")) ?:
+	      apitest_err(FORMS_HIST(addr, "addr")) ?:
+	      apitest_err(FORMS_HIST(ret, "ret")) ?:
+	      apitest_err(FORMS_HIST(argsum, "argsum"));
+#undef FORMS_HIST
+	if (ret)
+		return ret;
+	p = pcore_kprobe_attach(pc, &(struct pcore_kprobe_opts){
+		.name = "prepost", .symbol = "pcore_apitest_target",
+		.pre = forms_pre, .post = forms_post, .priv = forms.pre });
+	ret = apitest_err(p);
+	if (!ret)
+		ret = apitest_err(pcore_kprobe_attach(pc,
+			&(struct pcore_kprobe_opts){ .name = "offset",
+				.symbol = "pcore_apitest_target", .offset = 5,
+				.pre = forms_pre, .priv = forms.offset }));
+	if (!ret)
+		ret = apitest_err(pcore_kprobe_attach(pc,
+			&(struct pcore_kprobe_opts){ .name = "addr",
+				.addr = pcore_apitest_target,
+				.pre = forms_pre, .priv = forms.addr }));
+	if (!ret)
+		ret = apitest_err(pcore_kretprobe_attach(pc,
+			&(struct pcore_kretprobe_opts){ .name = "args",
+				.symbol = "pcore_apitest_target",
+				.data_size = sizeof(u64), .entry = forms_entry,
+				.ret = forms_ret }));
+	if (ret)
+		return ret;
+	for (i = 1; i <= loops; i++)
+		pcore_apitest_target(i);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
 } apitest_funcs[] = {
+	{ "probe_forms", probe_forms },
 	{ "null_opts_hist", null_opts_hist },
 	{ "null_opts_timer", null_opts_timer },
 	{ "null_opts_kprobe", null_opts_kprobe },
