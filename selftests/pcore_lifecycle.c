@@ -91,6 +91,9 @@ TEST_F_TIMEOUT(life, core_held_by_handler, 60)
 	EXPECT_EQ(0, access(HOLDERS "cpuhists", F_OK));
 	ASSERT_LT(0, pcore_read("/sys/module/probe_core/refcnt", buf, PCORE_BUF));
 	EXPECT_STREQ("1\n", buf);
+	/* who uses probe_core, and with what: 2 hists, 2 timers, 1 probe */
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/clients", buf, PCORE_BUF));
+	EXPECT_STREQ("cpuhists 2 2 1\n", buf);
 
 	/* delete_module() answers EWOULDBLOCK, which is EAGAIN. */
 	EXPECT_EQ(EAGAIN, pcore_unload());
@@ -100,6 +103,8 @@ TEST_F_TIMEOUT(life, core_held_by_handler, 60)
 	ASSERT_EQ(0, pcore_mod_unload_wait("cpuhists"));
 	EXPECT_NE(0, access(HOLDERS "cpuhists", F_OK));
 	EXPECT_NE(0, access(PCORE_DBG "/cpuhists", F_OK));
+	ASSERT_LE(0, pcore_read(PCORE_DBG "/clients", buf, PCORE_BUF));
+	EXPECT_STREQ("", buf);
 	ASSERT_LT(0, pcore_read("/sys/module/probe_core/refcnt", buf, PCORE_BUF));
 	EXPECT_STREQ("0\n", buf);
 	ASSERT_EQ(0, pcore_unload());

@@ -18,7 +18,7 @@ DEFINE_MUTEX(pcore_lock);
 LIST_HEAD(pcore_clients);
 
 /* File names of a client directory: no histogram may take them. */
-static const char * const pcore_reserved[] = { "probes", "timers" };
+static const char * const pcore_reserved[] = { "probes", "timers", "clients" };
 
 /**
  * pcore_check_name() - refuse names that are not plain identifiers

@@ -4,6 +4,8 @@
  * these files: change their format only with care.
  *
  *   probes            one line per probe: name kind symbol hits missed
+ *   clients           one line per handler module using probe_core:
+ *                     name hists timers probes
  *   timers            one line per timer of probe_core's own client
  *   <hist>/           a histogram of probe_core's own (target=, tracepoints=)
  *   <module>/timers   one line per timer of a handler module
@@ -244,6 +246,31 @@ static int pcore_probes_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_probes);
+
+/* Handler modules using probe_core: name hists timers probes */
+static int pcore_clients_show(struct seq_file *m, void *unused)
+{
+	struct pcore_client *c;
+	struct list_head *pos;
+	unsigned int n[3];
+
+	mutex_lock(&pcore_lock);
+	list_for_each_entry(c, &pcore_clients, node) {
+		if (!*c->name)
+			continue;	/* probe_core's own */
+		memset(n, 0, sizeof(n));
+		list_for_each(pos, &c->hists)
+			n[0]++;
+		list_for_each(pos, &c->timers)
+			n[1]++;
+		list_for_each(pos, &c->probes)
+			n[2]++;
+		seq_printf(m, "%s %u %u %u\n", c->name, n[0], n[1], n[2]);
+	}
+	mutex_unlock(&pcore_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pcore_clients);
 
 /* name scope measured discarded unmatched evicted */
 static int pcore_timers_show(struct seq_file *m, void *unused)
@@ -512,6 +539,8 @@ void pcore_debugfs_init(void)
 {
 	pcore_dir = debugfs_create_dir("probe_core", NULL);
 	debugfs_create_file("probes", 0400, pcore_dir, NULL, &pcore_probes_fops);
+	debugfs_create_file("clients", 0400, pcore_dir, NULL,
+			    &pcore_clients_fops);
 }
 
 /* After pcore_client_init(): the root shows the own client's timers. */
