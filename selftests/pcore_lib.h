@@ -16,6 +16,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -383,6 +386,55 @@ static inline int pcore_percpu_parse(const char *path, struct pcore_percpu *pc)
 	if (!pc->c)
 		pc->mn = 0;
 	return 0;
+}
+
+/*
+ * Unload the modules of @mods that are loaded, in order (users before
+ * what they use); returns 0 or the first errno.
+ */
+static inline int pcore_mods_unload(const char * const *mods, size_t n)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (!pcore_mod_loaded(mods[i]))
+			continue;
+		ret = pcore_mod_unload_wait(mods[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The guest's loopback starts down: pcore_lo_up() and pcore_lo_restore(). */
+static int pcore_lo_fd = -1;
+static short pcore_lo_flags;
+
+/* Bring lo up, remembering its flags; returns 0 or -1. */
+static inline int pcore_lo_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+
+	pcore_lo_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (pcore_lo_fd < 0 || ioctl(pcore_lo_fd, SIOCGIFFLAGS, &ifr))
+		return -1;
+	pcore_lo_flags = ifr.ifr_flags;
+	ifr.ifr_flags |= IFF_UP;
+	return ioctl(pcore_lo_fd, SIOCSIFFLAGS, &ifr);
+}
+
+/* Put lo back as pcore_lo_up() found it. */
+static inline void pcore_lo_restore(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+
+	if (pcore_lo_fd < 0)
+		return;
+	ifr.ifr_flags = pcore_lo_flags;
+	ioctl(pcore_lo_fd, SIOCSIFFLAGS, &ifr);
+	close(pcore_lo_fd);
+	pcore_lo_fd = -1;
 }
 
 #endif /* PCORE_LIB_H */

@@ -31,17 +31,7 @@ static const char * const mods[] = { APITEST, "cpuhists", "probe_core", TPSRC };
 
 static int unload_all(void)
 {
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < ARRAY_SIZE(mods); i++) {
-		if (!pcore_mod_loaded(mods[i]))
-			continue;
-		ret = pcore_mod_unload_wait(mods[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return pcore_mods_unload(mods, ARRAY_SIZE(mods));
 }
 
 /* The first of our modules still loaded, or "". */

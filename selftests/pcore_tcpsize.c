@@ -4,10 +4,8 @@
  * buckets: one tcp_sendmsg() per send() whatever its size.
  */
 #include "pcore_lib.h"
-#include <net/if.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include "kselftest_harness.h"
 
@@ -26,34 +24,6 @@ static const struct {
 
 static char buf[PCORE_BUF];
 static char data[100000];
-
-static int lo_fd = -1;
-static short lo_flags;
-
-/* The guest's loopback starts down: bring it up, remember how it was. */
-static int lo_up(void)
-{
-	struct ifreq ifr = { .ifr_name = "lo" };
-
-	lo_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (lo_fd < 0 || ioctl(lo_fd, SIOCGIFFLAGS, &ifr))
-		return -1;
-	lo_flags = ifr.ifr_flags;
-	ifr.ifr_flags |= IFF_UP;
-	return ioctl(lo_fd, SIOCSIFFLAGS, &ifr);
-}
-
-static void lo_restore(void)
-{
-	struct ifreq ifr = { .ifr_name = "lo" };
-
-	if (lo_fd < 0)
-		return;
-	ifr.ifr_flags = lo_flags;
-	ioctl(lo_fd, SIOCSIFFLAGS, &ifr);
-	close(lo_fd);
-	lo_fd = -1;
-}
 
 /* Count of the bucket "[lo<unit>, hi<unit>)" in a hist file; 0 if absent. */
 static unsigned long long bucket(const char *text, unsigned long long lo,
@@ -87,7 +57,7 @@ FIXTURE_SETUP(tcpsize)
 		ASSERT_EQ(0, pcore_unload_wait());
 	ASSERT_EQ(0, pcore_load(NULL));
 	ASSERT_EQ(0, pcore_mod_load("tcpsize", NULL));
-	ASSERT_EQ(0, lo_up());
+	ASSERT_EQ(0, pcore_lo_up());
 
 	self->addr.sin_family = AF_INET;
 	self->addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -103,7 +73,7 @@ FIXTURE_TEARDOWN(tcpsize)
 {
 	if (self->listener >= 0)
 		close(self->listener);
-	lo_restore();
+	pcore_lo_restore();
 	if (pcore_mod_loaded("tcpsize"))
 		EXPECT_EQ(0, pcore_mod_unload_wait("tcpsize"));
 	EXPECT_EQ(0, pcore_unload_wait());

@@ -26,17 +26,8 @@ static char buf[PCORE_BUF], log[16384];
 static int unload_all(void)
 {
 	static const char * const mods[] = { APITEST, TPSRC, "probe_core" };
-	unsigned int i;
-	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(mods); i++) {
-		if (!pcore_mod_loaded(mods[i]))
-			continue;
-		ret = pcore_mod_unload_wait(mods[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return pcore_mods_unload(mods, ARRAY_SIZE(mods));
 }
 
 FIXTURE(tpmod) {

@@ -11,10 +11,8 @@
  * before softirq_entry; tsoftirq counts it at softirq_exit.
  */
 #include "pcore_lib.h"
-#include <net/if.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include "kselftest_harness.h"
 
@@ -116,34 +114,6 @@ static int read_timer(struct outcomes *o)
 	return 0;
 }
 
-static int lo_fd = -1;
-static short lo_flags;
-
-/* The guest's loopback starts down: bring it up, remember how it was. */
-static int lo_up(void)
-{
-	struct ifreq ifr = { .ifr_name = "lo" };
-
-	lo_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (lo_fd < 0 || ioctl(lo_fd, SIOCGIFFLAGS, &ifr))
-		return -1;
-	lo_flags = ifr.ifr_flags;
-	ifr.ifr_flags |= IFF_UP;
-	return ioctl(lo_fd, SIOCSIFFLAGS, &ifr);
-}
-
-static void lo_restore(void)
-{
-	struct ifreq ifr = { .ifr_name = "lo" };
-
-	if (lo_fd < 0)
-		return;
-	ifr.ifr_flags = lo_flags;
-	ioctl(lo_fd, SIOCSIFFLAGS, &ifr);
-	close(lo_fd);
-	lo_fd = -1;
-}
-
 /* NDGRAMS datagrams to ourselves over loopback, each received. */
 static int udp_loop(void)
 {
@@ -218,12 +188,12 @@ FIXTURE_SETUP(tsoftirq)
 		ASSERT_EQ(0, pcore_unload_wait());
 	ASSERT_EQ(0, pcore_load(NULL));
 	ASSERT_EQ(0, pcore_mod_load("tsoftirq", NULL));
-	ASSERT_EQ(0, lo_up());
+	ASSERT_EQ(0, pcore_lo_up());
 }
 
 FIXTURE_TEARDOWN(tsoftirq)
 {
-	lo_restore();
+	pcore_lo_restore();
 	if (pcore_mod_loaded("tsoftirq"))
 		EXPECT_EQ(0, pcore_mod_unload_wait("tsoftirq"));
 	EXPECT_EQ(0, pcore_unload_wait());

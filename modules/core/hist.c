@@ -371,12 +371,7 @@ void pcore_hist_slot_key(const struct pcore_hist *h, u32 slot, u64 *key,
 
 u64 pcore_hist_dropped(const struct pcore_hist *h)
 {
-	u64 n = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		n += local64_read(per_cpu_ptr(h->dropped, cpu));
-	return n;
+	return pcore_pcpu_sum(h->dropped);
 }
 
 int pcore_snaps_alloc(const struct pcore_hist *h, struct pcore_snaps *ss)

@@ -33,6 +33,17 @@
 /* Largest per-CPU block of one histogram (all its keys). */
 #define PCORE_HIST_CPU_MEM_MAX	(8U << 20)
 
+/* The total of a per-CPU counter over all possible CPUs. */
+static inline u64 pcore_pcpu_sum(local64_t __percpu *c)
+{
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += local64_read(per_cpu_ptr(c, cpu));
+	return n;
+}
+
 extern struct mutex pcore_lock;
 extern struct list_head pcore_clients;
 extern struct list_head pcore_probes;

@@ -41,12 +41,7 @@ const char *pcore_probe_kind_name(const struct pcore_probe *p)
 
 u64 pcore_probe_hits(const struct pcore_probe *p)
 {
-	u64 n = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		n += local64_read(per_cpu_ptr(p->hits, cpu));
-	return n;
+	return pcore_pcpu_sum(p->hits);
 }
 
 unsigned long pcore_probe_missed(const struct pcore_probe *p)
