@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * probe_core's binary interface: ioctls on /dev/probe_core.
+ *
+ * Every struct is naturally aligned, with explicit padding, the same on
+ * 32- and 64-bit user space; user pointers travel as __u64.  Strings are
+ * NUL-terminated within their arrays (the kernel refuses one that is
+ * not).  Reserved and padding fields must be zero on input and are zero
+ * on output; the kernel writes every output field.
+ *
+ * Names: a histogram of probe_core's own (target=, tracepoints=, or
+ * attached through this device) is "<name>"; one of a handler module is
+ * "<module>/<name>".
+ *
+ * Errors: ENOTTY for an unknown command, EFAULT for a bad pointer, EINVAL
+ * for bad sizes, flags, strings or reserved fields, ENOENT for an unknown
+ * name, EPERM for attach, detach, enable and disable without
+ * CAP_SYS_ADMIN, ENOSPC when an output buffer is too small (the needed
+ * size is reported).
+ */
+#ifndef _UAPI_PROBE_CORE_H
+#define _UAPI_PROBE_CORE_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define PCORE_ABI_VERSION	1
+#define PCORE_IOC_MAGIC		0xB8
+#define PCORE_DEVICE		"/dev/probe_core"
+
+#define PCORE_UAPI_NAME_MAX	128	/* names, including the NUL */
+#define PCORE_UAPI_SYMBOL_MAX	160
+#define PCORE_UAPI_SHORT_MAX	16	/* kinds and units */
+#define PCORE_UAPI_LABEL_MAX	32
+
+/**
+ * struct pcore_ioc_version - PCORE_IOC_VERSION
+ * @abi: out: PCORE_ABI_VERSION of the module
+ * @nr_cpu_ids: out: CPU numbers are below this
+ * @module_version: out: probe_core's MODULE_VERSION
+ * @reserved: zero
+ */
+struct pcore_ioc_version {
+	__u32 abi;
+	__u32 nr_cpu_ids;
+	char module_version[32];
+	__u64 reserved[4];
+};
+
+/* struct pcore_ioc_entry.flags */
+#define PCORE_ENT_HAS_PROBE	0x1	/* fed by a probe: symbol, hits, missed */
+#define PCORE_ENT_DISABLED	0x2	/* its probe is disabled */
+#define PCORE_ENT_WAITING	0x4	/* its tracepoint's module is not loaded */
+#define PCORE_ENT_OWN		0x8	/* probe_core's own: detach works */
+
+/**
+ * struct pcore_ioc_entry - one histogram, as PCORE_IOC_LIST reports it
+ * @name: "<name>" or "<module>/<name>"
+ * @symbol: what its probe resolved to, "" without a probe
+ * @probe_kind: "kprobe", "kretprobe", "tracepoint" or ""
+ * @unit: unit of the values, e.g. "ns"
+ * @hist_kind: "log2", "linear" or "loglinear"
+ * @key_name: what a key is ("irq", "pid"...), "" when not keyed
+ * @hits: calls of its probe's handler
+ * @missed: events its probe missed (kprobe and kretprobe nmissed)
+ * @count: values in the histogram since it was created
+ * @nbuckets: buckets per key
+ * @nkeys: key slots: 1 when not keyed
+ * @flags: PCORE_ENT_*
+ * @pad: zero
+ */
+struct pcore_ioc_entry {
+	char name[PCORE_UAPI_NAME_MAX];
+	char symbol[PCORE_UAPI_SYMBOL_MAX];
+	char probe_kind[PCORE_UAPI_SHORT_MAX];
+	char unit[PCORE_UAPI_SHORT_MAX];
+	char hist_kind[PCORE_UAPI_SHORT_MAX];
+	char key_name[PCORE_UAPI_SHORT_MAX];
+	__u64 hits;
+	__u64 missed;
+	__u64 count;
+	__u32 nbuckets;
+	__u32 nkeys;
+	__u32 flags;
+	__u32 pad;
+};
+
+/**
+ * struct pcore_ioc_list - PCORE_IOC_LIST: every histogram
+ * @entries: user pointer to @n struct pcore_ioc_entry
+ * @n: in: room in @entries; out: number of histograms (all of them, even
+ *	when more than the room: then ENOSPC and nothing is written)
+ * @entry_size: in: sizeof(struct pcore_ioc_entry)
+ * @reserved: zero
+ */
+struct pcore_ioc_list {
+	__u64 entries;
+	__u32 n;
+	__u32 entry_size;
+	__u64 reserved[2];
+};
+
+/* struct pcore_ioc_read.flags */
+#define PCORE_READ_RESET	0x1	/* snapshot-and-reset, atomically */
+#define PCORE_READ_KEY		0x2	/* one key slot (@slot), not all keys */
+
+/**
+ * struct pcore_ioc_bucket - one bucket of a snapshot
+ * @lo: lowest value in the bucket
+ * @hi: one above the highest value; U64_MAX for an open-ended bucket
+ * @count: values in the bucket
+ */
+struct pcore_ioc_bucket {
+	__u64 lo;
+	__u64 hi;
+	__u64 count;
+};
+
+/**
+ * struct pcore_ioc_read - PCORE_IOC_READ: a histogram's binary snapshot
+ * @name: histogram
+ * @cpu: in: a CPU number, or -1 for the merged view of all CPUs
+ * @flags: in: PCORE_READ_*.  With PCORE_READ_RESET, @cpu must be -1 and
+ *	the whole histogram (all keys) is moved out and reset; the answer is
+ *	what was moved out (for a keyed one: of all keys, or of @slot with
+ *	PCORE_READ_KEY).
+ * @slot: in: with PCORE_READ_KEY, the key slot, below nkeys
+ * @buckets: in: user pointer to @nbuckets struct pcore_ioc_bucket
+ * @nbuckets: in: room in @buckets; out: the histogram's bucket count
+ *	(ENOSPC and no buckets written when the room is smaller)
+ * @bucket_size: in: sizeof(struct pcore_ioc_bucket)
+ * @key: out: the key of @slot (PCORE_READ_KEY)
+ * @key_used: out: 1 when @slot holds a key
+ * @pad: zero
+ * @label: out: the label of @slot, "" when none
+ * @count: out: values
+ * @sum: out: their sum
+ * @min: out: smallest value, 0 when @count is 0
+ * @max: out: largest value
+ * @p50: out: percentiles, nearest rank, from the buckets
+ * @p90: out
+ * @p99: out
+ * @p999: out
+ * @error_ppm: out: bound of the percentiles' relative error, in parts per
+ *	million; 0 when @error_abs applies instead
+ * @error_abs: out: bound of the percentiles' absolute error (linear)
+ * @missed: out: events its probe missed
+ * @dropped: out: values whose key found no slot
+ * @reserved: zero
+ */
+struct pcore_ioc_read {
+	char name[PCORE_UAPI_NAME_MAX];
+	__s32 cpu;
+	__u32 flags;
+	__u32 slot;
+	__u32 nbuckets;
+	__u64 buckets;
+	__u32 bucket_size;
+	__u32 key_used;
+	__u64 key;
+	char label[PCORE_UAPI_LABEL_MAX];
+	__u64 count;
+	__u64 sum;
+	__u64 min;
+	__u64 max;
+	__u64 p50;
+	__u64 p90;
+	__u64 p99;
+	__u64 p999;
+	__u32 error_ppm;
+	__u32 pad;
+	__u64 error_abs;
+	__u64 missed;
+	__u64 dropped;
+	__u64 reserved[4];
+};
+
+/**
+ * struct pcore_ioc_name - PCORE_IOC_RESET, _DETACH, _ENABLE, _DISABLE
+ * @name: histogram (for detach, enable and disable: of probe_core's own)
+ * @reserved: zero
+ */
+struct pcore_ioc_name {
+	char name[PCORE_UAPI_NAME_MAX];
+	__u64 reserved[2];
+};
+
+/* struct pcore_ioc_attach.kind */
+#define PCORE_ATTACH_KRETPROBE	1	/* like target=: time each call */
+#define PCORE_ATTACH_TRACEPOINT	2	/* like tracepoints=: built-in handler */
+
+/* struct pcore_ioc_attach.hist_kind: as hist= */
+#define PCORE_UAPI_HIST_DEFAULT		0	/* loglinear, precision 4 */
+#define PCORE_UAPI_HIST_LOG2		1
+#define PCORE_UAPI_HIST_LINEAR		2
+#define PCORE_UAPI_HIST_LOGLINEAR	3
+
+/**
+ * struct pcore_ioc_attach - PCORE_IOC_ATTACH: a probe of probe_core's own
+ * @name: function (kretprobe; do_fork and sys_<name> resolve as for
+ *	target=) or tracepoint; also the histogram's name
+ * @kind: PCORE_ATTACH_*
+ * @maxactive: kretprobe: as maxactive=, 0 for the default
+ * @hist_kind: PCORE_UAPI_HIST_*
+ * @precision: loglinear sub-bucket bits, 0 for the default
+ * @min: linear: lower end
+ * @max: linear: upper end (exclusive)
+ * @step: linear: bucket width
+ * @reserved: zero
+ */
+struct pcore_ioc_attach {
+	char name[PCORE_UAPI_NAME_MAX];
+	__u32 kind;
+	__u32 maxactive;
+	__u32 hist_kind;
+	__u32 precision;
+	__u64 min;
+	__u64 max;
+	__u64 step;
+	__u64 reserved[4];
+};
+
+#define PCORE_IOC_VERSION	_IOR(PCORE_IOC_MAGIC, 0x00, struct pcore_ioc_version)
+#define PCORE_IOC_LIST		_IOWR(PCORE_IOC_MAGIC, 0x01, struct pcore_ioc_list)
+#define PCORE_IOC_READ		_IOWR(PCORE_IOC_MAGIC, 0x02, struct pcore_ioc_read)
+#define PCORE_IOC_RESET		_IOW(PCORE_IOC_MAGIC, 0x03, struct pcore_ioc_name)
+#define PCORE_IOC_ATTACH	_IOW(PCORE_IOC_MAGIC, 0x04, struct pcore_ioc_attach)
+#define PCORE_IOC_DETACH	_IOW(PCORE_IOC_MAGIC, 0x05, struct pcore_ioc_name)
+#define PCORE_IOC_ENABLE	_IOW(PCORE_IOC_MAGIC, 0x06, struct pcore_ioc_name)
+#define PCORE_IOC_DISABLE	_IOW(PCORE_IOC_MAGIC, 0x07, struct pcore_ioc_name)
+
+#endif /* _UAPI_PROBE_CORE_H */
