@@ -96,14 +96,16 @@ static int pcore_parse_hist(const char *str, struct pcore_hist_spec *spec)
  * handler from the table below.
  */
 struct pcore_builtin {
-	const char *name;
+	char name[PCORE_NAME_MAX];
 	struct pcore_hist *hist;
 	struct pcore_timer *timer;
 	struct pcore_probe *probe;
+	bool used;
 };
 
+/* Protects the table; taken before pcore_lock (inside the API calls). */
+static DEFINE_MUTEX(pcore_builtin_lock);
 static struct pcore_builtin pcore_builtins[PCORE_MAX_PROBES];
-static unsigned int pcore_nbuiltins;
 
 /*
  * sched_switch: the time prev ran, i.e. between two switches on this CPU.
@@ -127,7 +129,7 @@ static const struct {
 };
 
 static int pcore_builtin_tracepoint(struct pcore_client *c,
-				    struct pcore_builtin *b)
+				    struct pcore_builtin *b, const char *param)
 {
 	struct pcore_tracepoint_opts o = {
 		.name = b->name, .tracepoint = b->name, .hist = b->hist,
@@ -139,12 +141,12 @@ static int pcore_builtin_tracepoint(struct pcore_client *c,
 		if (!strcmp(pcore_tp_handlers[i].name, b->name))
 			o.fn = pcore_tp_handlers[i].fn;
 	if (!o.fn && !pcore_tp_exists(b->name)) {
-		pr_err("tracepoints=%s: no such tracepoint\n", b->name);
+		pr_err("%s=%s: no such tracepoint\n", param, b->name);
 		return -ENOENT;
 	}
 	if (!o.fn) {
-		pr_err("tracepoints=%s: no built-in handler for this tracepoint (built-in: sched_switch)\n",
-		       b->name);
+		pr_err("%s=%s: no built-in handler for this tracepoint (built-in: sched_switch)\n",
+		       param, b->name);
 		return -EINVAL;
 	}
 	b->timer = pcore_timer_create(c, &(struct pcore_timer_opts){
@@ -155,63 +157,172 @@ static int pcore_builtin_tracepoint(struct pcore_client *c,
 	return PTR_ERR_OR_ZERO(b->probe);
 }
 
-/* One element of target= or tracepoints=; the caller cleans up on error. */
-static int pcore_builtin_add(struct pcore_client *c, bool tracepoint,
-			     const char *param, const char *name,
-			     const struct pcore_hist_spec *spec, int active)
+/* Detach and free one entry (or what a failed attach left of it). */
+static void pcore_builtin_free(struct pcore_builtin *b)
 {
-	struct pcore_builtin *b;
+	if (!IS_ERR_OR_NULL(b->probe))
+		pcore_probe_detach(b->probe);
+	if (!IS_ERR_OR_NULL(b->timer))
+		pcore_timer_destroy(b->timer);
+	if (!IS_ERR_OR_NULL(b->hist))
+		pcore_hist_destroy(b->hist);
+	memset(b, 0, sizeof(*b));
+}
+
+static struct pcore_builtin *pcore_builtin_find(const char *name)
+{
 	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pcore_builtins); i++)
+		if (pcore_builtins[i].used &&
+		    !strcmp(pcore_builtins[i].name, name))
+			return &pcore_builtins[i];
+	return NULL;
+}
+
+/* Attach one; on error nothing of it stays.  Caller holds the table lock. */
+static int pcore_builtin_add_locked(bool tracepoint, const char *param,
+				    const char *name,
+				    const struct pcore_hist_spec *spec,
+				    unsigned int active)
+{
+	struct pcore_client *c = pcore_client_get_own();
+	struct pcore_builtin *b = NULL;
+	unsigned int i;
+	int ret;
 
 	if (!*name) {
 		pr_err("%s=: empty name\n", param);
 		return -EINVAL;
 	}
-	for (i = 0; i < pcore_nbuiltins; i++) {
-		if (!strcmp(pcore_builtins[i].name, name)) {
-			pr_err("%s=%s: given twice\n", param, name);
-			return -EINVAL;
-		}
+	if (strnlen(name, PCORE_NAME_MAX) == PCORE_NAME_MAX) {
+		pr_err("%s=: name '%.32s...' is %zu characters, longer than %d\n",
+		       param, name, strlen(name), PCORE_NAME_MAX - 1);
+		return -EINVAL;
 	}
-	if (pcore_nbuiltins == ARRAY_SIZE(pcore_builtins)) {
+	if (pcore_builtin_find(name)) {
+		pr_err("%s=%s: given twice\n", param, name);
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(pcore_builtins) && !b; i++)
+		if (!pcore_builtins[i].used)
+			b = &pcore_builtins[i];
+	if (!b) {
 		pr_err("%s=%s: more than %d probes\n", param, name,
 		       PCORE_MAX_PROBES);
 		return -EINVAL;
 	}
-	b = &pcore_builtins[pcore_nbuiltins++];
-	b->name = name;
+	b->used = true;
+	strscpy(b->name, name, sizeof(b->name));
 	b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
 		.name = name, .spec = *spec });
-	if (IS_ERR(b->hist))
-		return PTR_ERR(b->hist);
-	if (tracepoint)
-		return pcore_builtin_tracepoint(c, b);
+	ret = PTR_ERR_OR_ZERO(b->hist);
+	if (!ret && tracepoint)
+		ret = pcore_builtin_tracepoint(c, b, param);
+	else if (!ret)
+		ret = PTR_ERR_OR_ZERO(b->probe = pcore_kretprobe_attach(c,
+			&(struct pcore_kretprobe_opts){
+				.name = name, .symbol = name,
+				.maxactive = active, .hist = b->hist }));
+	for (i = 0; !ret && !tracepoint && i < ARRAY_SIZE(pcore_builtins); i++) {
+		struct pcore_builtin *q = &pcore_builtins[i];
 
-	b->probe = pcore_kretprobe_attach(c, &(struct pcore_kretprobe_opts){
-		.name = name, .symbol = name, .maxactive = active,
-		.hist = b->hist });
-	if (IS_ERR(b->probe))
-		return PTR_ERR(b->probe);
-	for (i = 0; i < pcore_nbuiltins - 1; i++) {
-		struct pcore_probe *q = pcore_builtins[i].probe;
-
-		if (!IS_ERR_OR_NULL(q) &&
-		    !strcmp(pcore_probe_symbol(q), pcore_probe_symbol(b->probe))) {
-			pr_err("%s=%s: resolves to %s, which %s already probes\n",
-			       param, name, pcore_probe_symbol(b->probe),
-			       pcore_builtins[i].name);
-			return -EINVAL;
-		}
+		if (q == b || !q->used || q->timer ||
+		    strcmp(pcore_probe_symbol(q->probe),
+			   pcore_probe_symbol(b->probe)))
+			continue;
+		pr_err("%s=%s: resolves to %s, which %s already probes\n",
+		       param, name, pcore_probe_symbol(b->probe), q->name);
+		ret = -EINVAL;
 	}
-	return 0;
+	if (ret)
+		pcore_builtin_free(b);
+	return ret;
+}
+
+/**
+ * pcore_builtin_attach() - attach one of probe_core's own probes
+ * @tracepoint: a tracepoint with a built-in handler, else a kretprobe
+ * @param: where the request came from, for log lines ("target", "attach")
+ * @name: function or tracepoint, and the histogram's name
+ * @spec: histogram layout
+ * @maxactive: kretprobe maxactive, 0 for the default
+ *
+ * Return: 0, or an errno with one log line; nothing stays on error.
+ */
+int pcore_builtin_attach(bool tracepoint, const char *param, const char *name,
+			 const struct pcore_hist_spec *spec,
+			 unsigned int maxactive)
+{
+	int ret;
+
+	mutex_lock(&pcore_builtin_lock);
+	ret = pcore_builtin_add_locked(tracepoint, param, name, spec,
+				       maxactive);
+	mutex_unlock(&pcore_builtin_lock);
+	return ret;
+}
+
+/**
+ * pcore_builtin_detach() - detach one of probe_core's own probes
+ * @name: its name
+ *
+ * Return: 0, or -ENOENT when probe_core has no probe of that name.
+ */
+int pcore_builtin_detach(const char *name)
+{
+	struct pcore_builtin *b;
+
+	mutex_lock(&pcore_builtin_lock);
+	b = pcore_builtin_find(name);
+	if (b)
+		pcore_builtin_free(b);
+	mutex_unlock(&pcore_builtin_lock);
+	return b ? 0 : -ENOENT;
+}
+
+/**
+ * pcore_builtin_probe() - the probe of one of probe_core's own histograms
+ * @name: its name
+ *
+ * Caller holds the table lock (pcore_builtin_lock_get()).
+ *
+ * Return: the probe, or NULL.
+ */
+struct pcore_probe *pcore_builtin_probe(const char *name)
+{
+	struct pcore_builtin *b = pcore_builtin_find(name);
+
+	return b ? b->probe : NULL;
+}
+
+void pcore_builtin_lock_get(void)
+{
+	mutex_lock(&pcore_builtin_lock);
+}
+
+void pcore_builtin_lock_put(void)
+{
+	mutex_unlock(&pcore_builtin_lock);
+}
+
+static void pcore_builtin_free_all(void)
+{
+	unsigned int i;
+
+	mutex_lock(&pcore_builtin_lock);
+	for (i = 0; i < ARRAY_SIZE(pcore_builtins); i++)
+		if (pcore_builtins[i].used)
+			pcore_builtin_free(&pcore_builtins[i]);
+	mutex_unlock(&pcore_builtin_lock);
 }
 
 /* A comma-separated parameter: every element attached, or none. */
-static int pcore_builtin_list(struct pcore_client *c, bool tracepoint,
-			      const char *param, char *val,
+static int pcore_builtin_list(bool tracepoint, const char *param,
+			      const char *val,
 			      const struct pcore_hist_spec *spec, int active)
 {
-	char *name;
+	char *copy, *s, *name;
 	int ret = 0;
 
 	if (!val)
@@ -220,9 +331,14 @@ static int pcore_builtin_list(struct pcore_client *c, bool tracepoint,
 		pr_err("%s=: empty list\n", param);
 		return -EINVAL;
 	}
-	while ((name = strsep(&val, ",")) && !ret)
-		ret = pcore_builtin_add(c, tracepoint, param, name, spec,
-					active);
+	copy = kstrdup(val, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	s = copy;
+	while ((name = strsep(&s, ",")) && !ret)
+		ret = pcore_builtin_attach(tracepoint, param, name, spec,
+					   active);
+	kfree(copy);
 	return ret;
 }
 
@@ -231,29 +347,20 @@ static void pcore_log_builtins(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < pcore_nbuiltins; i++)
-		pr_info("%s: %s on %s\n", pcore_builtins[i].name,
-			pcore_builtins[i].timer ? "tracepoint" : "kretprobe",
-			pcore_probe_symbol(pcore_builtins[i].probe));
-}
-
-static char *pcore_targets, *pcore_tracepoints;
-
-static void pcore_builtins_free(void)
-{
-	memset(pcore_builtins, 0, sizeof(pcore_builtins));
-	pcore_nbuiltins = 0;
-	kfree(pcore_targets);
-	kfree(pcore_tracepoints);
-	pcore_targets = NULL;
-	pcore_tracepoints = NULL;
+	mutex_lock(&pcore_builtin_lock);
+	for (i = 0; i < ARRAY_SIZE(pcore_builtins); i++)
+		if (pcore_builtins[i].used)
+			pr_info("%s: %s on %s\n", pcore_builtins[i].name,
+				pcore_builtins[i].timer ? "tracepoint" :
+							  "kretprobe",
+				pcore_probe_symbol(pcore_builtins[i].probe));
+	mutex_unlock(&pcore_builtin_lock);
 }
 
 static int __init pcore_init(void)
 {
 	struct pcore_hist_spec spec;
 	unsigned int active = maxactive;
-	struct pcore_client *own;
 	int ret;
 
 	ret = pcore_parse_hist(hist, &spec);
@@ -264,13 +371,6 @@ static int __init pcore_init(void)
 		       PCORE_MAXACTIVE_MAX);
 		return -EINVAL;
 	}
-	/* The names live as long as the probes: copies, split in place. */
-	pcore_targets = kstrdup(target, GFP_KERNEL);
-	pcore_tracepoints = kstrdup(tracepoints, GFP_KERNEL);
-	if ((target && !pcore_targets) || (tracepoints && !pcore_tracepoints)) {
-		ret = -ENOMEM;
-		goto err_free;
-	}
 
 	pcore_debugfs_init();
 	ret = pcore_client_init();
@@ -279,34 +379,34 @@ static int __init pcore_init(void)
 	ret = pcore_tp_init();
 	if (ret)
 		goto err_client;
-	own = pcore_client_get_own();
-	ret = pcore_builtin_list(own, false, "target", pcore_targets, &spec,
-				 active);
+	ret = pcore_builtin_list(false, "target", target, &spec, active);
 	if (!ret)
-		ret = pcore_builtin_list(own, true, "tracepoints",
-					 pcore_tracepoints, &spec, active);
+		ret = pcore_builtin_list(true, "tracepoints", tracepoints,
+					 &spec, active);
+	if (!ret)
+		ret = pcore_chardev_init();
 	if (ret)
-		goto err_tp;
+		goto err_builtins;
 	pcore_log_builtins();
 	return 0;
 
-err_tp:
+err_builtins:
+	pcore_builtin_free_all();
 	pcore_tp_exit();
 err_client:
 	pcore_client_exit();
 err_debugfs:
 	pcore_debugfs_exit();
-err_free:
-	pcore_builtins_free();
 	return ret;
 }
 
 static void __exit pcore_exit(void)
 {
+	pcore_chardev_exit();
+	pcore_builtin_free_all();
 	pcore_tp_exit();
 	pcore_client_exit();
 	pcore_debugfs_exit();
-	pcore_builtins_free();
 }
 
 module_init(pcore_init);

@@ -219,6 +219,7 @@ enum pcore_probe_kind {
  * @tp: %PCORE_PROBE_TRACEPOINT: the tracepoint while attached, else NULL
  * @tp_fn: the tracepoint handler
  * @tp_mod: the module @tp is in, NULL for the core kernel's
+ * @disabled: disabled with pcore_probe_set_enabled()
  */
 struct pcore_probe {
 	struct list_head node;
@@ -242,6 +243,7 @@ struct pcore_probe {
 	struct tracepoint *tp;
 	void *tp_fn;
 	struct module *tp_mod;
+	bool disabled;
 };
 
 u64 pcore_probe_hits(const struct pcore_probe *p);
@@ -259,6 +261,17 @@ int pcore_check_args(const char *what, const struct pcore_client *c,
 int pcore_client_init(void);
 void pcore_client_exit(void);
 bool pcore_client_name_taken(struct pcore_client *c, const char *name);
+
+int pcore_builtin_attach(bool tracepoint, const char *param, const char *name,
+			 const struct pcore_hist_spec *spec,
+			 unsigned int maxactive);
+int pcore_builtin_detach(const char *name);
+struct pcore_probe *pcore_builtin_probe(const char *name);
+void pcore_builtin_lock_get(void);
+void pcore_builtin_lock_put(void);
+int pcore_probe_set_enabled(struct pcore_probe *p, bool on);
+int pcore_chardev_init(void);
+void pcore_chardev_exit(void);
 
 void pcore_debugfs_init(void);
 void pcore_debugfs_exit(void);

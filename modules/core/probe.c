@@ -671,6 +671,49 @@ void pcore_probe_detach(struct pcore_probe *p)
 }
 EXPORT_SYMBOL_GPL(pcore_probe_detach);
 
+/**
+ * pcore_probe_set_enabled() - disable a probe, or enable it again
+ * @p: probe
+ * @on: enable
+ *
+ * A disabled probe stays attached and listed but its handlers do not
+ * run: kprobes are disarmed, tracepoint probes unregistered.  Sleeps.
+ *
+ * Return: 0, or the errno of kprobes or tracepoints; -ENOENT when a
+ * tracepoint probe's module is gone (it stays disabled).
+ */
+int pcore_probe_set_enabled(struct pcore_probe *p, bool on)
+{
+	struct tracepoint *tp;
+	struct module *mod;
+	int ret = 0;
+
+	mutex_lock(&pcore_lock);
+	if (p->disabled != on)
+		goto out;
+	switch (p->kind) {
+	case PCORE_PROBE_KPROBE:
+		ret = on ? enable_kprobe(&p->kp) : disable_kprobe(&p->kp);
+		break;
+	case PCORE_PROBE_KRETPROBE:
+		ret = on ? enable_kretprobe(&p->rp) : disable_kretprobe(&p->rp);
+		break;
+	case PCORE_PROBE_TRACEPOINT:
+		if (!on) {
+			pcore_tp_unregister(p);
+			break;
+		}
+		tp = pcore_tp_find(p->symbol, &mod);
+		ret = tp ? pcore_tp_register(p, tp, mod) : -ENOENT;
+		break;
+	}
+	if (!ret)
+		p->disabled = !on;
+out:
+	mutex_unlock(&pcore_lock);
+	return ret;
+}
+
 /*
  * Modules with tracepoints come and go: attach waiting probes to a module
  * that comes, move probes on a module that goes back to waiting.  Called
@@ -692,7 +735,8 @@ static int pcore_tp_module_notify(struct notifier_block *nb,
 			list_add_tail(&m->node, &pcore_tp_mods);
 		}
 		list_for_each_entry(p, &pcore_probes, node) {
-			if (p->kind != PCORE_PROBE_TRACEPOINT || p->tp)
+			if (p->kind != PCORE_PROBE_TRACEPOINT || p->tp ||
+			    p->disabled)
 				continue;
 			tp = pcore_tp_in_module(tpm->mod, p->symbol);
 			if (tp && !pcore_tp_register(p, tp, tpm->mod))

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/probe_core: binary snapshots and control through ioctls, for
+ * probectl.  The ABI is include/uapi/probe_core.h.
+ *
+ * Every command copies its whole struct in, checks every field (strings
+ * NUL-terminated, reserved fields zero, sizes exact), and copies out a
+ * struct built from zero, so nothing of the kernel's memory leaks out.
+ * Histograms are looked up and read under pcore_lock, which keeps them
+ * alive; attach, detach, enable and disable need CAP_SYS_ADMIN.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <uapi/probe_core.h>
+#include "pcore.h"
+
+static_assert(sizeof(struct pcore_ioc_version) == 72);
+static_assert(sizeof(struct pcore_ioc_entry) == 392);
+static_assert(sizeof(struct pcore_ioc_list) == 32);
+static_assert(sizeof(struct pcore_ioc_bucket) == 24);
+static_assert(sizeof(struct pcore_ioc_read) == 328);
+static_assert(sizeof(struct pcore_ioc_name) == 144);
+static_assert(sizeof(struct pcore_ioc_attach) == 200);
+static_assert(PCORE_UAPI_NAME_MAX == PCORE_NAME_MAX);
+static_assert(PCORE_UAPI_LABEL_MAX == PCORE_LABEL_MAX);
+
+static bool pcore_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+/* A NUL-terminated, non-empty string within its array. */
+static bool pcore_str_ok(const char *s, size_t len)
+{
+	return *s && memchr(s, '\0', len);
+}
+
+/* "<name>" (probe_core's own) or "<module>/<name>"; caller holds pcore_lock. */
+static struct pcore_hist *pcore_hist_lookup(const char *full)
+{
+	const char *slash = strchr(full, '/'), *name = full;
+	struct pcore_client *c, *own = pcore_client_get_own();
+	struct pcore_hist *h;
+
+	list_for_each_entry(c, &pcore_clients, node) {
+		if (slash) {
+			if (c == own || strlen(c->name) != slash - full ||
+			    strncmp(c->name, full, slash - full))
+				continue;
+			name = slash + 1;
+		} else if (c != own) {
+			continue;
+		}
+		list_for_each_entry(h, &c->hists, node)
+			if (!strcmp(h->name, name))
+				return h;
+		return NULL;
+	}
+	return NULL;
+}
+
+static void pcore_full_name(const struct pcore_hist *h, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", h->client->name,
+		 *h->client->name ? "/" : "", h->name);
+}
+
+static long pcore_ioc_version(void __user *arg)
+{
+	struct pcore_ioc_version v = {
+		.abi = PCORE_ABI_VERSION,
+		.nr_cpu_ids = nr_cpu_ids,
+	};
+
+	strscpy(v.module_version, THIS_MODULE->version ?: "",
+		sizeof(v.module_version));
+	return copy_to_user(arg, &v, sizeof(v)) ? -EFAULT : 0;
+}
+
+static void pcore_fill_entry(struct pcore_hist *h, struct pcore_ioc_entry *e)
+{
+	struct pcore_probe *p = h->probe;
+
+	pcore_full_name(h, e->name, sizeof(e->name));
+	strscpy(e->unit, h->unit, sizeof(e->unit));
+	strscpy(e->hist_kind, pcore_kind_name(h->layout.kind),
+		sizeof(e->hist_kind));
+	if (h->key_mode)
+		strscpy(e->key_name, h->key_name, sizeof(e->key_name));
+	e->count = pcore_hist_lifetime(h);
+	e->nbuckets = h->layout.nbuckets;
+	e->nkeys = h->nslots;
+	if (h->client == pcore_client_get_own())
+		e->flags |= PCORE_ENT_OWN;
+	if (!p)
+		return;
+	e->flags |= PCORE_ENT_HAS_PROBE;
+	strscpy(e->symbol, p->symbol, sizeof(e->symbol));
+	strscpy(e->probe_kind, pcore_probe_kind_name(p), sizeof(e->probe_kind));
+	e->hits = pcore_probe_hits(p);
+	e->missed = pcore_probe_missed(p);
+	if (p->disabled)
+		e->flags |= PCORE_ENT_DISABLED;
+	else if (p->kind == PCORE_PROBE_TRACEPOINT && !p->tp)
+		e->flags |= PCORE_ENT_WAITING;
+}
+
+static long pcore_ioc_list(void __user *arg)
+{
+	struct pcore_ioc_entry *e = NULL;
+	struct pcore_ioc_list l;
+	struct pcore_client *c;
+	struct pcore_hist *h;
+	u32 n = 0, i = 0;
+	long ret = 0;
+
+	if (copy_from_user(&l, arg, sizeof(l)))
+		return -EFAULT;
+	if (l.entry_size != sizeof(*e) || !pcore_zero(l.reserved,
+						      sizeof(l.reserved)))
+		return -EINVAL;
+	mutex_lock(&pcore_lock);
+	list_for_each_entry(c, &pcore_clients, node)
+		list_for_each_entry(h, &c->hists, node)
+			n++;
+	if (n > l.n) {
+		ret = -ENOSPC;
+	} else if (n) {
+		e = kvcalloc(n, sizeof(*e), GFP_KERNEL);
+		if (!e)
+			ret = -ENOMEM;
+	}
+	if (!ret && e)
+		list_for_each_entry(c, &pcore_clients, node)
+			list_for_each_entry(h, &c->hists, node)
+				pcore_fill_entry(h, &e[i++]);
+	mutex_unlock(&pcore_lock);
+
+	if (!ret && n && copy_to_user(u64_to_user_ptr(l.entries), e,
+				      n * sizeof(*e)))
+		ret = -EFAULT;
+	kvfree(e);
+	l.n = n;
+	if ((!ret || ret == -ENOSPC) && copy_to_user(arg, &l, sizeof(l)))
+		ret = -EFAULT;
+	return ret;
+}
+
+static int pcore_read_check(const struct pcore_ioc_read *r)
+{
+	if (!pcore_str_ok(r->name, sizeof(r->name)) ||
+	    r->flags & ~(PCORE_READ_RESET | PCORE_READ_KEY) ||
+	    r->bucket_size != sizeof(struct pcore_ioc_bucket) ||
+	    r->key_used || r->key || r->pad || r->count || r->sum || r->min ||
+	    r->max || r->p50 || r->p90 || r->p99 || r->p999 ||
+	    r->error_ppm || r->error_abs || r->missed || r->dropped ||
+	    !pcore_zero(r->label, sizeof(r->label)) ||
+	    !pcore_zero(r->reserved, sizeof(r->reserved)))
+		return -EINVAL;
+	if (r->cpu < -1 || r->cpu >= (int)nr_cpu_ids ||
+	    (r->cpu >= 0 && !cpu_possible(r->cpu)))
+		return -EINVAL;
+	if ((r->flags & PCORE_READ_RESET) && r->cpu != -1)
+		return -EINVAL;
+	if (!(r->flags & PCORE_READ_KEY) && r->slot)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The snapshot @in asks for, into @s (of @h's layout, empty); caller holds
+ * pcore_lock.
+ */
+static int pcore_read_snap(struct pcore_hist *h, const struct pcore_ioc_read *in,
+			   struct pcore_snap *s)
+{
+	struct pcore_snaps ss;
+	u32 i;
+	int ret;
+
+	if ((in->flags & PCORE_READ_KEY) && in->slot >= h->nslots)
+		return -EINVAL;
+	if (in->flags & PCORE_READ_RESET) {
+		ret = pcore_snaps_alloc(h, &ss);
+		if (ret)
+			return ret;
+		pcore_hist_harvest(h, &ss);
+		for (i = 0; i < ss.n; i++)
+			if (!(in->flags & PCORE_READ_KEY) || i == in->slot)
+				pcore_snap_merge(s, pcore_snaps_at(&ss, i));
+		pcore_snaps_free(&ss);
+		return 0;
+	}
+	for (i = 0; i < h->nslots; i++)
+		if (!(in->flags & PCORE_READ_KEY) || i == in->slot)
+			pcore_hist_read(h, in->cpu, i, s);
+	return 0;
+}
+
+static void pcore_read_fill(struct pcore_hist *h, const struct pcore_ioc_read *in,
+			    const struct pcore_snap *s, struct pcore_ioc_read *r,
+			    struct pcore_ioc_bucket *b)
+{
+	const struct pcore_layout *l = &h->layout;
+	const char *label;
+	u32 i;
+
+	memcpy(r->name, in->name, sizeof(r->name));
+	r->cpu = in->cpu;
+	r->flags = in->flags;
+	r->slot = in->slot;
+	r->nbuckets = l->nbuckets;
+	r->buckets = in->buckets;
+	r->bucket_size = in->bucket_size;
+	if (in->flags & PCORE_READ_KEY) {
+		r->key_used = pcore_hist_slot_used(h, in->slot);
+		if (r->key_used) {
+			pcore_hist_slot_key(h, in->slot, &r->key, &label);
+			strscpy(r->label, label, sizeof(r->label));
+		}
+	}
+	r->count = s->count;
+	r->sum = s->sum;
+	r->min = s->count ? s->min : 0;
+	r->max = s->max;
+	r->p50 = pcore_snap_percentile(l, s, 500000);
+	r->p90 = pcore_snap_percentile(l, s, 900000);
+	r->p99 = pcore_snap_percentile(l, s, 990000);
+	r->p999 = pcore_snap_percentile(l, s, 999000);
+	r->error_ppm = pcore_layout_error_ppm(l, &r->error_abs);
+	r->missed = h->probe ? pcore_probe_missed(h->probe) : 0;
+	r->dropped = pcore_hist_dropped(h);
+	for (i = 0; i < l->nbuckets; i++) {
+		pcore_bucket_bounds(l, i, &b[i].lo, &b[i].hi);
+		b[i].count = s->b[i];
+	}
+}
+
+static long pcore_ioc_read(void __user *arg)
+{
+	struct pcore_ioc_read in, *r = NULL;
+	struct pcore_ioc_bucket *b = NULL;
+	struct pcore_snap *s = NULL;
+	struct pcore_hist *h;
+	long ret;
+
+	if (copy_from_user(&in, arg, sizeof(in)))
+		return -EFAULT;
+	ret = pcore_read_check(&in);
+	if (ret)
+		return ret;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+
+	mutex_lock(&pcore_lock);
+	h = pcore_hist_lookup(in.name);
+	if (!h) {
+		ret = -ENOENT;
+		goto unlock;
+	}
+	if (in.nbuckets < h->layout.nbuckets) {
+		/* Tell the caller how much room it needs. */
+		memcpy(r, &in, sizeof(*r));
+		r->nbuckets = h->layout.nbuckets;
+		ret = -ENOSPC;
+		goto unlock;
+	}
+	s = kvmalloc(pcore_snap_size(&h->layout), GFP_KERNEL);
+	b = kvcalloc(h->layout.nbuckets, sizeof(*b), GFP_KERNEL);
+	if (!s || !b) {
+		ret = -ENOMEM;
+		goto unlock;
+	}
+	pcore_snap_init(&h->layout, s);
+	ret = pcore_read_snap(h, &in, s);
+	if (!ret)
+		pcore_read_fill(h, &in, s, r, b);
+unlock:
+	mutex_unlock(&pcore_lock);
+
+	if (!ret && copy_to_user(u64_to_user_ptr(in.buckets), b,
+				 r->nbuckets * sizeof(*b)))
+		ret = -EFAULT;
+	if ((!ret || ret == -ENOSPC) && copy_to_user(arg, r, sizeof(*r)))
+		ret = -EFAULT;
+	kvfree(s);
+	kvfree(b);
+	kfree(r);
+	return ret;
+}
+
+static int pcore_name_in(void __user *arg, struct pcore_ioc_name *n)
+{
+	if (copy_from_user(n, arg, sizeof(*n)))
+		return -EFAULT;
+	if (!pcore_str_ok(n->name, sizeof(n->name)) ||
+	    !pcore_zero(n->reserved, sizeof(n->reserved)))
+		return -EINVAL;
+	return 0;
+}
+
+static long pcore_ioc_reset(void __user *arg)
+{
+	struct pcore_ioc_name n;
+	struct pcore_snaps ss = {};
+	struct pcore_hist *h;
+	int ret = pcore_name_in(arg, &n);
+
+	if (ret)
+		return ret;
+	mutex_lock(&pcore_lock);
+	h = pcore_hist_lookup(n.name);
+	if (!h)
+		ret = -ENOENT;
+	else
+		ret = pcore_snaps_alloc(h, &ss);
+	if (!ret)
+		pcore_hist_harvest(h, &ss);
+	mutex_unlock(&pcore_lock);
+	pcore_snaps_free(&ss);
+	return ret;
+}
+
+static long pcore_ioc_attach(void __user *arg)
+{
+	struct pcore_hist_spec spec = {};
+	struct pcore_ioc_attach a;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	if (!pcore_str_ok(a.name, sizeof(a.name)) ||
+	    !pcore_zero(a.reserved, sizeof(a.reserved)) ||
+	    (a.kind != PCORE_ATTACH_KRETPROBE &&
+	     a.kind != PCORE_ATTACH_TRACEPOINT) ||
+	    a.hist_kind > PCORE_UAPI_HIST_LOGLINEAR ||
+	    a.maxactive > PCORE_MAXACTIVE_MAX ||
+	    (a.kind == PCORE_ATTACH_TRACEPOINT && a.maxactive))
+		return -EINVAL;
+	spec.kind = a.hist_kind ?: PCORE_HIST_LOGLINEAR;
+	spec.precision = a.precision;
+	spec.min = a.min;
+	spec.max = a.max;
+	spec.step = a.step;
+	return pcore_builtin_attach(a.kind == PCORE_ATTACH_TRACEPOINT,
+				    "attach", a.name, &spec, a.maxactive);
+}
+
+static long pcore_ioc_detach(void __user *arg)
+{
+	struct pcore_ioc_name n;
+	int ret = pcore_name_in(arg, &n);
+
+	return ret ?: pcore_builtin_detach(n.name);
+}
+
+static long pcore_ioc_enable(void __user *arg, bool on)
+{
+	struct pcore_ioc_name n;
+	struct pcore_probe *p;
+	int ret = pcore_name_in(arg, &n);
+
+	if (ret)
+		return ret;
+	pcore_builtin_lock_get();
+	p = pcore_builtin_probe(n.name);
+	ret = p ? pcore_probe_set_enabled(p, on) : -ENOENT;
+	pcore_builtin_lock_put();
+	return ret;
+}
+
+static long pcore_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case PCORE_IOC_VERSION:
+		return pcore_ioc_version(uarg);
+	case PCORE_IOC_LIST:
+		return pcore_ioc_list(uarg);
+	case PCORE_IOC_READ:
+		return pcore_ioc_read(uarg);
+	case PCORE_IOC_RESET:
+		return pcore_ioc_reset(uarg);
+	case PCORE_IOC_ATTACH:
+	case PCORE_IOC_DETACH:
+	case PCORE_IOC_ENABLE:
+	case PCORE_IOC_DISABLE:
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		break;
+	default:
+		return -ENOTTY;
+	}
+	switch (cmd) {
+	case PCORE_IOC_ATTACH:
+		return pcore_ioc_attach(uarg);
+	case PCORE_IOC_DETACH:
+		return pcore_ioc_detach(uarg);
+	case PCORE_IOC_ENABLE:
+		return pcore_ioc_enable(uarg, true);
+	default:
+		return pcore_ioc_enable(uarg, false);
+	}
+}
+
+static const struct file_operations pcore_chardev_fops = {
+	.owner = THIS_MODULE,
+	.open = nonseekable_open,
+	.unlocked_ioctl = pcore_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice pcore_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "probe_core",
+	.fops = &pcore_chardev_fops,
+	.mode = 0600,
+};
+
+int pcore_chardev_init(void)
+{
+	int ret = misc_register(&pcore_miscdev);
+
+	if (ret)
+		pr_err("cannot register /dev/probe_core (%pe)\n", ERR_PTR(ret));
+	return ret;
+}
+
+void pcore_chardev_exit(void)
+{
+	misc_deregister(&pcore_miscdev);
+}
