@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Boots a kernel in QEMU (software emulation) with a busybox initramfs that
-# carries DIR as /pcore, runs COMMAND in the guest, prints its output, then
-# judges the guest kernel log.
+# carries DIR as /pcore (but DIR/rootfs/, if any, as /), runs COMMAND in
+# the guest, prints its output, then judges the guest kernel log.
 #
 # stdout: the command's output (ttyS1), then TAP lines of our own:
 #   ok - guest kernel log clean (<release>)       or
@@ -174,6 +174,12 @@ build_initramfs() {
 		[ "$a" = busybox ] || ln -s busybox "$root/bin/$a"
 	done
 	cp -a "$payload/." "$root/pcore/"
+	# payload/rootfs/ goes to / instead: shared libraries of dynamically
+	# linked tools (with their dynamic loader), at the paths they expect.
+	if [ -d "$payload/rootfs" ]; then
+		cp -a "$payload/rootfs/." "$root/"
+		rm -rf "$root/pcore/rootfs"
+	fi
 	write_init "$root/init"
 	{
 		echo '#!/bin/sh'
