@@ -93,6 +93,25 @@ if [ $built = 0 ] &&
 	sed '/^#/d' selftests/kmods | while read -r km; do
 		[ -z "$km" ] || cp "/lib/modules/$kver/kernel/$km" "$payload/modules/kernel/"
 	done
+	# probectl in the guest: the program in /pcore/bin, its shared
+	# libraries at their own paths, and our modules installed under
+	# /lib/modules/<release>/extra with depmod's indexes, so that
+	# "probectl load" works without --module as on a real machine.
+	if make -s --no-print-directory -C userspace O="$top/build/userspace" \
+		>> "$res/selftests-build.log" 2>&1; then
+		mkdir -p "$payload/bin" "$payload/rootfs/lib/modules/$kver/extra"
+		cp build/userspace/probectl "$payload/bin/"
+		cp userspace/probectl.8 "$payload/"
+		scripts/guest-libs.sh "$payload/rootfs" build/userspace/probectl
+		find "build/$kver/modules" -name '*.ko' \
+			-exec cp {} "$payload/rootfs/lib/modules/$kver/extra/" \;
+		cp /lib/modules/"$kver"/modules.builtin* \
+			/lib/modules/"$kver"/modules.order \
+			"$payload/rootfs/lib/modules/$kver/"
+		depmod -b "$payload/rootfs" "$kver" >> "$res/selftests-build.log" 2>&1
+	else
+		echo "not ok - probectl for the guest not built (see build/results/selftests-build.log)" > "$res/probectl-build.tap"
+	fi
 	# Tests listed in selftests/threadirqs need all IRQs threaded: a second
 	# boot with "threadirqs".
 	all=$(cd "$payload/selftests" && ls pcore_*)
