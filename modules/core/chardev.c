@@ -219,7 +219,11 @@ static void pcore_read_fill(struct pcore_hist *h, const struct pcore_ioc_read *i
 	r->buckets = in->buckets;
 	r->bucket_size = in->bucket_size;
 	if (in->flags & PCORE_READ_KEY) {
-		r->key_used = pcore_hist_slot_used(h, in->slot);
+		/*
+		 * After PCORE_READ_RESET a direct slot holds no counts any
+		 * more: the values moved out say it was in use.
+		 */
+		r->key_used = s->count || pcore_hist_slot_used(h, in->slot);
 		if (r->key_used) {
 			pcore_hist_slot_key(h, in->slot, &r->key, &label);
 			strscpy(r->label, label, sizeof(r->label));
