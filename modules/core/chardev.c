@@ -332,6 +332,21 @@ static long pcore_ioc_reset(void __user *arg)
 	return ret;
 }
 
+/* Fields the histogram kind does not use must be zero: none is ignored. */
+static bool pcore_attach_spec_ok(const struct pcore_ioc_attach *a)
+{
+	switch (a->hist_kind) {
+	case PCORE_UAPI_HIST_DEFAULT:
+	case PCORE_UAPI_HIST_LOG2:
+		return !a->precision && !a->min && !a->max && !a->step;
+	case PCORE_UAPI_HIST_LINEAR:
+		return !a->precision;
+	case PCORE_UAPI_HIST_LOGLINEAR:
+		return !a->min && !a->step;
+	}
+	return false;
+}
+
 static long pcore_ioc_attach(void __user *arg)
 {
 	struct pcore_hist_spec spec = {};
@@ -343,7 +358,7 @@ static long pcore_ioc_attach(void __user *arg)
 	    !pcore_zero(a.reserved, sizeof(a.reserved)) ||
 	    (a.kind != PCORE_ATTACH_KRETPROBE &&
 	     a.kind != PCORE_ATTACH_TRACEPOINT) ||
-	    a.hist_kind > PCORE_UAPI_HIST_LOGLINEAR ||
+	    !pcore_attach_spec_ok(&a) ||
 	    a.maxactive > PCORE_MAXACTIVE_MAX ||
 	    (a.kind == PCORE_ATTACH_TRACEPOINT && a.maxactive))
 		return -EINVAL;
