@@ -204,9 +204,13 @@ struct pcore_ioc_name {
  * @hist_kind: PCORE_UAPI_HIST_*
  * @precision: loglinear sub-bucket bits, 0 for the default
  * @min: linear: lower end
- * @max: linear: upper end (exclusive)
+ * @max: linear: upper end (exclusive); loglinear: the largest value with a
+ *	bucket of its own, 0 for the default (an hour in ns)
  * @step: linear: bucket width
  * @reserved: zero
+ *
+ * Of @precision, @min, @max and @step, those @hist_kind does not use must
+ * be zero (all of them for the default and log2).
  */
 struct pcore_ioc_attach {
 	char name[PCORE_UAPI_NAME_MAX];

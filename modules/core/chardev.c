@@ -219,7 +219,11 @@ static void pcore_read_fill(struct pcore_hist *h, const struct pcore_ioc_read *i
 	r->buckets = in->buckets;
 	r->bucket_size = in->bucket_size;
 	if (in->flags & PCORE_READ_KEY) {
-		r->key_used = pcore_hist_slot_used(h, in->slot);
+		/*
+		 * After PCORE_READ_RESET a direct slot holds no counts any
+		 * more: the values moved out say it was in use.
+		 */
+		r->key_used = s->count || pcore_hist_slot_used(h, in->slot);
 		if (r->key_used) {
 			pcore_hist_slot_key(h, in->slot, &r->key, &label);
 			strscpy(r->label, label, sizeof(r->label));
@@ -328,6 +332,21 @@ static long pcore_ioc_reset(void __user *arg)
 	return ret;
 }
 
+/* Fields the histogram kind does not use must be zero: none is ignored. */
+static bool pcore_attach_spec_ok(const struct pcore_ioc_attach *a)
+{
+	switch (a->hist_kind) {
+	case PCORE_UAPI_HIST_DEFAULT:
+	case PCORE_UAPI_HIST_LOG2:
+		return !a->precision && !a->min && !a->max && !a->step;
+	case PCORE_UAPI_HIST_LINEAR:
+		return !a->precision;
+	case PCORE_UAPI_HIST_LOGLINEAR:
+		return !a->min && !a->step;
+	}
+	return false;
+}
+
 static long pcore_ioc_attach(void __user *arg)
 {
 	struct pcore_hist_spec spec = {};
@@ -339,7 +358,7 @@ static long pcore_ioc_attach(void __user *arg)
 	    !pcore_zero(a.reserved, sizeof(a.reserved)) ||
 	    (a.kind != PCORE_ATTACH_KRETPROBE &&
 	     a.kind != PCORE_ATTACH_TRACEPOINT) ||
-	    a.hist_kind > PCORE_UAPI_HIST_LOGLINEAR ||
+	    !pcore_attach_spec_ok(&a) ||
 	    a.maxactive > PCORE_MAXACTIVE_MAX ||
 	    (a.kind == PCORE_ATTACH_TRACEPOINT && a.maxactive))
 		return -EINVAL;

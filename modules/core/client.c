@@ -26,8 +26,9 @@ static const char * const pcore_reserved[] = { "probes", "timers", "clients" };
  * @name: the name
  * @dashes: allow '-' too
  *
- * Names become debugfs directory names: letters, digits, '_', '.' (not
- * first, as in "foo.isra.0") and, when @dashes, '-'.
+ * Names become debugfs directory names: ASCII letters and digits, '_',
+ * '.' (not first, as in "foo.isra.0") and, when @dashes, '-'.  The
+ * kernel's isalnum() also takes Latin-1 letters (0xc0-0xff): not here.
  *
  * Return: 0 or -EINVAL, with one log line naming the problem.
  */
@@ -50,7 +51,7 @@ int pcore_check_name(const char *what, const char *name, bool dashes)
 		return -EINVAL;
 	}
 	for (i = 0; i < len; i++) {
-		if (isalnum(name[i]) || name[i] == '_' ||
+		if ((isascii(name[i]) && isalnum(name[i])) || name[i] == '_' ||
 		    (name[i] == '.' && i) || (name[i] == '-' && dashes))
 			continue;
 		pr_err("%s: '%*pE' is not a valid name (bad character at %zu)\n",

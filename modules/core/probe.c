@@ -109,7 +109,7 @@ const char *pcore_probe_symbol(const struct pcore_probe *p)
 }
 EXPORT_SYMBOL_GPL(pcore_probe_symbol);
 
-/* Symbols: letters, digits, '_' and '.' (as in "foo.isra.0"). */
+/* Symbols: ASCII letters, digits, '_' and '.' (as in "foo.isra.0"). */
 static int pcore_check_symbol(struct pcore_probe *p, const char *sym)
 {
 	size_t i, len = strnlen(sym, KSYM_NAME_LEN);
@@ -120,7 +120,8 @@ static int pcore_check_symbol(struct pcore_probe *p, const char *sym)
 		return -EINVAL;
 	}
 	for (i = 0; i < len; i++) {
-		if (isalnum(sym[i]) || sym[i] == '_' || (sym[i] == '.' && i))
+		if ((isascii(sym[i]) && isalnum(sym[i])) || sym[i] == '_' ||
+		    (sym[i] == '.' && i))
 			continue;
 		pcore_perr(p, "'%*pE' is not a symbol name (bad character at %zu)",
 			   (int)len, sym, i);

@@ -1,0 +1,816 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/probe_core with good input: VERSION, LIST, READ (merged, per CPU,
+ * by key, snapshot-and-reset), RESET, ATTACH, DETACH, ENABLE and DISABLE
+ * give exact numbers in the quiet VM, agree with debugfs, and fill every
+ * byte of what they return.
+ *
+ * Workloads: fork() for do_fork (target=do_fork), getppid() for an
+ * attached sys_getppid (nothing else in the quiet VM calls it), and the
+ * scheduler for sched_switch.
+ */
+#include "pcore_ioctl.h"
+#include "kselftest_harness.h"
+
+#define NFORKS	200
+#define NCALLS	500
+
+static char text[PCORE_BUF];
+static struct pcore_ioc_bucket bk[PCORE_MAXB], bk2[PCORE_MAXB];
+static struct pcore_ioc_entry ents[PCORE_MAXE], ents2[PCORE_MAXE];
+
+FIXTURE(ioc) {
+	int fd;
+	int kmsg;
+};
+
+FIXTURE_SETUP(ioc)
+{
+	static const char * const mods[] = { "cpuhists", "probe_core" };
+
+	ASSERT_EQ(0, pcore_mods_unload(mods, 2));
+	self->kmsg = kmsg_open();
+	ASSERT_LE(0, self->kmsg);
+	ASSERT_EQ(0, pcore_load("target=do_fork tracepoints=sched_switch"));
+	self->fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(ioc)
+{
+	static const char * const mods[] = { "cpuhists", "probe_core" };
+	static char log[16384];
+
+	if (self->fd >= 0)
+		close(self->fd);
+	EXPECT_EQ(0, pcore_mods_unload(mods, 2));
+	EXPECT_NE(0, access(PCORE_DEVICE, F_OK));
+	EXPECT_NE(0, access(PCORE_DBG, F_OK));
+	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log, sizeof(log))) {
+		TH_LOG("kernel log:\n%s", log);
+	}
+	close(self->kmsg);
+}
+
+/* The last CPU number in /sys/devices/system/cpu/possible, plus one. */
+static int possible_cpus(void)
+{
+	char s[256], *p;
+
+	if (pcore_read("/sys/devices/system/cpu/possible", s, sizeof(s)) <= 0)
+		return -1;
+	p = strrchr(s, '-');
+	p = p ? p + 1 : strrchr(s, ',') ? strrchr(s, ',') + 1 : s;
+	return atoi(p) + 1;
+}
+
+/* Nearest rank of @ppm over the buckets: the bucket @p must fall in. */
+static int pct_ok(const struct pcore_ioc_bucket *b, unsigned int nb,
+		  unsigned long long count, unsigned long long ppm,
+		  unsigned long long p)
+{
+	unsigned long long rank = (count * ppm + 999999) / 1000000, seen = 0;
+	unsigned int i;
+
+	if (!rank)
+		rank = 1;
+	for (i = 0; i < nb; i++) {
+		seen += b[i].count;
+		if (seen >= rank)
+			return b[i].lo <= p && (p < b[i].hi || b[i].hi == UINT64_MAX);
+	}
+	return 0;
+}
+
+/*
+ * A READ's buckets are contiguous from 0 to U64_MAX, add up to its count,
+ * and its percentiles fall in the buckets they come from.
+ */
+static void check_snapshot(struct __test_metadata *_metadata,
+			   const struct pcore_ioc_read *r,
+			   const struct pcore_ioc_bucket *b)
+{
+	unsigned long long sum = 0;
+	unsigned int i;
+
+	ASSERT_LT(1, r->nbuckets);
+	EXPECT_EQ(0, b[0].lo);
+	EXPECT_EQ(UINT64_MAX, b[r->nbuckets - 1].hi);
+	for (i = 0; i < r->nbuckets; i++) {
+		sum += b[i].count;
+		if (i + 1 < r->nbuckets)
+			EXPECT_EQ(b[i].hi, b[i + 1].lo) {
+				TH_LOG("%s: bucket %u ends at %llu, %u starts at %llu",
+				       r->name, i, (unsigned long long)b[i].hi,
+				       i + 1, (unsigned long long)b[i + 1].lo);
+			}
+	}
+	EXPECT_EQ(r->count, sum);
+	if (!r->count) {
+		EXPECT_EQ(0, r->min);
+		EXPECT_EQ(0, r->max);
+		EXPECT_EQ(0, r->sum);
+		EXPECT_EQ(0, r->p50);
+		return;
+	}
+	EXPECT_LE(r->min, r->max);
+	EXPECT_LE(r->min * r->count, r->sum);
+	EXPECT_GE(r->max * r->count, r->sum);
+	EXPECT_TRUE(pct_ok(b, r->nbuckets, r->count, 500000, r->p50));
+	EXPECT_TRUE(pct_ok(b, r->nbuckets, r->count, 900000, r->p90));
+	EXPECT_TRUE(pct_ok(b, r->nbuckets, r->count, 990000, r->p99));
+	EXPECT_TRUE(pct_ok(b, r->nbuckets, r->count, 999000, r->p999));
+	EXPECT_LE(r->p50, r->p90);
+	EXPECT_LE(r->p90, r->p99);
+	EXPECT_LE(r->p99, r->p999);
+}
+
+/* A string with only NULs after its end, within its array. */
+static bool nul_padded(const char *s, size_t len)
+{
+	size_t k = strnlen(s, len);
+
+	return k < len && pcore_zeroed(s + k, len - k);
+}
+
+static void getppids(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		syscall(SYS_getppid);
+}
+
+TEST_F(ioc, version)
+{
+	struct pcore_ioc_version v, v2;
+	unsigned int i;
+
+	memset(&v, 0xA5, sizeof(v));
+	ASSERT_EQ(0, pcore_ioc(self->fd, PCORE_IOC_VERSION, &v));
+	EXPECT_EQ(PCORE_ABI_VERSION, v.abi);
+	EXPECT_EQ(possible_cpus(), v.nr_cpu_ids);
+	EXPECT_LE(sysconf(_SC_NPROCESSORS_CONF), v.nr_cpu_ids);
+	EXPECT_STREQ("0.2.0", v.module_version);
+	for (i = strlen(v.module_version); i < sizeof(v.module_version); i++)
+		EXPECT_EQ(0, v.module_version[i]);
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(0, v.reserved[i]);
+	/* Every byte is the kernel's: another junk gives the same answer. */
+	memset(&v2, 0x5A, sizeof(v2));
+	ASSERT_EQ(0, pcore_ioc(self->fd, PCORE_IOC_VERSION, &v2));
+	EXPECT_EQ(0, memcmp(&v, &v2, sizeof(v)));
+}
+
+TEST_F(ioc, list)
+{
+	const struct pcore_ioc_entry *f, *s, *on, *off;
+	struct pcore_ioc_list l;
+	unsigned int n, i;
+
+	/* No room: ENOSPC and the number needed; nothing written. */
+	memset(&l, 0, sizeof(l));
+	l.entry_size = sizeof(struct pcore_ioc_entry);
+	ASSERT_EQ(ENOSPC, pcore_ioc(self->fd, PCORE_IOC_LIST, &l));
+	EXPECT_EQ(2, l.n);
+	EXPECT_EQ(0, l.entries);
+	EXPECT_EQ(sizeof(struct pcore_ioc_entry), l.entry_size);
+	memset(ents, 0xA5, sizeof(ents));
+	memcpy(ents2, ents, sizeof(ents));
+	ASSERT_EQ(ENOSPC, pcore_list(self->fd, ents, 1, &n));
+	EXPECT_EQ(2, n);
+	EXPECT_EQ(0, memcmp(ents, ents2, sizeof(ents)));
+
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	ASSERT_EQ(0, pcore_list(self->fd, ents, 2, &n));
+	ASSERT_EQ(2, n);
+	/* The slots beyond what was listed are untouched. */
+	EXPECT_EQ(0, memcmp(&ents[2], &ents2[2], sizeof(ents) - 2 * sizeof(ents[0])));
+	f = pcore_entry(ents, n, "do_fork");
+	s = pcore_entry(ents, n, "sched_switch");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("kernel_clone", f->symbol);
+	EXPECT_STREQ("kretprobe", f->probe_kind);
+	EXPECT_STREQ("ns", f->unit);
+	EXPECT_STREQ("loglinear", f->hist_kind);
+	EXPECT_STREQ("", f->key_name);
+	EXPECT_EQ(NFORKS, f->hits);
+	EXPECT_EQ(NFORKS, f->count);
+	EXPECT_EQ(0, f->missed);
+	EXPECT_EQ(1, f->nkeys);
+	EXPECT_EQ(PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN, f->flags);
+	EXPECT_EQ(0, f->pad);
+	EXPECT_STREQ("sched_switch", s->symbol);
+	EXPECT_STREQ("tracepoint", s->probe_kind);
+	EXPECT_STREQ("ns", s->unit);
+	EXPECT_STREQ("loglinear", s->hist_kind);
+	EXPECT_STREQ("", s->key_name);
+	EXPECT_EQ(1, s->nkeys);
+	EXPECT_EQ(f->nbuckets, s->nbuckets);
+	EXPECT_EQ(PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN, s->flags);
+	/* The first switch on each CPU only starts its clock. */
+	EXPECT_LT(0, s->count);
+	EXPECT_LE(s->count, s->hits);
+
+	/* A handler module's histograms are "<module>/<name>". */
+	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
+	ASSERT_EQ(ENOSPC, pcore_list(self->fd, ents, 2, &n));
+	EXPECT_EQ(4, n);
+	ASSERT_EQ(0, pcore_list(self->fd, ents, PCORE_MAXE, &n));
+	ASSERT_EQ(4, n);
+	on = pcore_entry(ents, n, "cpuhists/oncpu");
+	off = pcore_entry(ents, n, "cpuhists/offcpu");
+	ASSERT_NE(NULL, on);
+	ASSERT_NE(NULL, off);
+	EXPECT_STREQ("sched_switch", on->symbol);
+	EXPECT_STREQ("tracepoint", on->probe_kind);
+	EXPECT_STREQ("cpu", on->key_name);
+	EXPECT_STREQ("loglinear", on->hist_kind);
+	EXPECT_EQ(possible_cpus(), on->nkeys);
+	EXPECT_EQ(PCORE_ENT_HAS_PROBE, on->flags);
+	/* offcpu is fed by oncpu's handler: no probe of its own. */
+	EXPECT_STREQ("", off->symbol);
+	EXPECT_STREQ("", off->probe_kind);
+	EXPECT_STREQ("cpu", off->key_name);
+	EXPECT_EQ(0, off->flags);
+	EXPECT_EQ(0, off->hits);
+	EXPECT_EQ(0, off->missed);
+	/* Every string is NUL-padded: nothing of the kernel's behind it. */
+	for (i = 0; i < n; i++) {
+		EXPECT_TRUE(nul_padded(ents[i].name, sizeof(ents[i].name)));
+		EXPECT_TRUE(nul_padded(ents[i].symbol, sizeof(ents[i].symbol)));
+		EXPECT_TRUE(nul_padded(ents[i].probe_kind, sizeof(ents[i].probe_kind)));
+		EXPECT_TRUE(nul_padded(ents[i].unit, sizeof(ents[i].unit)));
+		EXPECT_TRUE(nul_padded(ents[i].hist_kind, sizeof(ents[i].hist_kind)));
+		EXPECT_TRUE(nul_padded(ents[i].key_name, sizeof(ents[i].key_name)));
+		EXPECT_EQ(0, ents[i].pad);
+	}
+	/* And the same list again after unloading the module. */
+	ASSERT_EQ(0, pcore_mod_unload_wait("cpuhists"));
+	ASSERT_EQ(0, pcore_list(self->fd, ents, PCORE_MAXE, &n));
+	EXPECT_EQ(2, n);
+	EXPECT_EQ(NULL, pcore_entry(ents, n, "cpuhists/oncpu"));
+}
+
+/* Merged and per-CPU reads of do_fork after forks on CPU 0 and CPU 1. */
+TEST_F(ioc, read)
+{
+	unsigned long long percpu = 0, psum = 0, pmax = 0, pmin = UINT64_MAX;
+	struct pcore_ioc_read r, rc;
+	struct pcore_ioc_entry e;
+	int cpu, ncpu = possible_cpus();
+
+	ASSERT_LE(2, ncpu);
+	ASSERT_EQ(0, pcore_pin(0));
+	ASSERT_EQ(0, pcore_forks(NFORKS / 2));
+	ASSERT_EQ(0, pcore_pin(1));
+	ASSERT_EQ(0, pcore_forks(NFORKS / 2));
+
+	memset(bk, 0xA5, sizeof(bk));
+	ASSERT_EQ(0, pcore_rd(self->fd, "do_fork", -1, 0, 0, &r, bk));
+	EXPECT_STREQ("do_fork", r.name);
+	EXPECT_EQ(-1, r.cpu);
+	EXPECT_EQ(0, r.flags);
+	EXPECT_EQ(NFORKS, r.count);
+	EXPECT_EQ(0, r.key_used);
+	EXPECT_EQ(0, r.key);
+	EXPECT_STREQ("", r.label);
+	EXPECT_EQ(0, r.missed);
+	EXPECT_EQ(0, r.dropped);
+	EXPECT_EQ(31250, r.error_ppm);	/* loglinear, precision 4 */
+	EXPECT_EQ(0, r.error_abs);
+	/* A fork takes microseconds, even emulated, and less than a second. */
+	EXPECT_LT(1000, r.min);
+	EXPECT_GT(1000000000ULL, r.max);
+	check_snapshot(_metadata, &r, bk);
+	ASSERT_EQ(0, pcore_list_one(self->fd, "do_fork", &e));
+	EXPECT_EQ(e.nbuckets, r.nbuckets);
+	/* Buckets beyond nbuckets are untouched. */
+	EXPECT_EQ(0xA5A5A5A5A5A5A5A5ULL, bk[r.nbuckets].lo);
+
+	/* The stats file of the same histogram says the same. */
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/stats", text, PCORE_BUF));
+	EXPECT_EQ(r.count, pcore_key(text, "count"));
+	EXPECT_EQ(r.sum, pcore_key(text, "sum"));
+	EXPECT_EQ(r.min, pcore_key(text, "min"));
+	EXPECT_EQ(r.max, pcore_key(text, "max"));
+	EXPECT_EQ(r.p50, pcore_key(text, "p50"));
+	EXPECT_EQ(r.p90, pcore_key(text, "p90"));
+	EXPECT_EQ(r.p99, pcore_key(text, "p99"));
+	EXPECT_EQ(r.p999, pcore_key(text, "p999"));
+
+	/* Per CPU: the parent was pinned, so each CPU has exactly its half. */
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		ASSERT_EQ(0, pcore_rd(self->fd, "do_fork", cpu, 0, 0, &rc, bk2));
+		EXPECT_EQ(cpu, rc.cpu);
+		EXPECT_EQ(r.nbuckets, rc.nbuckets);
+		check_snapshot(_metadata, &rc, bk2);
+		if (cpu < 2)
+			EXPECT_EQ(NFORKS / 2, rc.count);
+		percpu += rc.count;
+		psum += rc.sum;
+		if (rc.count && rc.min < pmin)
+			pmin = rc.min;
+		if (rc.max > pmax)
+			pmax = rc.max;
+	}
+	EXPECT_EQ(r.count, percpu);
+	EXPECT_EQ(r.sum, psum);
+	EXPECT_EQ(r.min, pmin);
+	EXPECT_EQ(r.max, pmax);
+
+	/* Too little bucket room: ENOSPC with the number needed, no buckets. */
+	memset(bk2, 0xA5, sizeof(bk2));
+	memset(&rc, 0, sizeof(rc));
+	strcpy(rc.name, "do_fork");
+	rc.cpu = -1;
+	rc.buckets = (uintptr_t)bk2;
+	rc.nbuckets = r.nbuckets - 1;
+	rc.bucket_size = sizeof(bk2[0]);
+	ASSERT_EQ(ENOSPC, pcore_ioc(self->fd, PCORE_IOC_READ, &rc));
+	EXPECT_EQ(r.nbuckets, rc.nbuckets);
+	EXPECT_EQ(0, rc.count);
+	EXPECT_EQ(0xA5A5A5A5A5A5A5A5ULL, bk2[0].lo);
+	rc.nbuckets = 0;
+	rc.buckets = 0;
+	ASSERT_EQ(ENOSPC, pcore_ioc(self->fd, PCORE_IOC_READ, &rc));
+	EXPECT_EQ(r.nbuckets, rc.nbuckets);
+	/* Nor with RESET: nothing is moved out. */
+	rc.nbuckets = 1;
+	rc.flags = PCORE_READ_RESET;
+	ASSERT_EQ(ENOSPC, pcore_ioc(self->fd, PCORE_IOC_READ, &rc));
+	EXPECT_EQ(NFORKS, pcore_rd_count(self->fd, "do_fork"));
+	/* Exactly enough room is enough. */
+	rc.nbuckets = r.nbuckets;
+	rc.flags = 0;
+	rc.buckets = (uintptr_t)bk2;
+	ASSERT_EQ(0, pcore_ioc(self->fd, PCORE_IOC_READ, &rc));
+	EXPECT_EQ(NFORKS, rc.count);
+}
+
+/* Two reads with different junk around them return the same bytes. */
+TEST_F(ioc, no_junk_out)
+{
+	static struct pcore_ioc_bucket b1[PCORE_MAXB], b2[PCORE_MAXB];
+	struct pcore_ioc_read r1, r2;
+	unsigned int n1, n2, cpu;
+	unsigned int flags[] = { 0, 0, PCORE_READ_KEY };
+
+	/* Only do_fork: nothing counts between the two calls. */
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH, "sched_switch"));
+	ASSERT_EQ(0, pcore_forks(NFORKS / 4));
+
+	memset(ents, 0xA5, sizeof(ents));
+	memset(ents2, 0x5A, sizeof(ents2));
+	ASSERT_EQ(0, pcore_list(self->fd, ents, PCORE_MAXE, &n1));
+	ASSERT_EQ(0, pcore_list(self->fd, ents2, PCORE_MAXE, &n2));
+	ASSERT_EQ(1, n1);
+	ASSERT_EQ(1, n2);
+	EXPECT_EQ(0, memcmp(ents, ents2, sizeof(ents[0])));
+
+	for (cpu = 0; cpu < 3; cpu++) {
+		memset(b1, 0xA5, sizeof(b1));
+		memset(b2, 0x5A, sizeof(b2));
+		ASSERT_EQ(0, pcore_rd(self->fd, "do_fork", cpu == 1 ? 0 : -1,
+				      flags[cpu], 0, &r1, b1));
+		ASSERT_EQ(0, pcore_rd(self->fd, "do_fork", cpu == 1 ? 0 : -1,
+				      flags[cpu], 0, &r2, b2));
+		/* r.buckets is the caller's own pointer: it differs. */
+		r2.buckets = r1.buckets;
+		EXPECT_EQ(0, memcmp(&r1, &r2, sizeof(r1)));
+		EXPECT_EQ(0, memcmp(b1, b2, r1.nbuckets * sizeof(b1[0])));
+		EXPECT_EQ(0, r1.pad);
+		EXPECT_EQ(0, r1.reserved[0] | r1.reserved[1] |
+			     r1.reserved[2] | r1.reserved[3]);
+		EXPECT_TRUE(pcore_zeroed(r1.label, sizeof(r1.label)));
+	}
+	/* The ENOSPC answer too: the caller's struct with nbuckets. */
+	memset(&r1, 0, sizeof(r1));
+	strcpy(r1.name, "do_fork");
+	r1.cpu = -1;
+	r1.bucket_size = sizeof(b1[0]);
+	r2 = r1;
+	ASSERT_EQ(ENOSPC, pcore_ioc(self->fd, PCORE_IOC_READ, &r1));
+	r2.nbuckets = r1.nbuckets;
+	EXPECT_EQ(0, memcmp(&r1, &r2, sizeof(r1)));
+}
+
+/*
+ * Snapshot-and-reset under load: a child forks without pause while the
+ * parent moves intervals out; every fork lands in exactly one of them.
+ */
+TEST_F_TIMEOUT(ioc, read_reset_intervals, 600)
+{
+	unsigned long long total = 0, nonzero = 0, reads = 0, bsum;
+	struct pcore_ioc_read r;
+	struct pcore_ioc_entry e;
+	unsigned int i;
+	pid_t child;
+	int st;
+
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_RESET, "do_fork"));
+	ASSERT_EQ(0, pcore_rd_count(self->fd, "do_fork"));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		pcore_pin(1);
+		_exit(pcore_forks(2 * NFORKS) ? 1 : 0);
+	}
+	pcore_pin(0);
+	/* The child's own fork above is the first event. */
+	do {
+		ASSERT_EQ(0, pcore_rd(self->fd, "do_fork", -1, PCORE_READ_RESET,
+				      0, &r, bk));
+		EXPECT_EQ(PCORE_READ_RESET, r.flags);
+		for (i = 0, bsum = 0; i < r.nbuckets; i++)
+			bsum += bk[i].count;
+		EXPECT_EQ(r.count, bsum);
+		total += r.count;
+		nonzero += r.count != 0;
+		reads++;
+		usleep(2000);
+	} while (waitpid(child, &st, WNOHANG) == 0);
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ASSERT_EQ(0, pcore_rd(self->fd, "do_fork", -1, PCORE_READ_RESET, 0, &r, bk));
+	total += r.count;
+	TH_LOG("%llu reset reads, %llu with events", reads, nonzero);
+	EXPECT_EQ(2 * NFORKS + 1, total);
+	/* It really was read while forking went on. */
+	EXPECT_LE(3, nonzero);
+	EXPECT_EQ(0, pcore_rd_count(self->fd, "do_fork"));
+	/* LIST's count is since creation: resets do not lower it. */
+	ASSERT_EQ(0, pcore_list_one(self->fd, "do_fork", &e));
+	EXPECT_EQ(2 * NFORKS + 1, e.count);
+	EXPECT_EQ(2 * NFORKS + 1, e.hits);
+}
+
+/* RESET empties the histogram; hits and LIST's count go on. */
+TEST_F(ioc, reset)
+{
+	struct pcore_ioc_read r;
+	struct pcore_ioc_entry e;
+	unsigned int i;
+
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	ASSERT_EQ(NFORKS, pcore_rd_count(self->fd, "do_fork"));
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_RESET, "do_fork"));
+	ASSERT_EQ(0, pcore_rd(self->fd, "do_fork", -1, 0, 0, &r, bk));
+	EXPECT_EQ(0, r.count);
+	EXPECT_EQ(0, r.sum);
+	EXPECT_EQ(0, r.min);
+	EXPECT_EQ(0, r.max);
+	EXPECT_EQ(0, r.p50);
+	EXPECT_EQ(0, r.p999);
+	for (i = 0; i < r.nbuckets; i++)
+		EXPECT_EQ(0, bk[i].count);
+	EXPECT_EQ(0, pcore_stat("do_fork", "count"));
+	ASSERT_EQ(0, pcore_forks(NFORKS / 4));
+	EXPECT_EQ(NFORKS / 4, pcore_rd_count(self->fd, "do_fork"));
+	ASSERT_EQ(0, pcore_list_one(self->fd, "do_fork", &e));
+	EXPECT_EQ(NFORKS + NFORKS / 4, e.count);
+	EXPECT_EQ(NFORKS + NFORKS / 4, e.hits);
+
+	/* A handler module's histogram can be reset too. */
+	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
+	usleep(100000);
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_RESET, "cpuhists/offcpu"));
+	/* offcpu: the test sleeps no more, the other CPU idles; few values. */
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_RESET, "cpuhists/oncpu"));
+}
+
+/* Keyed reads of cpuhists/oncpu: the key is the CPU number. */
+TEST_F(ioc, read_key)
+{
+	struct pcore_ioc_read r, all;
+	unsigned long long keysum = 0;
+	int ncpu = possible_cpus(), slot, cpu;
+
+	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
+	/* Switches on both CPUs: sleep there. */
+	for (cpu = 0; cpu < 2; cpu++) {
+		ASSERT_EQ(0, pcore_pin(cpu));
+		usleep(20000);
+		usleep(20000);
+	}
+	for (slot = 0; slot < ncpu; slot++) {
+		ASSERT_EQ(0, pcore_rd(self->fd, "cpuhists/oncpu", -1,
+				      PCORE_READ_KEY, slot, &r, bk));
+		EXPECT_EQ(PCORE_READ_KEY, r.flags);
+		EXPECT_EQ(slot, r.slot);
+		EXPECT_EQ(slot < 2 ? 1 : r.count != 0, r.key_used);
+		if (r.key_used)
+			EXPECT_EQ(slot, r.key);
+		EXPECT_STREQ("", r.label);	/* cpuhists gives no labels */
+		check_snapshot(_metadata, &r, bk);
+		if (slot < 2)
+			EXPECT_LT(0, r.count);
+		keysum += r.count;
+		/* Values of key k are recorded on CPU k only. */
+		for (cpu = 0; cpu < ncpu; cpu++) {
+			struct pcore_ioc_read rc;
+
+			if (cpu == slot)
+				continue;
+			ASSERT_EQ(0, pcore_rd(self->fd, "cpuhists/oncpu", cpu,
+					      PCORE_READ_KEY, slot, &rc, bk2));
+			EXPECT_EQ(0, rc.count);
+		}
+	}
+	/* All keys at once: at least what the keys had a moment before. */
+	ASSERT_EQ(0, pcore_rd(self->fd, "cpuhists/oncpu", -1, 0, 0, &all, bk));
+	EXPECT_LE(keysum, all.count);
+	EXPECT_EQ(0, all.key_used);
+	EXPECT_EQ(0, all.dropped);
+	check_snapshot(_metadata, &all, bk);
+
+	/*
+	 * Snapshot-and-reset of one key: the answer is that key's, with its
+	 * key, and all keys were reset (slot 0 had values a moment ago and
+	 * now has at most what came since).
+	 */
+	ASSERT_EQ(0, pcore_pin(0));
+	usleep(20000);
+	ASSERT_EQ(0, pcore_rd(self->fd, "cpuhists/oncpu", -1,
+			      PCORE_READ_KEY | PCORE_READ_RESET, 1, &r, bk));
+	EXPECT_LT(0, r.count);
+	EXPECT_EQ(1, r.key_used);
+	EXPECT_EQ(1, r.key);
+	check_snapshot(_metadata, &r, bk);
+	ASSERT_EQ(0, pcore_rd(self->fd, "cpuhists/oncpu", -1, PCORE_READ_KEY,
+			      0, &all, bk));
+	EXPECT_GT(keysum, all.count);
+
+	/* A slot beyond the keys is refused. */
+	EXPECT_EQ(EINVAL, pcore_rd(self->fd, "cpuhists/oncpu", -1,
+				   PCORE_READ_KEY, ncpu, &r, bk));
+	/* A plain histogram has one slot, 0. */
+	EXPECT_EQ(0, pcore_rd(self->fd, "do_fork", -1, PCORE_READ_KEY, 0, &r, bk));
+	EXPECT_EQ(1, r.key_used);
+	EXPECT_EQ(0, r.key);
+	EXPECT_EQ(EINVAL, pcore_rd(self->fd, "do_fork", -1, PCORE_READ_KEY, 1,
+				   &r, bk));
+}
+
+/* What an attached kretprobe histogram should look like. */
+struct kind_case {
+	const char *what;
+	unsigned int hist_kind, precision;
+	unsigned long long min, max, step;
+	const char *kind_name;
+	unsigned int nbuckets;	/* 0: as do_fork's (the default layout) */
+};
+
+static const struct kind_case kinds[] = {
+	{ "default", PCORE_UAPI_HIST_DEFAULT, 0, 0, 0, 0, "loglinear", 0 },
+	{ "log2", PCORE_UAPI_HIST_LOG2, 0, 0, 0, 0, "log2", 65 },
+	{ "linear", PCORE_UAPI_HIST_LINEAR, 0, 1000, 10001000, 10000,
+	  "linear", 1002 },
+	{ "linear pow2", PCORE_UAPI_HIST_LINEAR, 0, 0, 1 << 20, 1 << 12,
+	  "linear", 258 },
+	{ "loglinear", PCORE_UAPI_HIST_LOGLINEAR, 0, 0, 0, 0, "loglinear", 0 },
+	/* 2^6 sub-buckets up to an hour would be too many: up to 1 s */
+	{ "loglinear:6", PCORE_UAPI_HIST_LOGLINEAR, 6, 0, 1000000000, 0,
+	  "loglinear", 1 },
+	{ "loglinear:1", PCORE_UAPI_HIST_LOGLINEAR, 1, 0, 0, 0, "loglinear", 1 },
+};
+
+/* A kretprobe attached through the device, each histogram kind. */
+TEST_F(ioc, attach_kretprobe)
+{
+	static char kp_before[PCORE_BUF], kp[PCORE_BUF];
+	struct pcore_ioc_entry e, fork;
+	struct pcore_ioc_attach a;
+	struct pcore_probe_line pl;
+	struct pcore_ioc_read r;
+	unsigned int i, n;
+	struct stat st;
+
+	ASSERT_EQ(0, pcore_list_one(self->fd, "do_fork", &fork));
+	ASSERT_LE(0, pcore_read(KPROBES_LIST, kp_before, PCORE_BUF));
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		const struct kind_case *k = &kinds[i];
+
+		TH_LOG("kind %s", k->what);
+		pcore_att_init(&a, "sys_getppid", PCORE_ATTACH_KRETPROBE,
+			       k->hist_kind);
+		a.precision = k->precision;
+		a.min = k->min;
+		a.max = k->max;
+		a.step = k->step;
+		a.maxactive = i ? 0 : 4096;
+		ASSERT_EQ(0, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a));
+		getppids(NCALLS);
+
+		ASSERT_EQ(0, pcore_list_one(self->fd, "sys_getppid", &e));
+		EXPECT_STREQ("__x64_sys_getppid", e.symbol);
+		EXPECT_STREQ("kretprobe", e.probe_kind);
+		EXPECT_STREQ("ns", e.unit);
+		EXPECT_STREQ(k->kind_name, e.hist_kind);
+		EXPECT_EQ(PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN, e.flags);
+		EXPECT_EQ(NCALLS, e.hits);
+		EXPECT_EQ(NCALLS, e.count);
+		EXPECT_EQ(0, e.missed);
+		/* nbuckets 1: another precision, not the default's count */
+		EXPECT_TRUE(k->nbuckets == 1 ? e.nbuckets != fork.nbuckets :
+			    e.nbuckets == (k->nbuckets ?: fork.nbuckets)) {
+			TH_LOG("%u buckets", e.nbuckets);
+		}
+
+		ASSERT_EQ(0, pcore_rd(self->fd, "sys_getppid", -1, 0, 0, &r, bk));
+		EXPECT_EQ(NCALLS, r.count);
+		EXPECT_EQ(e.nbuckets, r.nbuckets);
+		check_snapshot(_metadata, &r, bk);
+		if (k->hist_kind == PCORE_UAPI_HIST_LINEAR) {
+			EXPECT_EQ(k->min, bk[1].lo);
+			EXPECT_EQ(k->min + k->step, bk[1].hi);
+			EXPECT_EQ(k->max, bk[r.nbuckets - 1].lo);
+			EXPECT_EQ(0, r.error_ppm);
+			EXPECT_LT(0, r.error_abs);
+			EXPECT_GE(k->step, r.error_abs);
+		} else {
+			EXPECT_LT(0, r.error_ppm);
+			EXPECT_EQ(0, r.error_abs);
+			EXPECT_EQ(r.error_ppm, pcore_err_ppm("sys_getppid"));
+		}
+
+		/* In debugfs, the probes file and the kprobes list. */
+		ASSERT_EQ(0, stat(PCORE_DBG "/sys_getppid", &st));
+		EXPECT_TRUE(S_ISDIR(st.st_mode));
+		EXPECT_EQ(NCALLS, pcore_stat("sys_getppid", "count"));
+		EXPECT_EQ(r.sum, pcore_stat("sys_getppid", "sum"));
+		EXPECT_EQ(r.max, pcore_stat("sys_getppid", "max"));
+		ASSERT_EQ(0, pcore_probe_line("sys_getppid", &pl));
+		EXPECT_STREQ("kretprobe", pl.kind);
+		EXPECT_STREQ("__x64_sys_getppid", pl.symbol);
+		EXPECT_EQ(NCALLS, pl.hits);
+		ASSERT_LT(0, pcore_read(KPROBES_LIST, kp, PCORE_BUF));
+		EXPECT_NE(NULL, strstr(kp, "sys_getppid+0x0")) {
+			TH_LOG("kprobes list: %s", kp);
+		}
+
+		/* Detach: gone from everywhere, the kprobes list as before. */
+		ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH, "sys_getppid"));
+		EXPECT_NE(0, access(PCORE_DBG "/sys_getppid", F_OK));
+		EXPECT_EQ(ENOENT, pcore_list_one(self->fd, "sys_getppid", &e));
+		EXPECT_EQ(ENOENT, pcore_rd(self->fd, "sys_getppid", -1, 0, 0, &r, bk));
+		EXPECT_NE(0, pcore_probe_line("sys_getppid", &pl));
+		ASSERT_LE(0, pcore_read(KPROBES_LIST, kp, PCORE_BUF));
+		EXPECT_STREQ(kp_before, kp);
+		EXPECT_EQ(ENOENT, pcore_name_ioc(self->fd, PCORE_IOC_DETACH,
+						 "sys_getppid"));
+	}
+	/* do_fork went on untouched. */
+	ASSERT_EQ(0, pcore_list(self->fd, ents, PCORE_MAXE, &n));
+	EXPECT_EQ(2, n);
+	/* A target= probe detaches the same way. */
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH, "do_fork"));
+	EXPECT_NE(0, access(PCORE_DBG "/do_fork", F_OK));
+	ASSERT_LE(0, pcore_read(KPROBES_LIST, kp, PCORE_BUF));
+	EXPECT_EQ(NULL, strstr(kp, "kernel_clone"));
+	/* ... and attaches again through the device, counting from zero. */
+	ASSERT_EQ(0, pcore_attach(self->fd, "do_fork", PCORE_ATTACH_KRETPROBE));
+	ASSERT_EQ(0, pcore_forks(NFORKS / 4));
+	ASSERT_EQ(0, pcore_list_one(self->fd, "do_fork", &e));
+	EXPECT_STREQ("kernel_clone", e.symbol);
+	EXPECT_EQ(NFORKS / 4, e.count);
+	EXPECT_EQ(NFORKS / 4, e.hits);
+	ASSERT_LE(0, pcore_read(KPROBES_LIST, kp, PCORE_BUF));
+	EXPECT_STREQ(kp_before, kp);
+}
+
+/* The sched_switch tracepoint attached through the device, each kind. */
+TEST_F(ioc, attach_tracepoint)
+{
+	static char kp_before[PCORE_BUF], kp[PCORE_BUF];
+	struct pcore_ioc_entry e;
+	struct pcore_ioc_attach a;
+	struct pcore_probe_line pl;
+	struct pcore_ioc_read r;
+	unsigned int i;
+
+	ASSERT_LE(0, pcore_read(KPROBES_LIST, kp_before, PCORE_BUF));
+	/* The one tracepoints= gave goes first: a name is attached once. */
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH, "sched_switch"));
+	EXPECT_NE(0, access(PCORE_DBG "/sched_switch", F_OK));
+	EXPECT_NE(0, pcore_probe_line("sched_switch", &pl));
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		const struct kind_case *k = &kinds[i];
+
+		TH_LOG("kind %s", k->what);
+		pcore_att_init(&a, "sched_switch", PCORE_ATTACH_TRACEPOINT,
+			       k->hist_kind);
+		a.precision = k->precision;
+		a.min = k->min;
+		a.max = k->max;
+		a.step = k->step;
+		ASSERT_EQ(0, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a));
+		/* Switches: sleep on both CPUs. */
+		ASSERT_EQ(0, pcore_pin(i & 1));
+		usleep(10000);
+		usleep(10000);
+		ASSERT_EQ(0, pcore_list_one(self->fd, "sched_switch", &e));
+		EXPECT_STREQ("sched_switch", e.symbol);
+		EXPECT_STREQ("tracepoint", e.probe_kind);
+		EXPECT_STREQ(k->kind_name, e.hist_kind);
+		EXPECT_EQ(PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN, e.flags);
+		EXPECT_LT(0, e.count);
+		EXPECT_LE(e.count, e.hits);
+		EXPECT_EQ(0, e.missed);
+		if (k->nbuckets > 1)
+			EXPECT_EQ(k->nbuckets, e.nbuckets);
+		ASSERT_EQ(0, pcore_rd(self->fd, "sched_switch", -1, 0, 0, &r, bk));
+		EXPECT_LE(e.count, r.count);
+		check_snapshot(_metadata, &r, bk);
+		EXPECT_EQ(0, access(PCORE_DBG "/sched_switch/stats", R_OK));
+		ASSERT_EQ(0, pcore_probe_line("sched_switch", &pl));
+		EXPECT_STREQ("tracepoint", pl.kind);
+		ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH, "sched_switch"));
+		EXPECT_NE(0, access(PCORE_DBG "/sched_switch", F_OK));
+		EXPECT_EQ(ENOENT, pcore_list_one(self->fd, "sched_switch", &e));
+		EXPECT_NE(0, pcore_probe_line("sched_switch", &pl));
+	}
+	/* No kprobe was involved. */
+	ASSERT_LE(0, pcore_read(KPROBES_LIST, kp, PCORE_BUF));
+	EXPECT_STREQ(kp_before, kp);
+}
+
+/* A disabled kretprobe counts nothing; enabled again, it counts exactly. */
+TEST_F(ioc, enable_disable)
+{
+	static char kp[PCORE_BUF];
+	struct pcore_ioc_entry e;
+	struct pcore_probe_line pl;
+	unsigned long long hits;
+
+	ASSERT_EQ(0, pcore_forks(NFORKS / 2));
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE, "do_fork"));
+	ASSERT_EQ(0, pcore_list_one(self->fd, "do_fork", &e));
+	EXPECT_EQ(PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN | PCORE_ENT_DISABLED, e.flags);
+	ASSERT_LT(0, pcore_read(KPROBES_LIST, kp, PCORE_BUF));
+	EXPECT_NE(NULL, strstr(kp, "kernel_clone")) {
+		TH_LOG("%s", kp);
+	}
+	EXPECT_NE(NULL, strstr(kp, "[DISABLED]"));
+	/* Twice is the same as once. */
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE, "do_fork"));
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	ASSERT_EQ(0, pcore_list_one(self->fd, "do_fork", &e));
+	EXPECT_EQ(NFORKS / 2, e.count);
+	EXPECT_EQ(NFORKS / 2, e.hits);
+	EXPECT_EQ(NFORKS / 2, pcore_rd_count(self->fd, "do_fork"));
+	/* Reads and resets work on a disabled probe. */
+	EXPECT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_RESET, "do_fork"));
+	EXPECT_EQ(0, pcore_rd_count(self->fd, "do_fork"));
+
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_ENABLE, "do_fork"));
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_ENABLE, "do_fork"));
+	ASSERT_EQ(0, pcore_list_one(self->fd, "do_fork", &e));
+	EXPECT_EQ(PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN, e.flags);
+	ASSERT_LT(0, pcore_read(KPROBES_LIST, kp, PCORE_BUF));
+	EXPECT_EQ(NULL, strstr(kp, "[DISABLED]"));
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	EXPECT_EQ(NFORKS, pcore_rd_count(self->fd, "do_fork"));
+	ASSERT_EQ(0, pcore_list_one(self->fd, "do_fork", &e));
+	EXPECT_EQ(NFORKS / 2 + NFORKS, e.hits);
+
+	/* The tracepoint: disabled, its handler does not run at all. */
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE, "sched_switch"));
+	ASSERT_EQ(0, pcore_list_one(self->fd, "sched_switch", &e));
+	EXPECT_EQ(PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN | PCORE_ENT_DISABLED, e.flags);
+	hits = e.hits;
+	usleep(50000);
+	ASSERT_EQ(0, pcore_probe_line("sched_switch", &pl));
+	EXPECT_EQ(hits, pl.hits);
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_ENABLE, "sched_switch"));
+	usleep(50000);
+	ASSERT_EQ(0, pcore_list_one(self->fd, "sched_switch", &e));
+	EXPECT_EQ(PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN, e.flags);
+	EXPECT_LT(hits, e.hits);
+
+	/* A disabled probe detaches cleanly. */
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE, "do_fork"));
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE, "sched_switch"));
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH, "do_fork"));
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH, "sched_switch"));
+	ASSERT_LE(0, pcore_read(KPROBES_LIST, kp, PCORE_BUF));
+	EXPECT_STREQ("", kp);
+}
+
+/* An open file holds probe_core; closed, it unloads and the node goes. */
+TEST_F(ioc, open_file_holds_module)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(PCORE_DEVICE, &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	EXPECT_NE(0, pcore_unload());
+	EXPECT_TRUE(pcore_loaded());
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, pcore_unload_wait());
+	EXPECT_NE(0, access(PCORE_DEVICE, F_OK));
+	EXPECT_NE(0, access(PCORE_DBG, F_OK));
+}
+
+TEST_HARNESS_MAIN
