@@ -259,6 +259,7 @@ TEST_F(ioc, read)
 	unsigned long long percpu = 0, psum = 0, pmax = 0, pmin = UINT64_MAX;
 	struct pcore_ioc_read r, rc;
 	struct pcore_ioc_entry e;
+	void *ro;
 	int cpu, ncpu = possible_cpus();
 
 	ASSERT_LE(2, ncpu);
@@ -341,6 +342,14 @@ TEST_F(ioc, read)
 	rc.flags = PCORE_READ_RESET;
 	ASSERT_EQ(ENOSPC, pcore_ioc(self->fd, PCORE_IOC_READ, &rc));
 	EXPECT_EQ(NFORKS, pcore_rd_count(self->fd, "do_fork"));
+	/* Nor when the answer cannot be written: the interval is not lost. */
+	ro = mmap(NULL, 1 << 16, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	rc.nbuckets = r.nbuckets;
+	rc.buckets = (uintptr_t)ro;
+	ASSERT_EQ(EFAULT, pcore_ioc(self->fd, PCORE_IOC_READ, &rc));
+	EXPECT_EQ(NFORKS, pcore_rd_count(self->fd, "do_fork"));
+	munmap(ro, 1 << 16);
 	/* Exactly enough room is enough. */
 	rc.nbuckets = r.nbuckets;
 	rc.flags = 0;

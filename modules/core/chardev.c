@@ -282,6 +282,17 @@ static long pcore_ioc_read(void __user *arg)
 		ret = -ENOMEM;
 		goto unlock;
 	}
+	/*
+	 * A reset cannot be undone: make sure the answer can be written
+	 * before anything is moved out, or the interval would be lost.
+	 */
+	if ((in.flags & PCORE_READ_RESET) &&
+	    (clear_user(u64_to_user_ptr(in.buckets),
+			h->layout.nbuckets * sizeof(*b)) ||
+	     copy_to_user(arg, &in, sizeof(in)))) {
+		ret = -EFAULT;
+		goto unlock;
+	}
 	pcore_snap_init(&h->layout, s);
 	ret = pcore_read_snap(h, &in, s);
 	if (!ret)
