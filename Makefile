@@ -5,6 +5,7 @@
 # make check      the test suite: lint, host unit tests, VM selftests
 # make demo       load probe_core target=do_fork, fork, show the histogram
 # make bench      per-record cost of the engine
+# make probectl   the control utility, build/userspace/probectl
 # make docs       docs/api.rst from the kernel-doc comments
 # make install-dev  headers and Module.symvers for handler modules, into
 #                 $(DESTDIR)/usr/src/probe_core/
@@ -33,6 +34,12 @@ modules:
 	@# Mirror the sources as symlinks: kbuild writes objects beside them.
 	@cp -rsf $(wildcard $(TOP)/Kbuild $(TOP)/modules $(TOP)/include) $(OBJ)/
 	$(MAKE) -C $(KDIR) M=$(OBJ) W=$(W) C=$(C) modules
+
+# probectl, probe_core's control utility: build/userspace/probectl.  Not
+# part of all: it needs libkmod, the modules do not.
+.PHONY: probectl
+probectl:
+	@$(MAKE) --no-print-directory -C $(TOP)/userspace O=$(BUILD)/userspace
 
 # What handler modules build against: the API headers, and probe_core's
 # Module.symvers for this kernel (see "Writing a handler module").

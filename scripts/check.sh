@@ -79,6 +79,12 @@ make -s --no-print-directory -C tests/host KSFT="$ksrc" O="$top/build/host" \
 	grep -q '^not ok' "$res/host.tap" ||
 	echo "not ok - host unit tests did not run (see build/results/host.log)" >> "$res/host.tap"
 
+echo "== probectl"
+make -s --no-print-directory -C tests/userspace KSFT="$ksrc" \
+	O="$top/build/userspace" run > "$res/userspace.tap" 2> "$res/userspace.log" ||
+	grep -q '^not ok' "$res/userspace.tap" ||
+	echo "not ok - probectl tests did not run (see build/results/userspace.log)" >> "$res/userspace.tap"
+
 echo "== selftests in QEMU ($kver)"
 payload=$top/build/payload-$kver
 rm -rf "$payload"

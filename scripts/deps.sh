@@ -14,7 +14,8 @@ set -eu
 # rather than keeping a fragile map from each missing file to its package.
 PKGS="qemu-system-x86 busybox-static linux-image-cloud-amd64
 linux-headers-cloud-amd64 libkmod-dev linux-source-6.1 valgrind sparse kmod
-cpio jq gcc make libc6-dev libelf-dev bc perl"
+cpio jq gcc make libc6-dev libelf-dev bc perl
+prometheus"
 
 here=$(dirname "$0")
 
@@ -26,7 +27,8 @@ usage() {
 # Prints the name of each missing thing, one per line.
 missing() {
 	for cmd in qemu-system-x86_64 cpio gzip valgrind sparse gcc make jq \
-		kmod bc perl; do
+		kmod bc perl \
+		promtool; do
 		command -v "$cmd" >/dev/null 2>&1 || echo "$cmd"
 	done
 	# The guest has no libc, so its busybox must be the static one

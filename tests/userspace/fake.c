@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fake /dev/probe_core: see fake.h.  Snapshots, bucket bounds,
+ * percentiles and error bounds come from the engine the module runs, so
+ * the goldens show what probe_core would answer for the same values.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fake.h"
+
+static bool zero(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		if (*c++)
+			return false;
+	return true;
+}
+
+#define TERMINATED(a)	(memchr((a), 0, sizeof(a)) != NULL)
+
+struct fake_hist *fake_add(struct fake *f, const char *name,
+			   const char *probe_kind, const char *symbol,
+			   const char *unit, unsigned int flags,
+			   const struct pcore_hist_spec *spec,
+			   const char *key_name, unsigned int nslots)
+{
+	struct fake_hist *h = &f->h[f->n++];
+	const char *why;
+	unsigned int s, c;
+
+	memset(h, 0, sizeof(*h));
+	if (pcore_layout_init(&h->l, spec, &why))
+		abort();
+	snprintf(h->e.name, sizeof(h->e.name), "%s", name);
+	snprintf(h->e.probe_kind, sizeof(h->e.probe_kind), "%s", probe_kind);
+	snprintf(h->e.symbol, sizeof(h->e.symbol), "%s", symbol);
+	snprintf(h->e.unit, sizeof(h->e.unit), "%s", unit);
+	snprintf(h->e.hist_kind, sizeof(h->e.hist_kind), "%s",
+		 pcore_kind_name(spec->kind));
+	snprintf(h->e.key_name, sizeof(h->e.key_name), "%s", key_name);
+	h->e.flags = flags;
+	h->e.nbuckets = h->l.nbuckets;
+	h->e.nkeys = nslots;
+	h->nslots = nslots;
+	for (s = 0; s < nslots; s++) {
+		h->slot[s].used = !key_name[0];	/* not keyed: one slot */
+		for (c = 0; c < FAKE_CPUS; c++) {
+			h->slot[s].cpu[c] = malloc(pcore_cpu_hist_size(&h->l));
+			pcore_cpu_hist_init(&h->l, h->slot[s].cpu[c]);
+		}
+	}
+	return h;
+}
+
+void fake_key(struct fake_hist *h, unsigned int slot, unsigned long long key,
+	      const char *label)
+{
+	h->slot[slot].used = true;
+	h->slot[slot].key = key;
+	snprintf(h->slot[slot].label, sizeof(h->slot[slot].label), "%s",
+		 label);
+}
+
+void fake_record(struct fake_hist *h, unsigned int cpu, unsigned int slot,
+		 unsigned long long v)
+{
+	pcore_record(&h->l, h->slot[slot].cpu[cpu], v);
+	h->e.count++;
+}
+
+struct fake_hist *fake_find(struct fake *f, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n; i++)
+		if (!strcmp(f->h[i].e.name, name))
+			return &f->h[i];
+	return NULL;
+}
+
+static void hist_free(struct fake_hist *h)
+{
+	unsigned int s, c;
+
+	for (s = 0; s < h->nslots; s++)
+		for (c = 0; c < FAKE_CPUS; c++)
+			free(h->slot[s].cpu[c]);
+}
+
+void fake_free(struct fake *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n; i++)
+		hist_free(&f->h[i]);
+	f->n = 0;
+}
+
+static int do_list(struct fake *f, struct pcore_ioc_list *l)
+{
+	struct pcore_ioc_entry *out = (void *)(uintptr_t)l->entries;
+	unsigned int i;
+
+	if (l->entry_size != sizeof(*out) || !zero(l->reserved,
+						    sizeof(l->reserved)))
+		return -EINVAL;
+	if (l->n < f->n) {
+		l->n = f->n;
+		return -ENOSPC;
+	}
+	for (i = 0; i < f->n; i++) {
+		out[i] = f->h[i].e;
+		out[i].nbuckets -= f->shrink;
+	}
+	l->n = f->n;
+	return 0;
+}
+
+static int do_read(struct fake *f, struct pcore_ioc_read *r)
+{
+	struct pcore_ioc_bucket *out = (void *)(uintptr_t)r->buckets;
+	unsigned int s, c, i, ppm[4] = { 500000, 900000, 990000, 999000 };
+	unsigned long long p[4];
+	struct pcore_snap *snap, *tmp;
+	struct fake_hist *h;
+	bool keyonly = r->flags & PCORE_READ_KEY;
+
+	if (!TERMINATED(r->name) || r->bucket_size != sizeof(*out) ||
+	    r->pad || !zero(r->reserved, sizeof(r->reserved)) ||
+	    (r->flags & ~(PCORE_READ_RESET | PCORE_READ_KEY)))
+		return -EINVAL;
+	if (r->flags & PCORE_READ_RESET) {
+		f->read_resets++;
+		if (r->cpu != -1) {
+			f->bad_reads++;
+			return -EINVAL;
+		}
+	}
+	if (r->cpu < -1 || r->cpu >= (int)f->nr_cpu_ids ||
+	    (r->cpu >= 0 && !(f->possible & 1U << r->cpu)))
+		return -EINVAL;
+	h = fake_find(f, r->name);
+	if (!h)
+		return -ENOENT;
+	if (keyonly && r->slot >= h->nslots)
+		return -EINVAL;
+	if (r->nbuckets < h->l.nbuckets) {
+		r->nbuckets = h->l.nbuckets;
+		return -ENOSPC;
+	}
+	snap = malloc(pcore_snap_size(&h->l));
+	tmp = malloc(pcore_snap_size(&h->l));
+	pcore_snap_init(&h->l, snap);
+	for (s = 0; s < h->nslots; s++) {
+		for (c = 0; c < f->nr_cpu_ids; c++) {
+			bool mine = (!keyonly || s == r->slot) &&
+				    (r->cpu < 0 || (int)c == r->cpu);
+
+			if (r->flags & PCORE_READ_RESET) {
+				pcore_snap_init(&h->l, tmp);
+				pcore_cpu_harvest(h->slot[s].cpu[c], tmp);
+				if (mine)
+					pcore_snap_merge(snap, tmp);
+			} else if (mine) {
+				pcore_snap_add_cpu(snap, h->slot[s].cpu[c]);
+			}
+		}
+	}
+	if (r->flags & PCORE_READ_RESET)
+		h->dropped = 0;
+	/* the kernel writes every output field */
+	r->nbuckets = h->l.nbuckets;
+	for (i = 0; i < h->l.nbuckets; i++) {
+		pcore_bucket_bounds(&h->l, i, &out[i].lo, &out[i].hi);
+		out[i].count = snap->b[i];
+	}
+	r->key_used = keyonly ? h->slot[r->slot].used : 0;
+	r->key = keyonly ? h->slot[r->slot].key : 0;
+	memset(r->label, 0, sizeof(r->label));
+	if (keyonly)
+		strcpy(r->label, h->slot[r->slot].label);
+	r->count = snap->count;
+	r->sum = snap->sum;
+	r->min = snap->count ? snap->min : 0;
+	r->max = snap->max;
+	for (i = 0; i < 4; i++)
+		p[i] = pcore_snap_percentile(&h->l, snap, ppm[i]);
+	r->p50 = p[0];
+	r->p90 = p[1];
+	r->p99 = p[2];
+	r->p999 = p[3];
+	r->error_ppm = pcore_layout_error_ppm(&h->l, &r->error_abs);
+	r->missed = h->e.missed;
+	r->dropped = h->dropped;
+	free(snap);
+	free(tmp);
+	return 0;
+}
+
+static int do_name(struct fake *f, unsigned long cmd,
+		   struct pcore_ioc_name *n)
+{
+	struct fake_hist *h;
+	unsigned int s, c;
+
+	if (!TERMINATED(n->name) || !zero(n->reserved, sizeof(n->reserved)))
+		return -EINVAL;
+	if (cmd != PCORE_IOC_RESET && f->not_admin)
+		return -EPERM;
+	h = fake_find(f, n->name);
+	if (!h)
+		return -ENOENT;
+	if (cmd != PCORE_IOC_RESET && !(h->e.flags & PCORE_ENT_OWN))
+		return -EINVAL;
+	switch (cmd) {
+	case PCORE_IOC_RESET:
+		for (s = 0; s < h->nslots; s++)
+			for (c = 0; c < FAKE_CPUS; c++)
+				pcore_cpu_hist_init(&h->l, h->slot[s].cpu[c]);
+		h->dropped = 0;
+		return 0;
+	case PCORE_IOC_ENABLE:
+		h->e.flags &= ~PCORE_ENT_DISABLED;
+		return 0;
+	case PCORE_IOC_DISABLE:
+		h->e.flags |= PCORE_ENT_DISABLED;
+		return 0;
+	default:	/* PCORE_IOC_DETACH */
+		hist_free(h);
+		*h = f->h[--f->n];
+		return 0;
+	}
+}
+
+static int do_attach(struct fake *f, struct pcore_ioc_attach *a)
+{
+	struct pcore_hist_spec spec = { .kind = a->hist_kind,
+		.precision = a->precision, .min = a->min, .max = a->max,
+		.step = a->step };
+	struct pcore_layout l;
+	const char *why;
+
+	if (!TERMINATED(a->name) || !zero(a->reserved, sizeof(a->reserved)) ||
+	    (a->kind != PCORE_ATTACH_KRETPROBE &&
+	     a->kind != PCORE_ATTACH_TRACEPOINT))
+		return -EINVAL;
+	f->attached = *a;
+	if (f->not_admin)
+		return -EPERM;
+	if (fake_find(f, a->name))
+		return -EEXIST;
+	if (!strncmp(a->name, "nosuch", 6))
+		return -ENOENT;
+	if (!spec.kind)
+		spec.kind = PCORE_HIST_LOGLINEAR;
+	if (pcore_layout_init(&l, &spec, &why))
+		return -EINVAL;
+	fake_add(f, a->name, a->kind == PCORE_ATTACH_KRETPROBE ? "kretprobe" :
+		 "tracepoint", a->name, "ns",
+		 PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE, &spec, "", 1);
+	return 0;
+}
+
+static int fake_ioctl(struct pc_dev *d, unsigned long cmd, void *arg)
+{
+	struct fake *f = d->priv;
+	struct pcore_ioc_version *v = arg;
+
+	if (_IOC_TYPE(cmd) != PCORE_IOC_MAGIC || _IOC_NR(cmd) >= 8)
+		return -ENOTTY;
+	f->calls[_IOC_NR(cmd)]++;
+	switch (cmd) {
+	case PCORE_IOC_VERSION:
+		if (f->version_err)
+			return f->version_err;
+		memset(v, 0, sizeof(*v));
+		v->abi = f->abi;
+		v->nr_cpu_ids = f->nr_cpu_ids;
+		strcpy(v->module_version, "0.9-test");
+		return 0;
+	case PCORE_IOC_LIST:
+		return do_list(f, arg);
+	case PCORE_IOC_READ:
+		return do_read(f, arg);
+	case PCORE_IOC_RESET:
+	case PCORE_IOC_DETACH:
+	case PCORE_IOC_ENABLE:
+	case PCORE_IOC_DISABLE:
+		return do_name(f, cmd, arg);
+	case PCORE_IOC_ATTACH:
+		return do_attach(f, arg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int fake_open(struct pc_env *env, int flags, struct pc_dev *d)
+{
+	struct fake *f = env->priv;
+
+	if (f->open_err)
+		return f->open_err;
+	f->opens++;
+	d->fd = -1;
+	d->ioctl = fake_ioctl;
+	d->priv = f;
+	return 0;
+}
+
+static void fake_close(struct pc_env *env, struct pc_dev *d)
+{
+	struct fake *f = env->priv;
+
+	f->closes++;
+}
+
+static struct fake *the_fake;	/* for the kmod hooks, which get no env */
+
+static int fake_load(const char *path, const char *params,
+		     enum pc_kmod_step *step, char *found, size_t len)
+{
+	snprintf(the_fake->load_path, sizeof(the_fake->load_path), "%s",
+		 path ? path : "(installed)");
+	snprintf(the_fake->load_params, sizeof(the_fake->load_params), "%s",
+		 params);
+	snprintf(found, len, "%s", path ? path :
+		 "/lib/modules/6.1.0-test/extra/probe_core.ko");
+	*step = the_fake->load_step;
+	return the_fake->load_ret;
+}
+
+static int fake_unload(char *holders, size_t len)
+{
+	snprintf(holders, len, "%s", the_fake->holders ? the_fake->holders :
+		 "");
+	return the_fake->unload_ret;
+}
+
+static int fake_state(char *state, size_t len)
+{
+	snprintf(state, len, "%s", the_fake->state > 0 ? "live" : "");
+	return the_fake->state;
+}
+
+/* 2025-01-02T03:04:05Z plus the monotonic clock */
+static void fake_now(struct pc_env *env, struct timespec *real,
+		     struct timespec *mono)
+{
+	struct fake *f = env->priv;
+
+	mono->tv_sec = f->mono_ns / 1000000000ULL;
+	mono->tv_nsec = f->mono_ns % 1000000000ULL;
+	real->tv_sec = 1735787045 + mono->tv_sec;
+	real->tv_nsec = mono->tv_nsec;
+}
+
+static void fake_sleep_until(struct pc_env *env, const struct timespec *t)
+{
+	struct fake *f = env->priv;
+	unsigned long long until = t->tv_sec * 1000000000ULL + t->tv_nsec;
+
+	if (until > f->mono_ns)
+		f->mono_ns = until;
+	if (f->on_sleep)
+		f->on_sleep(f, f->sleeps);
+	f->sleeps++;
+}
+
+/**
+ * fake_env() - an environment of fakes around @f
+ * @env: filled in; out and err left to the caller
+ * @f: the fake device, which must outlive @env
+ */
+void fake_env(struct pc_env *env, struct fake *f)
+{
+	the_fake = f;
+	env->release = "6.1.0-test";
+	env->dev_path = PCORE_DEVICE;
+	env->sys_module = "/nonexistent/sys/module/probe_core";
+	env->sys_misc = "/nonexistent/sys/class/misc/probe_core/dev";
+	env->dev_open = fake_open;
+	env->dev_close = fake_close;
+	env->load = fake_load;
+	env->unload = fake_unload;
+	env->state = fake_state;
+	env->now = fake_now;
+	env->sleep_until = fake_sleep_until;
+	env->priv = f;
+	if (!f->abi)
+		f->abi = PCORE_ABI_VERSION;
+	if (!f->nr_cpu_ids)
+		f->nr_cpu_ids = 2;
+	if (!f->possible)
+		f->possible = (1U << f->nr_cpu_ids) - 1;
+	if (!f->mono_ns)
+		f->mono_ns = 1000000000ULL;
+}

@@ -1,0 +1,146 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Usage: tests/userspace/run.sh KSFT O
+#
+# probectl's host tests, TAP on stdout (make check keeps it as
+# build/results/userspace.tap); build logs go to O.  Exits 1 when anything
+# failed.
+#   1. probectl builds (-Wall -Wextra -Werror, libkmod);
+#   2. test_probectl (kselftest harness, ASan and UBSan): command line,
+#      commands against a fake device, outputs against golden/;
+#   3. the golden files: JSON parses with jq and holds the expected values,
+#      Prometheus passes promtool check metrics and has cumulative buckets
+#      that never decrease and end at _count;
+#   4. the man page renders without a warning (groff -ww, or mandoc);
+#   5. the built binary: exit status 2 on usage errors, 0 for --help.
+set -u
+
+[ $# -eq 2 ] || { echo "usage: $0 KSFT O" >&2; exit 2; }
+ksft=$1
+out=$2
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+golden=$here/golden
+failed=0
+
+# tap STATUS DESCRIPTION [LOG]: one TAP line; a failure shows LOG's head.
+tap() {
+	if [ "$1" = 0 ]; then
+		echo "ok - $2"
+	else
+		echo "not ok - $2"
+		failed=1
+		[ -z "${3:-}" ] || sed 's/^/# /' "$3" | head -30
+	fi
+}
+
+mkdir -p "$out"
+log=$out/run.log
+
+make -C "$top/userspace" O="$out" > "$out/build.log" 2>&1
+tap $? "probectl builds (-Wall -Wextra -Werror, libkmod)" "$out/build.log"
+bin=$out/probectl
+
+if make -C "$here" KSFT="$ksft" O="$out" all > "$out/test-build.log" 2>&1
+then
+	rm -f "$out"/*.got
+	TEST_OUT=$out ASAN_OPTIONS=detect_leaks=0 \
+		UBSAN_OPTIONS=print_stacktrace=1 "$out/test_probectl" ||
+		failed=1
+else
+	tap 1 "test_probectl builds" "$out/test-build.log"
+fi
+
+# JSON goldens: each parses (watch.json: one object a line), and a few
+# values are what the fake histograms hold.
+jqcheck() {
+	file=$1
+	desc=$2
+	shift 2
+	jq -e "$@" "$golden/$file" > "$log" 2>&1
+	tap $? "$file: $desc" "$log"
+}
+for f in "$golden"/*.json; do
+	jq -e . "$f" > "$log" 2>&1
+	tap $? "$(basename "$f") is valid JSON" "$log"
+done
+jqcheck show_loglinear.json "203 values, buckets add up to count, p50 <= p90 <= p99 <= p999" \
+	'.total.count == 203 and ([.total.buckets[].count] | add) == .total.count and
+	 .total.p50 <= .total.p90 and .total.p90 <= .total.p99 and
+	 .total.p99 <= .total.p999 and .error_ppm == 31250 and .missed == 7'
+jqcheck show_keyed.json "keys add up to the total, labels survive escaping" \
+	'([.keys[].count] | add) == .total.count and (.keys | length) == 3 and
+	 .keys[1].label == "virtio0 queue" and .keys[2].label == "q\"uo\\te" and
+	 .dropped == 2'
+jqcheck show_keyed_percpu.json "CPUs add up to the total, per key too" \
+	'([.cpus[].count] | add) == .total.count and
+	 ([.cpus[].keys[] | select(.key == 11) | .count] | add) ==
+	 (.keys[] | select(.key == 11) | .count)'
+jqcheck show_empty.json "empty: count 0, no buckets, absolute error" \
+	'.total.count == 0 and (.total.buckets | length) == 0 and
+	 .error_abs == 50 and .flags == ["waiting"]'
+jqcheck list.json "six histograms, flags" \
+	'length == 6 and .[4].flags == ["own", "disabled"]'
+jqcheck watch.json "three intervals of 1, 2 and 3 values" \
+	-s 'map(.count) == [1, 2, 3] and map(.missed) == [0, 1, 2] and
+	    all(.[]; ([.buckets[].count] | add) == .count)'
+
+# Prometheus goldens: promtool's parser and linter, then per series:
+# cumulative buckets never decrease, and +Inf equals _count.
+for f in "$golden"/*.prom; do
+	name=$(basename "$f")
+	promtool check metrics < "$f" > "$log" 2>&1
+	tap $? "$name passes promtool check metrics" "$log"
+	awk '
+		# the value is the last field; label values may hold blanks
+		{ v = $NF; s = $0; sub(/ [^ ]*$/, "", s) }
+		/_bucket\{/ {
+			sub(/,?le="[^"]*"/, "", s); sub(/_bucket/, "", s)
+			if ((s in last) && v < last[s]) {
+				print "decreasing: " $0; bad = 1
+			}
+			last[s] = v
+			if ($0 ~ /le="\+Inf"/)
+				inf[s] = v
+			next
+		}
+		/_count\{/ {
+			sub(/_count/, "", s)
+			if (!(s in inf) || inf[s] != v) {
+				print "+Inf differs from _count: " $0; bad = 1
+			}
+			n++
+		}
+		END { if (!n) { print "no series"; bad = 1 } exit bad }
+	' "$f" > "$log" 2>&1
+	tap $? "$name: cumulative buckets, +Inf equals _count" "$log"
+done
+
+# The man page, with whichever checker is installed.
+if command -v groff > /dev/null; then
+	groff -man -Tutf8 -ww -z "$top/userspace/probectl.8" > "$log" 2>&1 &&
+		! grep -q . "$log"
+	tap $? "probectl.8 renders without warnings (groff -ww)" "$log"
+elif command -v mandoc > /dev/null; then
+	mandoc -Tlint -W warning "$top/userspace/probectl.8" > "$log" 2>&1
+	tap $? "probectl.8 passes mandoc -Tlint" "$log"
+fi
+
+# The binary as a shell script sees it: exit status and streams.
+if [ -x "$bin" ]; then
+	"$bin" show x --bogus > "$out/stdout" 2> "$log"
+	st=$?
+	[ $st = 2 ] && ! [ -s "$out/stdout" ] &&
+		grep -q "^probectl: show: unknown option '--bogus'" "$log"
+	tap $? "probectl show x --bogus: exit 2, message on stderr only" "$log"
+	"$bin" watch x -i 1 -n -1 > /dev/null 2> "$log"
+	tap $(($? != 2)) "probectl watch -n -1: exit 2" "$log"
+	"$bin" > /dev/null 2> "$log"
+	tap $(($? != 2)) "probectl without a command: exit 2" "$log"
+	"$bin" --help > "$out/stdout" 2> "$log" &&
+		grep -q "^Examples:" "$out/stdout" && ! [ -s "$log" ]
+	tap $? "probectl --help: exit 0, examples on stdout" "$log"
+fi
+
+exit $failed

@@ -1,0 +1,1251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of probectl, under AddressSanitizer and UndefinedBehavior-
+ * Sanitizer: its command line (every class of bad input), and its commands
+ * run whole (pc_run()) against a fake /dev/probe_core (fake.c) whose
+ * histograms are kept by the real engine.  Outputs are compared with the
+ * golden files in golden/; run.sh also checks the JSON goldens with jq and
+ * the Prometheus ones with promtool.
+ *
+ * PROBECTL_UPDATE_GOLDEN=1 rewrites the goldens instead of comparing:
+ * review every change with git diff before committing it.
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "args.h"
+#include "fake.h"
+#include "format.h"
+
+#ifndef GOLDEN_DIR
+#error "GOLDEN_DIR must name tests/userspace/golden"
+#endif
+
+/* ---- running probectl ---- */
+
+struct result {
+	int ret;
+	char *out;
+	char *err;
+	size_t outlen, errlen;
+};
+
+/* pc_run("probectl", args...) with the environment of @f. */
+static struct result run_argv(struct fake *f, int argc, char **argv)
+{
+	struct result r = { 0 };
+	struct pc_env env = { 0 };
+
+	fake_env(&env, f);
+	env.out = open_memstream(&r.out, &r.outlen);
+	env.err = open_memstream(&r.err, &r.errlen);
+	r.ret = pc_run(argc, argv, &env);
+	fclose(env.out);
+	fclose(env.err);
+	return r;
+}
+
+static struct result run(struct fake *f, ...)
+{
+	char *argv[40] = { "probectl" };
+	int argc = 1;
+	va_list ap;
+
+	va_start(ap, f);
+	while ((argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	return run_argv(f, argc, argv);
+}
+
+#define RUN(f, ...)	run(f, __VA_ARGS__, (char *)NULL)
+
+static void result_free(struct result *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int c;
+
+	if (!f)
+		return NULL;
+	m = open_memstream(&buf, &len);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(m);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Compares @got with golden/@name; on a difference, writes @got beside
+ * the test binary as @name.got and fails with the diff command.
+ */
+static void check_golden(struct __test_metadata *_metadata, const char *name,
+			 const char *got)
+{
+	const char *outdir = getenv("TEST_OUT") ?: ".";
+	char path[512], gotpath[512];
+	char *want;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", GOLDEN_DIR, name);
+	if (getenv("PROBECTL_UPDATE_GOLDEN")) {
+		f = fopen(path, "w");
+		ASSERT_NE(NULL, f);
+		fputs(got, f);
+		fclose(f);
+		return;
+	}
+	want = slurp(path);
+	ASSERT_NE(NULL, want) TH_LOG("cannot read %s", path);
+	if (strcmp(want, got)) {
+		snprintf(gotpath, sizeof(gotpath), "%s/%s.got", outdir, name);
+		f = fopen(gotpath, "w");
+		if (f) {
+			fputs(got, f);
+			fclose(f);
+		}
+		free(want);
+		ASSERT_TRUE(0) TH_LOG("output differs: diff -u %s %s", path,
+				      gotpath);
+	}
+	free(want);
+}
+
+/* ---- the fake's standard histograms ---- */
+
+/*
+ * Six histograms, one of each shape:
+ * - do_fork: probe_core's own kretprobe, loglinear (the default), 203
+ *   values on two CPUs, 7 missed
+ * - tcpsize/size: a handler module's kprobe, log2, in bytes
+ * - thardirq/irq_time: keyed by irq, loglinear:2; slot 1 unused, slot 3 a
+ *   key without values and a label that needs escaping, 2 dropped
+ * - tpsrc/waiting: a tracepoint waiting for its module, linear, empty
+ * - vfs_read: own, disabled, log2, emptied since its 5 values
+ * - cpuhists/offcpu: no probe, log2, in ns, three values on CPU 1
+ */
+static void std_fake(struct fake *f)
+{
+	struct pcore_hist_spec loglin = { .kind = PCORE_HIST_LOGLINEAR };
+	struct pcore_hist_spec loglin2 = { .kind = PCORE_HIST_LOGLINEAR,
+					   .precision = 2 };
+	struct pcore_hist_spec log2 = { .kind = PCORE_HIST_LOG2 };
+	struct pcore_hist_spec lin = { .kind = PCORE_HIST_LINEAR, .min = 0,
+				       .max = 1000, .step = 100 };
+	struct fake_hist *h;
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	h = fake_add(f, "do_fork", "kretprobe", "kernel_clone", "ns",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE, &loglin, "", 1);
+	for (i = 0; i < 200; i++)
+		fake_record(h, 0, 0, 400000 + (i * i * 37) % 900000);
+	fake_record(h, 1, 0, 1358680);
+	fake_record(h, 1, 0, 398970);
+	fake_record(h, 1, 0, 520000);
+	h->e.hits = 210;
+	h->e.missed = 7;
+
+	h = fake_add(f, "tcpsize/size", "kprobe", "tcp_sendmsg", "bytes",
+		     PCORE_ENT_HAS_PROBE, &log2, "", 1);
+	fake_record(h, 0, 0, 0);
+	fake_record(h, 0, 0, 1);
+	fake_record(h, 0, 0, 100);
+	for (i = 0; i < 50; i++)
+		fake_record(h, 0, 0, 1448);
+	for (i = 0; i < 10; i++)
+		fake_record(h, 1, 0, 4096);
+	for (i = 0; i < 3; i++)
+		fake_record(h, 1, 0, 65536);
+	h->e.hits = 66;
+
+	h = fake_add(f, "thardirq/irq_time", "tracepoint", "irq_handler_exit",
+		     "ns", PCORE_ENT_HAS_PROBE, &loglin2, "irq", 4);
+	fake_key(h, 0, 1, "i8042");
+	fake_key(h, 2, 11, "virtio0 queue");
+	fake_key(h, 3, 24, "q\"uo\\te");
+	fake_record(h, 0, 0, 1200);
+	fake_record(h, 0, 0, 1500);
+	fake_record(h, 0, 0, 900);
+	for (i = 0; i < 4; i++)
+		fake_record(h, 0, 2, 5000);
+	fake_record(h, 1, 2, 7000);
+	fake_record(h, 1, 2, 20000);
+	h->dropped = 2;
+	h->e.hits = 11;
+
+	h = fake_add(f, "tpsrc/waiting", "tracepoint", "", "ns",
+		     PCORE_ENT_HAS_PROBE | PCORE_ENT_WAITING, &lin, "", 1);
+
+	h = fake_add(f, "vfs_read", "kretprobe", "vfs_read", "ns",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_DISABLED,
+		     &log2, "", 1);
+	h->e.hits = 5;
+	h->e.count = 5;
+
+	h = fake_add(f, "cpuhists/offcpu", "", "", "ns", 0, &log2, "", 1);
+	fake_record(h, 1, 0, 3);
+	fake_record(h, 1, 0, 900);
+	fake_record(h, 1, 0, 1 << 20);
+}
+
+/* Runs probectl ARGS... on the standard fake; compares stdout with file. */
+static void golden_case(struct __test_metadata *_metadata, const char *file,
+			...)
+{
+	char *argv[16] = { "probectl" };
+	struct fake f;
+	struct result r;
+	int argc = 1;
+	va_list ap;
+
+	va_start(ap, file);
+	while ((argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	std_fake(&f);
+	r = run_argv(&f, argc, argv);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.err);
+	check_golden(_metadata, file, r.out);
+	ASSERT_EQ(f.opens, f.closes);
+	result_free(&r);
+	fake_free(&f);
+}
+
+#define GOLDEN(file, ...)	golden_case(_metadata, file, __VA_ARGS__, NULL)
+
+TEST(show_loglinear_text)
+{
+	GOLDEN("show_loglinear.txt", "show", "do_fork");
+}
+
+TEST(show_loglinear_json)
+{
+	GOLDEN("show_loglinear.json", "show", "do_fork", "--json");
+}
+
+TEST(show_loglinear_csv)
+{
+	GOLDEN("show_loglinear.csv", "show", "do_fork", "--csv");
+}
+
+TEST(show_percpu_text)
+{
+	GOLDEN("show_percpu.txt", "show", "do_fork", "--percpu");
+}
+
+TEST(show_log2_text)
+{
+	GOLDEN("show_log2.txt", "show", "tcpsize/size");
+}
+
+TEST(show_log2_json)
+{
+	GOLDEN("show_log2.json", "show", "--json", "tcpsize/size");
+}
+
+TEST(show_keyed_text)
+{
+	GOLDEN("show_keyed.txt", "show", "thardirq/irq_time");
+}
+
+TEST(show_keyed_json)
+{
+	GOLDEN("show_keyed.json", "show", "thardirq/irq_time", "--json");
+}
+
+TEST(show_keyed_csv)
+{
+	GOLDEN("show_keyed.csv", "show", "thardirq/irq_time", "--csv");
+}
+
+TEST(show_keyed_percpu_text)
+{
+	GOLDEN("show_keyed_percpu.txt", "show", "thardirq/irq_time",
+	       "--percpu");
+}
+
+TEST(show_keyed_percpu_json)
+{
+	GOLDEN("show_keyed_percpu.json", "show", "thardirq/irq_time",
+	       "--percpu", "--json");
+}
+
+TEST(show_empty_text)
+{
+	GOLDEN("show_empty.txt", "show", "tpsrc/waiting");
+}
+
+TEST(show_empty_json)
+{
+	GOLDEN("show_empty.json", "show", "tpsrc/waiting", "--json");
+}
+
+TEST(show_empty_csv)
+{
+	GOLDEN("show_empty.csv", "show", "tpsrc/waiting", "--csv");
+}
+
+TEST(list_text)
+{
+	GOLDEN("list.txt", "list");
+}
+
+TEST(list_json)
+{
+	GOLDEN("list.json", "list", "--json");
+}
+
+TEST(export_prom)
+{
+	GOLDEN("export.prom", "export", "--prometheus");
+}
+
+TEST(export_percpu_prom)
+{
+	GOLDEN("export_percpu.prom", "export", "--per-cpu", "--prometheus");
+}
+
+TEST(status_loaded)
+{
+	struct fake f;
+	struct result r;
+
+	std_fake(&f);
+	f.state = 1;
+	r = RUN(&f, "status");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("module: loaded\nkernel: 6.1.0-test\nversion: 0.9-test\n"
+		     "abi: 1\nnr_cpu_ids: 2\nhistograms: 6\nprobes: 5\n", r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
+TEST(status_not_loaded)
+{
+	struct fake f;
+	struct result r;
+
+	std_fake(&f);
+	f.state = 0;
+	r = RUN(&f, "status");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("module: not loaded\nkernel: 6.1.0-test\n", r.out);
+	ASSERT_EQ(0U, f.opens);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* ---- watch ---- */
+
+static struct fake_hist *watched;
+static unsigned long long watch_sum_counts;
+
+/* Before interval n: n + 1 values, and n more missed events. */
+static void watch_feed(struct fake *f, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i <= n; i++) {
+		fake_record(watched, i % 2, 0, 1000 * (n + 1) + i);
+		watch_sum_counts++;
+	}
+	watched->e.missed += n;
+}
+
+static void watch_case(struct __test_metadata *_metadata, const char *golden,
+		       bool json)
+{
+	struct fake f;
+	struct result r;
+	unsigned long long total = 0;
+	const char *p;
+
+	std_fake(&f);
+	watched = fake_find(&f, "do_fork");
+	watch_sum_counts = 0;
+	f.on_sleep = watch_feed;
+	if (json)
+		r = RUN(&f, "watch", "do_fork", "--json", "--hist",
+			"--interval=0.5", "-n3");
+	else
+		r = RUN(&f, "watch", "-i", "2", "do_fork", "-n", "3");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.err);
+	check_golden(_metadata, golden, r.out);
+	/* one snapshot-and-reset to start, then one per interval */
+	ASSERT_EQ(4U, f.read_resets);
+	ASSERT_EQ(0U, f.bad_reads);
+	ASSERT_EQ(0U, f.calls[_IOC_NR(PCORE_IOC_RESET)]);
+	ASSERT_EQ(3U, f.sleeps);
+	/* the 203 values before the watch are in no line, all others are */
+	/* in JSON, the first "count" after "interval_ns" (then buckets') */
+	for (p = r.out; (p = strstr(p, json ? "\"interval_ns\":" : "count=")); ) {
+		if (json)
+			p = strstr(p, "\"count\":") + 2;
+		p += 6;
+		total += strtoull(p, NULL, 10);
+	}
+	ASSERT_EQ(6ULL, watch_sum_counts);
+	ASSERT_EQ(watch_sum_counts, total);
+	ASSERT_EQ(f.opens, f.closes);
+	result_free(&r);
+	fake_free(&f);
+}
+
+TEST(watch_text)
+{
+	watch_case(_metadata, "watch.txt", false);
+}
+
+TEST(watch_json_hist)
+{
+	watch_case(_metadata, "watch.json", true);
+}
+
+static void rename_do_fork(struct fake *f, unsigned int n)
+{
+	if (n == 1)
+		snprintf(f->h[0].e.name, sizeof(f->h[0].e.name), "renamed");
+}
+
+TEST(watch_histogram_goes_away)
+{
+	struct fake f;
+	struct result r;
+
+	std_fake(&f);
+	f.on_sleep = rename_do_fork;
+	r = RUN(&f, "watch", "do_fork", "-i", "1");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_EQ(2U, f.sleeps);
+	ASSERT_STREQ("probectl: no histogram named 'do_fork' (probectl list shows them)\n",
+		     r.err);
+	/* the first interval was printed */
+	ASSERT_EQ(r.out, strstr(r.out, "2025-01-02T03:04:07.000Z count=0 "));
+	ASSERT_EQ('\0', strchr(r.out, '\n')[1]);	/* and only it */
+	ASSERT_EQ(f.opens, f.closes);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* A kernel that reports fewer buckets in LIST than READ needs. */
+TEST(read_grows_buckets_but_never_repeats_a_reset)
+{
+	struct fake f;
+	struct result r;
+
+	std_fake(&f);
+	f.shrink = 10;
+	r = RUN(&f, "show", "do_fork", "--json");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_NE(NULL, strstr(r.out, "\"count\":203"));
+	result_free(&r);
+	r = RUN(&f, "watch", "do_fork", "-i", "1", "-n", "1");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_EQ(1U, f.read_resets);	/* the ENOSPC one, not repeated */
+	ASSERT_NE(NULL, strstr(r.err, "No space left"));
+	result_free(&r);
+	fake_free(&f);
+}
+
+TEST(list_grows_buffer)
+{
+	struct pcore_hist_spec log2 = { .kind = PCORE_HIST_LOG2 };
+	struct fake f;
+	struct result r;
+	char name[32];
+	unsigned int i, lines = 0;
+	const char *p;
+
+	memset(&f, 0, sizeof(f));
+	for (i = 0; i < 37; i++) {
+		snprintf(name, sizeof(name), "h%02u", i);
+		fake_add(&f, name, "", "", "ns", 0, &log2, "", 1);
+	}
+	r = RUN(&f, "list");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	for (p = r.out; (p = strchr(p, '\n')); p++)
+		lines++;
+	ASSERT_EQ(38U, lines);
+	ASSERT_NE(NULL, strstr(r.out, "\nh36 "));
+	ASSERT_LE(2U, f.calls[_IOC_NR(PCORE_IOC_LIST)]);
+	result_free(&r);
+	fake_free(&f);
+}
+
+TEST(percpu_skips_impossible_cpus)
+{
+	struct fake f;
+	struct result r;
+
+	std_fake(&f);
+	f.nr_cpu_ids = 3;
+	f.possible = 0x5;	/* CPUs 0 and 2 */
+	r = RUN(&f, "show", "do_fork", "--percpu", "--json");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_NE(NULL, strstr(r.out, "{\"cpu\":0,\"count\":200,"));
+	ASSERT_EQ(NULL, strstr(r.out, "{\"cpu\":1,"));
+	ASSERT_NE(NULL, strstr(r.out, "{\"cpu\":2,\"count\":0,"));
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* ---- export to a textfile directory ---- */
+
+TEST(export_textfile)
+{
+	char dir[] = "/tmp/probectl-test-XXXXXX", path[128], *got, *want;
+	struct fake f;
+	struct result r;
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	int files = 0;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	std_fake(&f);
+	r = RUN(&f, "export", "--prometheus", "--textfile-dir", dir);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.out);
+	snprintf(path, sizeof(path), "%s/probe_core.prom", dir);
+	got = slurp(path);
+	ASSERT_NE(NULL, got);
+	want = slurp(GOLDEN_DIR "/export.prom");
+	ASSERT_NE(NULL, want);
+	ASSERT_STREQ(want, got);
+	ASSERT_EQ(0, stat(path, &st));
+	ASSERT_EQ(0644U, st.st_mode & 0777);
+	/* no temporary file left behind */
+	d = opendir(dir);
+	ASSERT_NE(NULL, d);
+	while ((de = readdir(d)))
+		files += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	ASSERT_EQ(1, files);
+	/* a second export replaces it */
+	fake_find(&f, "do_fork")->e.hits = 1000;
+	result_free(&r);
+	r = RUN(&f, "export", "--prometheus", "--textfile-dir", dir);
+	ASSERT_EQ(0, r.ret);
+	free(got);
+	got = slurp(path);
+	ASSERT_NE(NULL, strstr(got, "probe_core_probe_hits_total{probe=\"do_fork\"} 1000\n"));
+	unlink(path);
+	ASSERT_EQ(0, rmdir(dir));
+	free(got);
+	free(want);
+	result_free(&r);
+	r = RUN(&f, "export", "--prometheus", "--textfile-dir", dir);
+	ASSERT_EQ(1, r.ret);
+	ASSERT_NE(NULL, strstr(r.err, "cannot create a file in /tmp/probectl-test-"));
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* ---- the other commands against the fake ---- */
+
+TEST(attach_passes_every_field)
+{
+	struct fake f;
+	struct result r;
+
+	std_fake(&f);
+	r = RUN(&f, "attach", "--kretprobe", "vfs_write", "--maxactive", "64",
+		"--hist", "linear:1000,101000,1000");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.out);
+	ASSERT_STREQ("vfs_write", f.attached.name);
+	ASSERT_EQ((unsigned int)PCORE_ATTACH_KRETPROBE, f.attached.kind);
+	ASSERT_EQ(64U, f.attached.maxactive);
+	ASSERT_EQ((unsigned int)PCORE_UAPI_HIST_LINEAR, f.attached.hist_kind);
+	ASSERT_EQ(1000ULL, f.attached.min);
+	ASSERT_EQ(101000ULL, f.attached.max);
+	ASSERT_EQ(1000ULL, f.attached.step);
+	ASSERT_NE(NULL, fake_find(&f, "vfs_write"));
+	result_free(&r);
+
+	r = RUN(&f, "attach", "--tracepoint", "sched_switch", "--hist",
+		"loglinear:5");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ((unsigned int)PCORE_ATTACH_TRACEPOINT, f.attached.kind);
+	ASSERT_EQ((unsigned int)PCORE_UAPI_HIST_LOGLINEAR,
+		  f.attached.hist_kind);
+	ASSERT_EQ(5U, f.attached.precision);
+	ASSERT_EQ(0U, f.attached.maxactive);
+	result_free(&r);
+
+	r = RUN(&f, "attach", "--kretprobe", "vfs_fsync");
+	ASSERT_EQ(0, r.ret);
+	ASSERT_EQ((unsigned int)PCORE_UAPI_HIST_DEFAULT, f.attached.hist_kind);
+	result_free(&r);
+	fake_free(&f);
+}
+
+struct err_case {
+	const char *why;
+	int (*setup)(struct fake *f);
+	const char *argv[6];
+	const char *err;
+};
+
+static int not_admin(struct fake *f)
+{
+	f->not_admin = true;
+	return 0;
+}
+
+static int open_eacces(struct fake *f)
+{
+	f->open_err = -EACCES;
+	return 0;
+}
+
+static int open_enoent(struct fake *f)
+{
+	f->open_err = -ENOENT;
+	return 0;
+}
+
+static int abi_2(struct fake *f)
+{
+	f->abi = 2;
+	return 0;
+}
+
+static int version_enotty(struct fake *f)
+{
+	f->version_err = -ENOTTY;
+	return 0;
+}
+
+static const struct err_case err_cases[] = {
+	{ "module not loaded", open_enoent, { "list" },
+	  "probectl: probe_core is not loaded (load it with: probectl load)\n" },
+	{ "not root: open", open_eacces, { "show", "do_fork" },
+	  "probectl: permission denied opening /dev/probe_core: run as root\n" },
+	{ "ABI mismatch", abi_2, { "list" },
+	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 2, this probectl ABI 1; use the probectl built with this probe_core\n" },
+	{ "no VERSION ioctl", version_enotty, { "list" },
+	  "probectl: /dev/probe_core does not answer PCORE_IOC_VERSION: not probe_core's device?\n" },
+	{ "unknown histogram", NULL, { "show", "nosuch" },
+	  "probectl: no histogram named 'nosuch' (probectl list shows them)\n" },
+	{ "unknown histogram: reset", NULL, { "reset", "nosuch/hist" },
+	  "probectl: no histogram named 'nosuch/hist' (probectl list shows them)\n" },
+	{ "not root: attach", not_admin, { "attach", "--kretprobe", "vfs_read" },
+	  "probectl: attach vfs_read: permission denied: run as root (needs CAP_SYS_ADMIN)\n" },
+	{ "not root: detach", not_admin, { "detach", "do_fork" },
+	  "probectl: detach do_fork: permission denied: run as root (needs CAP_SYS_ADMIN)\n" },
+	{ "attach: no such function", NULL, { "attach", "--kretprobe", "nosuch_fn" },
+	  "probectl: attach nosuch_fn: no function of that name here; the kernel log says why: dmesg | tail\n" },
+	{ "attach: exists", NULL, { "attach", "--tracepoint", "do_fork" },
+	  "probectl: attach do_fork: a histogram of that name exists already\n" },
+	{ "detach: a handler module's", NULL, { "detach", "tcpsize/size" },
+	  "probectl: detach tcpsize/size: it belongs to the handler module tcpsize; only probe_core's own probes can be detached\n" },
+	{ "disable: a handler module's", NULL, { "disable", "tcpsize/size" },
+	  "probectl: disable tcpsize/size: it belongs to the handler module tcpsize; only probe_core's own probes can be disabled\n" },
+};
+
+TEST(error_messages)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(err_cases); i++) {
+		const struct err_case *c = &err_cases[i];
+		char *argv[8] = { "probectl" };
+		struct fake f;
+		struct result r;
+		int argc = 1;
+
+		std_fake(&f);
+		if (c->setup)
+			c->setup(&f);
+		while (argc < 7 && c->argv[argc - 1]) {
+			argv[argc] = (char *)c->argv[argc - 1];
+			argc++;
+		}
+		r = run_argv(&f, argc, argv);
+		EXPECT_EQ(1, r.ret) TH_LOG("%s", c->why);
+		EXPECT_STREQ(c->err, r.err) TH_LOG("%s", c->why);
+		EXPECT_STREQ("", r.out) TH_LOG("%s", c->why);
+		EXPECT_EQ(f.opens, f.closes) TH_LOG("%s", c->why);
+		result_free(&r);
+		fake_free(&f);
+	}
+}
+
+/* Device missing while the module is loaded: the mknod hint from sysfs. */
+static struct result run_sys(struct fake *f, const char *sys_module,
+			     const char *sys_misc)
+{
+	char *argv[3] = { "probectl", "list" };
+	struct pc_env env = { 0 };
+	struct result r = { 0 };
+
+	fake_env(&env, f);
+	env.sys_module = sys_module;
+	env.sys_misc = sys_misc;
+	env.out = open_memstream(&r.out, &r.outlen);
+	env.err = open_memstream(&r.err, &r.errlen);
+	r.ret = pc_run(2, argv, &env);
+	fclose(env.out);
+	fclose(env.err);
+	return r;
+}
+
+TEST(device_missing_while_loaded)
+{
+	char dir[] = "/tmp/probectl-sys-XXXXXX", misc[128];
+	struct result r;
+	struct fake f;
+	FILE *fp;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(misc, sizeof(misc), "%s/dev", dir);
+	std_fake(&f);
+	f.open_err = -ENOENT;
+	r = run_sys(&f, dir, misc);	/* dir exists: "loaded" */
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: probe_core is loaded but /dev/probe_core is missing, and probe_core registered no device (a probe_core without /dev/probe_core?)\n",
+		     r.err);
+	result_free(&r);
+	fp = fopen(misc, "w");
+	ASSERT_NE(NULL, fp);
+	fputs("10:122\n", fp);
+	fclose(fp);
+	r = run_sys(&f, dir, misc);
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: probe_core is loaded but /dev/probe_core is missing; create it with: mknod /dev/probe_core c 10 122\n",
+		     r.err);
+	result_free(&r);
+	/* junk in the sysfs file is not repeated */
+	fp = fopen(misc, "w");
+	ASSERT_NE(NULL, fp);
+	fputs("10:1; rm -rf /\n", fp);
+	fclose(fp);
+	r = run_sys(&f, dir, misc);
+	ASSERT_EQ(1, r.ret);
+	ASSERT_EQ(NULL, strstr(r.err, "rm -rf"));
+	result_free(&r);
+	unlink(misc);
+	rmdir(dir);
+	fake_free(&f);
+}
+
+TEST(reset_enable_disable_detach)
+{
+	struct fake f;
+	struct result r;
+
+	std_fake(&f);
+	r = RUN(&f, "reset", "tcpsize/size");
+	ASSERT_EQ(0, r.ret);
+	result_free(&r);
+	r = RUN(&f, "show", "tcpsize/size", "--json");
+	ASSERT_NE(NULL, strstr(r.out, "\"total\":{\"count\":0,"));
+	result_free(&r);
+	r = RUN(&f, "enable", "vfs_read");
+	ASSERT_EQ(0, r.ret);
+	ASSERT_EQ(0U, fake_find(&f, "vfs_read")->e.flags & PCORE_ENT_DISABLED);
+	result_free(&r);
+	r = RUN(&f, "disable", "do_fork");
+	ASSERT_EQ(0, r.ret);
+	ASSERT_NE(0U, fake_find(&f, "do_fork")->e.flags & PCORE_ENT_DISABLED);
+	result_free(&r);
+	r = RUN(&f, "detach", "do_fork");
+	ASSERT_EQ(0, r.ret);
+	ASSERT_STREQ("", r.out);
+	ASSERT_EQ(NULL, fake_find(&f, "do_fork"));
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* ---- load and unload ---- */
+
+TEST(load_params_reach_libkmod)
+{
+	struct fake f;
+	struct result r;
+
+	std_fake(&f);
+	r = RUN(&f, "load", "--target", "do_fork,sys_nanosleep", "--hist",
+		"loglinear:5", "--maxactive=128", "--tracepoints",
+		"sched_switch");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("(installed)", f.load_path);
+	ASSERT_STREQ("target=do_fork,sys_nanosleep tracepoints=sched_switch hist=loglinear:5 maxactive=128",
+		     f.load_params);
+	result_free(&r);
+	r = RUN(&f, "load", "--module", "build/x/probe_core.ko");
+	ASSERT_EQ(0, r.ret);
+	ASSERT_STREQ("build/x/probe_core.ko", f.load_path);
+	ASSERT_STREQ("", f.load_params);
+	result_free(&r);
+	fake_free(&f);
+}
+
+struct kmod_case {
+	bool unload;
+	enum pc_kmod_step step;
+	int ret;
+	const char *holders;
+	const char *module;
+	const char *err;
+};
+
+static const struct kmod_case kmod_cases[] = {
+	{ false, PC_KMOD_FIND, -ENOENT, NULL, NULL,
+	  "probectl: probe_core is not installed for kernel 6.1.0-test (install it, or give --module PATH to a probe_core.ko)\n" },
+	{ false, PC_KMOD_FIND, -ENOENT, NULL, "/no/such.ko",
+	  "probectl: cannot use module file /no/such.ko: No such file or directory\n" },
+	{ false, PC_KMOD_NAME, -EINVAL, NULL, "/tmp/other.ko",
+	  "probectl: /tmp/other.ko is not probe_core.ko\n" },
+	{ false, PC_KMOD_INSERT, -EEXIST, NULL, NULL,
+	  "probectl: probe_core is already loaded (probectl unload first to change its parameters)\n" },
+	{ false, PC_KMOD_INSERT, -EPERM, NULL, NULL,
+	  "probectl: loading /lib/modules/6.1.0-test/extra/probe_core.ko: permission denied: run as root\n" },
+	{ false, PC_KMOD_INSERT, -ENOENT, NULL, NULL,
+	  "probectl: probe_core refused 'target=nosuch': a function or tracepoint does not exist; the kernel log says why: dmesg | tail\n" },
+	{ false, PC_KMOD_INSERT, -EINVAL, NULL, NULL,
+	  "probectl: probe_core refused 'target=nosuch': invalid parameters; the kernel log says why: dmesg | tail\n" },
+	{ false, PC_KMOD_INSERT, -ENOEXEC, NULL, "/tmp/probe_core.ko",
+	  "probectl: /tmp/probe_core.ko is not a module for this kernel (6.1.0-test); the kernel log says why: dmesg | tail\n" },
+	{ false, PC_KMOD_INSERT, -ENOMEM, NULL, NULL,
+	  "probectl: loading /lib/modules/6.1.0-test/extra/probe_core.ko failed: Cannot allocate memory; the kernel log says why: dmesg | tail\n" },
+	{ true, 0, -ENOENT, NULL, NULL,
+	  "probectl: probe_core is not loaded\n" },
+	{ true, 0, -EAGAIN, "cpuhists,thardirq", NULL,
+	  "probectl: probe_core is in use by: cpuhists,thardirq (unload those first)\n" },
+	{ true, 0, -EAGAIN, NULL, NULL,
+	  "probectl: probe_core is in use: close its files under /sys/kernel/debug/probe_core and /dev/probe_core, stop probectl watch, and retry\n" },
+	{ true, 0, -EPERM, NULL, NULL,
+	  "probectl: unloading probe_core: permission denied: run as root\n" },
+};
+
+TEST(load_unload_errors)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kmod_cases); i++) {
+		const struct kmod_case *c = &kmod_cases[i];
+		struct fake f;
+		struct result r;
+
+		std_fake(&f);
+		f.load_step = c->step;
+		f.load_ret = c->ret;
+		f.unload_ret = c->ret;
+		f.holders = c->holders;
+		if (c->unload)
+			r = RUN(&f, "unload");
+		else if (c->module)
+			r = RUN(&f, "load", "--module", c->module,
+				"--target", "nosuch");
+		else
+			r = RUN(&f, "load", "--target", "nosuch");
+		EXPECT_EQ(1, r.ret) TH_LOG("case %u", i);
+		EXPECT_STREQ(c->err, r.err) TH_LOG("case %u", i);
+		result_free(&r);
+		fake_free(&f);
+	}
+}
+
+/* ---- the command line ---- */
+
+TEST(help_for_every_command)
+{
+	static const char *const cmds[] = { "load", "unload", "status",
+		"list", "show", "watch", "attach", "detach", "reset",
+		"enable", "disable", "export" };
+	char want[64];
+	struct fake f;
+	struct result r;
+	unsigned int i;
+
+	memset(&f, 0, sizeof(f));
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		snprintf(want, sizeof(want), "usage: probectl %s", cmds[i]);
+		r = RUN(&f, cmds[i], "--help");
+		EXPECT_EQ(0, r.ret) TH_LOG("%s", cmds[i]);
+		EXPECT_EQ(r.out, strstr(r.out, want)) TH_LOG("%s", cmds[i]);
+		EXPECT_NE(NULL, strstr(r.out, "Example")) TH_LOG("%s", cmds[i]);
+		EXPECT_STREQ("", r.err);
+		result_free(&r);
+		r = RUN(&f, "help", cmds[i]);
+		EXPECT_EQ(0, r.ret) TH_LOG("%s", cmds[i]);
+		EXPECT_EQ(r.out, strstr(r.out, want)) TH_LOG("%s", cmds[i]);
+		result_free(&r);
+		/* -h wins over other errors on the line */
+		r = RUN(&f, cmds[i], "--bogus", "-h");
+		EXPECT_EQ(0, r.ret) TH_LOG("%s", cmds[i]);
+		result_free(&r);
+	}
+	r = RUN(&f, "--help");
+	ASSERT_EQ(0, r.ret);
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		snprintf(want, sizeof(want), "\n  %s", cmds[i]);
+		EXPECT_NE(NULL, strstr(r.out, want)) TH_LOG("%s", cmds[i]);
+	}
+	result_free(&r);
+	ASSERT_EQ(0U, f.opens);
+}
+
+#define N128	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define N127	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" \
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define L8(x)	x "0," x "1," x "2," x "3," x "4," x "5," x "6," x "7"
+#define L64	L8("a") "," L8("b") "," L8("c") "," L8("d") "," L8("e") "," \
+		L8("f") "," L8("g") "," L8("h")
+
+struct good_case {
+	const char *argv[12];
+	void (*check)(struct __test_metadata *_metadata,
+		      const struct pc_args *a);
+};
+
+static void good_load(struct __test_metadata *_metadata,
+		      const struct pc_args *a)
+{
+	char buf[512];
+
+	ASSERT_EQ((int)PC_CMD_LOAD, (int)a->cmd);
+	ASSERT_EQ(0, pc_load_params(a, buf, sizeof(buf)));
+	ASSERT_STREQ("target=do_fork,vfs_read hist=linear:0,1000000,1000 maxactive=0",
+		     buf);
+	ASSERT_EQ(-ENOSPC, pc_load_params(a, buf, 20));
+}
+
+static void good_show(struct __test_metadata *_metadata,
+		      const struct pc_args *a)
+{
+	ASSERT_EQ((int)PC_CMD_SHOW, (int)a->cmd);
+	ASSERT_STREQ("thardirq/irq_time", a->name);
+	ASSERT_TRUE(a->percpu);
+	ASSERT_EQ((int)PC_FMT_CSV, (int)a->format);
+}
+
+static void good_watch(struct __test_metadata *_metadata,
+		       const struct pc_args *a)
+{
+	ASSERT_EQ((int)PC_CMD_WATCH, (int)a->cmd);
+	ASSERT_STREQ("do_fork", a->name);
+	ASSERT_EQ(250000000ULL, a->interval_ns);
+	ASSERT_EQ(4294967295U, a->count);
+	ASSERT_TRUE(a->watch_hist);
+	ASSERT_EQ((int)PC_FMT_JSON, (int)a->format);
+}
+
+static void good_watch2(struct __test_metadata *_metadata,
+			const struct pc_args *a)
+{
+	ASSERT_EQ(86400000000000ULL, a->interval_ns);
+	ASSERT_EQ(1U, a->count);
+	ASSERT_FALSE(a->watch_hist);
+	ASSERT_EQ((int)PC_FMT_TEXT, (int)a->format);
+}
+
+static void good_watch3(struct __test_metadata *_metadata,
+			const struct pc_args *a)
+{
+	ASSERT_EQ(1ULL, a->interval_ns);
+	ASSERT_EQ(0U, a->count);
+}
+
+static void good_attach(struct __test_metadata *_metadata,
+			const struct pc_args *a)
+{
+	ASSERT_EQ((int)PC_CMD_ATTACH, (int)a->cmd);
+	ASSERT_EQ((unsigned int)PCORE_ATTACH_KRETPROBE, a->attach_kind);
+	ASSERT_STREQ("sys_nanosleep", a->attach_name);
+	ASSERT_EQ(4096U, a->maxactive);
+	ASSERT_TRUE(a->maxactive_set);
+	ASSERT_EQ((unsigned int)PCORE_UAPI_HIST_LOG2, a->hist.kind);
+}
+
+static void good_export(struct __test_metadata *_metadata,
+			const struct pc_args *a)
+{
+	ASSERT_EQ((int)PC_CMD_EXPORT, (int)a->cmd);
+	ASSERT_TRUE(a->prometheus);
+	ASSERT_TRUE(a->percpu);
+	ASSERT_STREQ("/var/lib/node", a->textfile_dir);
+}
+
+static void good_dashname(struct __test_metadata *_metadata,
+			  const struct pc_args *a)
+{
+	ASSERT_EQ((int)PC_CMD_RESET, (int)a->cmd);
+	ASSERT_STREQ("-odd", a->name);
+}
+
+static void good_help(struct __test_metadata *_metadata,
+		      const struct pc_args *a)
+{
+	ASSERT_TRUE(a->help);
+	ASSERT_EQ((int)PC_CMD_EXPORT, (int)a->cmd);
+}
+
+static void good_version(struct __test_metadata *_metadata,
+			 const struct pc_args *a)
+{
+	ASSERT_EQ((int)PC_CMD_VERSION, (int)a->cmd);
+}
+
+static void good_64(struct __test_metadata *_metadata,
+		    const struct pc_args *a)
+{
+	ASSERT_EQ(0, strncmp(a->target, "a0,a1,", 6));
+	ASSERT_EQ(127U, strlen(a->tracepoints));
+}
+
+static const struct good_case good_cases[] = {
+	{ { "load", "--target", L64, "--tracepoints", N127 }, good_64 },
+	{ { "load", "--target", "do_fork,vfs_read", "--hist=linear:0,1000000,1000",
+	    "--maxactive", "0" }, good_load },
+	{ { "show", "--percpu", "thardirq/irq_time", "--csv" }, good_show },
+	{ { "watch", "do_fork", "-i", "0.25", "--hist", "-n4294967295",
+	    "--json" }, good_watch },
+	{ { "watch", "-i86400", "--count", "1", "do_fork" }, good_watch2 },
+	{ { "watch", "--interval=0.000000001", "do_fork" }, good_watch3 },
+	{ { "attach", "--maxactive=4096", "--hist", "log2", "--kretprobe",
+	    "sys_nanosleep" }, good_attach },
+	{ { "export", "--per-cpu", "--textfile-dir=/var/lib/node",
+	    "--prometheus" }, good_export },
+	{ { "reset", "--", "-odd" }, good_dashname },
+	{ { "help", "export" }, good_help },
+	{ { "--version" }, good_version },
+};
+
+TEST(args_good)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(good_cases); i++) {
+		char *argv[14] = { "probectl" };
+		struct pc_args a;
+		int argc = 1;
+
+		while (good_cases[i].argv[argc - 1]) {
+			argv[argc] = (char *)good_cases[i].argv[argc - 1];
+			argc++;
+		}
+		ASSERT_EQ(0, pc_parse_args(argc, argv, &a))
+			TH_LOG("case %u: %s", i, a.err);
+		good_cases[i].check(_metadata, &a);
+	}
+}
+
+struct bad_case {
+	const char *argv[8];
+	const char *err;
+};
+
+static const struct bad_case bad_cases[] = {
+	/* commands */
+	{ { NULL }, "no command given" },
+	{ { "frobnicate" }, "unknown command 'frobnicate'" },
+	{ { "-x" }, "unknown option '-x'" },
+	{ { "--version", "x" }, "unexpected argument 'x'" },
+	{ { "help", "frobnicate" }, "unknown command 'frobnicate'" },
+	{ { "help", "show", "x" }, "unexpected argument 'x'" },
+	{ { "--help", "show" }, "unexpected argument 'show'" },
+	/* options */
+	{ { "show", "x", "--bogus" }, "show: unknown option '--bogus'" },
+	{ { "list", "--percpu" }, "list: unknown option '--percpu'" },
+	{ { "show", "x", "-j" }, "show: unknown option '-j'" },
+	{ { "watch", "x", "-i1x" }, "-i: '1x' is not a positive number" },
+	{ { "show", "x", "--json=yes" }, "--json takes no value" },
+	{ { "show", "x", "--json", "--json" }, "--json given twice" },
+	{ { "show", "x", "--json", "--csv" }, "give one of --json and --csv" },
+	{ { "watch", "x", "-i" }, "-i needs a value" },
+	{ { "load", "--target" }, "--target needs a value" },
+	{ { "unload", "now" }, "unload: unexpected argument 'now'" },
+	/* names */
+	{ { "show" }, "show needs a histogram NAME" },
+	{ { "show", "a", "b" }, "show: unexpected argument 'b'" },
+	{ { "show", "" }, "NAME: empty name" },
+	{ { "show", N128 }, "NAME: name longer than 127 characters" },
+	{ { "show", "a b" }, "NAME: blank, control or non-ASCII character" },
+	{ { "show", "a\tb" }, "NAME: blank, control or non-ASCII character" },
+	{ { "show", "caf\xc3\xa9" }, "NAME: blank, control or non-ASCII" },
+	{ { "reset", "a\x1b[2J" }, "NAME: blank, control or non-ASCII" },
+	{ { "attach", "--kretprobe", N128 }, "--kretprobe: name longer than 127" },
+	{ { "attach", "--kretprobe", "vfs-read" }, "--kretprobe: characters other than" },
+	{ { "attach", "--tracepoint", "" }, "--tracepoint: empty name" },
+	{ { "attach" }, "attach needs --kretprobe FUNC or --tracepoint TP" },
+	{ { "attach", "--kretprobe", "a", "--tracepoint", "b" },
+	  "give one of --kretprobe and --tracepoint" },
+	{ { "attach", "--tracepoint", "b", "--maxactive", "1" },
+	  "--maxactive is for --kretprobe only" },
+	/* lists */
+	{ { "load", "--target", "" }, "--target: empty name" },
+	{ { "load", "--target", "a,,b" }, "--target: empty name" },
+	{ { "load", "--target", "a," }, "--target: empty name" },
+	{ { "load", "--target", ",a" }, "--target: empty name" },
+	{ { "load", "--target", "a b" }, "--target: characters other than" },
+	{ { "load", "--target", "a;rm" }, "--target: characters other than" },
+	{ { "load", "--tracepoints", "a,a" }, "--tracepoints: a name is given twice" },
+	{ { "load", "--target", "x," N128 }, "--target: name longer than 127" },
+	{ { "load", "--target", L64 ",z" }, "--target: more than 64 names" },
+	/* numbers */
+	{ { "watch", "x", "-i", "0" }, "-i: '0' is not a positive number" },
+	{ { "watch", "x", "-i", "0.0" }, "-i: '0.0' is not a positive number" },
+	{ { "watch", "x", "-i", "-1" }, "-i: '-1' is not a positive number" },
+	{ { "watch", "x", "-i", "+1" }, "-i: '+1' is not a positive number" },
+	{ { "watch", "x", "-i", " 1" }, "-i: ' 1' is not a positive number" },
+	{ { "watch", "x", "-i", "1 " }, "-i: '1 ' is not a positive number" },
+	{ { "watch", "x", "-i", "1." }, "-i: '1.' is not a positive number" },
+	{ { "watch", "x", "-i", ".5" }, "-i: '.5' is not a positive number" },
+	{ { "watch", "x", "-i", "1e3" }, "-i: '1e3' is not a positive number" },
+	{ { "watch", "x", "-i", "0x10" }, "-i: '0x10' is not a positive number" },
+	{ { "watch", "x", "-i", "1.0000000001" }, "is not a positive number" },
+	{ { "watch", "x", "-i", "1.2.3" }, "-i: '1.2.3' is not a positive number" },
+	{ { "watch", "x", "-i", "86400.5" }, "-i: '86400.5' is above 86400 seconds" },
+	{ { "watch", "x", "-i", "86401" }, "-i: '86401' is above 86400 seconds" },
+	{ { "watch", "x", "-i", "99999999999999999999999" }, "is above 86400 seconds" },
+	{ { "watch", "x", "-i", "" }, "-i: '' is not a positive number" },
+	{ { "watch", "x" }, "watch needs -i SECONDS" },
+	{ { "watch", "-i", "1" }, "watch needs a histogram NAME" },
+	{ { "watch", "x", "-i", "1", "-n", "0" }, "-n: '0' is not a positive decimal number" },
+	{ { "watch", "x", "-i", "1", "-n", "-3" }, "-n: '-3' is not a positive decimal number" },
+	{ { "watch", "x", "-i", "1", "-n", "4294967296" }, "-n: '4294967296' is too large" },
+	{ { "watch", "x", "-i", "1", "-n", "18446744073709551616" }, "is too large" },
+	{ { "watch", "x", "-i", "1", "-n", "3x" }, "-n: '3x' is not a positive decimal number" },
+	{ { "load", "--maxactive", "4097" }, "--maxactive: '4097' is above 4096" },
+	{ { "load", "--maxactive", "18446744073709551616" }, "is above 4096" },
+	{ { "load", "--maxactive", "-1" }, "--maxactive: '-1' is not a decimal number" },
+	{ { "load", "--maxactive=" }, "--maxactive: '' is not a decimal number" },
+	/* histogram specs: syntax here, semantics from pcore_layout_init() */
+	{ { "load", "--hist", "bogus" }, "--hist: unknown kind" },
+	{ { "load", "--hist", "LOG2" }, "--hist: unknown kind" },
+	{ { "load", "--hist", "log2:1" }, "--hist: unknown kind" },
+	{ { "load", "--hist", "loglinear:" }, "loglinear precision must be 1 to 7 bits" },
+	{ { "load", "--hist", "loglinear:0" }, "loglinear precision must be 1 to 7 bits" },
+	{ { "load", "--hist", "loglinear:8" }, "loglinear precision must be 1 to 7 bits" },
+	{ { "load", "--hist", "loglinear:-1" }, "loglinear precision must be 1 to 7 bits" },
+	/* 6 and 7 bits need more than 2048 buckets up to the default max */
+	{ { "load", "--hist", "loglinear:6" }, "more than 2048 buckets" },
+	{ { "attach", "--kretprobe", "f", "--hist", "linear:1,2" },
+	  "--hist: linear needs MIN,MAX,STEP" },
+	{ { "load", "--hist", "linear:1,2,3,4" }, "linear needs MIN,MAX,STEP" },
+	{ { "load", "--hist", "linear:-1,100,10" }, "linear needs MIN,MAX,STEP" },
+	{ { "load", "--hist", "linear:0,100,0" }, "linear step must be at least 1" },
+	{ { "load", "--hist", "linear:100,100,10" }, "linear max must be above min" },
+	{ { "load", "--hist", "linear:0,100,30" }, "must be a multiple of step" },
+	{ { "load", "--hist", "linear:0,100000,1" }, "more than 2048 buckets" },
+	{ { "load", "--hist", "linear:0,18446744073709551616,1" },
+	  "linear needs MIN,MAX,STEP" },
+	{ { "load", "--hist", "linear:" N128 }, "--hist: too long" },
+	{ { "load", "--module", "" }, "--module: empty or too long path" },
+	/* export */
+	{ { "export" }, "export needs a format: --prometheus" },
+	{ { "export", "--per-cpu" }, "export needs a format: --prometheus" },
+	{ { "export", "--prometheus", "--textfile-dir=" }, "--textfile-dir: empty" },
+};
+
+TEST(args_bad)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad_cases); i++) {
+		char *argv[10] = { "probectl" };
+		struct pc_args a;
+		int argc = 1;
+
+		while (argc < 9 && bad_cases[i].argv[argc - 1]) {
+			argv[argc] = (char *)bad_cases[i].argv[argc - 1];
+			argc++;
+		}
+		EXPECT_EQ(PC_EXIT_USAGE, pc_parse_args(argc, argv, &a))
+			TH_LOG("case %u (%s)", i, bad_cases[i].err);
+		EXPECT_NE(NULL, strstr(a.err, bad_cases[i].err))
+			TH_LOG("case %u: got '%s', want '%s'", i, a.err,
+			       bad_cases[i].err);
+	}
+}
+
+/* A usage error through pc_run: exit 2, message and usage on stderr. */
+TEST(usage_error_exit_status)
+{
+	struct fake f;
+	struct result r;
+
+	memset(&f, 0, sizeof(f));
+	r = RUN(&f, "show", "x", "--bogus");
+	ASSERT_EQ(2, r.ret);
+	ASSERT_STREQ("", r.out);
+	ASSERT_STREQ("probectl: show: unknown option '--bogus'\n"
+		     "usage: probectl show NAME [--percpu] [--json | --csv]\n"
+		     "Try 'probectl show --help'.\n", r.err);
+	ASSERT_EQ(0U, f.opens);
+	result_free(&r);
+	r = RUN(&f, "watch", "x", "-i", "1", "-n", "-1");
+	ASSERT_EQ(2, r.ret);
+	result_free(&r);
+}
+
+TEST(number_parsers)
+{
+	unsigned long long v;
+
+	ASSERT_EQ(0, pc_parse_u64("18446744073709551615", ~0ULL, &v));
+	ASSERT_EQ(~0ULL, v);
+	ASSERT_EQ(-ERANGE, pc_parse_u64("18446744073709551616", ~0ULL, &v));
+	ASSERT_EQ(-ERANGE, pc_parse_u64("99999999999999999999", ~0ULL, &v));
+	ASSERT_EQ(0, pc_parse_u64("007", 7, &v));
+	ASSERT_EQ(7ULL, v);
+	ASSERT_EQ(-ERANGE, pc_parse_u64("8", 7, &v));
+	ASSERT_EQ(-EINVAL, pc_parse_u64("", 7, &v));
+	ASSERT_EQ(-EINVAL, pc_parse_u64("1\n", 7, &v));
+	ASSERT_EQ(0, pc_parse_seconds("0.000000001", &v));
+	ASSERT_EQ(1ULL, v);
+	ASSERT_EQ(0, pc_parse_seconds("1.5", &v));
+	ASSERT_EQ(1500000000ULL, v);
+	ASSERT_EQ(0, pc_parse_seconds("86400.000", &v));
+	ASSERT_EQ(86400000000000ULL, v);
+	ASSERT_EQ(-ERANGE, pc_parse_seconds("86400.000000001", &v));
+	ASSERT_EQ(-EINVAL, pc_parse_seconds("0.000000000", &v));
+}
+
+TEST(seconds_and_metric_names)
+{
+	char buf[64];
+
+	pc_fmt_ns_seconds(buf, sizeof(buf), 0);
+	ASSERT_STREQ("0", buf);
+	pc_fmt_ns_seconds(buf, sizeof(buf), 1);
+	ASSERT_STREQ("0.000000001", buf);
+	pc_fmt_ns_seconds(buf, sizeof(buf), 1500000000);
+	ASSERT_STREQ("1.5", buf);
+	pc_fmt_ns_seconds(buf, sizeof(buf), 3000000000ULL);
+	ASSERT_STREQ("3", buf);
+	pc_fmt_ns_seconds(buf, sizeof(buf), ~0ULL);
+	ASSERT_STREQ("18446744073.709551615", buf);
+	pc_fmt_metric_name(buf, sizeof(buf), "ns");
+	ASSERT_STREQ("probe_core_latency_seconds", buf);
+	pc_fmt_metric_name(buf, sizeof(buf), "bytes");
+	ASSERT_STREQ("probe_core_value_bytes", buf);
+	pc_fmt_metric_name(buf, sizeof(buf), "pkt/s");
+	ASSERT_STREQ("probe_core_value_pkt_s", buf);
+	pc_fmt_metric_name(buf, sizeof(buf), "");
+	ASSERT_STREQ("probe_core_value", buf);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,821 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * probectl's command line.  Every argument is untrusted: numbers are
+ * decimal digits only (no sign, no blanks, no trailing junk, no overflow),
+ * names are checked for length and characters, and anything unknown is a
+ * usage error (exit 2).  Histogram specs are validated by the engine's own
+ * pcore_layout_init(), the function the kernel uses, so probectl refuses
+ * exactly what probe_core would refuse and says why.
+ */
+#include <errno.h>
+#include <string.h>
+#include "args.h"
+#include "pcore_engine.h"
+
+enum pc_opt_id {
+	OPT_TARGET,
+	OPT_TRACEPOINTS,
+	OPT_HIST_SPEC,
+	OPT_MAXACTIVE,
+	OPT_MODULE,
+	OPT_JSON,
+	OPT_CSV,
+	OPT_PERCPU,
+	OPT_INTERVAL,
+	OPT_COUNT,
+	OPT_HIST_FLAG,
+	OPT_KRETPROBE,
+	OPT_TRACEPOINT,
+	OPT_PROMETHEUS,
+	OPT_TEXTFILE_DIR,
+	OPT_PER_CPU,
+};
+
+struct pc_opt {
+	const char *lng;
+	char shrt;
+	bool arg;
+	enum pc_opt_id id;
+};
+
+static const struct pc_opt load_opts[] = {
+	{ "target", 0, true, OPT_TARGET },
+	{ "tracepoints", 0, true, OPT_TRACEPOINTS },
+	{ "hist", 0, true, OPT_HIST_SPEC },
+	{ "maxactive", 0, true, OPT_MAXACTIVE },
+	{ "module", 0, true, OPT_MODULE },
+	{ NULL }
+};
+
+static const struct pc_opt list_opts[] = {
+	{ "json", 0, false, OPT_JSON },
+	{ NULL }
+};
+
+static const struct pc_opt show_opts[] = {
+	{ "percpu", 0, false, OPT_PERCPU },
+	{ "json", 0, false, OPT_JSON },
+	{ "csv", 0, false, OPT_CSV },
+	{ NULL }
+};
+
+static const struct pc_opt watch_opts[] = {
+	{ "interval", 'i', true, OPT_INTERVAL },
+	{ "count", 'n', true, OPT_COUNT },
+	{ "hist", 0, false, OPT_HIST_FLAG },
+	{ "json", 0, false, OPT_JSON },
+	{ NULL }
+};
+
+static const struct pc_opt attach_opts[] = {
+	{ "kretprobe", 0, true, OPT_KRETPROBE },
+	{ "tracepoint", 0, true, OPT_TRACEPOINT },
+	{ "hist", 0, true, OPT_HIST_SPEC },
+	{ "maxactive", 0, true, OPT_MAXACTIVE },
+	{ NULL }
+};
+
+static const struct pc_opt export_opts[] = {
+	{ "prometheus", 0, false, OPT_PROMETHEUS },
+	{ "textfile-dir", 0, true, OPT_TEXTFILE_DIR },
+	{ "per-cpu", 0, false, OPT_PER_CPU },
+	{ NULL }
+};
+
+static const struct pc_opt no_opts[] = {
+	{ NULL }
+};
+
+struct pc_cmd_info {
+	const char *name;
+	const struct pc_opt *opts;
+	bool needs_name;
+	const char *synopsis;
+	const char *help;
+};
+
+static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
+	[PC_CMD_LOAD] = { "load", load_opts, false,
+		"load [--target F1,F2] [--tracepoints TP] [--hist SPEC] [--maxactive N] [--module PATH]",
+		"Loads probe_core: the installed module (modprobe's search), or the\n"
+		"file PATH from a build tree.  The options become its parameters.\n"
+		"\n"
+		"  --target F1,F2      functions to count and time (target=)\n"
+		"  --tracepoints TP    tracepoints with built-in handlers (tracepoints=)\n"
+		"  --hist SPEC         loglinear[:P], log2 or linear:MIN,MAX,STEP (hist=)\n"
+		"  --maxactive N       calls of one target in flight, 0 to 4096 (maxactive=)\n"
+		"  --module PATH       a probe_core.ko file instead of the installed one\n"
+		"\n"
+		"Examples:\n"
+		"  probectl load --target do_fork,vfs_read\n"
+		"  probectl load --tracepoints sched_switch --hist log2\n"
+		"  probectl load --module build/$(uname -r)/modules/core/probe_core.ko --target do_fork\n" },
+	[PC_CMD_UNLOAD] = { "unload", no_opts, false, "unload",
+		"Unloads probe_core.  Fails while handler modules use it or files\n"
+		"are open under /sys/kernel/debug/probe_core or /dev/probe_core.\n"
+		"\n"
+		"Example:\n"
+		"  probectl unload\n" },
+	[PC_CMD_STATUS] = { "status", no_opts, false, "status",
+		"Prints whether probe_core is loaded, its version and ABI, the\n"
+		"running kernel, and its numbers of histograms and probes, as\n"
+		"'key: value' lines.  Exits 1 when probe_core is not loaded.\n"
+		"\n"
+		"Example:\n"
+		"  probectl status\n" },
+	[PC_CMD_LIST] = { "list", list_opts, false, "list [--json]",
+		"Prints one line per histogram: name, probe kind, symbol, hits,\n"
+		"missed, count and flags (own, disabled, waiting), '-' for none.\n"
+		"\n"
+		"  --json              one JSON array of objects\n"
+		"\n"
+		"Examples:\n"
+		"  probectl list\n"
+		"  probectl list --json | jq -r '.[].name'\n" },
+	[PC_CMD_SHOW] = { "show", show_opts, true, "show NAME [--percpu] [--json | --csv]",
+		"Prints a histogram: its stats, percentiles with their error bound,\n"
+		"missed events and buckets; for a keyed histogram each key too.\n"
+		"\n"
+		"  --percpu            add one section per CPU\n"
+		"  --json              one JSON object\n"
+		"  --csv               comma-separated rows with a header\n"
+		"\n"
+		"Examples:\n"
+		"  probectl show do_fork\n"
+		"  probectl show thardirq/irq_time --percpu\n"
+		"  probectl show do_fork --json | jq .total.p99\n" },
+	[PC_CMD_WATCH] = { "watch", watch_opts, true,
+		"watch NAME -i SECONDS [-n COUNT] [--hist] [--json]",
+		"Every SECONDS, moves the histogram's values out (an atomic\n"
+		"snapshot-and-reset: no event is lost or counted twice) and prints\n"
+		"one line: time, count, mean, p50, p90, p99, max and missed.\n"
+		"Starting resets the histogram.\n"
+		"\n"
+		"  -i, --interval S    seconds between lines, e.g. 1 or 0.25 (at most 86400)\n"
+		"  -n, --count N       stop after N lines (default: never)\n"
+		"  --hist              print the interval's histogram after each line\n"
+		"  --json              one JSON object per line\n"
+		"\n"
+		"Examples:\n"
+		"  probectl watch do_fork -i 1\n"
+		"  probectl watch do_fork -i 0.5 -n 10 --json\n" },
+	[PC_CMD_ATTACH] = { "attach", attach_opts, false,
+		"attach --kretprobe FUNC | --tracepoint TP [--hist SPEC] [--maxactive N]",
+		"Adds a probe of probe_core's own and a histogram of the same name\n"
+		"while probe_core is loaded (needs CAP_SYS_ADMIN).\n"
+		"\n"
+		"  --kretprobe FUNC    time each call of FUNC, like target=\n"
+		"  --tracepoint TP     a tracepoint with a built-in handler, like tracepoints=\n"
+		"  --hist SPEC         loglinear[:P], log2 or linear:MIN,MAX,STEP\n"
+		"  --maxactive N       kretprobe: calls in flight, 0 to 4096 (0: default)\n"
+		"\n"
+		"Examples:\n"
+		"  probectl attach --kretprobe vfs_read --hist log2\n"
+		"  probectl attach --tracepoint sched_switch\n" },
+	[PC_CMD_DETACH] = { "detach", no_opts, true, "detach NAME",
+		"Removes a probe of probe_core's own and its histogram.\n"
+		"\n"
+		"Example:\n"
+		"  probectl detach vfs_read\n" },
+	[PC_CMD_RESET] = { "reset", no_opts, true, "reset NAME",
+		"Empties a histogram (hits are kept).\n"
+		"\n"
+		"Example:\n"
+		"  probectl reset do_fork\n" },
+	[PC_CMD_ENABLE] = { "enable", no_opts, true, "enable NAME",
+		"Enables a disabled probe of probe_core's own.\n"
+		"\n"
+		"Example:\n"
+		"  probectl enable do_fork\n" },
+	[PC_CMD_DISABLE] = { "disable", no_opts, true, "disable NAME",
+		"Disables a probe of probe_core's own; its histogram stays.\n"
+		"\n"
+		"Example:\n"
+		"  probectl disable do_fork\n" },
+	[PC_CMD_EXPORT] = { "export", export_opts, false,
+		"export --prometheus [--textfile-dir DIR] [--per-cpu]",
+		"Prints every histogram in Prometheus' text format: cumulative\n"
+		"'le' buckets (at powers of two for loglinear histograms), _sum and\n"
+		"_count, and the counters probe_core_probe_hits_total and\n"
+		"probe_core_probe_missed_total.\n"
+		"\n"
+		"  --prometheus        the format (required)\n"
+		"  --textfile-dir DIR  write DIR/probe_core.prom atomically, for\n"
+		"                      node_exporter's textfile collector\n"
+		"  --per-cpu           one series per CPU, with a cpu label\n"
+		"\n"
+		"Examples:\n"
+		"  probectl export --prometheus\n"
+		"  probectl export --prometheus --textfile-dir /var/lib/prometheus/node-exporter\n" },
+	[PC_CMD_VERSION] = { "version", no_opts, false, "version",
+		"Prints probectl's ABI version.\n" },
+};
+
+/**
+ * pc_usage() - usage text
+ * @f: where to
+ * @cmd: a command, or PC_CMD_NONE for the global usage
+ * @full: with the description and examples (--help), else the synopsis
+ */
+void pc_usage(FILE *f, enum pc_cmd cmd, bool full)
+{
+	int i;
+
+	if (cmd != PC_CMD_NONE) {
+		fprintf(f, "usage: probectl %s\n", cmds[cmd].synopsis);
+		if (full)
+			fprintf(f, "\n%s", cmds[cmd].help);
+		else
+			fprintf(f, "Try 'probectl %s --help'.\n", cmds[cmd].name);
+		return;
+	}
+	fprintf(f, "usage: probectl COMMAND [OPTIONS]\n");
+	if (!full) {
+		fprintf(f, "Try 'probectl --help'.\n");
+		return;
+	}
+	fprintf(f,
+		"\nControls probe_core and reads its histograms through %s.\n\nCommands:\n",
+		PCORE_DEVICE);
+	for (i = PC_CMD_LOAD; i < PC_CMD_VERSION; i++)
+		fprintf(f, "  %s\n", cmds[i].synopsis);
+	fprintf(f,
+		"\n"
+		"'probectl COMMAND --help' (or 'probectl help COMMAND') describes a\n"
+		"command.  Exit status: 0 success, 1 error, 2 usage error.\n"
+		"\n"
+		"Examples:\n"
+		"  probectl load --target do_fork\n"
+		"  probectl list\n"
+		"  probectl show do_fork\n"
+		"  probectl watch do_fork -i 1 -n 5\n"
+		"  probectl export --prometheus\n"
+		"  probectl unload\n");
+}
+
+static int fail(struct pc_args *a, const char *fmt, const char *s1,
+		const char *s2)
+{
+	snprintf(a->err, sizeof(a->err), fmt, s1, s2);
+	return PC_EXIT_USAGE;
+}
+
+/**
+ * pc_parse_u64() - a decimal number, strictly
+ * @s: digits only: no sign, blank, prefix or trailing character
+ * @max: largest value accepted
+ * @v: the value
+ *
+ * Return: 0, -EINVAL when @s is not a decimal number, -ERANGE when it is
+ * above @max (or above 2^64 - 1).
+ */
+int pc_parse_u64(const char *s, unsigned long long max,
+		 unsigned long long *v)
+{
+	unsigned long long n = 0;
+	unsigned int d;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		d = *s - '0';
+		if (n > (~0ULL - d) / 10)
+			return -ERANGE;
+		n = n * 10 + d;
+	}
+	if (n > max)
+		return -ERANGE;
+	*v = n;
+	return 0;
+}
+
+/**
+ * pc_parse_seconds() - an interval: digits, optionally '.' and 1 to 9 more
+ * @s: e.g. "1", "0.25"
+ * @ns: the interval in ns
+ *
+ * Return: 0; -EINVAL when @s is not such a number or is zero; -ERANGE
+ * above PC_INTERVAL_MAX_S.
+ */
+int pc_parse_seconds(const char *s, unsigned long long *ns)
+{
+	char whole[24], frac[10] = "000000000";
+	const char *dot = strchr(s, '.');
+	unsigned long long w, f;
+	size_t n = dot ? (size_t)(dot - s) : strlen(s);
+	int ret;
+
+	if (!n || n >= sizeof(whole))
+		return n ? -ERANGE : -EINVAL;
+	memcpy(whole, s, n);
+	whole[n] = '\0';
+	ret = pc_parse_u64(whole, PC_INTERVAL_MAX_S, &w);
+	if (ret)
+		return ret;
+	f = 0;
+	if (dot) {
+		n = strlen(dot + 1);
+		if (!n || n > 9)
+			return -EINVAL;
+		memcpy(frac, dot + 1, n);
+		ret = pc_parse_u64(frac, 999999999, &f);
+		if (ret)
+			return -EINVAL;
+	}
+	if (!w && !f)
+		return -EINVAL;
+	if (w == PC_INTERVAL_MAX_S && f)
+		return -ERANGE;
+	*ns = w * 1000000000ULL + f;
+	return 0;
+}
+
+/* "A,B,C" into three numbers */
+static int parse_u64_triple(const char *s, unsigned long long v[3])
+{
+	char buf[PC_HIST_SPEC_MAX + 1], *p = buf, *comma;
+	int i;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	for (i = 0; i < 3; i++) {
+		comma = strchr(p, ',');
+		if ((i < 2) != !!comma)
+			return -EINVAL;
+		if (comma)
+			*comma = '\0';
+		if (pc_parse_u64(p, ~0ULL, &v[i]))
+			return -EINVAL;
+		p = comma + 1;
+	}
+	return 0;
+}
+
+/**
+ * pc_parse_hist() - a histogram spec, as hist= takes it
+ * @s: loglinear, loglinear:P, log2 or linear:MIN,MAX,STEP
+ * @h: filled in
+ * @why: set to the reason when refused
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pc_parse_hist(const char *s, struct pc_hist_arg *h, const char **why)
+{
+	struct pcore_hist_spec spec = { 0 };
+	struct pcore_layout l;
+	unsigned long long v[3];
+
+	memset(h, 0, sizeof(*h));
+	if (strlen(s) > PC_HIST_SPEC_MAX) {
+		*why = "too long";
+		return -EINVAL;
+	}
+	if (!strcmp(s, "log2")) {
+		h->kind = PCORE_UAPI_HIST_LOG2;
+		spec.kind = PCORE_HIST_LOG2;
+	} else if (!strcmp(s, "loglinear")) {
+		h->kind = PCORE_UAPI_HIST_LOGLINEAR;
+		spec.kind = PCORE_HIST_LOGLINEAR;
+	} else if (!strncmp(s, "loglinear:", 10)) {
+		if (pc_parse_u64(s + 10, PCORE_LOGLIN_MAX_PRECISION, &v[0]) ||
+		    !v[0]) {
+			*why = "loglinear precision must be 1 to 7 bits";
+			return -EINVAL;
+		}
+		h->kind = PCORE_UAPI_HIST_LOGLINEAR;
+		h->precision = v[0];
+		spec.kind = PCORE_HIST_LOGLINEAR;
+		spec.precision = v[0];
+	} else if (!strncmp(s, "linear:", 7)) {
+		if (parse_u64_triple(s + 7, v)) {
+			*why = "linear needs MIN,MAX,STEP as decimal numbers";
+			return -EINVAL;
+		}
+		h->kind = PCORE_UAPI_HIST_LINEAR;
+		h->min = v[0];
+		h->max = v[1];
+		h->step = v[2];
+		spec = (struct pcore_hist_spec){ .kind = PCORE_HIST_LINEAR,
+			.min = v[0], .max = v[1], .step = v[2] };
+	} else {
+		*why = "unknown kind; use loglinear[:P], log2 or linear:MIN,MAX,STEP";
+		return -EINVAL;
+	}
+	if (pcore_layout_init(&l, &spec, why))
+		return -EINVAL;
+	h->set = true;
+	strcpy(h->text, s);
+	return 0;
+}
+
+/**
+ * pc_check_symbol() - a function or tracepoint name, as target= takes it
+ * @s: 1 to PCORE_UAPI_NAME_MAX - 1 characters of [A-Za-z0-9_.]
+ * @why: set to the reason when refused
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pc_check_symbol(const char *s, const char **why)
+{
+	size_t n = strnlen(s, PCORE_UAPI_NAME_MAX);
+	const char *p;
+
+	if (!n) {
+		*why = "empty name";
+		return -EINVAL;
+	}
+	if (n >= PCORE_UAPI_NAME_MAX) {
+		*why = "name longer than 127 characters";
+		return -EINVAL;
+	}
+	for (p = s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '.')
+			continue;
+		*why = "characters other than A-Z a-z 0-9 _ .";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * pc_check_name() - a histogram name: "<name>" or "<module>/<name>"
+ * @s: 1 to PCORE_UAPI_NAME_MAX - 1 printable, non-blank ASCII characters
+ * @why: set to the reason when refused
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pc_check_name(const char *s, const char **why)
+{
+	size_t n = strnlen(s, PCORE_UAPI_NAME_MAX);
+	const unsigned char *p;
+
+	if (!n) {
+		*why = "empty name";
+		return -EINVAL;
+	}
+	if (n >= PCORE_UAPI_NAME_MAX) {
+		*why = "name longer than 127 characters";
+		return -EINVAL;
+	}
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p <= ' ' || *p >= 0x7f) {
+			*why = "blank, control or non-ASCII character";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/**
+ * pc_check_list() - a comma-separated list of symbols for target= or
+ *	tracepoints=
+ * @s: 1 to PC_MAX_TARGETS names, none empty, no duplicate
+ * @why: set to the reason when refused
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pc_check_list(const char *s, const char **why)
+{
+	char buf[PC_MAX_TARGETS * PCORE_UAPI_NAME_MAX], *names[PC_MAX_TARGETS];
+	char *p = buf, *comma;
+	int n = 0, i;
+
+	if (strlen(s) >= sizeof(buf)) {
+		*why = "list too long";
+		return -EINVAL;
+	}
+	strcpy(buf, s);
+	for (;;) {
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		if (pc_check_symbol(p, why))
+			return -EINVAL;
+		if (n == PC_MAX_TARGETS) {
+			*why = "more than 64 names";
+			return -EINVAL;
+		}
+		for (i = 0; i < n; i++) {
+			if (!strcmp(names[i], p)) {
+				*why = "a name is given twice";
+				return -EINVAL;
+			}
+		}
+		names[n++] = p;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+/* Appends " <key>=<val>" (no blank before the first) to buf. */
+static int add_param(char *buf, size_t len, size_t *used, const char *key,
+		     const char *val)
+{
+	int n = snprintf(buf + *used, len - *used, "%s%s=%s",
+			 *used ? " " : "", key, val);
+
+	if (n < 0 || (size_t)n >= len - *used)
+		return -ENOSPC;
+	*used += n;
+	return 0;
+}
+
+/**
+ * pc_load_params() - probe_core's module parameters for load
+ * @a: parsed load command
+ * @buf: where to write "target=... tracepoints=... hist=... maxactive=N"
+ * @len: size of @buf
+ *
+ * Return: 0, or -ENOSPC when @buf is too small.
+ */
+int pc_load_params(const struct pc_args *a, char *buf, size_t len)
+{
+	char num[16];
+	size_t used = 0;
+	int ret = 0;
+
+	buf[0] = '\0';
+	snprintf(num, sizeof(num), "%u", a->maxactive);
+	if (a->target)
+		ret = add_param(buf, len, &used, "target", a->target);
+	if (!ret && a->tracepoints)
+		ret = add_param(buf, len, &used, "tracepoints", a->tracepoints);
+	if (!ret && a->hist.set)
+		ret = add_param(buf, len, &used, "hist", a->hist.text);
+	if (!ret && a->maxactive_set)
+		ret = add_param(buf, len, &used, "maxactive", num);
+	return ret;
+}
+
+static const struct pc_opt *find_opt(const struct pc_opt *opts,
+				     const char *lng, size_t len, char shrt)
+{
+	for (; opts->lng; opts++) {
+		if (lng && strlen(opts->lng) == len &&
+		    !strncmp(opts->lng, lng, len))
+			return opts;
+		if (!lng && shrt && opts->shrt == shrt)
+			return opts;
+	}
+	return NULL;
+}
+
+/* Checks and stores one option's value. */
+static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
+		   const char *shown)
+{
+	unsigned long long n;
+	const char *why;
+	int ret;
+
+	switch (o->id) {
+	case OPT_TARGET:
+	case OPT_TRACEPOINTS:
+		if (pc_check_list(v, &why))
+			return fail(a, "%s: %s", shown, why);
+		if (o->id == OPT_TARGET)
+			a->target = v;
+		else
+			a->tracepoints = v;
+		return 0;
+	case OPT_HIST_SPEC:
+		if (pc_parse_hist(v, &a->hist, &why))
+			return fail(a, "%s: %s", shown, why);
+		return 0;
+	case OPT_MAXACTIVE:
+		ret = pc_parse_u64(v, PC_MAXACTIVE_MAX, &n);
+		if (ret)
+			return fail(a, ret == -ERANGE ?
+				    "%s: '%s' is above 4096" :
+				    "%s: '%s' is not a decimal number", shown, v);
+		a->maxactive = n;
+		a->maxactive_set = true;
+		return 0;
+	case OPT_MODULE:
+		if (!*v || strlen(v) >= 4096)
+			return fail(a, "%s: empty or too long path%s", shown, "");
+		a->module = v;
+		return 0;
+	case OPT_JSON:
+		a->format = PC_FMT_JSON;
+		return 0;
+	case OPT_CSV:
+		a->format = PC_FMT_CSV;
+		return 0;
+	case OPT_PERCPU:
+	case OPT_PER_CPU:
+		a->percpu = true;
+		return 0;
+	case OPT_INTERVAL:
+		ret = pc_parse_seconds(v, &a->interval_ns);
+		if (ret)
+			return fail(a, ret == -ERANGE ?
+				    "%s: '%s' is above 86400 seconds" :
+				    "%s: '%s' is not a positive number of seconds (e.g. 1 or 0.5)",
+				    shown, v);
+		return 0;
+	case OPT_COUNT:
+		ret = pc_parse_u64(v, 0xffffffffULL, &n);
+		if (ret || !n)
+			return fail(a, ret == -ERANGE ?
+				    "%s: '%s' is too large" :
+				    "%s: '%s' is not a positive decimal number",
+				    shown, v);
+		a->count = n;
+		return 0;
+	case OPT_HIST_FLAG:
+		a->watch_hist = true;
+		return 0;
+	case OPT_KRETPROBE:
+	case OPT_TRACEPOINT:
+		if (a->attach_kind)
+			return fail(a, "give one of --kretprobe and --tracepoint%s%s",
+				    "", "");
+		if (pc_check_symbol(v, &why))
+			return fail(a, "%s: %s", shown, why);
+		a->attach_kind = o->id == OPT_KRETPROBE ?
+			PCORE_ATTACH_KRETPROBE : PCORE_ATTACH_TRACEPOINT;
+		a->attach_name = v;
+		return 0;
+	case OPT_PROMETHEUS:
+		a->prometheus = true;
+		return 0;
+	case OPT_TEXTFILE_DIR:
+		if (!*v || strlen(v) >= 4000)
+			return fail(a, "%s: empty or too long path%s", shown, "");
+		a->textfile_dir = v;
+		return 0;
+	}
+	return fail(a, "internal error%s%s", "", "");
+}
+
+/* After all arguments: what each command requires. */
+static int check_cmd(struct pc_args *a, unsigned int seen)
+{
+	const char *why;
+
+	if (cmds[a->cmd].needs_name) {
+		if (!a->name)
+			return fail(a, "%s needs a histogram NAME%s",
+				    cmds[a->cmd].name, "");
+		if (pc_check_name(a->name, &why))
+			return fail(a, "NAME: %s%s", why, "");
+	}
+	switch (a->cmd) {
+	case PC_CMD_SHOW:
+		if ((seen & 1U << OPT_JSON) && (seen & 1U << OPT_CSV))
+			return fail(a, "give one of --json and --csv%s%s", "", "");
+		break;
+	case PC_CMD_WATCH:
+		if (!(seen & 1U << OPT_INTERVAL))
+			return fail(a, "watch needs -i SECONDS%s%s", "", "");
+		break;
+	case PC_CMD_ATTACH:
+		if (!a->attach_kind)
+			return fail(a, "attach needs --kretprobe FUNC or --tracepoint TP%s%s",
+				    "", "");
+		if (a->maxactive_set &&
+		    a->attach_kind != PCORE_ATTACH_KRETPROBE)
+			return fail(a, "--maxactive is for --kretprobe only%s%s",
+				    "", "");
+		break;
+	case PC_CMD_EXPORT:
+		if (!a->prometheus)
+			return fail(a, "export needs a format: --prometheus%s%s",
+				    "", "");
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static bool is_help(const char *s)
+{
+	return !strcmp(s, "-h") || !strcmp(s, "--help");
+}
+
+static enum pc_cmd find_cmd(const char *s)
+{
+	int i;
+
+	for (i = PC_CMD_LOAD; i < PC_NR_CMDS; i++)
+		if (!strcmp(cmds[i].name, s))
+			return i;
+	return PC_CMD_NONE;
+}
+
+/* One option argument at argv[*i]; may take the next one as its value. */
+static int parse_opt(struct pc_args *a, int argc, char **argv, int *i,
+		     unsigned int *seen)
+{
+	const char *arg = argv[*i], *eq = NULL, *v = NULL;
+	const struct pc_opt *o;
+	char shown[40];
+
+	if (arg[1] == '-') {
+		eq = strchr(arg + 2, '=');
+		o = find_opt(cmds[a->cmd].opts, arg + 2,
+			     eq ? (size_t)(eq - arg - 2) : strlen(arg + 2), 0);
+		if (o)
+			snprintf(shown, sizeof(shown), "--%s", o->lng);
+	} else {
+		o = find_opt(cmds[a->cmd].opts, NULL, 0, arg[1]);
+		if (o)
+			snprintf(shown, sizeof(shown), "-%c", o->shrt);
+		if (o && arg[2])
+			v = arg + 2;	/* -i1 */
+		if (!o || (arg[2] && !o->arg))
+			o = NULL;
+	}
+	if (!o)
+		return fail(a, "%s: unknown option '%.60s'", cmds[a->cmd].name,
+			    arg);
+	if (*seen & 1U << o->id)
+		return fail(a, "%s given twice%s", shown, "");
+	*seen |= 1U << o->id;
+	if (eq && !o->arg)
+		return fail(a, "%s takes no value%s", shown, "");
+	if (o->arg) {
+		if (eq)
+			v = eq + 1;
+		if (!v) {
+			if (*i + 1 >= argc)
+				return fail(a, "%s needs a value%s", shown, "");
+			v = argv[++*i];
+		}
+	}
+	return set_opt(a, o, v, shown);
+}
+
+/**
+ * pc_parse_args() - parse a command line
+ * @argc: as main() got it
+ * @argv: as main() got it; strings in @a point into it
+ * @a: filled in
+ *
+ * Options may come before or after NAME, as --opt VALUE, --opt=VALUE or,
+ * for short ones, -i VALUE or -iVALUE; "--" ends the options.  -h or
+ * --help anywhere before "--" asks for help.
+ *
+ * Return: 0, or PC_EXIT_USAGE with the reason in @a->err.
+ */
+int pc_parse_args(int argc, char **argv, struct pc_args *a)
+{
+	unsigned int seen = 0;
+	bool opts_done = false;
+	const char *arg;
+	int i, ret;
+
+	memset(a, 0, sizeof(*a));
+	if (argc < 2)
+		return fail(a, "no command given%s%s", "", "");
+	arg = argv[1];
+	if (is_help(arg) || !strcmp(arg, "help")) {
+		a->help = true;
+		if (argc == 2 || is_help(arg))
+			return argc == 2 ? 0 :
+				fail(a, "unexpected argument '%.60s'", argv[2], "");
+		a->cmd = find_cmd(argv[2]);
+		if (a->cmd == PC_CMD_NONE)
+			return fail(a, "unknown command '%.60s'", argv[2], "");
+		return argc == 3 ? 0 :
+			fail(a, "unexpected argument '%.60s'", argv[3], "");
+	}
+	if (!strcmp(arg, "--version")) {
+		a->cmd = PC_CMD_VERSION;
+		return argc == 2 ? 0 :
+			fail(a, "unexpected argument '%.60s'", argv[2], "");
+	}
+	a->cmd = find_cmd(arg);
+	if (a->cmd == PC_CMD_NONE)
+		return fail(a, arg[0] == '-' ? "unknown option '%.60s'" :
+			    "unknown command '%.60s'", arg, "");
+	for (i = 2; i < argc && strcmp(argv[i], "--"); i++) {
+		if (is_help(argv[i])) {
+			a->help = true;
+			return 0;
+		}
+	}
+	for (i = 2; i < argc; i++) {
+		arg = argv[i];
+		if (!opts_done && !strcmp(arg, "--")) {
+			opts_done = true;
+		} else if (!opts_done && arg[0] == '-' && arg[1]) {
+			ret = parse_opt(a, argc, argv, &i, &seen);
+			if (ret)
+				return ret;
+		} else if (cmds[a->cmd].needs_name && !a->name) {
+			a->name = arg;
+		} else {
+			return fail(a, "%s: unexpected argument '%.60s'",
+				    cmds[a->cmd].name, arg);
+		}
+	}
+	return check_cmd(a, seen);
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * probectl's command line, parsed into a struct.  No I/O: a usage error
+ * leaves its message in struct pc_args.err.
+ */
+#ifndef PROBECTL_ARGS_H
+#define PROBECTL_ARGS_H
+
+#include "probectl.h"
+
+enum pc_cmd {
+	PC_CMD_NONE,	/* help without a command: the global usage */
+	PC_CMD_LOAD,
+	PC_CMD_UNLOAD,
+	PC_CMD_STATUS,
+	PC_CMD_LIST,
+	PC_CMD_SHOW,
+	PC_CMD_WATCH,
+	PC_CMD_ATTACH,
+	PC_CMD_DETACH,
+	PC_CMD_RESET,
+	PC_CMD_ENABLE,
+	PC_CMD_DISABLE,
+	PC_CMD_EXPORT,
+	PC_CMD_VERSION,
+	PC_NR_CMDS
+};
+
+enum pc_format {
+	PC_FMT_TEXT,
+	PC_FMT_JSON,
+	PC_FMT_CSV,
+};
+
+#define PC_HIST_SPEC_MAX	80	/* "linear:" and three u64s fit */
+#define PC_MAX_TARGETS		64	/* as probe_core's target= */
+#define PC_MAXACTIVE_MAX	4096	/* as probe_core's maxactive= */
+#define PC_INTERVAL_MAX_S	86400	/* watch -i: one day */
+
+/**
+ * struct pc_hist_arg - a --hist SPEC, as PCORE_IOC_ATTACH wants it
+ * @set: given
+ * @kind: PCORE_UAPI_HIST_*
+ * @precision: loglinear: sub-bucket bits, 0 for the default
+ * @min: linear: lower end
+ * @max: linear: upper end (exclusive)
+ * @step: linear: bucket width
+ * @text: the spec as given, for hist= of load
+ */
+struct pc_hist_arg {
+	bool set;
+	unsigned int kind;
+	unsigned int precision;
+	unsigned long long min;
+	unsigned long long max;
+	unsigned long long step;
+	char text[PC_HIST_SPEC_MAX + 1];
+};
+
+/**
+ * struct pc_args - a parsed command line
+ * @cmd: the command
+ * @help: print @cmd's help (PC_CMD_NONE: the global one) and exit 0
+ * @name: NAME of show, watch, detach, reset, enable, disable
+ * @target: load --target
+ * @tracepoints: load --tracepoints
+ * @module: load --module
+ * @hist: load and attach --hist
+ * @maxactive_set: --maxactive given
+ * @maxactive: load and attach --maxactive
+ * @format: show --json/--csv, list/watch --json
+ * @percpu: show --percpu, export --per-cpu
+ * @watch_hist: watch --hist
+ * @interval_ns: watch -i, in ns
+ * @count: watch -n, 0 for no limit
+ * @attach_kind: PCORE_ATTACH_KRETPROBE or PCORE_ATTACH_TRACEPOINT
+ * @attach_name: attach --kretprobe FUNC or --tracepoint TP
+ * @prometheus: export --prometheus
+ * @textfile_dir: export --textfile-dir
+ * @err: why the command line was refused
+ *
+ * Strings point into argv.
+ */
+struct pc_args {
+	enum pc_cmd cmd;
+	bool help;
+	const char *name;
+	const char *target;
+	const char *tracepoints;
+	const char *module;
+	struct pc_hist_arg hist;
+	bool maxactive_set;
+	unsigned int maxactive;
+	enum pc_format format;
+	bool percpu;
+	bool watch_hist;
+	unsigned long long interval_ns;
+	unsigned int count;
+	unsigned int attach_kind;
+	const char *attach_name;
+	bool prometheus;
+	const char *textfile_dir;
+	char err[200];
+};
+
+int pc_parse_args(int argc, char **argv, struct pc_args *a);
+void pc_usage(FILE *f, enum pc_cmd cmd, bool full);
+
+int pc_parse_u64(const char *s, unsigned long long max,
+		 unsigned long long *v);
+int pc_parse_seconds(const char *s, unsigned long long *ns);
+int pc_parse_hist(const char *s, struct pc_hist_arg *h, const char **why);
+int pc_check_symbol(const char *s, const char **why);
+int pc_check_name(const char *s, const char **why);
+int pc_check_list(const char *s, const char **why);
+int pc_load_params(const struct pc_args *a, char *buf, size_t len);
+
+#endif /* PROBECTL_ARGS_H */

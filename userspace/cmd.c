@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * probectl's commands: argument checking is done (args.c), output is
+ * formatted elsewhere (format.c); here are the steps of each command and
+ * the words of every error.  Exit status: 0 success, 1 error, 2 usage.
+ * Errors go to env->err as one line "probectl: ...".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "args.h"
+#include "cmd.h"
+#include "format.h"
+
+#define DMESG	"the kernel log says why: dmesg | tail"
+
+/* One line "probectl: ..." on env->err; evaluates to PC_EXIT_ERR. */
+#define error(env, fmt, ...)						\
+	(fprintf((env)->err, "probectl: " fmt "\n", ##__VA_ARGS__),	\
+	 PC_EXIT_ERR)
+
+/* Why the device cannot be opened, in words. */
+static int open_error(struct pc_env *env, int err)
+{
+	char dev[32] = "", *colon;
+	FILE *f;
+
+	if (err == -EACCES || err == -EPERM)
+		return error(env, "permission denied opening %s: run as root",
+			     env->dev_path);
+	if (err != -ENOENT && err != -ENXIO && err != -ENODEV)
+		return error(env, "cannot open %s: %s", env->dev_path,
+			     strerror(-err));
+	if (access(env->sys_module, F_OK))
+		return error(env, "probe_core is not loaded (load it with: probectl load)");
+	f = fopen(env->sys_misc, "r");
+	if (f) {
+		if (!fgets(dev, sizeof(dev), f))
+			dev[0] = '\0';
+		fclose(f);
+		dev[strcspn(dev, "\n")] = '\0';
+		colon = strchr(dev, ':');
+		if (colon && colon != dev && colon[1] &&
+		    strspn(dev, "0123456789:") == strlen(dev)) {
+			*colon = ' ';	/* "MAJOR MINOR" for mknod */
+			return error(env, "probe_core is loaded but %s is missing; create it with: mknod %s c %s",
+				     env->dev_path, env->dev_path, dev);
+		}
+	}
+	return error(env, "probe_core is loaded but %s is missing, and probe_core registered no device (a probe_core without /dev/probe_core?)",
+		     env->dev_path);
+}
+
+/* Opens the device and checks its ABI version. */
+static int open_dev(struct pc_env *env, bool write, struct pc_dev *d)
+{
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
+	ret = env->dev_open(env, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC, d);
+	if (ret)
+		return open_error(env, ret);
+	ret = pc_dev_version(d);
+	if (!ret && d->ver.abi == PCORE_ABI_VERSION)
+		return 0;
+	env->dev_close(env, d);
+	if (ret == -ENOTTY)
+		return error(env, "%s does not answer PCORE_IOC_VERSION: not probe_core's device?",
+			     env->dev_path);
+	if (ret == -EPROTO)
+		return error(env, "%s answered PCORE_IOC_VERSION with an implausible CPU count (%u)",
+			     env->dev_path, d->ver.nr_cpu_ids);
+	if (ret)
+		return error(env, "PCORE_IOC_VERSION on %s: %s", env->dev_path,
+			     strerror(-ret));
+	return error(env, "ABI version mismatch: probe_core %s speaks ABI %u, this probectl ABI %u; use the probectl built with this probe_core",
+		     d->ver.module_version, d->ver.abi, PCORE_ABI_VERSION);
+}
+
+/* An ioctl's error about histogram @name, in words. */
+static int dev_error(struct pc_env *env, int err, const char *what,
+		     const char *name)
+{
+	switch (-err) {
+	case ENOENT:
+		return error(env, "no histogram named '%s' (probectl list shows them)",
+			     name);
+	case EPERM:
+	case EACCES:
+		return error(env, "%s %s: permission denied: run as root (needs CAP_SYS_ADMIN)",
+			     what, name);
+	case EPROTO:
+		return error(env, "%s %s: probe_core's answer makes no sense (probectl and probe_core out of step?)",
+			     what, name);
+	case ENOTTY:
+		return error(env, "%s %s: probe_core does not know this request (an older probe_core?)",
+			     what, name);
+	default:
+		return error(env, "%s %s: %s", what, name, strerror(-err));
+	}
+}
+
+static int cmd_load(struct pc_env *env, const struct pc_args *a)
+{
+	char params[PC_MAX_TARGETS * PCORE_UAPI_NAME_MAX * 2 + 200];
+	char found[4096];
+	enum pc_kmod_step step;
+	int ret;
+
+	if (pc_load_params(a, params, sizeof(params)))
+		return error(env, "parameters too long");
+	ret = env->load(a->module, params, &step, found, sizeof(found));
+	if (!ret)
+		return PC_EXIT_OK;
+	switch (step) {
+	case PC_KMOD_SETUP:
+		return error(env, "cannot set up libkmod: %s", strerror(-ret));
+	case PC_KMOD_FIND:
+		if (a->module)
+			return error(env, "cannot use module file %s: %s",
+				     a->module, strerror(-ret));
+		if (ret == -ENOENT)
+			return error(env, "probe_core is not installed for kernel %s (install it, or give --module PATH to a probe_core.ko)",
+				     env->release);
+		return error(env, "cannot find probe_core: %s", strerror(-ret));
+	case PC_KMOD_NAME:
+		return error(env, "%s is not probe_core.ko", a->module);
+	case PC_KMOD_INSERT:
+		break;
+	}
+	switch (-ret) {
+	case EEXIST:
+		return error(env, "probe_core is already loaded (probectl unload first to change its parameters)");
+	case EPERM:
+	case EACCES:
+		return error(env, "loading %s: permission denied: run as root",
+			     found);
+	case ENOENT:
+		return error(env, "probe_core refused '%s': a function or tracepoint does not exist; %s",
+			     params, DMESG);
+	case EINVAL:
+		return error(env, "probe_core refused '%s': invalid parameters; %s",
+			     params, DMESG);
+	case ENOEXEC:
+		return error(env, "%s is not a module for this kernel (%s); %s",
+			     found, env->release, DMESG);
+	default:
+		return error(env, "loading %s failed: %s; %s", found,
+			     strerror(-ret), DMESG);
+	}
+}
+
+static int cmd_unload(struct pc_env *env)
+{
+	char holders[512];
+	int ret = env->unload(holders, sizeof(holders));
+
+	switch (-ret) {
+	case 0:
+		return PC_EXIT_OK;
+	case ENOENT:
+		return error(env, "probe_core is not loaded");
+	case EAGAIN:
+	case EBUSY:
+		if (holders[0])
+			return error(env, "probe_core is in use by: %s (unload those first)",
+				     holders);
+		return error(env, "probe_core is in use: close its files under /sys/kernel/debug/probe_core and %s, stop probectl watch, and retry",
+			     env->dev_path);
+	case EPERM:
+	case EACCES:
+		return error(env, "unloading probe_core: permission denied: run as root");
+	default:
+		return error(env, "unloading probe_core: %s", strerror(-ret));
+	}
+}
+
+static int cmd_status(struct pc_env *env)
+{
+	struct pcore_ioc_entry *e;
+	char state[32];
+	struct pc_dev d;
+	unsigned int n, i, probes = 0;
+	int ret;
+
+	ret = env->state(state, sizeof(state));
+	if (ret < 0)	/* libkmod cannot tell: sysfs can */
+		ret = !access(env->sys_module, F_OK);
+	fprintf(env->out, "module: %s\nkernel: %s\n",
+		ret ? "loaded" : "not loaded", env->release);
+	if (!ret)
+		return PC_EXIT_ERR;
+	if (open_dev(env, false, &d))
+		return PC_EXIT_ERR;
+	ret = pc_dev_list(&d, &e, &n);
+	if (ret) {
+		env->dev_close(env, &d);
+		return dev_error(env, ret, "list", "histograms");
+	}
+	for (i = 0; i < n; i++)
+		probes += !!(e[i].flags & PCORE_ENT_HAS_PROBE);
+	fprintf(env->out, "version: %s\nabi: %u\nnr_cpu_ids: %u\nhistograms: %u\nprobes: %u\n",
+		d.ver.module_version, d.ver.abi, d.ver.nr_cpu_ids, n, probes);
+	free(e);
+	env->dev_close(env, &d);
+	return PC_EXIT_OK;
+}
+
+static int cmd_list(struct pc_env *env, const struct pc_args *a)
+{
+	struct pcore_ioc_entry *e;
+	struct pc_dev d;
+	unsigned int n;
+	int ret;
+
+	if (open_dev(env, false, &d))
+		return PC_EXIT_ERR;
+	ret = pc_dev_list(&d, &e, &n);
+	env->dev_close(env, &d);
+	if (ret)
+		return dev_error(env, ret, "list", "histograms");
+	if (a->format == PC_FMT_JSON)
+		pc_fmt_list_json(env->out, e, n);
+	else
+		pc_fmt_list_text(env->out, e, n);
+	free(e);
+	return PC_EXIT_OK;
+}
+
+static int cmd_show(struct pc_env *env, const struct pc_args *a)
+{
+	struct pcore_ioc_entry e;
+	struct pc_hist h;
+	struct pc_dev d;
+	int ret;
+
+	memset(&h, 0, sizeof(h));
+	if (open_dev(env, false, &d))
+		return PC_EXIT_ERR;
+	ret = pc_dev_find(&d, a->name, &e);
+	if (!ret)
+		ret = pc_dev_hist(&d, &e, a->percpu, &h);
+	env->dev_close(env, &d);
+	if (ret) {
+		pc_hist_free(&h);
+		return dev_error(env, ret, "read", a->name);
+	}
+	if (a->format == PC_FMT_JSON)
+		pc_fmt_show_json(env->out, &h);
+	else if (a->format == PC_FMT_CSV)
+		pc_fmt_show_csv(env->out, &h);
+	else
+		pc_fmt_show_text(env->out, &h);
+	pc_hist_free(&h);
+	return PC_EXIT_OK;
+}
+
+static unsigned long long ts_ns(const struct timespec *t)
+{
+	return (unsigned long long)t->tv_sec * 1000000000ULL + t->tv_nsec;
+}
+
+static struct timespec ns_ts(unsigned long long ns)
+{
+	return (struct timespec){ .tv_sec = ns / 1000000000ULL,
+				  .tv_nsec = ns % 1000000000ULL };
+}
+
+/*
+ * Each interval is one PCORE_READ_RESET: the kernel moves the values out
+ * and resets atomically, so every event lands in exactly one interval.
+ * There is never a separate read and reset, which would lose the events
+ * between them.  The first snapshot-and-reset only starts the first
+ * interval.  Deadlines are absolute, so intervals do not drift; when one
+ * was missed (e.g. the machine was suspended), the next line covers the
+ * longer interval and interval_ns says so.
+ */
+static int cmd_watch(struct pc_env *env, const struct pc_args *a)
+{
+	unsigned long long prev_missed, prev_mono, deadline, now;
+	struct timespec real, mono, until;
+	struct pcore_ioc_entry e;
+	struct pc_tick tick;
+	struct pc_snap s;
+	struct pc_dev d;
+	unsigned int i;
+	int ret;
+
+	if (open_dev(env, false, &d))
+		return PC_EXIT_ERR;
+	ret = pc_dev_find(&d, a->name, &e);
+	if (!ret)
+		ret = pc_dev_read(&d, e.name, -1, PCORE_READ_RESET, 0,
+				  e.nbuckets, &s);
+	if (ret)
+		goto err;
+	prev_missed = s.r.missed;
+	pc_snap_free(&s);
+	env->now(env, &real, &mono);
+	prev_mono = ts_ns(&mono);
+	deadline = prev_mono + a->interval_ns;
+	for (i = 0; !a->count || i < a->count; i++) {
+		until = ns_ts(deadline);
+		env->sleep_until(env, &until);
+		ret = pc_dev_read(&d, e.name, -1, PCORE_READ_RESET, 0,
+				  e.nbuckets, &s);
+		if (ret)
+			goto err;
+		env->now(env, &real, &mono);
+		now = ts_ns(&mono);
+		tick.now = real;
+		tick.interval_ns = now - prev_mono;
+		tick.missed = s.r.missed >= prev_missed ?
+			      s.r.missed - prev_missed : s.r.missed;
+		if (a->format == PC_FMT_JSON)
+			pc_fmt_watch_json(env->out, &e, &s, &tick,
+					  a->watch_hist);
+		else
+			pc_fmt_watch_text(env->out, &e, &s, &tick,
+					  a->watch_hist);
+		prev_missed = s.r.missed;
+		prev_mono = now;
+		pc_snap_free(&s);
+		if (fflush(env->out) || ferror(env->out)) {
+			env->dev_close(env, &d);
+			return error(env, "writing the output: %s",
+				     strerror(errno));
+		}
+		while (deadline <= now)
+			deadline += a->interval_ns;
+	}
+	env->dev_close(env, &d);
+	return PC_EXIT_OK;
+err:
+	env->dev_close(env, &d);
+	return dev_error(env, ret, "watch", a->name);
+}
+
+static int cmd_attach(struct pc_env *env, const struct pc_args *a)
+{
+	bool kret = a->attach_kind == PCORE_ATTACH_KRETPROBE;
+	const char *what = kret ? "function" : "tracepoint";
+	struct pcore_ioc_attach at;
+	struct pc_dev d;
+	int ret;
+
+	memset(&at, 0, sizeof(at));
+	strcpy(at.name, a->attach_name);	/* checked: below NAME_MAX */
+	at.kind = a->attach_kind;
+	at.maxactive = a->maxactive;
+	if (a->hist.set) {
+		at.hist_kind = a->hist.kind;
+		at.precision = a->hist.precision;
+		at.min = a->hist.min;
+		at.max = a->hist.max;
+		at.step = a->hist.step;
+	}
+	if (open_dev(env, true, &d))
+		return PC_EXIT_ERR;
+	ret = pc_dev_attach(&d, &at);
+	env->dev_close(env, &d);
+	switch (-ret) {
+	case 0:
+		return PC_EXIT_OK;
+	case EPERM:
+	case EACCES:
+		return error(env, "attach %s: permission denied: run as root (needs CAP_SYS_ADMIN)",
+			     at.name);
+	case ENOENT:
+		return error(env, "attach %s: no %s of that name here; %s",
+			     at.name, what, DMESG);
+	case EEXIST:
+		return error(env, "attach %s: a histogram of that name exists already",
+			     at.name);
+	case EINVAL:
+		return error(env, "attach %s: probe_core refused it; %s",
+			     at.name, DMESG);
+	default:
+		return error(env, "attach %s: %s; %s", at.name,
+			     strerror(-ret), DMESG);
+	}
+}
+
+static int cmd_name(struct pc_env *env, const struct pc_args *a)
+{
+	static const struct {
+		unsigned long ioc;
+		const char *verb;
+	} what[PC_NR_CMDS] = {
+		[PC_CMD_DETACH] = { PCORE_IOC_DETACH, "detach" },
+		[PC_CMD_RESET] = { PCORE_IOC_RESET, "reset" },
+		[PC_CMD_ENABLE] = { PCORE_IOC_ENABLE, "enable" },
+		[PC_CMD_DISABLE] = { PCORE_IOC_DISABLE, "disable" },
+	};
+	const char *slash = strchr(a->name, '/');
+	struct pc_dev d;
+	int ret;
+
+	if (open_dev(env, true, &d))
+		return PC_EXIT_ERR;
+	ret = pc_dev_name_cmd(&d, what[a->cmd].ioc, a->name);
+	env->dev_close(env, &d);
+	if (ret == -EINVAL && slash && a->cmd != PC_CMD_RESET)
+		return error(env, "%s %s: it belongs to the handler module %.*s; only probe_core's own probes can be %sd",
+			     what[a->cmd].verb, a->name,
+			     (int)(slash - a->name), a->name,
+			     a->cmd == PC_CMD_DETACH ? "detache" :
+			     what[a->cmd].verb);
+	if (ret == -EINVAL)
+		return error(env, "%s %s: probe_core refused it; %s",
+			     what[a->cmd].verb, a->name, DMESG);
+	return ret ? dev_error(env, ret, what[a->cmd].verb, a->name) :
+		PC_EXIT_OK;
+}
+
+/*
+ * node_exporter's textfile collector reads *.prom files at any time: write
+ * a temporary file in the same directory (not named *.prom), make it
+ * readable, flush it to disk, then rename it over the old one, so that a
+ * reader sees the old file or the new one, whole.
+ */
+static int write_textfile(struct pc_env *env, const char *dir,
+			  const struct pc_hist *h, unsigned int n)
+{
+	char tmp[4096], dst[4096];
+	FILE *f = NULL;
+	int fd, dfd, err = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s/.probe_core.prom.XXXXXX", dir);
+	snprintf(dst, sizeof(dst), "%s/probe_core.prom", dir);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return error(env, "cannot create a file in %s: %s", dir,
+			     strerror(errno));
+	if (fchmod(fd, 0644))
+		err = errno;
+	if (!err) {
+		f = fdopen(fd, "w");
+		if (!f)
+			err = errno;
+	}
+	if (!err) {
+		pc_fmt_prom(f, h, n);
+		if (fflush(f) || ferror(f) || fsync(fd))
+			err = errno ? errno : EIO;
+	}
+	if (f) {
+		if (fclose(f) && !err)
+			err = errno;
+	} else {
+		close(fd);
+	}
+	if (!err && rename(tmp, dst))
+		err = errno;
+	if (err) {
+		unlink(tmp);
+		return error(env, "writing %s: %s", dst, strerror(err));
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);	/* the rename itself; best effort */
+		close(dfd);
+	}
+	return PC_EXIT_OK;
+}
+
+static int cmd_export(struct pc_env *env, const struct pc_args *a)
+{
+	struct pcore_ioc_entry *e;
+	struct pc_hist *h = NULL;
+	unsigned int n, i, nh = 0;
+	struct pc_dev d;
+	int ret;
+
+	if (open_dev(env, false, &d))
+		return PC_EXIT_ERR;
+	ret = pc_dev_list(&d, &e, &n);
+	if (ret) {
+		env->dev_close(env, &d);
+		return dev_error(env, ret, "list", "histograms");
+	}
+	h = calloc(n ? n : 1, sizeof(*h));
+	if (!h) {
+		env->dev_close(env, &d);
+		free(e);
+		return error(env, "out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		ret = pc_dev_hist(&d, &e[i], a->percpu, &h[nh]);
+		if (!ret) {
+			nh++;
+			continue;
+		}
+		pc_hist_free(&h[nh]);
+		if (ret != -ENOENT)	/* ENOENT: went away since the list */
+			break;
+		ret = 0;
+	}
+	env->dev_close(env, &d);
+	if (ret)
+		ret = dev_error(env, ret, "read", e[i].name);
+	else if (a->textfile_dir)
+		ret = write_textfile(env, a->textfile_dir, h, nh);
+	else
+		pc_fmt_prom(env->out, h, nh);
+	for (i = 0; i < nh; i++)
+		pc_hist_free(&h[i]);
+	free(h);
+	free(e);
+	return ret;
+}
+
+/**
+ * pc_run() - probectl
+ * @argc: as main() got it
+ * @argv: as main() got it
+ * @env: the outside world
+ *
+ * Return: the exit status.
+ */
+int pc_run(int argc, char **argv, struct pc_env *env)
+{
+	struct pc_args a;
+	int ret = pc_parse_args(argc, argv, &a);
+
+	if (ret) {
+		fprintf(env->err, "probectl: %s\n", a.err);
+		pc_usage(env->err, a.cmd, false);
+		return PC_EXIT_USAGE;
+	}
+	if (a.help) {
+		pc_usage(env->out, a.cmd, true);
+		return PC_EXIT_OK;
+	}
+	switch (a.cmd) {
+	case PC_CMD_LOAD:
+		return cmd_load(env, &a);
+	case PC_CMD_UNLOAD:
+		return cmd_unload(env);
+	case PC_CMD_STATUS:
+		return cmd_status(env);
+	case PC_CMD_LIST:
+		return cmd_list(env, &a);
+	case PC_CMD_SHOW:
+		return cmd_show(env, &a);
+	case PC_CMD_WATCH:
+		return cmd_watch(env, &a);
+	case PC_CMD_ATTACH:
+		return cmd_attach(env, &a);
+	case PC_CMD_DETACH:
+	case PC_CMD_RESET:
+	case PC_CMD_ENABLE:
+	case PC_CMD_DISABLE:
+		return cmd_name(env, &a);
+	case PC_CMD_EXPORT:
+		return cmd_export(env, &a);
+	case PC_CMD_VERSION:
+		fprintf(env->out, "probectl for probe_core ABI %d\n",
+			PCORE_ABI_VERSION);
+		return PC_EXIT_OK;
+	default:
+		pc_usage(env->err, PC_CMD_NONE, false);
+		return PC_EXIT_USAGE;
+	}
+}

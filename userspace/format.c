@@ -1,0 +1,837 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * probectl's output: text, JSON, CSV and Prometheus, from the plain structs
+ * of probectl.h.  No device access here.  The formats are documented in
+ * probectl.8; scripts parse them, so change them only with care.
+ *
+ * Numbers are printed as exact decimal integers (u64), except Prometheus
+ * values of histograms in ns, which are converted to seconds as exact
+ * decimal fractions.
+ */
+#include <string.h>
+#include "format.h"
+
+#define BAR_WIDTH	40
+#define U64_MAX_VAL	(~0ULL)
+
+static const char *const pct_names[] = { "p50", "p90", "p99", "p999" };
+
+/* The four percentiles of a read, in the order of pct_names. */
+static void pcts(const struct pcore_ioc_read *r, unsigned long long v[4])
+{
+	v[0] = r->p50;
+	v[1] = r->p90;
+	v[2] = r->p99;
+	v[3] = r->p999;
+}
+
+static unsigned long long mean(const struct pcore_ioc_read *r)
+{
+	return r->count ? r->sum / r->count : 0;
+}
+
+/*
+ * A kernel string as one word of text: control and non-ASCII bytes as '?',
+ * blanks as '_' when @word, "-" when empty.  @src is read up to @srclen
+ * bytes even when not NUL-terminated.
+ */
+static const char *text(char *buf, size_t len, const char *src,
+			size_t srclen, bool word)
+{
+	size_t i;
+
+	for (i = 0; i < srclen && i + 1 < len && src[i]; i++) {
+		unsigned char c = src[i];
+
+		if (word && c == ' ')
+			buf[i] = '_';
+		else if (c < ' ' || c >= 0x7f)
+			buf[i] = '?';
+		else
+			buf[i] = c;
+	}
+	buf[i] = '\0';
+	return i ? buf : "-";
+}
+
+#define TEXT(buf, field) text(buf, sizeof(buf), field, sizeof(field), true)
+
+/* A kernel string as a JSON string, with its quotes. */
+static void json_str(FILE *f, const char *s, size_t srclen)
+{
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; i < srclen && s[i]; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < ' ' || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+#define JSON_STR(f, field) json_str(f, field, sizeof(field))
+
+/* A kernel string as a CSV field: quoted when it holds , " or a blank. */
+static void csv_str(FILE *f, const char *s, size_t srclen)
+{
+	size_t i, n = strnlen(s, srclen);
+
+	if (!strpbrk(s, ",\" ") && n == strlen(s)) {
+		for (i = 0; i < n; i++)
+			fputc((unsigned char)s[i] < ' ' ||
+			      (unsigned char)s[i] >= 0x7f ? '?' : s[i], f);
+		return;
+	}
+	fputc('"', f);
+	for (i = 0; i < n; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"')
+			fputs("\"\"", f);
+		else
+			fputc(c < ' ' || c >= 0x7f ? '?' : c, f);
+	}
+	fputc('"', f);
+}
+
+/* A kernel string as a Prometheus label value, without quotes. */
+static void prom_str(FILE *f, const char *s, size_t srclen)
+{
+	size_t i;
+
+	for (i = 0; i < srclen && s[i]; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else
+			fputc(c < ' ' || c >= 0x7f ? '_' : c, f);
+	}
+}
+
+static void flags_text(char *buf, size_t len, unsigned int flags)
+{
+	static const struct {
+		unsigned int bit;
+		const char *name;
+	} names[] = {
+		{ PCORE_ENT_OWN, "own" },
+		{ PCORE_ENT_DISABLED, "disabled" },
+		{ PCORE_ENT_WAITING, "waiting" },
+	};
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (flags & names[i].bit)
+			used += snprintf(buf + used, len - used, "%s%s",
+					 used ? "," : "", names[i].name);
+	if (!used)
+		snprintf(buf, len, "-");
+}
+
+static void flags_json(FILE *f, unsigned int flags)
+{
+	char buf[64], *p, *comma;
+
+	flags_text(buf, sizeof(buf), flags);
+	fputc('[', f);
+	if (strcmp(buf, "-")) {
+		for (p = buf; p; p = comma ? comma + 1 : NULL) {
+			comma = strchr(p, ',');
+			if (comma)
+				*comma = '\0';
+			fprintf(f, "%s\"%s\"", p == buf ? "" : ",", p);
+		}
+	}
+	fputc(']', f);
+}
+
+/* ---- list ---- */
+
+/**
+ * pc_fmt_list_text() - one line per histogram, columns aligned
+ * @f: where to
+ * @e: entries
+ * @n: how many
+ *
+ * "# name kind symbol hits missed count flags", then one line each; an
+ * empty field is "-", flags are own, disabled and waiting, comma-separated.
+ */
+void pc_fmt_list_text(FILE *f, const struct pcore_ioc_entry *e,
+		      unsigned int n)
+{
+	char name[PCORE_UAPI_NAME_MAX], kind[PCORE_UAPI_SHORT_MAX];
+	char sym[PCORE_UAPI_SYMBOL_MAX], flags[64];
+	int wn = strlen("# name"), wk = strlen("kind"), ws = strlen("symbol");
+	unsigned int i;
+	int l;
+
+	for (i = 0; i < n; i++) {
+		l = strlen(TEXT(name, e[i].name));
+		wn = l > wn ? l : wn;
+		l = strlen(TEXT(kind, e[i].probe_kind));
+		wk = l > wk ? l : wk;
+		l = strlen(TEXT(sym, e[i].symbol));
+		ws = l > ws ? l : ws;
+	}
+	fprintf(f, "%-*s %-*s %-*s %12s %12s %12s %s\n", wn, "# name", wk,
+		"kind", ws, "symbol", "hits", "missed", "count", "flags");
+	for (i = 0; i < n; i++) {
+		flags_text(flags, sizeof(flags), e[i].flags);
+		fprintf(f, "%-*s %-*s %-*s %12llu %12llu %12llu %s\n",
+			wn, TEXT(name, e[i].name), wk,
+			TEXT(kind, e[i].probe_kind), ws, TEXT(sym, e[i].symbol),
+			e[i].hits, e[i].missed, e[i].count, flags);
+	}
+}
+
+static void entry_json(FILE *f, const struct pcore_ioc_entry *e)
+{
+	fputs("\"name\":", f);
+	JSON_STR(f, e->name);
+	fputs(",\"probe_kind\":", f);
+	JSON_STR(f, e->probe_kind);
+	fputs(",\"symbol\":", f);
+	JSON_STR(f, e->symbol);
+	fputs(",\"unit\":", f);
+	JSON_STR(f, e->unit);
+	fputs(",\"hist_kind\":", f);
+	JSON_STR(f, e->hist_kind);
+	fputs(",\"key_name\":", f);
+	JSON_STR(f, e->key_name);
+	fputs(",\"flags\":", f);
+	flags_json(f, e->flags);
+	fprintf(f, ",\"hits\":%llu,\"missed\":%llu,\"count\":%llu,\"nbuckets\":%u,\"nkeys\":%u",
+		e->hits, e->missed, e->count, e->nbuckets, e->nkeys);
+}
+
+/**
+ * pc_fmt_list_json() - a JSON array of entries, one per line
+ * @f: where to
+ * @e: entries
+ * @n: how many
+ */
+void pc_fmt_list_json(FILE *f, const struct pcore_ioc_entry *e,
+		      unsigned int n)
+{
+	unsigned int i;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++) {
+		fputs(i ? ",\n{" : "\n{", f);
+		entry_json(f, &e[i]);
+		fputc('}', f);
+	}
+	fputs("\n]\n", f);
+}
+
+/* ---- show: text ---- */
+
+static void bound(char *buf, size_t len, unsigned long long v,
+		  const char *unit)
+{
+	if (v == U64_MAX_VAL)
+		snprintf(buf, len, "inf");
+	else
+		snprintf(buf, len, "%llu%s", v, unit);
+}
+
+/**
+ * pc_fmt_hist_text() - buckets as the debugfs hist file prints them
+ * @f: where to
+ * @s: snapshot
+ * @unit: appended to the bounds (already cleaned)
+ * @indent: before each line
+ *
+ * From the first non-empty bucket to the last: "[lo, hi) count |@@@|",
+ * the bar scaled to the fullest bucket and at least one '@' when not
+ * empty; "(empty)" for an empty histogram.
+ */
+void pc_fmt_hist_text(FILE *f, const struct pc_snap *s, const char *unit,
+		      const char *indent)
+{
+	char lo[48], hi[48], range[100], bar[BAR_WIDTH + 1];
+	unsigned int i, first = s->r.nbuckets, last = 0, n;
+	unsigned long long top = 0;
+
+	for (i = 0; i < s->r.nbuckets; i++) {
+		if (!s->b[i].count)
+			continue;
+		if (first == s->r.nbuckets)
+			first = i;
+		last = i;
+		if (s->b[i].count > top)
+			top = s->b[i].count;
+	}
+	if (!top) {
+		fprintf(f, "%s(empty)\n", indent);
+		return;
+	}
+	for (i = first; i <= last; i++) {
+		bound(lo, sizeof(lo), s->b[i].lo, unit);
+		bound(hi, sizeof(hi), s->b[i].hi, unit);
+		snprintf(range, sizeof(range), "[%s, %s)", lo, hi);
+		n = ((__uint128_t)s->b[i].count * BAR_WIDTH + top - 1) /
+		    top;
+		memset(bar, '@', n);
+		bar[n] = '\0';
+		fprintf(f, "%s%-36s %12llu |%-*s|\n", indent, range,
+			s->b[i].count, BAR_WIDTH, bar);
+	}
+}
+
+/* count ... p999 of one read, as 'key: value' lines */
+static void values_text(FILE *f, const struct pcore_ioc_read *r)
+{
+	unsigned long long p[4];
+	int i;
+
+	pcts(r, p);
+	fprintf(f, "count: %llu\nsum: %llu\nmin: %llu\nmax: %llu\nmean: %llu\n",
+		r->count, r->sum, r->min, r->max, mean(r));
+	for (i = 0; i < 4; i++)
+		fprintf(f, "%s: %llu\n", pct_names[i], p[i]);
+}
+
+/* "<key name> <key> <label>" of a key slot's read */
+static void key_title(FILE *f, const struct pcore_ioc_entry *e,
+		      const struct pcore_ioc_read *r)
+{
+	char kn[PCORE_UAPI_SHORT_MAX], label[PCORE_UAPI_LABEL_MAX];
+
+	fprintf(f, "%s %llu %s", e->key_name[0] ? TEXT(kn, e->key_name) :
+		"key", r->key, TEXT(label, r->label));
+}
+
+static const char *unit_of(char *buf, size_t len, const struct pc_hist *h)
+{
+	if (!h->e.unit[0])
+		return "";
+	return text(buf, len, h->e.unit, sizeof(h->e.unit), true);
+}
+
+static bool is_keyed(const struct pc_hist *h)
+{
+	return h->e.key_name[0] || h->e.nkeys > 1;
+}
+
+/* A section: title line, values, histogram. */
+static void section_text(FILE *f, const struct pc_hist *h,
+			 const struct pc_snap *s, int cpu, bool key)
+{
+	char unit[PCORE_UAPI_SHORT_MAX];
+
+	fputc('\n', f);
+	if (cpu >= 0)
+		fprintf(f, "cpu %d%s", cpu, key ? " " : "");
+	if (key)
+		key_title(f, &h->e, &s->r);
+	fputs(":\n", f);
+	values_text(f, &s->r);
+	pc_fmt_hist_text(f, s, unit_of(unit, sizeof(unit), h), "");
+}
+
+/**
+ * pc_fmt_show_text() - a histogram as 'key: value' lines and buckets
+ * @f: where to
+ * @h: histogram
+ *
+ * The header (name, probe, unit, kind, flags, hits), the merged values
+ * (count, sum, min, max, mean, p50, p90, p99, p999), percentile_error and
+ * missed (keyed: keys and dropped), then the merged histogram.  Then a
+ * section per key in use, titled "<key name> <key> <label>:", and with
+ * per-CPU views a section per CPU ("cpu N:") followed by that CPU's keys
+ * with values ("cpu N <key name> <key> <label>:").  Sections are separated
+ * by blank lines.
+ */
+void pc_fmt_show_text(FILE *f, const struct pc_hist *h)
+{
+	char buf[PCORE_UAPI_SYMBOL_MAX], unit[PCORE_UAPI_SHORT_MAX];
+	const struct pcore_ioc_read *r = &h->total.r;
+	unsigned int i, k;
+	bool keyed = is_keyed(h);
+
+	unit_of(unit, sizeof(unit), h);
+	fprintf(f, "name: %s\n", TEXT(buf, h->e.name));
+	fprintf(f, "probe: %s", TEXT(buf, h->e.probe_kind));
+	fprintf(f, " %s\n", TEXT(buf, h->e.symbol));
+	fprintf(f, "unit: %s\n", TEXT(buf, h->e.unit));
+	fprintf(f, "kind: %s\n", TEXT(buf, h->e.hist_kind));
+	flags_text(buf, sizeof(buf), h->e.flags);
+	fprintf(f, "flags: %s\n", buf);
+	fprintf(f, "hits: %llu\n", h->e.hits);
+	values_text(f, r);
+	if (r->error_ppm)
+		fprintf(f, "percentile_error: %u.%04u%%\n", r->error_ppm / 10000,
+			r->error_ppm % 10000);
+	else
+		fprintf(f, "percentile_error: %llu%s\n", r->error_abs, unit);
+	fprintf(f, "missed: %llu\n", r->missed);
+	if (keyed)
+		fprintf(f, "keys: %u\ndropped: %llu\n", h->nkeys, r->dropped);
+	pc_fmt_hist_text(f, &h->total, unit, "");
+	for (k = 0; k < h->nkeys; k++)
+		section_text(f, h, &h->keys[k], -1, true);
+	for (i = 0; h->percpu && i < h->ncpus; i++) {
+		section_text(f, h, &h->cpus[i].s, h->cpus[i].s.r.cpu, false);
+		for (k = 0; k < h->cpus[i].nkeys; k++)
+			if (h->cpus[i].keys[k].r.count)
+				section_text(f, h, &h->cpus[i].keys[k],
+					     h->cpus[i].s.r.cpu, true);
+	}
+}
+
+/* ---- show: JSON ---- */
+
+static void buckets_json(FILE *f, const struct pc_snap *s)
+{
+	unsigned int i;
+	bool first = true;
+
+	fputs("\"buckets\":[", f);
+	for (i = 0; i < s->r.nbuckets; i++) {
+		if (!s->b[i].count)
+			continue;
+		fprintf(f, "%s{\"lo\":%llu,\"hi\":", first ? "" : ",",
+			s->b[i].lo);
+		if (s->b[i].hi == U64_MAX_VAL)
+			fputs("null", f);
+		else
+			fprintf(f, "%llu", s->b[i].hi);
+		fprintf(f, ",\"count\":%llu}", s->b[i].count);
+		first = false;
+	}
+	fputc(']', f);
+}
+
+static void values_json(FILE *f, const struct pc_snap *s)
+{
+	const struct pcore_ioc_read *r = &s->r;
+	unsigned long long p[4];
+	int i;
+
+	pcts(r, p);
+	fprintf(f, "\"count\":%llu,\"sum\":%llu,\"min\":%llu,\"max\":%llu,\"mean\":%llu",
+		r->count, r->sum, r->min, r->max, mean(r));
+	for (i = 0; i < 4; i++)
+		fprintf(f, ",\"%s\":%llu", pct_names[i], p[i]);
+	fputc(',', f);
+	buckets_json(f, s);
+}
+
+static void keys_json(FILE *f, const struct pc_snap *keys, unsigned int n)
+{
+	unsigned int k;
+
+	fputs("\"keys\":[", f);
+	for (k = 0; k < n; k++) {
+		fprintf(f, "%s{\"slot\":%u,\"key\":%llu,\"label\":",
+			k ? "," : "", keys[k].r.slot, keys[k].r.key);
+		JSON_STR(f, keys[k].r.label);
+		fputc(',', f);
+		values_json(f, &keys[k]);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+/**
+ * pc_fmt_show_json() - a histogram as one JSON object on one line
+ * @f: where to
+ * @h: histogram
+ *
+ * The entry's fields (as list --json), error_ppm, error_abs, dropped,
+ * then "total", "keys" (every key slot in use, [] when not keyed) and with
+ * per-CPU views "cpus" (every CPU, each with its "keys").  A values object holds count,
+ * sum, min, max, mean, p50, p90, p99, p999 and the non-empty buckets as
+ * {"lo", "hi", "count"}, hi null for a bucket without an upper end.
+ */
+void pc_fmt_show_json(FILE *f, const struct pc_hist *h)
+{
+	const struct pcore_ioc_read *r = &h->total.r;
+	unsigned int i;
+
+	fputc('{', f);
+	entry_json(f, &h->e);
+	fprintf(f, ",\"error_ppm\":%u,\"error_abs\":%llu,\"dropped\":%llu,\"total\":{",
+		r->error_ppm, r->error_abs, r->dropped);
+	values_json(f, &h->total);
+	fputs("},", f);
+	keys_json(f, h->keys, h->nkeys);
+	if (h->percpu) {
+		fputs(",\"cpus\":[", f);
+		for (i = 0; i < h->ncpus; i++) {
+			fprintf(f, "%s{\"cpu\":%d,", i ? "," : "",
+				h->cpus[i].s.r.cpu);
+			values_json(f, &h->cpus[i].s);
+			fputc(',', f);
+			keys_json(f, h->cpus[i].keys, h->cpus[i].nkeys);
+			fputc('}', f);
+		}
+		fputc(']', f);
+	}
+	fputs("}\n", f);
+}
+
+/* ---- show: CSV ---- */
+
+static void rows_csv(FILE *f, const struct pc_snap *s, int cpu, bool key)
+{
+	const struct pcore_ioc_read *r = &s->r;
+	char where[64];
+	unsigned long long p[4];
+	unsigned int i;
+	int n;
+
+	n = cpu >= 0 ? snprintf(where, sizeof(where), "%d,", cpu) :
+		snprintf(where, sizeof(where), ",");
+	if (key)
+		snprintf(where + n, sizeof(where) - n, "%llu,", r->key);
+	else
+		snprintf(where + n, sizeof(where) - n, ",");
+	pcts(r, p);
+	fprintf(f, "stats,%s", where);
+	csv_str(f, r->label, sizeof(r->label));
+	fprintf(f, ",,,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
+		r->count, r->sum, r->min, r->max, mean(r), p[0], p[1], p[2],
+		p[3], r->missed, r->dropped);
+	for (i = 0; i < r->nbuckets; i++) {
+		if (!s->b[i].count)
+			continue;
+		fprintf(f, "bucket,%s", where);
+		csv_str(f, r->label, sizeof(r->label));
+		fprintf(f, ",%llu,", s->b[i].lo);
+		if (s->b[i].hi == U64_MAX_VAL)
+			fputs("inf", f);
+		else
+			fprintf(f, "%llu", s->b[i].hi);
+		fprintf(f, ",%llu,,,,,,,,,,\n", s->b[i].count);
+	}
+}
+
+/**
+ * pc_fmt_show_csv() - a histogram as CSV rows under one header
+ * @f: where to
+ * @h: histogram
+ *
+ * Columns: row,cpu,key,label,lo,hi,count,sum,min,max,mean,p50,p90,p99,
+ * p999,missed,dropped.  A "stats" row per view (the merged one first, then
+ * each key, then each CPU and its keys), followed by a "bucket" row per
+ * non-empty bucket of that view (lo, hi, count; hi "inf" without an upper
+ * end).  cpu and key are empty for the merged view.
+ */
+void pc_fmt_show_csv(FILE *f, const struct pc_hist *h)
+{
+	unsigned int i, k;
+
+	fputs("row,cpu,key,label,lo,hi,count,sum,min,max,mean,p50,p90,p99,p999,missed,dropped\n",
+	      f);
+	rows_csv(f, &h->total, -1, false);
+	for (k = 0; k < h->nkeys; k++)
+		rows_csv(f, &h->keys[k], -1, true);
+	for (i = 0; h->percpu && i < h->ncpus; i++) {
+		rows_csv(f, &h->cpus[i].s, h->cpus[i].s.r.cpu, false);
+		for (k = 0; k < h->cpus[i].nkeys; k++)
+			rows_csv(f, &h->cpus[i].keys[k], h->cpus[i].s.r.cpu,
+				 true);
+	}
+}
+
+/* ---- watch ---- */
+
+static void time_utc(char *buf, size_t len, const struct timespec *t)
+{
+	struct tm tm;
+	size_t n;
+
+	if (!gmtime_r(&t->tv_sec, &tm)) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	n = strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, len - n, ".%03ldZ", t->tv_nsec / 1000000);
+}
+
+/**
+ * pc_fmt_watch_text() - one interval as one line
+ * @f: where to
+ * @e: the histogram's entry
+ * @s: what the snapshot-and-reset moved out
+ * @t: time, interval and missed events
+ * @hist: add the histogram, indented by two blanks
+ *
+ * "<UTC time> count=N mean=N p50=N p90=N p99=N max=N missed=N".
+ */
+void pc_fmt_watch_text(FILE *f, const struct pcore_ioc_entry *e,
+		       const struct pc_snap *s, const struct pc_tick *t,
+		       bool hist)
+{
+	char when[64], unit[PCORE_UAPI_SHORT_MAX];
+	const struct pcore_ioc_read *r = &s->r;
+
+	time_utc(when, sizeof(when), &t->now);
+	fprintf(f, "%s count=%llu mean=%llu p50=%llu p90=%llu p99=%llu max=%llu missed=%llu\n",
+		when, r->count, mean(r), r->p50, r->p90, r->p99, r->max,
+		t->missed);
+	if (hist)
+		pc_fmt_hist_text(f, s, e->unit[0] ? TEXT(unit, e->unit) : "",
+				 "  ");
+}
+
+/**
+ * pc_fmt_watch_json() - one interval as one JSON object on one line
+ * @f: where to
+ * @e: the histogram's entry
+ * @s: what the snapshot-and-reset moved out
+ * @t: time, interval and missed events
+ * @hist: add "buckets"
+ */
+void pc_fmt_watch_json(FILE *f, const struct pcore_ioc_entry *e,
+		       const struct pc_snap *s, const struct pc_tick *t,
+		       bool hist)
+{
+	char when[64];
+	const struct pcore_ioc_read *r = &s->r;
+	unsigned long long p[4];
+	int i;
+
+	time_utc(when, sizeof(when), &t->now);
+	fprintf(f, "{\"time\":\"%s\",\"name\":", when);
+	JSON_STR(f, e->name);
+	fprintf(f, ",\"interval_ns\":%llu,\"count\":%llu,\"sum\":%llu,\"min\":%llu,\"max\":%llu,\"mean\":%llu",
+		t->interval_ns, r->count, r->sum, r->min, r->max, mean(r));
+	pcts(r, p);
+	for (i = 0; i < 4; i++)
+		fprintf(f, ",\"%s\":%llu", pct_names[i], p[i]);
+	fprintf(f, ",\"missed\":%llu", t->missed);
+	if (hist) {
+		fputc(',', f);
+		buckets_json(f, s);
+	}
+	fputs("}\n", f);
+}
+
+/* ---- Prometheus ---- */
+
+/**
+ * pc_fmt_ns_seconds() - ns as an exact decimal number of seconds
+ * @buf: output, e.g. "0.000001023" or "1.5" or "0"
+ * @len: size of @buf (32 is enough)
+ * @ns: nanoseconds
+ */
+void pc_fmt_ns_seconds(char *buf, size_t len, unsigned long long ns)
+{
+	int n = snprintf(buf, len, "%llu.%09llu", ns / 1000000000ULL,
+			 ns % 1000000000ULL);
+
+	while (n > 0 && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (n > 0 && buf[n - 1] == '.')
+		buf[--n] = '\0';
+}
+
+/**
+ * pc_fmt_metric_name() - the metric family of a unit
+ * @buf: output
+ * @len: size of @buf
+ * @unit: "ns" gives probe_core_latency_seconds; another unit
+ *	probe_core_value_<unit> (characters outside [A-Za-z0-9_] as '_');
+ *	none probe_core_value
+ */
+void pc_fmt_metric_name(char *buf, size_t len, const char *unit)
+{
+	size_t n, i;
+
+	if (!strcmp(unit, "ns")) {
+		snprintf(buf, len, "probe_core_latency_seconds");
+		return;
+	}
+	n = snprintf(buf, len, "probe_core_value%s", unit[0] ? "_" : "");
+	for (i = 0; unit[i] && i < PCORE_UAPI_SHORT_MAX && n + 1 < len; i++) {
+		char c = unit[i];
+
+		buf[n++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			   (c >= '0' && c <= '9') ? c : '_';
+	}
+	buf[n] = '\0';
+}
+
+/* A value in the metric's base unit: seconds for ns, else as is. */
+static void prom_value(char *buf, size_t len, unsigned long long v,
+		       bool seconds)
+{
+	if (seconds)
+		pc_fmt_ns_seconds(buf, len, v);
+	else
+		snprintf(buf, len, "%llu", v);
+}
+
+static bool is_pow2(unsigned long long x)
+{
+	return x && !(x & (x - 1));
+}
+
+/* {probe="...",key="...",label="...",cpu="N" without the closing brace */
+static void prom_labels(FILE *f, const struct pc_hist *h,
+			const struct pc_snap *s, int cpu, bool key)
+{
+	fputs("{probe=\"", f);
+	prom_str(f, h->e.name, sizeof(h->e.name));
+	fputc('"', f);
+	if (key) {
+		fprintf(f, ",key=\"%llu\"", s->r.key);
+		if (s->r.label[0]) {
+			fputs(",label=\"", f);
+			prom_str(f, s->r.label, sizeof(s->r.label));
+			fputc('"', f);
+		}
+	}
+	if (cpu >= 0)
+		fprintf(f, ",cpu=\"%d\"", cpu);
+}
+
+/*
+ * One series.  A bucket [lo, hi) of integer values holds exactly the
+ * values <= hi - 1, so "le" is hi - 1: the cumulative counts are exact.
+ * Loglinear histograms get an "le" only where a bucket ends at a power of
+ * two (their bucket bounds include every power of two in their range), the
+ * other kinds at every bucket's end; the boundaries depend only on the
+ * histogram's layout, so they are the same at every scrape.  A bucket
+ * without an upper end goes into "+Inf" only.  _count is the sum of the
+ * buckets, as the engine defines a histogram's count.
+ */
+static void prom_series(FILE *f, const char *metric, const struct pc_hist *h,
+			const struct pc_snap *s, int cpu, bool key)
+{
+	bool seconds = !strcmp(h->e.unit, "ns");
+	bool loglin = !strcmp(h->e.hist_kind, "loglinear");
+	unsigned long long cum = 0;
+	char v[32];
+	unsigned int i;
+
+	for (i = 0; i < s->r.nbuckets; i++) {
+		cum += s->b[i].count;
+		if (s->b[i].hi == U64_MAX_VAL || !s->b[i].hi)
+			continue;
+		if (loglin && !is_pow2(s->b[i].hi))
+			continue;
+		prom_value(v, sizeof(v), s->b[i].hi - 1, seconds);
+		fprintf(f, "%s_bucket", metric);
+		prom_labels(f, h, s, cpu, key);
+		fprintf(f, ",le=\"%s\"} %llu\n", v, cum);
+	}
+	fprintf(f, "%s_bucket", metric);
+	prom_labels(f, h, s, cpu, key);
+	fprintf(f, ",le=\"+Inf\"} %llu\n", cum);
+	prom_value(v, sizeof(v), s->r.sum, seconds);
+	fprintf(f, "%s_sum", metric);
+	prom_labels(f, h, s, cpu, key);
+	fprintf(f, "} %s\n", v);
+	fprintf(f, "%s_count", metric);
+	prom_labels(f, h, s, cpu, key);
+	fprintf(f, "} %llu\n", cum);
+}
+
+/* Every series of one histogram. */
+static void prom_hist(FILE *f, const char *metric, const struct pc_hist *h)
+{
+	unsigned int i, k;
+
+	if (h->percpu) {
+		for (i = 0; i < h->ncpus; i++) {
+			if (!is_keyed(h))
+				prom_series(f, metric, h, &h->cpus[i].s,
+					    h->cpus[i].s.r.cpu, false);
+			for (k = 0; k < h->cpus[i].nkeys; k++)
+				prom_series(f, metric, h, &h->cpus[i].keys[k],
+					    h->cpus[i].s.r.cpu, true);
+		}
+	} else if (is_keyed(h)) {
+		for (k = 0; k < h->nkeys; k++)
+			prom_series(f, metric, h, &h->keys[k], -1, true);
+	} else {
+		prom_series(f, metric, h, &h->total, -1, false);
+	}
+}
+
+/* A counter family of one field per histogram that has it. */
+static void prom_counter(FILE *f, const struct pc_hist *h, unsigned int n,
+			 const char *name, const char *help, int which)
+{
+	unsigned int i;
+	bool any = false;
+
+	for (i = 0; i < n; i++) {
+		bool has = which == 2 ? is_keyed(&h[i]) :
+			   !!(h[i].e.flags & PCORE_ENT_HAS_PROBE);
+
+		if (!has)
+			continue;
+		if (!any)
+			fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", name,
+				help, name);
+		any = true;
+		fprintf(f, "%s{probe=\"", name);
+		prom_str(f, h[i].e.name, sizeof(h[i].e.name));
+		fprintf(f, "\"} %llu\n", which == 0 ? h[i].e.hits :
+			which == 1 ? h[i].e.missed : h[i].total.r.dropped);
+	}
+}
+
+/**
+ * pc_fmt_prom() - histograms in Prometheus' text exposition format
+ * @f: where to
+ * @h: histograms (with per-CPU views: one series per CPU, cpu="N")
+ * @n: how many
+ *
+ * One histogram family per unit (see pc_fmt_metric_name()), its series
+ * labelled probe="<name>", and for keyed histograms one series per key
+ * with key="<key>" and label="<label>" when it has one.  Then the counters
+ * probe_core_probe_hits_total and probe_core_probe_missed_total for
+ * histograms fed by a probe, and probe_core_dropped_total for keyed ones.
+ */
+void pc_fmt_prom(FILE *f, const struct pc_hist *h, unsigned int n)
+{
+	char metric[64], other[64];
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		pc_fmt_metric_name(metric, sizeof(metric), h[i].e.unit);
+		for (j = 0; j < i; j++) {
+			pc_fmt_metric_name(other, sizeof(other), h[j].e.unit);
+			if (!strcmp(metric, other))
+				break;
+		}
+		if (j < i)
+			continue;	/* family already printed */
+		if (!strcmp(h[i].e.unit, "ns"))
+			fprintf(f, "# HELP %s probe_core histograms of values in ns, in seconds\n",
+				metric);
+		else if (h[i].e.unit[0])
+			fprintf(f, "# HELP %s probe_core histograms of values in %s\n",
+				metric, metric + strlen("probe_core_value_"));
+		else
+			fprintf(f, "# HELP %s probe_core histograms of values without a unit\n",
+				metric);
+		fprintf(f, "# TYPE %s histogram\n", metric);
+		for (j = i; j < n; j++) {
+			pc_fmt_metric_name(other, sizeof(other), h[j].e.unit);
+			if (!strcmp(metric, other))
+				prom_hist(f, metric, &h[j]);
+		}
+	}
+	prom_counter(f, h, n, "probe_core_probe_hits_total",
+		     "Calls of the probe's handler since it was attached.", 0);
+	prom_counter(f, h, n, "probe_core_probe_missed_total",
+		     "Events the probe missed (kprobe and kretprobe nmissed).",
+		     1);
+	prom_counter(f, h, n, "probe_core_dropped_total",
+		     "Values of a keyed histogram whose key found no slot.", 2);
+}
