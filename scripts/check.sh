@@ -106,9 +106,10 @@ if [ $built = 0 ] &&
 	if make -s --no-print-directory -C userspace O="$top/build/userspace" \
 		>> "$res/selftests-build.log" 2>&1; then
 		mkdir -p "$payload/bin" "$payload/rootfs/lib/modules/$kver/extra"
-		cp build/userspace/probectl "$payload/bin/"
+		cp build/userspace/probectl /usr/bin/jq "$payload/bin/"
 		cp userspace/probectl.8 "$payload/"
-		scripts/guest-libs.sh "$payload/rootfs" build/userspace/probectl
+		scripts/guest-libs.sh "$payload/rootfs" build/userspace/probectl \
+			/usr/bin/jq
 		find "build/$kver/modules" -name '*.ko' \
 			-exec cp {} "$payload/rootfs/lib/modules/$kver/extra/" \;
 		cp /lib/modules/"$kver"/modules.builtin* \
@@ -126,6 +127,25 @@ if [ $built = 0 ] &&
 	tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
 		--out "$top/build/vm-$kver" --timeout 1500 \
 		-- sh selftests/run_tests.sh $plain > "$res/vm-$kver.tap" 2>&1
+	# The guest printed probectl's Prometheus exports between markers;
+	# promtool (48 MB, not in the guest) checks them here.
+	exports=$top/build/vm-$kver/exports
+	rm -rf "$exports"
+	mkdir -p "$exports"
+	awk -v dir="$exports" '
+		/^# PCORE-FILE-BEGIN / { f = dir "/" $3; next }
+		/^# PCORE-FILE-END/ { close(f); f = ""; next }
+		f != "" { print > f }
+	' "$res/vm-$kver.tap"
+	for want in export.prom export-percpu.prom; do
+		if [ -s "$exports/$want" ] &&
+		   promtool check metrics < "$exports/$want" > "$exports/$want.log" 2>&1; then
+			echo "ok - promtool check metrics: probectl $want from the guest ($kver)"
+		else
+			echo "not ok - promtool check metrics: probectl $want from the guest ($kver)"
+			sed 's/^/# /' "$exports/$want.log" 2>/dev/null | head -20
+		fi
+	done > "$res/promtool-$kver.tap"
 	if [ -n "$tirq" ]; then
 		tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
 			--out "$top/build/vm-$kver-threadirqs" --timeout 600 \

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * probectl end to end, in the guest: every subcommand against the real
+ * module and /dev/probe_core, its JSON checked with jq (in the payload),
+ * its Prometheus export printed between markers for promtool on the host
+ * (scripts/check.sh).  Forks are made by this program, so counts are
+ * exact in the quiet VM.
+ */
+#include "pcore_lib.h"
+#include <grp.h>
+#include "kselftest_harness.h"
+
+#define PCORE_CTL	"/pcore/bin/probectl"
+#define NFORKS		100
+#define OUT		"/tmp/probectl.out"
+
+static char out[PCORE_BUF];
+
+/*
+ * Runs @argv (no shell) with stdout and stderr in OUT, then reads OUT
+ * into out[]; returns the exit status.  One fork per call: do_fork counts
+ * it before the program runs.
+ */
+static int runv(const char * const *argv)
+{
+	pid_t pid = fork();
+	int st, fd;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		fd = open(OUT, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execv(argv[0], (char * const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	if (pcore_read(OUT, out, sizeof(out)) < 0)
+		out[0] = '\0';
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+#define CTL(...)	runv((const char * const []){ PCORE_CTL, __VA_ARGS__, NULL })
+
+/* out[] into @file, for jq. */
+static int keep(const char *file)
+{
+	FILE *f = fopen(file, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fputs(out, f) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+/* The number jq prints for @filter on @file (jq -s with @slurp), or -1. */
+static long long jq_num(const char *file, const char *filter, bool slurp)
+{
+	if (runv((const char * const []){ "/pcore/bin/jq", slurp ? "-se" : "-e",
+					  filter, file, NULL }))
+		return -1;
+	return strtoll(out, NULL, 10);
+}
+
+static void unload_all(void)
+{
+	static const char * const mods[] = { "cpuhists", "probe_core" };
+
+	pcore_mods_unload(mods, ARRAY_SIZE(mods));
+}
+
+FIXTURE(ctl) {
+	int unused;
+};
+
+FIXTURE_SETUP(ctl)
+{
+	unload_all();
+	ASSERT_FALSE(pcore_loaded());
+}
+
+FIXTURE_TEARDOWN(ctl)
+{
+	unload_all();
+	EXPECT_FALSE(pcore_loaded());
+}
+
+/* Without the module, every command says so in words and exits 1. */
+TEST_F(ctl, not_loaded)
+{
+	EXPECT_EQ(1, CTL("status"));
+	EXPECT_NE(NULL, strstr(out, "module: not loaded")) TH_LOG("%s", out);
+	EXPECT_EQ(1, CTL("list"));
+	EXPECT_NE(NULL, strstr(out, "probe_core is not loaded")) TH_LOG("%s", out);
+	EXPECT_EQ(1, CTL("show", "do_fork"));
+	EXPECT_EQ(1, CTL("unload"));
+	EXPECT_NE(NULL, strstr(out, "not loaded")) TH_LOG("%s", out);
+	/* usage errors are 2, whatever the module */
+	EXPECT_EQ(2, CTL("show"));
+	EXPECT_EQ(2, CTL("watch", "do_fork", "-i", "-1"));
+	EXPECT_EQ(2, CTL("frobnicate"));
+	EXPECT_EQ(0, CTL("--help"));
+	EXPECT_NE(NULL, strstr(out, "Examples:"));
+}
+
+/* From a build tree (--module) and installed (libkmod finds it). */
+TEST_F(ctl, load_status_unload)
+{
+	ASSERT_EQ(0, CTL("load", "--module", "/pcore/modules/probe_core.ko",
+			 "--target", "do_fork")) TH_LOG("%s", out);
+	ASSERT_TRUE(pcore_loaded());
+	EXPECT_EQ(0, CTL("status"));
+	EXPECT_NE(NULL, strstr(out, "module: loaded")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "0.2.0")) TH_LOG("%s", out);
+	EXPECT_EQ(0, CTL("unload")) TH_LOG("%s", out);
+	EXPECT_FALSE(pcore_loaded());
+
+	ASSERT_EQ(0, CTL("load", "--target", "do_fork", "--tracepoints",
+			 "sched_switch")) TH_LOG("%s", out);
+	EXPECT_EQ(0, CTL("list"));
+	EXPECT_NE(NULL, strstr(out, "do_fork")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "sched_switch")) TH_LOG("%s", out);
+	EXPECT_EQ(0, CTL("unload"));
+	/* a bad parameter: an error in words, pointing to the kernel log */
+	EXPECT_EQ(1, CTL("load", "--target", "pcore_no_such_function"));
+	EXPECT_NE(NULL, strstr(out, "dmesg")) TH_LOG("%s", out);
+	EXPECT_FALSE(pcore_loaded());
+}
+
+/* show: text with bars, JSON that jq reads with exact counts, CSV. */
+TEST_F(ctl, show)
+{
+	ASSERT_EQ(0, pcore_load("target=do_fork"));
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	/* probectl's own fork is counted before it reads: one more */
+	ASSERT_EQ(0, CTL("show", "do_fork", "--json"));
+	ASSERT_EQ(0, keep("/tmp/show.json"));
+	EXPECT_EQ(NFORKS + 1, jq_num("/tmp/show.json", ".total.count", false));
+	EXPECT_EQ(NFORKS + 1, jq_num("/tmp/show.json",
+				     "[.total.buckets[].count] | add", false));
+	EXPECT_EQ(1, jq_num("/tmp/show.json",
+			    "if .total.min <= .total.p50 and .total.p50 <= .total.p99 and .total.p99 <= .total.max then 1 else 0 end",
+			    false));
+
+	ASSERT_EQ(0, CTL("show", "do_fork"));
+	EXPECT_NE(NULL, strstr(out, "p99: ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "percentile_error: ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "|@")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "missed: ")) TH_LOG("%s", out);
+
+	ASSERT_EQ(0, CTL("show", "do_fork", "--csv"));
+	EXPECT_NE(NULL, strchr(out, ',')) TH_LOG("%s", out);
+
+	/* per CPU: the sections add up to the total */
+	ASSERT_EQ(0, CTL("show", "do_fork", "--percpu", "--json"));
+	ASSERT_EQ(0, keep("/tmp/pc.json"));
+	EXPECT_EQ(1, jq_num("/tmp/pc.json",
+			    "if ([.cpus[].count] | add) == .total.count then 1 else 0 end",
+			    false)) TH_LOG("%s", out);
+
+	EXPECT_EQ(1, CTL("show", "no_such_probe"));
+	EXPECT_NE(NULL, strstr(out, "no_such_probe")) TH_LOG("%s", out);
+}
+
+/*
+ * watch: each interval is a snapshot-and-reset, so its lines add up to
+ * exactly the forks made while it ran, and the total counts them too.
+ */
+TEST_F_TIMEOUT(ctl, watch_adds_up, 120)
+{
+	long long before, after;
+	pid_t w;
+	int st, fd;
+
+	ASSERT_EQ(0, pcore_load("target=do_fork"));
+	ASSERT_EQ(0, CTL("list", "--json"));	/* counts its own fork */
+	ASSERT_EQ(0, keep("/tmp/l0.json"));
+
+	w = fork();			/* counted before watch starts */
+	ASSERT_LE(0, w);
+	if (!w) {
+		fd = open("/tmp/w.json", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(126);
+		execl(PCORE_CTL, "probectl", "watch", "do_fork", "-i", "1",
+		      "-n", "5", "--json", (char *)NULL);
+		_exit(127);
+	}
+	usleep(500000);		/* watch has made its first reset */
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	usleep(1000000);
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	ASSERT_EQ(w, waitpid(w, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	ASSERT_EQ(0, CTL("list", "--json"));	/* +1 */
+	ASSERT_EQ(0, keep("/tmp/l1.json"));
+
+	EXPECT_EQ(5, jq_num("/tmp/w.json", "length", true));
+	EXPECT_EQ(2 * NFORKS, jq_num("/tmp/w.json", "map(.count) | add", true));
+	before = jq_num("/tmp/l0.json",
+			".[] | select(.name == \"do_fork\") | .count", false);
+	after = jq_num("/tmp/l1.json",
+		       ".[] | select(.name == \"do_fork\") | .count", false);
+	ASSERT_LT(0, before);
+	EXPECT_EQ(before + 1 + 2 * NFORKS + 1, after);
+}
+
+/* attach, disable, enable, reset, detach: exact counts around each. */
+TEST_F(ctl, attach_enable_reset_detach)
+{
+	ASSERT_EQ(0, pcore_load(""));
+	ASSERT_EQ(0, CTL("attach", "--kretprobe", "do_fork", "--hist", "log2"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, access(PCORE_DBG "/do_fork/hist", F_OK));
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	EXPECT_EQ(NFORKS, pcore_stat("do_fork", "count"));
+
+	/* each probectl run forks before it acts: disable counts its own */
+	ASSERT_EQ(0, CTL("disable", "do_fork"));
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	EXPECT_EQ(NFORKS + 1, pcore_stat("do_fork", "count"));
+	ASSERT_EQ(0, CTL("list"));
+	EXPECT_NE(NULL, strstr(out, "disabled")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("enable", "do_fork"));
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	EXPECT_EQ(2 * NFORKS + 1, pcore_stat("do_fork", "count"));
+
+	ASSERT_EQ(0, CTL("reset", "do_fork"));
+	EXPECT_EQ(0, pcore_stat("do_fork", "count"));
+	ASSERT_EQ(0, CTL("detach", "do_fork"));
+	EXPECT_NE(0, access(PCORE_DBG "/do_fork", F_OK));
+	EXPECT_EQ(1, CTL("detach", "do_fork"));
+	EXPECT_EQ(1, CTL("attach", "--kretprobe", "pcore_no_such_function"));
+	EXPECT_EQ(0, CTL("attach", "--tracepoint", "sched_switch"));
+	EXPECT_EQ(0, access(PCORE_DBG "/sched_switch/hist", F_OK));
+}
+
+/*
+ * export: Prometheus text on stdout and, atomically, in a textfile
+ * directory.  The text goes to the log between markers: check.sh runs
+ * promtool on it.
+ */
+TEST_F(ctl, export_prometheus)
+{
+	ASSERT_EQ(0, pcore_load("target=do_fork tracepoints=sched_switch"));
+	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	ASSERT_EQ(0, CTL("export", "--prometheus"));
+	EXPECT_NE(NULL, strstr(out, "_bucket{")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "le=\"+Inf\"")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "probe=\"do_fork\"")) TH_LOG("%s", out);
+	/* flushed now: the harness ends a test with _exit() */
+	printf("# PCORE-FILE-BEGIN export.prom\n%s# PCORE-FILE-END\n", out);
+	fflush(stdout);
+
+	ASSERT_EQ(0, system("rm -rf /tmp/tf && mkdir /tmp/tf"));
+	ASSERT_EQ(0, CTL("export", "--prometheus", "--textfile-dir", "/tmp/tf",
+			 "--per-cpu")) TH_LOG("%s", out);
+	ASSERT_LT(0, pcore_read("/tmp/tf/probe_core.prom", out, sizeof(out)));
+	printf("# PCORE-FILE-BEGIN export-percpu.prom\n%s# PCORE-FILE-END\n", out);
+	fflush(stdout);
+	EXPECT_NE(NULL, strstr(out, "cpu=\"")) TH_LOG("%s", out);
+	/* nothing but the file: the temporary was renamed */
+	EXPECT_EQ(0, access("/tmp/tf/probe_core.prom", R_OK));
+	ASSERT_EQ(0, runv((const char * const []){ "/bin/ls", "-A", "/tmp/tf", NULL }));
+	EXPECT_STREQ("probe_core.prom\n", out);
+	EXPECT_EQ(1, CTL("export", "--prometheus", "--textfile-dir", "/nonexistent"));
+}
+
+/* probe_core in use by a handler module: unload says by whom. */
+TEST_F(ctl, unload_in_use)
+{
+	ASSERT_EQ(0, pcore_load(""));
+	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
+	EXPECT_EQ(1, CTL("unload"));
+	EXPECT_NE(NULL, strstr(out, "in use by: cpuhists")) TH_LOG("%s", out);
+	EXPECT_TRUE(pcore_loaded());
+	ASSERT_EQ(0, CTL("show", "cpuhists/oncpu"));
+	EXPECT_NE(NULL, strstr(out, "cpu 0")) TH_LOG("%s", out);
+}
+
+/* Not root: refused, in words. */
+TEST_F(ctl, not_root)
+{
+	pid_t pid;
+	int st, fd;
+
+	ASSERT_EQ(0, pcore_load("target=do_fork"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		fd = open(OUT, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 ||
+		    setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(126);
+		execl(PCORE_CTL, "probectl", "show", "do_fork", (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(1, WEXITSTATUS(st));
+	ASSERT_LE(0, pcore_read(OUT, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "run as root")) TH_LOG("%s", out);
+}
+
+TEST_HARNESS_MAIN
