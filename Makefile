@@ -47,7 +47,9 @@ PCORE_DEV := $(DESTDIR)/usr/src/probe_core
 
 install-dev: modules
 	install -d $(PCORE_DEV)/include/probe_core $(PCORE_DEV)/$(KVER)
+	install -d $(PCORE_DEV)/include/uapi
 	install -m 644 $(TOP)/include/probe_core/*.h $(PCORE_DEV)/include/probe_core/
+	install -m 644 $(TOP)/include/uapi/probe_core.h $(PCORE_DEV)/include/uapi/
 	install -m 644 $(OBJ)/Module.symvers $(PCORE_DEV)/$(KVER)/
 
 # The API reference, from the kernel-doc comments; make check fails when
