@@ -4,12 +4,16 @@
 # `make check`: everything that must hold before a change lands.
 #   1. installs what is missing (Debian packages), extracts the kselftest
 #      harness and checkpatch from Debian's linux-source;
-#   2. builds the modules with W=1 and sparse, runs checkpatch and
-#      kernel-doc: each clean run is a passed test;
-#   3. host unit tests of the engine under ASan and UBSan;
-#   4. boots Debian's 6.1 cloud kernel in QEMU and runs the selftests;
-# then prints one line "N passed, N failed" and exits non-zero on any
-# failure.  Results and logs: build/results/.
+#   2. runs checkpatch and kernel-doc: each clean run is a passed test;
+#   3. host unit tests of the engine and of probectl;
+#   4. for each kernel of KERNELS: builds every module with W=1 and
+#      sparse, boots the kernel in QEMU and runs the selftests;
+# then prints the totals of each kernel and one last line
+# "N passed, N failed", and exits non-zero on any failure.  Results and
+# logs: build/results/.
+#
+# KERNELS: Debian kernels as FLAVOUR-VERSION, default
+# "cloud-6.1 cloud-6.12 rt-6.1 rt-6.12" (PREEMPT_RT is "rt").
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,8 +25,7 @@ mkdir -p "$res"
 scripts/deps.sh || exit 1
 scripts/ksrc.sh "$top/build/ksrc" || exit 1
 ksrc=$top/build/ksrc
-read -r vmlinuz kdir < <(scripts/kernel.sh cloud) || exit 1
-kver=${kdir##*/linux-headers-}
+KERNELS=${KERNELS:-cloud-6.1 cloud-6.12 rt-6.1 rt-6.12}
 
 # One TAP line into a results file: tap FILE STATUS DESCRIPTION
 tap() {
@@ -48,16 +51,7 @@ clean_run() {
 	return $st
 }
 
-echo "== build and lint ($kver)"
-rm -rf "build/$kver"
-clean_run build "make W=1 C=1 for $kver: no warnings" \
-	make --no-print-directory KDIR="$kdir" W=1 C=1 modules
-built=$?
-readme_ko=$top/build/readme-ko-$kver
-rm -rf "$readme_ko"
-[ $built != 0 ] ||
-clean_run readme "README's handler module builds out of tree, W=1 clean" \
-	scripts/readme-module.sh "$kdir" "$readme_ko"
+echo "== lint"
 mapfile -t csrc < <(git ls-files '*.c' '*.h')
 # Version tests are allowed in the compat header only: checked below.
 clean_run checkpatch "checkpatch clean" \
@@ -85,17 +79,54 @@ make -s --no-print-directory -C tests/userspace KSFT="$ksrc" \
 	grep -q '^not ok' "$res/userspace.tap" ||
 	echo "not ok - probectl tests did not run (see build/results/userspace.log)" >> "$res/userspace.tap"
 
-echo "== selftests in QEMU ($kver)"
-payload=$top/build/payload-$kver
-rm -rf "$payload"
-mkdir -p "$payload/modules"
-if [ $built = 0 ] &&
-   make -s --no-print-directory -C selftests KSFT="$ksrc" \
-	O="$payload/selftests" > "$res/selftests-build.log" 2>&1; then
+# Selftest programs do not depend on the kernel: built once.
+selftests=$top/build/selftests
+rm -rf "$selftests"
+make -s --no-print-directory -C selftests KSFT="$ksrc" O="$selftests" \
+	> "$res/selftests-build.log" 2>&1
+selftests_built=$?
+if [ $selftests_built != 0 ]; then
+	echo "not ok - selftests not built (see build/results/selftests-build.log)" > "$res/selftests-build.tap"
+fi
+make -s --no-print-directory -C userspace O="$top/build/userspace" \
+	> "$res/probectl-build.log" 2>&1
+probectl_built=$?
+
+# One kernel: build, payload, VM boots.  Its results go to files named
+# after its release, *-<release>.tap.
+check_kernel() {
+	local vmlinuz kdir kver built readme_ko payload all tirq plain exports
+	local want km
+
+	if ! read -r vmlinuz kdir < <(scripts/kernel.sh "${1%%-*}" "${1#*-}"); then
+		echo "not ok - kernel $1: no image with headers installed" > "$res/kernel-$1.tap"
+		return
+	fi
+	kver=${kdir##*/linux-headers-}
+
+	echo "== $1: build ($kver)"
+	rm -rf "build/$kver"
+	clean_run "build-$kver" "make W=1 C=1 for $kver: no warnings" \
+		make --no-print-directory KDIR="$kdir" W=1 C=1 modules
+	built=$?
+	readme_ko=$top/build/readme-ko-$kver
+	rm -rf "$readme_ko"
+	[ $built != 0 ] ||
+	clean_run "readme-$kver" "README's handler module builds out of tree for $kver, W=1 clean" \
+		scripts/readme-module.sh "$kdir" "$readme_ko"
+	if [ $built != 0 ] || [ $selftests_built != 0 ]; then
+		echo "not ok - selftests for $kver not run: nothing to run (see build/results)" > "$res/vm-$kver.tap"
+		return
+	fi
+
+	echo "== $1: selftests in QEMU ($kver)"
+	payload=$top/build/payload-$kver
+	rm -rf "$payload"
+	mkdir -p "$payload/modules/kernel"
+	cp -r "$selftests" "$payload/selftests"
 	find "build/$kver/modules" "$readme_ko" -name '*.ko' \
 		-exec cp {} "$payload/modules/" \; 2>/dev/null
-	# Kernel modules some tests load (brd, null_blk...), from the image.
-	mkdir -p "$payload/modules/kernel"
+	# Kernel modules some tests load (null_blk...), from the image.
 	sed '/^#/d' selftests/kmods | while read -r km; do
 		[ -z "$km" ] || cp "/lib/modules/$kver/kernel/$km" "$payload/modules/kernel/"
 	done
@@ -103,11 +134,9 @@ if [ $built = 0 ] &&
 	# libraries at their own paths, and our modules installed under
 	# /lib/modules/<release>/extra with depmod's indexes, so that
 	# "probectl load" works without --module as on a real machine.
-	if make -s --no-print-directory -C userspace O="$top/build/userspace" \
-		>> "$res/selftests-build.log" 2>&1; then
+	if [ $probectl_built = 0 ]; then
 		mkdir -p "$payload/bin" "$payload/rootfs/lib/modules/$kver/extra"
 		cp build/userspace/probectl /usr/bin/jq "$payload/bin/"
-		cp userspace/probectl.8 "$payload/"
 		scripts/guest-libs.sh "$payload/rootfs" build/userspace/probectl \
 			/usr/bin/jq
 		find "build/$kver/modules" -name '*.ko' \
@@ -115,9 +144,9 @@ if [ $built = 0 ] &&
 		cp /lib/modules/"$kver"/modules.builtin* \
 			/lib/modules/"$kver"/modules.order \
 			"$payload/rootfs/lib/modules/$kver/"
-		depmod -b "$payload/rootfs" "$kver" >> "$res/selftests-build.log" 2>&1
+		depmod -b "$payload/rootfs" "$kver" >> "$res/probectl-build.log" 2>&1
 	else
-		echo "not ok - probectl for the guest not built (see build/results/selftests-build.log)" > "$res/probectl-build.tap"
+		echo "not ok - probectl not built (see build/results/probectl-build.log)" > "$res/probectl-build.tap"
 	fi
 	# Tests listed in selftests/threadirqs need all IRQs threaded: a second
 	# boot with "threadirqs".
@@ -127,6 +156,13 @@ if [ $built = 0 ] &&
 	tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
 		--out "$top/build/vm-$kver" --timeout 1500 \
 		-- sh selftests/run_tests.sh $plain > "$res/vm-$kver.tap" 2>&1
+	if [ -n "$tirq" ]; then
+		tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
+			--out "$top/build/vm-$kver-threadirqs" --timeout 600 \
+			--append threadirqs \
+			-- sh selftests/run_tests.sh $tirq > "$res/vm-$kver-threadirqs.tap" 2>&1
+	fi
+
 	# The guest printed probectl's Prometheus exports between markers;
 	# promtool (48 MB, not in the guest) checks them here.
 	exports=$top/build/vm-$kver/exports
@@ -146,15 +182,24 @@ if [ $built = 0 ] &&
 			sed 's/^/# /' "$exports/$want.log" 2>/dev/null | head -20
 		fi
 	done > "$res/promtool-$kver.tap"
-	if [ -n "$tirq" ]; then
-		tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
-			--out "$top/build/vm-$kver-threadirqs" --timeout 600 \
-			--append threadirqs \
-			-- sh selftests/run_tests.sh $tirq > "$res/vm-$kver-threadirqs.tap" 2>&1
-	fi
-else
-	echo "not ok - selftests for $kver not built (see build/results)" > "$res/vm-$kver.tap"
-fi
+}
+
+for k in $KERNELS; do
+	case $k in
+	*-*) check_kernel "$k" ;;
+	*) echo "not ok - KERNELS: '$k' is not FLAVOUR-VERSION" > "$res/kernel-$k.tap" ;;
+	esac
+done
 
 echo "== summary"
+# Per kernel first (its build, readme and VM results), then the total.
+for f in "$res"/vm-*.tap; do
+	[ -e "$f" ] || continue
+	case $f in *-threadirqs.tap) continue ;; esac
+	kver=${f##*/vm-}
+	kver=${kver%.tap}
+	echo "$kver: $(cat "$res/vm-$kver.tap" "$res/vm-$kver-threadirqs.tap" \
+		"$res/promtool-$kver.tap" 2>/dev/null |
+		awk '/^ok /{ p++ } /^not ok /{ f++ } END { printf "%d passed, %d failed", p, f }') in the guest"
+done
 tests/summarize.sh "$res"/*.tap

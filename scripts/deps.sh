@@ -12,8 +12,12 @@ set -eu
 # Everything the build, lint, host tests and the VM runner use. apt skips
 # the ones already installed, so on a partial machine we ask for the lot
 # rather than keeping a fragile map from each missing file to its package.
+# The kernel matrix: Debian 12's 6.1 and 6.12, cloud and PREEMPT_RT.
 PKGS="qemu-system-x86 busybox-static linux-image-cloud-amd64
-linux-headers-cloud-amd64 libkmod-dev linux-source-6.1 valgrind sparse kmod
+linux-headers-cloud-amd64 linux-image-6.12-cloud-amd64
+linux-headers-6.12-cloud-amd64 linux-image-rt-amd64 linux-headers-rt-amd64
+linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 dkms
+libkmod-dev linux-source-6.1 valgrind sparse kmod
 cpio jq gcc make libc6-dev libelf-dev bc perl
 prometheus"
 
@@ -41,7 +45,11 @@ missing() {
 		/usr/include/gelf.h /usr/lib/x86_64-linux-gnu/libc.a; do
 		[ -e "$f" ] || echo "$f"
 	done
-	"$here/kernel.sh" cloud >/dev/null 2>&1 || echo "cloud-kernel+headers"
+	for k in "cloud 6.1" "cloud 6.12" "rt 6.1" "rt 6.12"; do
+		# shellcheck disable=SC2086
+		"$here/kernel.sh" $k >/dev/null 2>&1 || echo "kernel+headers $k"
+	done
+	command -v dkms >/dev/null 2>&1 || echo dkms
 }
 
 [ $# -eq 0 ] || usage

@@ -65,10 +65,12 @@ static struct pcore_hist *pcore_hist_lookup(const char *full)
 	return NULL;
 }
 
+/* Fits: pcore_hist_create() refuses longer full names. */
 static void pcore_full_name(const struct pcore_hist *h, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s", h->client->name,
-		 *h->client->name ? "/" : "", h->name);
+	if (snprintf(buf, len, "%s%s%s", h->client->name,
+		     *h->client->name ? "/" : "", h->name) >= len)
+		WARN_ON_ONCE(1);
 }
 
 static long pcore_ioc_version(void __user *arg)

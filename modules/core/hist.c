@@ -126,6 +126,12 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	ret = pcore_check_name("hist", o->name, true);
 	if (ret)
 		return ERR_PTR(ret);
+	/* "<module>/<name>" must fit the ioctl ABI's names too. */
+	if (*c->name && strlen(c->name) + 1 + strlen(o->name) >= PCORE_NAME_MAX) {
+		pr_err("%s: hist %s: '%s/%s' is longer than %d characters\n",
+		       c->name, o->name, c->name, o->name, PCORE_NAME_MAX - 1);
+		return ERR_PTR(-EINVAL);
+	}
 	ret = pcore_hist_spec_check(c, o, &l, &nslots);
 	if (ret)
 		return ERR_PTR(ret);

@@ -1,0 +1,44 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# DKMS hooks (dkms.conf) for what handler modules build against:
+#   keep RELEASE     (POST_BUILD, in the build directory) keeps
+#                    Module.symvers beside the sources, per kernel
+#   install RELEASE  (POST_INSTALL, in the source directory) installs the
+#                    headers and that Module.symvers under
+#                    $PCORE_DEV (default /usr/src/probe_core)
+#   remove RELEASE   (POST_REMOVE) removes that kernel's Module.symvers
+set -eu
+
+usage() {
+	echo "usage: $0 keep|install|remove RELEASE" >&2
+	exit 2
+}
+
+[ $# -eq 2 ] || usage
+release=$2
+case $release in
+'' | */* | .*) usage ;;
+esac
+dev=${PCORE_DEV:-/usr/src/probe_core}
+kept=symvers/$release/Module.symvers
+
+case $1 in
+keep)
+	mkdir -p "../source/symvers/$release"
+	cp Module.symvers "../source/$kept"
+	;;
+install)
+	install -d "$dev/include/probe_core" "$dev/include/uapi" "$dev/$release"
+	install -m 644 include/probe_core/*.h "$dev/include/probe_core/"
+	install -m 644 include/uapi/probe_core.h "$dev/include/uapi/"
+	install -m 644 "$kept" "$dev/$release/Module.symvers"
+	;;
+remove)
+	rm -f "$dev/$release/Module.symvers"
+	rmdir "$dev/$release" 2>/dev/null || true
+	;;
+*)
+	usage
+	;;
+esac
