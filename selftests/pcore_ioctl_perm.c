@@ -130,6 +130,7 @@ static int unprivileged_ok(int fd)
 	struct pcore_ioc_version v;
 	struct pcore_ioc_entry e;
 	struct pcore_ioc_read r;
+	unsigned long long n;
 	int ret = 0;
 
 	CHECK(10, pcore_ioc(fd, PCORE_IOC_VERSION, &v) == 0);
@@ -139,10 +140,17 @@ static int unprivileged_ok(int fd)
 	/* The fork that made this process counted: reset first. */
 	CHECK(14, pcore_name_ioc(fd, PCORE_IOC_RESET, "do_fork") == 0);
 	CHECK(15, pcore_forks(10) == 0);
+	/*
+	 * Our 10 forks at least: kthreadd may clone a kernel thread (a new
+	 * kworker) at any moment, through kernel_clone too.  What matters
+	 * here is that reading works without CAP_SYS_ADMIN; the exact
+	 * counts are pcore_ioctl's.
+	 */
 	CHECK(16, pcore_rd(fd, "do_fork", -1, 0, 0, &r, b) == 0);
-	CHECK(17, r.count == 10);
+	CHECK(17, r.count >= 10);
+	n = r.count;
 	CHECK(18, pcore_rd(fd, "do_fork", -1, PCORE_READ_RESET, 0, &r, b) == 0);
-	CHECK(19, r.count == 10);
+	CHECK(19, r.count >= n);
 	CHECK(20, pcore_rd(fd, "do_fork", 0, 0, 0, &r, b) == 0 && r.count == 0);
 	return ret;
 }
