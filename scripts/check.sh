@@ -8,6 +8,8 @@
 #   3. host unit tests of the engine and of probectl;
 #   4. for each kernel of KERNELS: builds every module with W=1 and
 #      sparse, boots the kernel in QEMU and runs the selftests;
+#   5. for each cloud kernel of KERNELS: DKMS add, build and install into
+#      staging trees, and a boot that loads the result with modprobe;
 # then prints the totals of each kernel and one last line
 # "N passed, N failed", and exits non-zero on any failure.  Results and
 # logs: build/results/.
@@ -188,6 +190,16 @@ for k in $KERNELS; do
 	case $k in
 	*-*) check_kernel "$k" ;;
 	*) echo "not ok - KERNELS: '$k' is not FLAVOUR-VERSION" > "$res/kernel-$k.tap" ;;
+	esac
+done
+
+# DKMS, as lab machines install: on the cloud kernels of the matrix.
+for k in $KERNELS; do
+	case $k in
+	cloud-*)
+		echo "== $k: DKMS"
+		scripts/dkms-test.sh "${k%%-*}" "${k#*-}" > "$res/dkms-$k.tap" 2>&1
+		;;
 	esac
 done
 

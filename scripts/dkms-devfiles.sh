@@ -3,7 +3,7 @@
 #
 # DKMS hooks (dkms.conf) for what handler modules build against:
 #   keep RELEASE     (POST_BUILD, in the build directory) keeps
-#                    Module.symvers beside the sources, per kernel
+#                    Module.symvers in DKMS's directory of that kernel
 #   install RELEASE  (POST_INSTALL, in the source directory) installs the
 #                    headers and that Module.symvers under
 #                    $PCORE_DEV (default /usr/src/probe_core)
@@ -21,12 +21,15 @@ case $release in
 '' | */* | .*) usage ;;
 esac
 dev=${PCORE_DEV:-/usr/src/probe_core}
-kept=symvers/$release/Module.symvers
+# Both hooks run one level below <dkms tree>/probe_core/<version>/ (in
+# build/, and in source/, a symlink to the sources: $PWD keeps the
+# logical path that DKMS entered, ".." would leave through the symlink).
+kept=${PWD%/*}/$release/Module.symvers
 
 case $1 in
 keep)
-	mkdir -p "../source/symvers/$release"
-	cp Module.symvers "../source/$kept"
+	mkdir -p "${kept%/*}"
+	cp Module.symvers "$kept"
 	;;
 install)
 	install -d "$dev/include/probe_core" "$dev/include/uapi" "$dev/$release"

@@ -9,6 +9,8 @@
 # Usage: readme-module.sh KDIR OUTDIR
 #   KDIR    kernel headers; probe_core must already be built for them
 #   OUTDIR  gets the built .ko
+# With PCORE_DEV_DIR set, builds against the development files installed
+# there (e.g. by DKMS) instead of running `make install-dev`.
 #
 # README blocks are taken from a line "<!-- file: NAME -->" followed by a
 # fenced block.  The only change to them: /usr/src/probe_core becomes the
@@ -25,7 +27,12 @@ src=$work/src
 
 rm -rf "$work"
 mkdir -p "$src" "$out"
-make -s --no-print-directory -C "$top" KDIR="$kdir" DESTDIR="$root" install-dev
+if [ -n "${PCORE_DEV_DIR:-}" ]; then
+	dev=$PCORE_DEV_DIR
+else
+	make -s --no-print-directory -C "$top" KDIR="$kdir" DESTDIR="$root" install-dev
+	dev=$root/usr/src/probe_core
+fi
 
 awk -v dir="$src" '
 	/^<!-- file: [^ ]+ -->$/ { name = $3; next }
@@ -36,9 +43,9 @@ awk -v dir="$src" '
 for f in Kbuild readlat.c; do
 	[ -s "$src/$f" ] || { echo "README has no $f block" >&2; exit 1; }
 done
-sed -i "s|/usr/src/probe_core|$root/usr/src/probe_core|g" "$src/Kbuild"
+sed -i "s|/usr/src/probe_core|$dev|g" "$src/Kbuild"
 
 make -C "$kdir" M="$src" W=1 \
-	KBUILD_EXTRA_SYMBOLS="$root/usr/src/probe_core/$kver/Module.symvers" \
+	KBUILD_EXTRA_SYMBOLS="$dev/$kver/Module.symvers" \
 	modules
 cp "$src"/*.ko "$out/"
