@@ -7,6 +7,8 @@
 # make bench      per-record cost of the engine
 # make probectl   the control utility, build/userspace/probectl
 # make docs       docs/api.rst from the kernel-doc comments
+# make install    modules (depmod), probectl, man page, development files
+# make uninstall  removes what make install installed
 # make install-dev  headers and Module.symvers for handler modules, into
 #                 $(DESTDIR)/usr/src/probe_core/
 #
@@ -23,7 +25,7 @@ KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/g
 OBJ := $(BUILD)/$(KVER)
 
 .PHONY: all modules clean check demo bench host-test selftests lint deps \
-	install-dev docs
+	install-dev docs install uninstall
 
 all: modules
 
@@ -40,6 +42,27 @@ modules:
 .PHONY: probectl
 probectl:
 	@$(MAKE) --no-print-directory -C $(TOP)/userspace O=$(BUILD)/userspace
+
+# make install: the modules for KDIR's kernel (then depmod), probectl,
+# its man page and the development files; DESTDIR and PREFIX as usual.
+# The test-only modules (pcore_apitest, pcore_tpsrc) are not installed.
+PREFIX ?= /usr/local
+INSTALL_MODULES := core/probe_core cpuhists/cpuhists thardirq/thardirq \
+	tirqthread/tirqthread tsoftirq/tsoftirq tcpsize/tcpsize blklat/blklat
+MODDIR := $(DESTDIR)/lib/modules/$(KVER)/extra/probe_core
+DEPMOD := depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+
+install: modules probectl install-dev
+	install -d $(MODDIR)
+	install -m 644 $(foreach m,$(INSTALL_MODULES),$(OBJ)/modules/$(m).ko) $(MODDIR)/
+	$(DEPMOD)
+	install -D -m 755 $(BUILD)/userspace/probectl $(DESTDIR)$(PREFIX)/sbin/probectl
+	install -D -m 644 $(TOP)/userspace/probectl.8 $(DESTDIR)$(PREFIX)/share/man/man8/probectl.8
+
+uninstall:
+	rm -rf $(MODDIR) $(PCORE_DEV)
+	rm -f $(DESTDIR)$(PREFIX)/sbin/probectl $(DESTDIR)$(PREFIX)/share/man/man8/probectl.8
+	$(if $(wildcard $(DESTDIR)/lib/modules/$(KVER)),$(DEPMOD))
 
 # What handler modules build against: the API headers, and probe_core's
 # Module.symvers for this kernel (see "Writing a handler module").

@@ -116,6 +116,9 @@ check_kernel() {
 	[ $built != 0 ] ||
 	clean_run "readme-$kver" "README's handler module builds out of tree for $kver, W=1 clean" \
 		scripts/readme-module.sh "$kdir" "$readme_ko"
+	[ $built != 0 ] || [ $probectl_built != 0 ] ||
+	clean_run "install-$kver" "make install and make uninstall for $kver" \
+		scripts/install-test.sh "$kdir"
 	if [ $built != 0 ] || [ $selftests_built != 0 ]; then
 		echo "not ok - selftests for $kver not run: nothing to run (see build/results)" > "$res/vm-$kver.tap"
 		return

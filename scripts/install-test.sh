@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make install and make uninstall into a staging root for KDIR's kernel:
+# everything lands where the README says, modprobe's indexes know the
+# modules, and uninstall leaves none of it behind.  Prints "error: ..."
+# lines for what is wrong (check.sh counts a clean run as passed).
+#
+# Usage: install-test.sh KDIR
+set -u
+
+kdir=$1
+top=$(cd "$(dirname "$0")/.." && pwd)
+kver=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' \
+	"$kdir/include/generated/utsrelease.h")
+root=$top/build/install-test
+mods=$root/lib/modules/$kver
+rm -rf "$root"
+mkdir -p "$mods"
+cp /lib/modules/"$kver"/modules.builtin* /lib/modules/"$kver"/modules.order "$mods/"
+
+make -s --no-print-directory -C "$top" KDIR="$kdir" DESTDIR="$root" install ||
+	echo "error: make install failed"
+want=(usr/local/sbin/probectl usr/local/share/man/man8/probectl.8
+	usr/src/probe_core/include/probe_core/probe_core.h
+	usr/src/probe_core/include/uapi/probe_core.h
+	"usr/src/probe_core/$kver/Module.symvers")
+for m in probe_core cpuhists thardirq tirqthread tsoftirq tcpsize blklat; do
+	want+=("lib/modules/$kver/extra/probe_core/$m.ko")
+done
+for f in "${want[@]}"; do
+	[ -s "$root/$f" ] || echo "error: make install did not install /$f"
+done
+grep -q '^extra/probe_core/cpuhists.ko: extra/probe_core/probe_core.ko$' \
+	"$mods/modules.dep" ||
+	echo "error: modules.dep does not know cpuhists needs probe_core"
+[ ! -e "$mods/extra/probe_core/pcore_apitest.ko" ] ||
+	echo "error: a test-only module was installed"
+
+make -s --no-print-directory -C "$top" KDIR="$kdir" DESTDIR="$root" uninstall ||
+	echo "error: make uninstall failed"
+for f in "${want[@]}"; do
+	[ ! -e "$root/$f" ] || echo "error: make uninstall left /$f"
+done
+! grep -q probe_core "$mods/modules.dep" ||
+	echo "error: modules.dep still lists probe_core after uninstall"
