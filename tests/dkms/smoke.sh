@@ -18,7 +18,8 @@ t() {
 
 dbg=/sys/kernel/debug/probe_core
 rel=$(uname -r)
-[ -e "/lib/modules/$rel/updates/dkms/probe_core.ko" ]
+# compressed (.ko.xz) where the kernel's configuration asks for it
+ls /lib/modules/"$rel"/updates/dkms/probe_core.ko* >/dev/null 2>&1
 t $? "probe_core.ko installed by DKMS for $rel"
 modprobe probe_core target=do_fork
 t $? "modprobe probe_core target=do_fork"
