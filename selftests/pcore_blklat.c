@@ -99,6 +99,7 @@ static unsigned long long bucket(const char *hist, unsigned long long lo,
 FIXTURE(blklat) {
 	bool configfs;		/* we loaded configfs */
 	bool nullb;		/* we loaded null_blk */
+	bool deadline;		/* we loaded mq-deadline */
 	unsigned long long devt;	/* the kernel's dev_t of nullb0 */
 };
 
@@ -136,6 +137,9 @@ FIXTURE_TEARDOWN(blklat)
 		EXPECT_EQ(0, pcore_unload_wait());
 	if (self->nullb)
 		EXPECT_EQ(0, pcore_mod_unload_wait("null_blk"));
+	/* After null_blk: its queue's scheduler holds the module. */
+	if (self->deadline)
+		EXPECT_EQ(0, pcore_mod_unload_wait("mq_deadline"));
 	if (self->configfs)
 		EXPECT_EQ(0, pcore_mod_unload_wait("configfs"));
 }
@@ -253,6 +257,16 @@ TEST_F_TIMEOUT(blklat, queue_time, 300)
 
 	for (i = 0; i < (int)ARRAY_SIZE(ios); i++)
 		total += ios[i].count;
+	/*
+	 * mq-deadline is built in on 6.1 and on 6.12's RT kernel, a module
+	 * on 6.12's cloud kernel, which nothing loads for us here.
+	 */
+	ASSERT_LT(0, pcore_read("/sys/block/nullb0/queue/scheduler", text,
+				PCORE_BUF));
+	if (!strstr(text, "mq-deadline")) {
+		ASSERT_EQ(0, pcore_mod_load("mq-deadline", NULL));
+		self->deadline = true;
+	}
 	ASSERT_EQ(0, pcore_write("/sys/block/nullb0/queue/scheduler",
 				 "mq-deadline", 11));
 	ASSERT_EQ(0, do_io());

@@ -41,6 +41,11 @@ static unsigned int loops = 5;
 module_param(loops, uint, 0400);
 MODULE_PARM_DESC(loops, "timer_cpu: measurements of each kind (at most 100)");
 
+/* Set by probe_forms (anything given at load is overwritten). */
+static unsigned int forms_offset;
+module_param(forms_offset, uint, 0444);
+MODULE_PARM_DESC(forms_offset, "probe_forms: where the offset probe is, from pcore_apitest_target (read it)");
+
 static struct pcore_client *pc;
 static bool skip_destroy;
 
@@ -623,9 +628,9 @@ static int no_destroy(void)
  * 10) with 1..loops once everything is attached:
  *
  *   pre, post   a kprobe on pcore_apitest_target with both handlers
- *   offset      a kprobe at pcore_apitest_target+5: the instruction after
- *               the 5-byte fentry call that starts every traced function on
- *               x86-64 without IBT (the test kernel's configuration)
+ *   offset      a kprobe at pcore_apitest_target+forms_offset: an
+ *               instruction the function's body marks (see below), shown in
+ *               /sys/module/pcore_apitest/parameters/forms_offset
  *   addr        a kprobe by address, on the same function
  *   args        a kretprobe: its entry keeps argument 0 in the per-call
  *               data, its return records retval - 2 * argument (always 0)
@@ -635,11 +640,30 @@ static struct {
 	struct pcore_hist *pre, *post, *offset, *addr, *ret, *argsum;
 } forms;
 
-/* Probed by name: never inlined, cloned or renamed (noipa). */
+/*
+ * Probed by name: never inlined, cloned or renamed (noipa).  What comes
+ * before its body depends on the kernel's configuration: the 5-byte fentry
+ * call of every traced function on x86-64, preceded by a 4-byte endbr64
+ * with CONFIG_X86_KERNEL_IBT (Debian's 6.12 kernels, not its 6.1 ones).
+ * So the offset probe does not guess an instruction boundary: the asm
+ * below labels one, a nop at which the argument is in rdi (constraint
+ * "D"), the register pcore_arg(regs, 0) reads, and forms_mark_offset()
+ * has the assembler compute the label's offset from the function's start.
+ * The asm is also what keeps the function from being folded away.
+ */
 static __attribute__((__noipa__)) u64 pcore_apitest_target(u64 v)
 {
-	asm volatile("" : "+r" (v));	/* not folded into the caller */
+	asm volatile(".Lpcore_apitest_mark:\n\tnop" : "+D" (v));
 	return 2 * v;
+}
+
+static unsigned int forms_mark_offset(void)
+{
+	unsigned int off;
+
+	asm("movl $(.Lpcore_apitest_mark - %c1), %0"
+	    : "=r" (off) : "i" (pcore_apitest_target));
+	return off;
 }
 
 static void notrace forms_pre(struct pcore_probe *p, struct pt_regs *regs)
@@ -687,6 +711,7 @@ static int probe_forms(void)
 #undef FORMS_HIST
 	if (ret)
 		return ret;
+	forms_offset = forms_mark_offset();
 	p = pcore_kprobe_attach(pc, &(struct pcore_kprobe_opts){
 		.name = "prepost", .symbol = "pcore_apitest_target",
 		.pre = forms_pre, .post = forms_post, .priv = forms.pre });
@@ -694,7 +719,8 @@ static int probe_forms(void)
 	if (!ret)
 		ret = apitest_err(pcore_kprobe_attach(pc,
 			&(struct pcore_kprobe_opts){ .name = "offset",
-				.symbol = "pcore_apitest_target", .offset = 5,
+				.symbol = "pcore_apitest_target",
+				.offset = forms_offset,
 				.pre = forms_pre, .priv = forms.offset }));
 	if (!ret)
 		ret = apitest_err(pcore_kprobe_attach(pc,
