@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers for the selftests of the IRQ examples (thardirq, tirqthread):
- * /proc/interrupts, a keyed histogram's keys file, a module's timers file,
- * and a serial-port workload.  Include after pcore_lib.h.
+ * Helpers for the selftests of the IRQ examples (thardirq, tirqthread,
+ * tsoftirq): /proc/interrupts, a keyed histogram's keys file, a module's
+ * timers file, a serial-port workload, and whether the kernel is
+ * PREEMPT_RT.  Include after pcore_lib.h.
  */
 #ifndef PCORE_IRQ_H
 #define PCORE_IRQ_H
@@ -10,6 +11,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <termios.h>
+#include <sys/utsname.h>
 
 #define PCORE_IRQS_MAX	128
 
@@ -253,6 +255,22 @@ static inline bool pcore_cmdline_has(const char *arg)
 		if (!strcmp(w, arg))
 			return true;
 	return false;
+}
+
+/*
+ * Is this a PREEMPT_RT kernel?  RT kernels say so in /sys/kernel/realtime
+ * ("1", a file of the RT patch set that Debian's RT kernels carry) and in
+ * the version string (uname -v: "#1 SMP PREEMPT_RT ...").
+ */
+static inline bool pcore_preempt_rt(void)
+{
+	struct utsname u;
+	char text[16];
+
+	if (pcore_read("/sys/kernel/realtime", text, sizeof(text)) > 0 &&
+	    text[0] == '1')
+		return true;
+	return !uname(&u) && strstr(u.version, "PREEMPT_RT");
 }
 
 /* Number of tasks whose comm starts with @prefix; pid of the last in @pid. */

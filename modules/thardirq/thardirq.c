@@ -26,6 +26,13 @@
  * each handler call is one value under the IRQ number, and the key keeps
  * the name of the first action seen (only the first label of a key is
  * kept).
+ *
+ * Threaded IRQs (booted with "threadirqs", and always on PREEMPT_RT,
+ * which force-threads every handler not marked IRQF_NO_THREAD): the
+ * tracepoints then bracket only the primary handler put in front of the
+ * driver's, which wakes the IRQ thread and returns IRQ_WAKE_THREAD (ret 2);
+ * the driver's handler runs in the thread, outside these tracepoints (the
+ * tirqthread example measures the thread).
  */
 #include <linux/interrupt.h>
 #include <linux/irqnr.h>

@@ -21,7 +21,10 @@
  * with SOFTIRQ_OFFSET in preempt_count, and irq_exit() only runs pending
  * softirqs when not in_interrupt(), so a hardirq that arrives during a run
  * returns to it without starting another.  Such a hardirq's time is part
- * of the run's measured time (as is an NMI's).  A per-CPU timer is
+ * of the run's measured time (as is an NMI's).  On PREEMPT_RT softirqs
+ * run in tasks, but one CPU's runs are serialized by a per-CPU lock (the
+ * one local_bh_disable() takes there), and a task holding it cannot
+ * migrate: runs do not nest there either.  A per-CPU timer is
  * therefore enough: on each CPU an entry is always followed by the exit of
  * the same vector.
  *
