@@ -389,6 +389,22 @@ static inline int pcore_percpu_parse(const char *path, struct pcore_percpu *pc)
 }
 
 /*
+ * Forks the kernel has made since boot (/proc/stat "processes"): every
+ * kernel_clone(), ours and the kernel's own (kthreadd starting a kworker),
+ * or -1ULL.  Reading it around a window bounds the do_fork events in it.
+ */
+static inline unsigned long long pcore_nr_forks(void)
+{
+	static char stat[1 << 16];
+	const char *p;
+
+	if (pcore_read("/proc/stat", stat, sizeof(stat)) < 0)
+		return -1ULL;
+	p = strstr(stat, "\nprocesses ");
+	return p ? strtoull(p + 11, NULL, 10) : -1ULL;
+}
+
+/*
  * Unload the modules of @mods that are loaded, in order (users before
  * what they use); returns 0 or the first errno.
  */
