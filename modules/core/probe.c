@@ -172,9 +172,11 @@ static void pcore_probe_free(struct pcore_probe *p)
 	kfree(p);
 }
 
+static void pcore_probe_unregister(struct pcore_probe *p);
+
 /*
- * List a registered probe; on a clash, unregister it again.  Caller
- * unregisters nothing itself.  Takes pcore_lock.
+ * List a registered probe; on a clash, unregister it again, so the caller
+ * has only to free it.  Caller holds pcore_lock.
  */
 static int pcore_probe_publish(struct pcore_probe *p)
 {
@@ -202,8 +204,10 @@ static int pcore_probe_publish(struct pcore_probe *p)
 			   p->hist->probe->name);
 		ret = -EBUSY;
 	}
-	if (ret)
+	if (ret) {
+		pcore_probe_unregister(p);
 		return ret;
+	}
 	if (p->hist)
 		p->hist->probe = p;
 	list_add_tail(&p->node, &pcore_probes);
@@ -343,10 +347,8 @@ struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
 	mutex_lock(&pcore_lock);
 	ret = pcore_probe_publish(p);
 	mutex_unlock(&pcore_lock);
-	if (ret) {
-		unregister_kprobe(&p->kp);
+	if (ret)
 		goto err_free;
-	}
 	return p;
 
 err_free:
@@ -467,10 +469,8 @@ struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
 	mutex_lock(&pcore_lock);
 	ret = pcore_probe_publish(p);
 	mutex_unlock(&pcore_lock);
-	if (ret) {
-		unregister_kretprobe(&p->rp);
+	if (ret)
 		goto err_free;
-	}
 	return p;
 
 err_free:
@@ -619,11 +619,8 @@ struct pcore_probe *pcore_tracepoint_attach(struct pcore_client *c,
 		pcore_perr(p, "no such tracepoint: %s", p->symbol);
 		ret = -ENOENT;
 	}
-	if (!ret) {
+	if (!ret)
 		ret = pcore_probe_publish(p);
-		if (ret)
-			pcore_tp_unregister(p);
-	}
 	mutex_unlock(&pcore_lock);
 	if (ret)
 		goto err_free;
@@ -636,10 +633,9 @@ err_free:
 EXPORT_SYMBOL_GPL(pcore_tracepoint_attach);
 
 /* Caller holds pcore_lock; waits until no handler of @p runs, frees it. */
-void __pcore_probe_detach(struct pcore_probe *p)
+/* Undo a registration; waits until no handler of @p runs. */
+static void pcore_probe_unregister(struct pcore_probe *p)
 {
-	list_del(&p->node);
-	list_del(&p->cnode);
 	switch (p->kind) {
 	case PCORE_PROBE_KPROBE:
 		unregister_kprobe(&p->kp);
@@ -651,6 +647,13 @@ void __pcore_probe_detach(struct pcore_probe *p)
 		pcore_tp_unregister(p);
 		break;
 	}
+}
+
+void __pcore_probe_detach(struct pcore_probe *p)
+{
+	list_del(&p->node);
+	list_del(&p->cnode);
+	pcore_probe_unregister(p);
 	if (p->hist)
 		p->hist->probe = NULL;
 	pcore_probe_free(p);
