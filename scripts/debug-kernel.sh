@@ -18,8 +18,8 @@
 #
 # The cache is ${PCORE_CACHE:-${XDG_CACHE_HOME:-~/.cache}/probe_core}/
 # debug-6.1-<key>/, outside build/ so that make clean keeps it; <key> hashes
-# the linux-source-6.1 package version, the config fragment and this
-# script, so a change of any of them builds anew.  Only complete builds
+# the linux-source-6.1 package version, the config fragment and RECIPE,
+# so a change of any of them builds anew (and removes older entries).  Only complete builds
 # are used: an interrupted one starts over.  A lock serialises concurrent
 # callers.  The build log and its duration are in the cache directory;
 # the duration is printed on stderr.
@@ -39,10 +39,14 @@ die() {
 	exit 1
 }
 
+# Bump when build() changes what it makes.
+RECIPE=1
+
 key() {
 	{
 		dpkg-query -W -f='${Version}\n' linux-source-6.1
-		cat "$FRAGMENT" "$0"
+		echo "recipe $RECIPE"
+		cat "$FRAGMENT"
 	} | sha256sum | cut -c1-12
 }
 
@@ -122,7 +126,7 @@ flock 9
 if [ ! -f "$dir/complete" ]; then
 	# The build tree refers to its source by absolute path: it is
 	# built in place, and "complete" marks a usable entry.
-	rm -rf "$dir"
+	rm -rf "$cache"/debug-6.1-*
 	mkdir -p "$dir"
 	build
 	touch "$dir/complete"
