@@ -14,8 +14,12 @@
 # "N passed, N failed", and exits non-zero on any failure.  Results and
 # logs: build/results/.
 #
-# KERNELS: Debian kernels as FLAVOUR-VERSION, default
-# "cloud-6.1 cloud-6.12 rt-6.1 rt-6.12" (PREEMPT_RT is "rt").
+# KERNELS: kernels as FLAVOUR-VERSION, default
+# "cloud-6.1 cloud-6.12 rt-6.1 rt-6.12 debug-6.1": Debian's kernels
+# (PREEMPT_RT is "rt"), and debug-6.1, the project's own debug build of
+# Debian's linux-source-6.1 (scripts/debug-kernel.sh: KASAN, lockdep,
+# kmemleak, UBSAN, fault injection, signed modules), built once and cached.
+# SELFTESTS: only these selftest programs (default: all of them).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +31,7 @@ mkdir -p "$res"
 scripts/deps.sh || exit 1
 scripts/ksrc.sh "$top/build/ksrc" || exit 1
 ksrc=$top/build/ksrc
-KERNELS=${KERNELS:-cloud-6.1 cloud-6.12 rt-6.1 rt-6.12}
+KERNELS=${KERNELS:-cloud-6.1 cloud-6.12 rt-6.1 rt-6.12 debug-6.1}
 
 # One TAP line into a results file: tap FILE STATUS DESCRIPTION
 tap() {
@@ -94,17 +98,49 @@ make -s --no-print-directory -C userspace O="$top/build/userspace" \
 	> "$res/probectl-build.log" 2>&1
 probectl_built=$?
 
+# pick LISTFILE TEST...: the TESTs that LISTFILE names (one per line, #
+# comments), on one line.
+pick() {
+	local list=$1 t
+	shift
+	list=" $(sed '/^#/d' "$list" 2>/dev/null | xargs) "
+	for t in "$@"; do
+		case $list in *" $t "*) echo "$t" ;; esac
+	done | xargs
+}
+
 # One kernel: build, payload, VM boots.  Its results go to files named
 # after its release, *-<release>.tap.
 check_kernel() {
 	local vmlinuz kdir kver built readme_ko payload all tirq plain exports
-	local want km
+	local want km moddir modroot vm_timeout vm_mem t0 list lock
 
-	if ! read -r vmlinuz kdir < <(scripts/kernel.sh "${1%%-*}" "${1#*-}"); then
-		echo "not ok - kernel $1: no image with headers installed" > "$res/kernel-$1.tap"
-		return
+	if [ "${1%%-*}" = debug ]; then
+		# Built on first use (tens of minutes on 2 cores), then cached.
+		t0=$SECONDS
+		echo "== $1: debug kernel (scripts/debug-kernel.sh)"
+		if [ "${1#*-}" != 6.1 ] ||
+		   ! read -r vmlinuz kdir modroot < <(scripts/debug-kernel.sh 2> "$res/debug-kernel.log"); then
+			sed 's/^/# /' "$res/debug-kernel.log" > "$res/kernel-$1.tap"
+			echo "not ok - kernel $1: the debug kernel did not build (only debug-6.1 exists)" >> "$res/kernel-$1.tap"
+			return
+		fi
+		cat "$res/debug-kernel.log"
+		echo "debug kernel ready after $((SECONDS - t0)) s"
+		kver=$(cat "$kdir/include/config/kernel.release")
+		moddir=$modroot/lib/modules/$kver
+		# KASAN, lockdep and SLUB debugging under emulation: the same
+		# work takes several times as long and needs more memory.
+		vm_timeout=3600 vm_mem=2048
+	else
+		if ! read -r vmlinuz kdir < <(scripts/kernel.sh "${1%%-*}" "${1#*-}"); then
+			echo "not ok - kernel $1: no image with headers installed" > "$res/kernel-$1.tap"
+			return
+		fi
+		kver=${kdir##*/linux-headers-}
+		moddir=/lib/modules/$kver
+		vm_timeout=1500 vm_mem=1024
 	fi
-	kver=${kdir##*/linux-headers-}
 
 	echo "== $1: build ($kver)"
 	rm -rf "build/$kver"
@@ -138,14 +174,14 @@ check_kernel() {
 	# needs it finds it there.
 	sed '/^#/d' selftests/kmods | while read -r km; do
 		[ -n "$km" ] || continue
-		src=/lib/modules/$kver/kernel/$km dst=$payload/modules/kernel/${km##*/}
+		src=$moddir/kernel/$km dst=$payload/modules/kernel/${km##*/}
 		if [ -f "$src" ]; then
 			cp "$src" "$dst"
 		elif [ -f "$src.xz" ]; then
 			xz -dc "$src.xz" > "$dst"
 		elif [ -f "$src.zst" ]; then
 			zstd -qdc "$src.zst" > "$dst"
-		elif ! grep -qx "kernel/$km" "/lib/modules/$kver/modules.builtin"; then
+		elif ! grep -qx "kernel/$km" "$moddir/modules.builtin"; then
 			echo "check.sh: $km: not in $kver's modules" >&2
 		fi
 	done
@@ -160,30 +196,76 @@ check_kernel() {
 			/usr/bin/jq
 		find "build/$kver/modules" -name '*.ko' \
 			-exec cp {} "$payload/rootfs/lib/modules/$kver/extra/" \;
-		cp /lib/modules/"$kver"/modules.builtin* \
-			/lib/modules/"$kver"/modules.order \
+		cp "$moddir"/modules.builtin* "$moddir"/modules.order \
 			"$payload/rootfs/lib/modules/$kver/"
 		depmod -b "$payload/rootfs" "$kver" >> "$res/probectl-build.log" 2>&1
 	else
 		echo "not ok - probectl not built (see build/results/probectl-build.log)" > "$res/probectl-build.tap"
 	fi
-	# Tests listed in selftests/threadirqs need all IRQs threaded: a second
-	# boot with "threadirqs".
+	# A kernel that trusts a key of ours (the debug kernel) gets every
+	# module signed with it, so that nothing taints the kernel and the
+	# lockdown boot below can load them; one unsigned copy of probe_core
+	# stays, for the lockdown test to be refused.
+	if [ -r "$kdir/certs/signing_key.pem" ] && [ -r "$kdir/certs/signing_key.x509" ]; then
+		mkdir -p "$payload/modules/unsigned"
+		cp "build/$kver/modules/core/probe_core.ko" "$payload/modules/unsigned/"
+		find "$payload/modules" "$payload/rootfs" -path '*/unsigned' -prune -o \
+			-name '*.ko' -print 2>/dev/null | {
+			n=0 bad=0
+			while read -r km; do
+				if "$kdir/scripts/sign-file" sha256 \
+					"$kdir/certs/signing_key.pem" \
+					"$kdir/certs/signing_key.x509" "$km"; then
+					n=$((n + 1))
+				else
+					bad=1
+					echo "# sign-file failed on $km"
+				fi
+			done
+			[ $bad = 0 ] && [ $n -gt 0 ] && echo -n "ok" || echo -n "not ok"
+			echo " - $n modules signed with $kver's build-time key"
+		} > "$res/sign-$kver.tap" 2>&1
+	fi
+	# Which boot runs which test:
+	#   selftests/threadirqs  a second boot with "threadirqs";
+	#   selftests/faultinject only kernels with fault injection (fail-nth,
+	#                         failslab, fail_page_alloc);
+	#   selftests/lockdown    a boot with "lockdown=confidentiality", only
+	#                         kernels that trust our signing key;
+	#   every other test      the main boot.
 	all=$(cd "$payload/selftests" && ls pcore_*)
-	tirq=$(sed '/^#/d' selftests/threadirqs | xargs)
-	plain=$(for t in $all; do case " $tirq " in *" $t "*) ;; *) echo "$t" ;; esac; done | xargs)
+	[ -z "${SELFTESTS:-}" ] || all=$(for t in $all; do
+		case " $SELFTESTS " in *" $t "*) echo "$t" ;; esac; done)
+	tirq=$(pick selftests/threadirqs $all)
+	fault=$(pick selftests/faultinject $all)
+	lock=$(pick selftests/lockdown $all)
+	plain=$(for t in $all; do
+		case " $tirq $fault $lock " in *" $t "*) ;; *) echo "$t" ;; esac
+	done | xargs)
+	if grep -qx CONFIG_FAULT_INJECTION_DEBUG_FS=y "$kdir/.config" &&
+	   grep -qx CONFIG_FAILSLAB=y "$kdir/.config"; then
+		plain="$plain $fault"
+	fi
+	[ -e "$payload/modules/unsigned" ] || lock=
 	tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
-		--out "$top/build/vm-$kver" --timeout 1500 \
+		--out "$top/build/vm-$kver" --timeout "$vm_timeout" --mem "$vm_mem" \
 		-- sh selftests/run_tests.sh $plain > "$res/vm-$kver.tap" 2>&1
 	if [ -n "$tirq" ]; then
 		tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
-			--out "$top/build/vm-$kver-threadirqs" --timeout 600 \
-			--append threadirqs \
+			--out "$top/build/vm-$kver-threadirqs" --timeout "$vm_timeout" \
+			--mem "$vm_mem" --append threadirqs \
 			-- sh selftests/run_tests.sh $tirq > "$res/vm-$kver-threadirqs.tap" 2>&1
+	fi
+	if [ -n "$lock" ]; then
+		tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
+			--out "$top/build/vm-$kver-lockdown" --timeout "$vm_timeout" \
+			--mem "$vm_mem" --append lockdown=confidentiality \
+			-- sh selftests/run_tests.sh $lock > "$res/vm-$kver-lockdown.tap" 2>&1
 	fi
 
 	# The guest printed probectl's Prometheus exports between markers;
 	# promtool (48 MB, not in the guest) checks them here.
+	case " $plain " in *" pcore_probectl "*) ;; *) return ;; esac
 	exports=$top/build/vm-$kver/exports
 	rm -rf "$exports"
 	mkdir -p "$exports"
@@ -224,10 +306,11 @@ echo "== summary"
 # Per kernel first (its build, readme and VM results), then the total.
 for f in "$res"/vm-*.tap; do
 	[ -e "$f" ] || continue
-	case $f in *-threadirqs.tap) continue ;; esac
+	case $f in *-threadirqs.tap | *-lockdown.tap) continue ;; esac
 	kver=${f##*/vm-}
 	kver=${kver%.tap}
 	echo "$kver: $(cat "$res/vm-$kver.tap" "$res/vm-$kver-threadirqs.tap" \
+		"$res/vm-$kver-lockdown.tap" "$res/sign-$kver.tap" \
 		"$res/promtool-$kver.tap" 2>/dev/null |
 		awk '/^ok /{ p++ } /^not ok /{ f++ } END { printf "%d passed, %d failed", p, f }') in the guest"
 done

@@ -12,14 +12,16 @@ set -eu
 # Everything the build, lint, host tests and the VM runner use. apt skips
 # the ones already installed, so on a partial machine we ask for the lot
 # rather than keeping a fragile map from each missing file to its package.
-# The kernel matrix: Debian 12's 6.1 and 6.12, cloud and PREEMPT_RT.
+# The kernel matrix: Debian 12's 6.1 and 6.12, cloud and PREEMPT_RT, and
+# what building the debug kernel from linux-source-6.1 takes (flex, bison,
+# libssl-dev for module signing).
 PKGS="qemu-system-x86 busybox-static linux-image-cloud-amd64
 linux-headers-cloud-amd64 linux-image-6.12-cloud-amd64
 linux-headers-6.12-cloud-amd64 linux-image-rt-amd64 linux-headers-rt-amd64
 linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 dkms
 libkmod-dev linux-source-6.1 valgrind sparse kmod
 cpio jq gcc make libc6-dev libelf-dev bc perl
-prometheus"
+prometheus flex bison libssl-dev openssl xz-utils"
 
 here=$(dirname "$0")
 
@@ -31,7 +33,7 @@ usage() {
 # Prints the name of each missing thing, one per line.
 missing() {
 	for cmd in qemu-system-x86_64 cpio gzip valgrind sparse gcc make jq \
-		kmod bc perl \
+		kmod bc perl flex bison openssl xz \
 		promtool; do
 		command -v "$cmd" >/dev/null 2>&1 || echo "$cmd"
 	done
@@ -42,7 +44,8 @@ missing() {
 		echo "static-busybox"
 	fi
 	for f in /usr/src/linux-source-6.1.tar.xz /usr/include/libkmod.h \
-		/usr/include/gelf.h /usr/lib/x86_64-linux-gnu/libc.a; do
+		/usr/include/gelf.h /usr/lib/x86_64-linux-gnu/libc.a \
+		/usr/include/openssl/evp.h; do
 		[ -e "$f" ] || echo "$f"
 	done
 	for k in "cloud 6.1" "cloud 6.12" "rt 6.1" "rt 6.12"; do
