@@ -8,7 +8,9 @@
 #   3. host unit tests of the engine and of probectl;
 #   4. for each kernel of KERNELS: builds every module with W=1 and
 #      sparse, boots the kernel in QEMU and runs the selftests;
-#   5. for each cloud kernel of KERNELS: DKMS add, build and install into
+#   5. the soak's short form (scripts/soak.sh --short) in a boot of its
+#      own, on cloud-6.1 and debug-6.1 when KERNELS has them;
+#   6. for each cloud kernel of KERNELS: DKMS add, build and install into
 #      staging trees, and a boot that loads the result with modprobe;
 # then prints the totals of each kernel and one last line
 # "N passed, N failed", and exits non-zero on any failure.  Results and
@@ -289,6 +291,19 @@ for k in $KERNELS; do
 	case $k in
 	*-*) check_kernel "$k" ;;
 	*) echo "not ok - KERNELS: '$k' is not FLAVOUR-VERSION" > "$res/kernel-$k.tap" ;;
+	esac
+done
+
+# The soak's short form (make soak runs the full one): a boot of its own
+# on the kernels it knows, with the modules built above.
+for k in $KERNELS; do
+	case $k in
+	cloud-6.1 | debug-6.1)
+		echo "== $k: soak, short form"
+		scripts/soak.sh --short --no-build --results "$res" "$k" \
+			> "$res/soak-$k.log" 2>&1
+		grep -h '^# soak (short) on' "$res/soak-$k.tap"
+		;;
 	esac
 done
 

@@ -11,7 +11,7 @@
 #   fuzz     seeded ioctl and debugfs-write fuzz from two processes, then
 #            everything unloads and nothing stays registered;
 #   leaks    a kmemleak scan (the debug kernel).
-# The full form: 1000 cycles, 200 hotplug rounds, 20000 fuzz operations;
+# The full form: 1000 cycles, 200 hotplug rounds, 50000 fuzz operations;
 # --short (make check): 100, 20, 2000.  PCORE_SOAK_CYCLES,
 # PCORE_SOAK_HOTPLUG and PCORE_SOAK_FUZZ_OPS override either; PCORE_SEED
 # replays a fuzz run (the seed is printed either way).
@@ -48,7 +48,7 @@ done
 if [ $short = 1 ]; then
 	form=short cycles=100 hotplug=20 ops=2000
 else
-	form=full cycles=1000 hotplug=200 ops=20000
+	form=full cycles=1000 hotplug=200 ops=50000
 fi
 cycles=${PCORE_SOAK_CYCLES:-$cycles}
 hotplug=${PCORE_SOAK_HOTPLUG:-$hotplug}

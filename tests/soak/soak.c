@@ -139,7 +139,10 @@ FIXTURE_TEARDOWN(soak)
 	close(self->kmsg);
 }
 
-/* Forks and reads on @cpu until killed. */
+/*
+ * Forks and reads on @cpu until killed, and calls what the fuzz may
+ * attach to (getppid, getpgrp).
+ */
 static void worker(int cpu)
 {
 	static char b[4096];
@@ -150,6 +153,8 @@ static void worker(int cpu)
 		pcore_forks(1);
 		if (fd >= 0 && pread(fd, b, sizeof(b), 0) < 0)
 			_exit(1);
+		syscall(SYS_getppid);
+		syscall(SYS_getpgrp);
 		usleep(100);
 	}
 }
@@ -239,8 +244,8 @@ TEST_F_TIMEOUT(soak, cycles, 36000)
 	unsigned long long cycles = param("PCORE_SOAK_CYCLES", 100);
 	unsigned long long loads = 0, unloads = 0, recorded = 0, busy = 0;
 	unsigned long long held = 0, held_refused = 0, held_eio = 0, i;
+	double t0 = pcore_now(), t, t_load = 0, t_rec = 0, t_unload = 0;
 	static char b[4096];
-	double t0 = pcore_now();
 	struct shared *sh = shared_new();
 	pid_t kids[4] = { 0 };
 	int k, ret, f1, f2, dev;
@@ -256,6 +261,7 @@ TEST_F_TIMEOUT(soak, cycles, 36000)
 		}
 	}
 	for (i = 0; i < cycles; i++) {
+		t = pcore_now();
 		ret = pcore_load(PARAMS);
 		EXPECT_EQ(0, ret) TH_LOG("cycle %llu: load: %s", i, strerror(ret));
 		if (ret)
@@ -265,9 +271,13 @@ TEST_F_TIMEOUT(soak, cycles, 36000)
 		if (ret)
 			break;
 		loads++;
-		/* Both workers' forks and the scheduler are being recorded. */
+		t_load += pcore_now() - t;
+		t = pcore_now();
+		/* The workers' forks and the scheduler are being recorded. */
 		if (!wait_count("do_fork", 2) && !wait_count("sched_switch", 1))
 			recorded++;
+		t_rec += pcore_now() - t;
+		t = pcore_now();
 		if (i % HOLD_EVERY == 0) {
 			/*
 			 * Unload with files held: cpuhists goes (its file
@@ -293,19 +303,24 @@ TEST_F_TIMEOUT(soak, cycles, 36000)
 			close(f2);
 			close(dev);
 		}
-		ret = unload_counting("cpuhists", &busy);
-		EXPECT_TRUE(ret == 0 || ret == ENOENT) TH_LOG("cycle %llu: cpuhists: %s",
-							      i, strerror(ret));
+		if (pcore_mod_loaded("cpuhists")) {
+			ret = unload_counting("cpuhists", &busy);
+			EXPECT_EQ(0, ret) TH_LOG("cycle %llu: cpuhists: %s", i,
+						 strerror(ret));
+		}
 		ret = unload_counting("probe_core", &busy);
 		EXPECT_EQ(0, ret) TH_LOG("cycle %llu: unload: %s", i, strerror(ret));
 		if (ret)
 			break;
 		unloads++;
+		t_unload += pcore_now() - t;
 	}
 	kill_all(kids, 4);
 	TH_LOG("cycles: %llu loads, %llu unloads, %llu recorded, %llu refusals while readers held files, %llu of %llu held unloads refused, %llu EIO after cpuhists went; readers: %llu reads, %llu ioctl rounds; %.1f s",
 	       loads, unloads, recorded, busy, held_refused, held, held_eio,
 	       sh->reads, sh->ioctls, pcore_now() - t0);
+	TH_LOG("cycles: %.1f s loading, %.1f s until recorded, %.1f s unloading",
+	       t_load, t_rec, t_unload);
 	EXPECT_EQ(cycles, loads);
 	EXPECT_EQ(cycles, unloads);
 	EXPECT_EQ(cycles, recorded);
@@ -587,15 +602,15 @@ static int fuzz_ioctl(int fd, void *unmapped, unsigned long *cmdp)
 static int fuzz_debugfs(void *unmapped, char *what, size_t len)
 {
 	static const char * const hists[] = {
-		"do_fork", "sched_switch", "sys_getppid", "sys_getpgrp",
-		"cpuhists/oncpu", "cpuhists/offcpu", "nosuch",
+		"do_fork", "sched_switch", "cpuhists/oncpu", "cpuhists/offcpu",
+		"do_fork", "sched_switch", "sys_getppid", "sys_getpgrp", "nosuch",
 	};
 	static const char * const files[] = {
 		"reset", "reset", "reset", "reset", "hist", "stats", "percpu",
 		"interval", "keys",
 	};
 	static const char * const strs[] = {
-		"1", "1\n", "0", "2", "", "abc", "-1", "0x1", " 1", "1 1",
+		"1", "1\n", "1", "1\n", "0", "2", "", "abc", "-1", "0x1", " 1", "1 1",
 		"+1", "01", "1\n\n", "\n", "99999999999999999999", "4294967297",
 	};
 	static char data[8192], got[65536];
@@ -702,7 +717,7 @@ TEST_F_TIMEOUT(soak, fuzz, 36000)
 	unsigned long long ioc[A_N] = { 0 }, wr[A_N] = { 0 }, done = 0;
 	struct fuzz_counts *fc;
 	double t0 = pcore_now();
-	pid_t kids[2];
+	pid_t kids[2], load = 0;
 	int k, a, st;
 
 	TH_LOG("fuzz: seed %llu (replay: PCORE_SEED=%llu), %llu operations",
@@ -714,6 +729,11 @@ TEST_F_TIMEOUT(soak, fuzz, 36000)
 	ASSERT_LE(0, pcore_read(KPROBES_LIST, before, sizeof(before)));
 	ASSERT_EQ(0, pcore_load(PARAMS));
 	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
+	/* Something for the probes to see while they come and go. */
+	load = fork();
+	ASSERT_LE(0, load);
+	if (!load)
+		worker(1);
 	for (k = 0; k < 2; k++) {
 		kids[k] = fork();
 		ASSERT_LE(0, kids[k]);
@@ -732,6 +752,7 @@ TEST_F_TIMEOUT(soak, fuzz, 36000)
 		if (fc[k].why[0])
 			TH_LOG("fuzzer %d: first bad answer: %s", k, fc[k].why);
 	}
+	kill_all(&load, 1);
 	for (a = 0; a < A_N; a++)
 		TH_LOG("fuzz: %-7s ioctl %6llu  debugfs %6llu", kinds[a], ioc[a], wr[a]);
 	TH_LOG("fuzz: %llu operations in %.1f s (seed %llu)", done,
