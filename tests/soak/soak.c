@@ -220,7 +220,12 @@ static void reader(struct shared *sh, int cpu)
 				close(fd[i]);
 		if (dev >= 0)
 			close(dev);
-		usleep(3000);
+		/*
+		 * A window for rmmod: a round of reads takes tens of ms
+		 * under emulation, and two readers out of step would
+		 * otherwise leave the module free only by chance.
+		 */
+		usleep(20000);
 	}
 }
 
