@@ -154,7 +154,7 @@ check_kernel() {
 		scripts/readme-module.sh "$kdir" "$readme_ko"
 	[ $built != 0 ] || [ $probectl_built != 0 ] ||
 	clean_run "install-$kver" "make install and make uninstall for $kver" \
-		scripts/install-test.sh "$kdir"
+		scripts/install-test.sh "$kdir" "$moddir"
 	if [ $built != 0 ] || [ $selftests_built != 0 ]; then
 		echo "not ok - selftests for $kver not run: nothing to run (see build/results)" > "$res/vm-$kver.tap"
 		return
