@@ -287,6 +287,18 @@ check_kernel() {
 	done > "$res/promtool-$kver.tap"
 }
 
+# The soak's short form on cloud-6.1 and debug-6.1 (scripts/soak.sh).
+soak_short() {
+	case $1 in
+	cloud-6.1 | debug-6.1)
+		echo "== $1: soak, short form"
+		scripts/soak.sh --short --no-build --results "$res" "$1" \
+			> "$res/soak-$1.log" 2>&1
+		grep -h '^# soak (short) on' "$res/soak-$1.tap"
+		;;
+	esac
+}
+
 # Two lanes.  QEMU's TCG runs a guest on one host thread, so one boot
 # leaves the second core idle: the debug kernel's boots (the longest, with
 # KASAN) run in the background while the Debian kernels run in the
@@ -301,7 +313,7 @@ for k in $KERNELS; do
 		scripts/debug-kernel.sh > /dev/null 2> "$res/debug-kernel-$k.log"
 		sed 's/^/  /' "$res/debug-kernel-$k.log"
 		echo "  ready after $((SECONDS - t0)) s; its boots run in the background"
-		check_kernel "$k" > "$res/lane-$k.log" 2>&1 &
+		{ check_kernel "$k"; soak_short "$k"; } > "$res/lane-$k.log" 2>&1 &
 		lanes="$lanes $!"
 		;;
 	esac
@@ -315,16 +327,9 @@ for k in $KERNELS; do
 done
 
 # The soak's short form (make soak runs the full one): a boot of its own
-# on the kernels it knows, with the modules built above.
+# on the kernels it knows, after check_kernel built their modules.
 for k in $KERNELS; do
-	case $k in
-	cloud-6.1 | debug-6.1)
-		echo "== $k: soak, short form"
-		scripts/soak.sh --short --no-build --results "$res" "$k" \
-			> "$res/soak-$k.log" 2>&1
-		grep -h '^# soak (short) on' "$res/soak-$k.tap"
-		;;
-	esac
+	case $k in debug-*) ;; *) soak_short "$k" ;; esac
 done
 
 # DKMS, as lab machines install: on the cloud kernels of the matrix.
