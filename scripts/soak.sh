@@ -12,7 +12,7 @@
 #            everything unloads and nothing stays registered;
 #   leaks    a kmemleak scan (the debug kernel).
 # The full form: 1000 cycles, 200 hotplug rounds, 50000 fuzz operations;
-# --short (make check): 100, 20, 2000 (debug-6.1: 15, 5, 2000, to stay
+# --short (make check): 100, 20, 2000 (debug-6.1: 25, 10, 2000, to stay
 # within minutes).  PCORE_SOAK_CYCLES,
 # PCORE_SOAK_HOTPLUG and PCORE_SOAK_FUZZ_OPS override either; PCORE_SEED
 # replays a fuzz run (the seed is printed either way).
@@ -55,10 +55,10 @@ sizes() {
 	if [ $short = 0 ]; then
 		cycles=1000 hotplug=200 ops=50000
 	elif [ "$1" = debug-6.1 ]; then
-		# A load/unload cycle takes 10-20 s here, a hotplug round
-		# about 10 s (KASAN, lockdep, 2 busy cores): 100 cycles
-		# would take half an hour.
-		cycles=15 hotplug=5 ops=2000
+		# A load/unload cycle takes 7-20 s here, a hotplug round
+		# 4-10 s (KASAN, lockdep, 2 busy cores): 100 cycles would
+		# take 10-30 minutes.
+		cycles=25 hotplug=10 ops=2000
 	else
 		cycles=100 hotplug=20 ops=2000
 	fi
