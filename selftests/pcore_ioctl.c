@@ -162,7 +162,7 @@ TEST_F(ioc, version)
 	EXPECT_EQ(0, memcmp(&v, &v2, sizeof(v)));
 }
 
-TEST_F(ioc, list)
+TEST_F_TIMEOUT(ioc, list, PCORE_TIMEOUT_PATCHING)
 {
 	const struct pcore_ioc_entry *f, *s, *on, *off;
 	struct pcore_ioc_list l;
@@ -254,7 +254,7 @@ TEST_F(ioc, list)
 }
 
 /* Merged and per-CPU reads of do_fork after forks on CPU 0 and CPU 1. */
-TEST_F(ioc, read)
+TEST_F_TIMEOUT(ioc, read, PCORE_TIMEOUT_PATCHING)
 {
 	unsigned long long percpu = 0, psum = 0, pmax = 0, pmin = UINT64_MAX;
 	struct pcore_ioc_read r, rc;
@@ -455,7 +455,7 @@ TEST_F_TIMEOUT(ioc, read_reset_intervals, 600)
 }
 
 /* RESET empties the histogram; hits and LIST's count go on. */
-TEST_F(ioc, reset)
+TEST_F_TIMEOUT(ioc, reset, PCORE_TIMEOUT_PATCHING)
 {
 	struct pcore_ioc_read r;
 	struct pcore_ioc_entry e;
@@ -601,7 +601,7 @@ static int fork_entry(const char *kp)
 }
 
 /* A kretprobe attached through the device, each histogram kind. */
-TEST_F(ioc, attach_kretprobe)
+TEST_F_TIMEOUT(ioc, attach_kretprobe, PCORE_TIMEOUT_PATCHING)
 {
 	static char kp_before[PCORE_BUF], kp[PCORE_BUF];
 	struct pcore_ioc_entry e, fork;
@@ -715,7 +715,7 @@ TEST_F(ioc, attach_kretprobe)
 }
 
 /* The sched_switch tracepoint attached through the device, each kind. */
-TEST_F(ioc, attach_tracepoint)
+TEST_F_TIMEOUT(ioc, attach_tracepoint, PCORE_TIMEOUT_PATCHING)
 {
 	static char kp_before[PCORE_BUF], kp[PCORE_BUF];
 	struct pcore_ioc_entry e;
@@ -771,7 +771,7 @@ TEST_F(ioc, attach_tracepoint)
 }
 
 /* A disabled kretprobe counts nothing; enabled again, it counts exactly. */
-TEST_F(ioc, enable_disable)
+TEST_F_TIMEOUT(ioc, enable_disable, PCORE_TIMEOUT_PATCHING)
 {
 	static char kp[PCORE_BUF];
 	struct pcore_ioc_entry e;

@@ -34,6 +34,21 @@ static inline const char *pcore_ko(void)
 	return ko ? ko : "/pcore/modules/probe_core.ko";
 }
 
+/*
+ * Harness timeout, in seconds, of a test whose time grows with the kprobes
+ * it registers and unregisters (loads with target=, attach and detach,
+ * enable and disable: each patches kernel text with text_poke_bp(), IPIs
+ * and RCU grace periods) or with the probectl runs it makes (each a fork,
+ * exec and dynamic link).  The harness's default is 30 s.  On the debug
+ * kernel (KASAN, lockdep, PROVE_RCU, kmemleak, full preemption) under TCG
+ * on a busy 2-core host, ioc.list, ioc.read, ioc.reset and
+ * ioc.attach_kretprobe took 15 to 24 s, and ioc.enable_disable,
+ * ctl.show and ctl.attach_enable_reset_detach more than 30 s; 300 s
+ * leaves room for a busier host, and stays under the timeout of a whole
+ * program (selftests/settings) and of the VM (scripts/check.sh).
+ */
+#define PCORE_TIMEOUT_PATCHING	300
+
 /* finit_module() of the file @path; returns 0 or the errno. */
 static inline int pcore_load_path(const char *path, const char *params)
 {

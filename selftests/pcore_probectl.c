@@ -95,7 +95,7 @@ FIXTURE_TEARDOWN(ctl)
 }
 
 /* Without the module, every command says so in words and exits 1. */
-TEST_F(ctl, not_loaded)
+TEST_F_TIMEOUT(ctl, not_loaded, PCORE_TIMEOUT_PATCHING)
 {
 	EXPECT_EQ(1, CTL("status"));
 	EXPECT_NE(NULL, strstr(out, "module: not loaded")) TH_LOG("%s", out);
@@ -113,7 +113,7 @@ TEST_F(ctl, not_loaded)
 }
 
 /* From a build tree (--module) and installed (libkmod finds it). */
-TEST_F(ctl, load_status_unload)
+TEST_F_TIMEOUT(ctl, load_status_unload, PCORE_TIMEOUT_PATCHING)
 {
 	ASSERT_EQ(0, CTL("load", "--module", "/pcore/modules/probe_core.ko",
 			 "--target", "do_fork")) TH_LOG("%s", out);
@@ -137,7 +137,7 @@ TEST_F(ctl, load_status_unload)
 }
 
 /* show: text with bars, JSON that jq reads with exact counts, CSV. */
-TEST_F(ctl, show)
+TEST_F_TIMEOUT(ctl, show, PCORE_TIMEOUT_PATCHING)
 {
 	ASSERT_EQ(0, pcore_load("target=do_fork"));
 	ASSERT_EQ(0, pcore_forks(NFORKS));
@@ -213,7 +213,7 @@ static int wait_lines(const char *file, int n, pid_t pid)
  * after the watch started and after we saw the last.  In the quiet VM
  * both are our 2 * NFORKS, exactly.
  */
-TEST_F_TIMEOUT(ctl, watch_adds_up, 120)
+TEST_F_TIMEOUT(ctl, watch_adds_up, PCORE_TIMEOUT_PATCHING)
 {
 	unsigned long long pa, pb, pc, pd;
 	long long sum;
@@ -265,7 +265,7 @@ TEST_F_TIMEOUT(ctl, watch_adds_up, 120)
 }
 
 /* attach, disable, enable, reset, detach: exact counts around each. */
-TEST_F(ctl, attach_enable_reset_detach)
+TEST_F_TIMEOUT(ctl, attach_enable_reset_detach, PCORE_TIMEOUT_PATCHING)
 {
 	ASSERT_EQ(0, pcore_load(""));
 	ASSERT_EQ(0, CTL("attach", "--kretprobe", "do_fork", "--hist", "log2"))
@@ -299,7 +299,7 @@ TEST_F(ctl, attach_enable_reset_detach)
  * directory.  The text goes to the log between markers: check.sh runs
  * promtool on it.
  */
-TEST_F(ctl, export_prometheus)
+TEST_F_TIMEOUT(ctl, export_prometheus, PCORE_TIMEOUT_PATCHING)
 {
 	ASSERT_EQ(0, pcore_load("target=do_fork tracepoints=sched_switch"));
 	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
@@ -327,7 +327,7 @@ TEST_F(ctl, export_prometheus)
 }
 
 /* probe_core in use by a handler module: unload says by whom. */
-TEST_F(ctl, unload_in_use)
+TEST_F_TIMEOUT(ctl, unload_in_use, PCORE_TIMEOUT_PATCHING)
 {
 	ASSERT_EQ(0, pcore_load(""));
 	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
@@ -339,7 +339,7 @@ TEST_F(ctl, unload_in_use)
 }
 
 /* Not root: refused, in words. */
-TEST_F(ctl, not_root)
+TEST_F_TIMEOUT(ctl, not_root, PCORE_TIMEOUT_PATCHING)
 {
 	pid_t pid;
 	int st, fd;
