@@ -217,15 +217,58 @@ static inline int kmsg_open(void)
 }
 
 #define KMSG_MARK	"pcore-selftest: end of records"
-#define KMSG_MAX_MODS	64
+#define KMSG_MAX_NAMES	256
+
+/* Adds @name (up to @len bytes) to @names unless full; returns the count. */
+static inline int kmsg_add_name(char names[][64], int n, const char *name,
+				size_t len)
+{
+	if (n >= KMSG_MAX_NAMES || !len || len >= 64)
+		return n;
+	snprintf(names[n], 64, "%.*s", (int)len, name);
+	return n + 1;
+}
 
 /*
- * The names of our modules: probe_core and every .ko in /pcore/modules/
- * (the handler and test modules; the kernel's own are in kernel/ below
- * it).  Each prints with pr_fmt "<name>: ", and the module loader's lines
- * about a module ("<name>: Unknown symbol ...") have the same prefix.
+ * Adds the parameters of module file @path: its .modinfo strings
+ * "parmtype=<name>:<type>".
  */
-static inline int kmsg_our_mods(char names[][64])
+static inline int kmsg_add_params(char names[][64], int n, const char *path)
+{
+	static const char key[] = "parmtype=";
+	const char *p, *end, *colon;
+	struct stat st;
+	char *buf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return n;
+	buf = fstat(fd, &st) ? NULL : malloc(st.st_size + 1);
+	if (buf && read(fd, buf, st.st_size) == st.st_size) {
+		buf[st.st_size] = '\0';
+		end = buf + st.st_size;
+		for (p = buf; (p = memmem(p, end - p, key, sizeof(key) - 1));) {
+			p += sizeof(key) - 1;
+			colon = memchr(p, ':', end - p);
+			if (colon)
+				n = kmsg_add_name(names, n, p, colon - p);
+		}
+	}
+	free(buf);
+	close(fd);
+	return n;
+}
+
+/*
+ * The prefixes of the lines our modules cause: "<module>: " of probe_core
+ * and of every .ko in /pcore/modules/ (the handler and test modules; the
+ * kernel's own are in kernel/ below it), as each prints with pr_fmt
+ * KBUILD_MODNAME ": " and the module loader prints "<module>: Unknown
+ * symbol ..."; and "<parameter>: " of their parameters, which
+ * kernel/params.c prints ("target: string parameter too long").
+ */
+static inline int kmsg_our_names(char names[][64])
 {
 	char path[300];
 	struct dirent *d;
@@ -234,19 +277,19 @@ static inline int kmsg_our_mods(char names[][64])
 	char *c;
 	DIR *dir;
 
-	snprintf(names[n++], 64, "probe_core");
+	n = kmsg_add_name(names, n, "probe_core", strlen("probe_core"));
 	dir = opendir("/pcore/modules");
-	while (dir && (d = readdir(dir)) && n < KMSG_MAX_MODS) {
+	while (dir && (d = readdir(dir))) {
 		len = strlen(d->d_name);
 		snprintf(path, sizeof(path), "/pcore/modules/%s", d->d_name);
-		if (len <= 3 || len >= 64 + 3 ||
-		    strcmp(d->d_name + len - 3, ".ko") || access(path, R_OK))
+		if (len <= 3 || strcmp(d->d_name + len - 3, ".ko") ||
+		    access(path, R_OK))
 			continue;
-		snprintf(names[n], 64, "%.*s", (int)(len - 3), d->d_name);
-		for (c = names[n]; *c; c++)
+		n = kmsg_add_name(names, n, d->d_name, len - 3);
+		for (c = names[n - 1]; *c; c++)
 			if (*c == '-')
 				*c = '_';	/* as the kernel names modules */
-		n++;
+		n = kmsg_add_params(names, n, path);
 	}
 	if (dir)
 		closedir(dir);
@@ -255,7 +298,7 @@ static inline int kmsg_our_mods(char names[][64])
 
 /*
  * Is @msg a line that a test's action can have caused?  One of ours
- * ("<module>: ..."), or the header of a kernel report, which has no
+ * (see kmsg_our_names()), or the header of a kernel report, which has no
  * prefix of ours even when our code caused it (a WARN_ON in probe_core
  * prints "WARNING: CPU: 0 PID: ..." and a stack dump).  Other lines are
  * the kernel's own business and come at any time, even in the quiet VM:
@@ -269,16 +312,16 @@ static inline bool kmsg_ours(const char *msg)
 		"DEBUG_LOCKS_WARN_ON", "list_add corruption",
 		"list_del corruption", "INFO: ", NULL
 	};
-	static char mods[KMSG_MAX_MODS][64];
-	static int nmods;
+	static char names[KMSG_MAX_NAMES][64];
+	static int nnames;
 	size_t len;
 	int i;
 
-	if (!nmods)
-		nmods = kmsg_our_mods(mods);
-	for (i = 0; i < nmods; i++) {
-		len = strlen(mods[i]);
-		if (!strncmp(msg, mods[i], len) && msg[len] == ':')
+	if (!nnames)
+		nnames = kmsg_our_names(names);
+	for (i = 0; i < nnames; i++) {
+		len = strlen(names[i]);
+		if (!strncmp(msg, names[i], len) && msg[len] == ':')
 			return true;
 	}
 	/* SLUB debugging: "BUG kmalloc-64 (Not tainted): ..." */
