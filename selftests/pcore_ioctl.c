@@ -141,7 +141,7 @@ static void getppids(int n)
 		syscall(SYS_getppid);
 }
 
-TEST_F(ioc, version)
+TEST_F_TIMEOUT(ioc, version, PCORE_TIMEOUT_PATCHING)
 {
 	struct pcore_ioc_version v, v2;
 	unsigned int i;
@@ -359,7 +359,7 @@ TEST_F_TIMEOUT(ioc, read, PCORE_TIMEOUT_PATCHING)
 }
 
 /* Two reads with different junk around them return the same bytes. */
-TEST_F(ioc, no_junk_out)
+TEST_F_TIMEOUT(ioc, no_junk_out, PCORE_TIMEOUT_PATCHING)
 {
 	static struct pcore_ioc_bucket b1[PCORE_MAXB], b2[PCORE_MAXB];
 	struct pcore_ioc_read r1, r2;
@@ -489,7 +489,7 @@ TEST_F_TIMEOUT(ioc, reset, PCORE_TIMEOUT_PATCHING)
 }
 
 /* Keyed reads of cpuhists/oncpu: the key is the CPU number. */
-TEST_F(ioc, read_key)
+TEST_F_TIMEOUT(ioc, read_key, PCORE_TIMEOUT_PATCHING)
 {
 	struct pcore_ioc_read r, all;
 	unsigned long long keysum = 0;
@@ -833,7 +833,7 @@ TEST_F_TIMEOUT(ioc, enable_disable, PCORE_TIMEOUT_PATCHING)
 }
 
 /* An open file holds probe_core; closed, it unloads and the node goes. */
-TEST_F(ioc, open_file_holds_module)
+TEST_F_TIMEOUT(ioc, open_file_holds_module, PCORE_TIMEOUT_PATCHING)
 {
 	struct stat st;
 
