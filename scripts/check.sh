@@ -5,7 +5,8 @@
 #   1. installs what is missing (Debian packages), extracts the kselftest
 #      harness and checkpatch from Debian's linux-source;
 #   2. runs checkpatch and kernel-doc: each clean run is a passed test;
-#   3. host unit tests of the engine and of probectl;
+#   3. host unit tests of the engine, of probectl and of the VM runner's
+#      judge of the kernel log;
 #   4. for each kernel of KERNELS: builds every module with W=1 and
 #      sparse, boots the kernel in QEMU and runs the selftests;
 #   5. the soak's short form (scripts/soak.sh --short) in a boot of its
@@ -80,6 +81,11 @@ make -s --no-print-directory -C tests/host KSFT="$ksrc" O="$top/build/host" \
 	run > "$res/host.tap" 2> "$res/host.log" ||
 	grep -q '^not ok' "$res/host.tap" ||
 	echo "not ok - host unit tests did not run (see build/results/host.log)" >> "$res/host.tap"
+
+echo "== judge of the guest kernel log"
+tests/judge/run.sh "$top/build/judge" > "$res/judge.tap" 2> "$res/judge.log" ||
+	grep -q '^not ok' "$res/judge.tap" ||
+	echo "not ok - judge tests did not run (see build/results/judge.log)" >> "$res/judge.tap"
 
 echo "== probectl"
 make -s --no-print-directory -C tests/userspace KSFT="$ksrc" \
