@@ -1,6 +1,9 @@
 #!/bin/sh
 # Runs every selftest in this directory, one after the other, and prints
 # their TAP.  A test binary that dies without reporting is a failure.
+# Where the kernel has kmemleak, kmemleak.sh first proves it catches a
+# leak, then checks after each test and once more at the end, with every
+# module unloaded (each check one TAP line; see kmemleak.sh).
 # Usage: run_tests.sh [TEST...]   (default: every pcore_* program here)
 cd "$(dirname "$0")" || exit 1
 if [ $# -gt 0 ]; then
@@ -9,6 +12,11 @@ else
 	tests=$(for f in pcore_*; do [ -x "$f" ] && echo "$f"; done)
 fi
 rc=0
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	echo "# kmemleak: checks after each test"
+	sh ./kmemleak.sh start
+	sh ./kmemleak.sh selftest || rc=1
+fi
 for t in $tests; do
 	echo "# selftest: $t"
 	./"$t" > "/tmp/$t.out" 2>&1
@@ -19,5 +27,7 @@ for t in $tests; do
 		grep -q '^not ok ' "/tmp/$t.out" ||
 			echo "not ok - $t exited $st without reporting a failure"
 	fi
+	sh ./kmemleak.sh check "$t" || rc=1
 done
+sh ./kmemleak.sh final || rc=1
 exit $rc
