@@ -7,8 +7,8 @@
  * probe_core itself allows under lockdown is tested by its own tests;
  * this one proves the signed-module setup they stand on.
  */
-#include <sys/mount.h>
 #include "pcore_lib.h"
+#include <sys/mount.h>
 #include "kselftest_harness.h"
 
 #define SECFS		"/sys/kernel/security"
