@@ -5,27 +5,33 @@
 # kmemleak (/sys/kernel/debug/kmemleak); elsewhere every command prints
 # nothing and exits 0 (no "ok" line for a check that did not run).
 #
-#   kmemleak.sh start       scan, forget what the kernel's boot left
-#                           (clear), print the count in a "# " line
-#   kmemleak.sh selftest    prove that the check catches leaks: 2 TAP lines
-#   kmemleak.sh check NAME  after test NAME: one TAP line, "not ok" when a
-#                           new unreferenced object was allocated by one
-#                           of our modules, with kmemleak's report of each
-#                           in "# " lines; then clear
-#   kmemleak.sh final       unload every module of ours still loaded,
-#                           then "check" once more (leaks that only show
-#                           when a module's data and bss are gone)
+#   kmemleak.sh start            scan, forget what the kernel's boot left
+#                                (clear), print the count in a "# " line
+#   kmemleak.sh selftest         prove that the check catches leaks (2 TAP
+#                                lines)
+#   kmemleak.sh check PREV CUR   after test CUR, which ran after PREV: one
+#                                scan, one TAP line, "not ok" when a new
+#                                unreferenced object was allocated by one
+#                                of our modules, with kmemleak's report of
+#                                each in "# " lines; then clear
+#   kmemleak.sh final LAST       unload every module of ours still loaded,
+#                                wait and scan twice, judge as check
 #
 # How kmemleak decides (mm/kmemleak.c of 6.1): a scan reports an object
 # only when it is white (no reference found), its checksum did not change
-# since the previous scan (a new object's first scan always counts as a
-# change and makes it gray for that scan) and it was allocated at least
-# MSECS_MIN_AGE (5 s) before the scan started.  So a check waits until
-# 6 s have passed since the test ended and its first scan, then scans a
-# second time.  "clear" paints what was reported gray: never reported
-# again, so each check sees only what is new.  Objects of the kernel
-# itself (boot-time false positives, or anything not ours) are counted in
-# a comment and cleared, never failed.
+# since the previous scan (a new object's first scan counts as a change,
+# unless the object is all zeroes) and it was allocated at least
+# MSECS_MIN_AGE (5 s) before the scan started.  "clear" paints what was
+# reported gray: never reported again, so each check sees only new ones.
+#
+# A scan takes about 25 s under KASAN and emulation, so there is one per
+# test: a leak of test PREV is seen for the first time by the scan after
+# PREV and reported by the one after CUR; an all-zero object of CUR can
+# be reported there already.  The check names both; kmemleak's "comm" line
+# says which task allocated it.  At the end, "final" waits out the minimum
+# age and scans twice, so the last test's leaks are not missed.  Objects
+# of the kernel itself (boot-time false positives, anything not ours) are
+# counted in a comment and cleared, never failed.
 #
 # Which objects are ours: kmemleak prints the allocation backtrace with
 # %pS.  A frame in a loaded module reads "func+0x1/0x2 [module]": ours
@@ -105,26 +111,36 @@ judge() {
 	}' "$KML"
 }
 
-# check NAME: one TAP line; returns 1 when objects of ours were reported.
-check() {
+# judge_tap DESC: judges what the last scan reported, one TAP line;
+# returns 1 when objects of ours were reported.
+judge_tap() {
 	out=/tmp/kmemleak.$$
-	settle
 	judge > "$out"
 	read -r n other < "$out"
 	clear_reported
 	if [ "$n" -eq 0 ]; then
-		echo "ok - kmemleak after $1: no unreferenced object of our modules"
+		echo "ok - kmemleak $1: no unreferenced object of our modules"
 		[ "$other" -eq 0 ] ||
 			echo "# kmemleak: $other unreferenced object(s) of the kernel cleared"
 		rm -f "$out"
 		return 0
 	fi
-	echo "not ok - kmemleak after $1: $n unreferenced object(s) allocated by our modules"
+	echo "not ok - kmemleak $1: $n unreferenced object(s) allocated by our modules"
 	[ "$other" -eq 0 ] ||
 		echo "# kmemleak: and $other of the kernel (not judged)"
 	sed '1d; s/^/# /' "$out"
 	rm -f "$out"
 	return 1
+}
+
+# check PREV CUR
+check() {
+	scan
+	if [ -n "$1" ]; then
+		judge_tap "after $2: leaks of $1 (or $2)"
+	else
+		judge_tap "after $2"
+	fi
 }
 
 # expect DESC N: a check whose right outcome is "caught N objects".
@@ -156,6 +172,11 @@ loaded() {
 selftest() {
 	st=0
 	echo "$MARK: begin" > /dev/kmsg
+	if ! insmod "$MODDIR/probe_core.ko"; then
+		echo "not ok - kmemleak check catches leaks: insmod probe_core failed"
+		echo "$MARK: end" > /dev/kmsg
+		return 1
+	fi
 	if insmod "$MODDIR/pcore_faultmod.ko" leak=1; then
 		expect_caught "a leak of a loaded module (pcore_faultmod leak=1)" 1 || st=1
 		rmmod pcore_faultmod || st=1
@@ -169,9 +190,7 @@ selftest() {
 		echo "not ok - kmemleak check catches a leak of an unloaded module: insmod/rmmod pcore_faultmod leak=2 failed"
 		st=1
 	fi
-	# What the leak=1 object was, freed since: nothing left to report.
-	settle
-	clear_reported
+	rmmod probe_core || st=1
 	echo "$MARK: end" > /dev/kmsg
 	return $st
 }
@@ -187,22 +206,23 @@ final() {
 			rmmod "$m" || st=1
 		done
 	done
-	check "every test, all modules unloaded" || st=1
+	settle
+	judge_tap "at the end, every module unloaded: leaks of ${1:-no test}" || st=1
 	return $st
 }
 
 case $1 in
 start)
-	settle
+	scan
 	n=$(judge | head -n 1)
 	clear_reported
 	echo "# kmemleak: cleared what the boot left (ours other: $n)"
 	;;
 selftest) selftest ;;
-check) check "$2" ;;
-final) final ;;
+check) check "$2" "$3" ;;
+final) final "$2" ;;
 *)
-	echo "usage: $0 start|selftest|check NAME|final" >&2
+	echo "usage: $0 start|selftest|check PREV CUR|final LAST" >&2
 	exit 2
 	;;
 esac

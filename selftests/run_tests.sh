@@ -2,8 +2,9 @@
 # Runs every selftest in this directory, one after the other, and prints
 # their TAP.  A test binary that dies without reporting is a failure.
 # Where the kernel has kmemleak, kmemleak.sh first proves it catches a
-# leak, then checks after each test and once more at the end, with every
-# module unloaded (each check one TAP line; see kmemleak.sh).
+# leak, then checks after each test (leaks of the test before it, or of
+# that test) and at the end, with every module unloaded (each check one
+# TAP line; see kmemleak.sh).
 # Usage: run_tests.sh [TEST...]   (default: every pcore_* program here)
 cd "$(dirname "$0")" || exit 1
 if [ $# -gt 0 ]; then
@@ -12,6 +13,7 @@ else
 	tests=$(for f in pcore_*; do [ -x "$f" ] && echo "$f"; done)
 fi
 rc=0
+prev=
 if [ -e /sys/kernel/debug/kmemleak ]; then
 	echo "# kmemleak: checks after each test"
 	sh ./kmemleak.sh start
@@ -27,7 +29,8 @@ for t in $tests; do
 		grep -q '^not ok ' "/tmp/$t.out" ||
 			echo "not ok - $t exited $st without reporting a failure"
 	fi
-	sh ./kmemleak.sh check "$t" || rc=1
+	sh ./kmemleak.sh check "$prev" "$t" || rc=1
+	prev=$t
 done
-sh ./kmemleak.sh final || rc=1
+sh ./kmemleak.sh final "$prev" || rc=1
 exit $rc

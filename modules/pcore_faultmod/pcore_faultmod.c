@@ -15,6 +15,7 @@
  *   khist       pcore_hist_create(), the kretprobe's (made without a fault)
  *   kretprobe   pcore_kretprobe_attach() on pcore_faultmod_target()
  *   tracepoint  pcore_tracepoint_attach() on sched_switch
+ *   add         pcore_hist_add() of 1000 to "hist" (no allocation)
  *   destroy     pcore_client_destroy(): everything goes
  *
  * Each object is created once: the write fails with EBUSY while it
@@ -101,6 +102,12 @@ static int fault_op(const char *op)
 						pcore_client_create(THIS_MODULE));
 	if (!pc)
 		return -ENOENT;
+	if (!strcmp(op, "add")) {
+		if (!fault_hist)
+			return -ENOENT;
+		pcore_hist_add(fault_hist, 1000);
+		return 0;
+	}
 	if (!strcmp(op, "hist"))
 		return fault_hist ? -EBUSY : fault_hist_new(&fault_hist, "h", 0);
 	if (!strcmp(op, "keyed"))
