@@ -38,11 +38,14 @@
 # when the module is one of /pcore/modules/*.ko.  A frame in a module
 # that has been unloaded since (or in a module's init code, freed after
 # its load) no longer resolves and is printed as a bare address: ours
-# when it lies in the x86-64 module mapping area
-# (0xffffffffa0000000-0xfffffffffeffffff, with or without KASLR).  In
-# this guest only our modules and the kernel's modules that
-# selftests/kmods lists (loaded by our tests only) are ever loaded, so
-# such a frame comes from one of our tests either way.
+# when it lies in the x86-64 module area, above the kernel image (its
+# _end in /proc/kallsyms; 0xffffffffc0000000, where modules start under
+# KASLR, when kallsyms hides addresses) and below 0xffffffffff000000.
+# (The kernel's own freed __init code also prints bare, but inside the
+# image: with KASLR the image lies anywhere from 0xffffffff80000000 to the
+# module area.)  In this guest only our modules and the kernel's modules
+# that selftests/kmods lists (loaded by our tests only) are ever loaded,
+# so such a frame comes from one of our tests either way.
 
 KML=/sys/kernel/debug/kmemleak
 MODDIR=/pcore/modules
@@ -79,10 +82,19 @@ settle() {
 	scan
 }
 
+# Where the module area starts, as 16 hex digits: past the kernel image.
+modules_start() {
+	end=$(awk '$3 == "_end" { print $1 }' /proc/kallsyms 2>/dev/null)
+	case $end in
+	'' | 0000000000000000) echo ffffffffc0000000 ;;
+	*) echo "$end" ;;
+	esac
+}
+
 # Splits the kmemleak file into objects; prints "OURS OTHER" on the first
 # line, then the report of each object of ours.
 judge() {
-	awk -v ours="$(ours)" '
+	awk -v ours="$(ours)" -v lo="$(modules_start)" '
 	function flush() {
 		if (obj == "")
 			return
@@ -101,9 +113,12 @@ judge() {
 		if ($0 ~ "\\[(" ours ")\\]$")
 			mine = 1
 		# A bare address in the module area: an unloaded module.
-		if ($0 ~ /^    \[<[0-9a-f]+>\] 0xffffffff[a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]$/ &&
-		    $0 !~ / 0xffffffffff[0-9a-f]+$/)
-			mine = 1
+		# Fixed-width lowercase hex compares as strings.
+		if ($0 ~ /^    \[<[0-9a-f]+>\] 0x[0-9a-f]+$/) {
+			a = substr($NF, 3)
+			if (length(a) == 16 && a > lo && a < "ffffffffff000000")
+				mine = 1
+		}
 	}
 	END {
 		flush()

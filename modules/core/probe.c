@@ -742,6 +742,10 @@ static int pcore_tp_module_notify(struct notifier_block *nb,
 		if (m) {
 			m->mod = tpm->mod;
 			list_add_tail(&m->node, &pcore_tp_mods);
+		} else {
+			/* The module loads anyway: say why it is not found. */
+			pr_err("%s: out of memory: its tracepoints cannot be attached by name\n",
+			       module_name(tpm->mod));
 		}
 		list_for_each_entry(p, &pcore_probes, node) {
 			if (p->kind != PCORE_PROBE_TRACEPOINT || p->tp ||
