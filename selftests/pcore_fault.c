@@ -604,8 +604,10 @@ TEST_F_TIMEOUT(fault, interval_keeps_values, 1800)
 	ASSERT_LE(0, nth);
 	kmsg_mark("pcore-fault-inject: begin\n");
 	for (n = 1; n <= N_MAX; n++) {
-		if (faultmod_op("add"))
+		if (faultmod_op("add")) {
+			TH_LOG("N=%d: cannot add a value", n);
 			break;
+		}
 		pending++;
 		snprintf(num, sizeof(num), "%d", n);
 		if (pwrite(nth, num, strlen(num), 0) < 0)
