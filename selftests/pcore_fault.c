@@ -576,24 +576,42 @@ TEST_F_TIMEOUT(fault, debugfs_files, 3600)
 	ASSERT_EQ(0, pcore_unload_wait());
 }
 
+/* The count of one interval read (open, one read, close), or -1ULL. */
+static unsigned long long interval_count(char *buf, size_t len, ssize_t *got)
+{
+	int fd = open(MOD_DBG "/h/interval", O_RDONLY | O_CLOEXEC);
+	char *p;
+
+	*got = -2;
+	if (fd < 0)
+		return -1ULL;
+	*got = read(fd, buf, len - 1);
+	close(fd);
+	if (*got < 0)
+		return -1ULL;
+	buf[*got] = '\0';
+	p = strstr(buf, "count: ");
+	return p ? strtoull(p + 7, NULL, 10) : -1ULL;
+}
+
 /*
  * An interval open that fails must not lose the interval: each attempt
- * adds one value, and the next interval read that succeeds counts every
- * value added since the last one.  A fault in the first read() (the
- * seq_file buffer, allocated there) fails that read with the values
- * already moved into the open file: those are lost with it, counted here
- * apart (a known limit: the file's text is made at the first read).
+ * adds one value and reads the interval with the N-th allocation failing;
+ * after an open that failed, a read without a fault must find the value.
+ * A fault in the first read() (the seq_file buffer, allocated there)
+ * fails that read with the value already moved into the open file: it is
+ * lost with it, counted apart (a known limit: the text is made at the
+ * first read).
  */
 TEST_F_TIMEOUT(fault, interval_keeps_values, 1800)
 {
 	static char buf[65536];
 	const char *why = why_skip(_metadata, self->none);
-	int nth, fd, n, pending = 0, open_failed = 0, read_failed = 0;
+	int nth, n, open_failed = 0, read_failed = 0, bad = 0;
 	unsigned long long count;
-	char num[16];
 	bool injected = true;
+	char num[16];
 	ssize_t got;
-	char *p;
 
 	if (why)
 		SKIP(return, "%s", why);
@@ -603,52 +621,49 @@ TEST_F_TIMEOUT(fault, interval_keeps_values, 1800)
 	nth = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, nth);
 	kmsg_mark("pcore-fault-inject: begin\n");
-	for (n = 1; n <= N_MAX; n++) {
+	for (n = 1; n <= N_MAX && !bad; n++) {
 		if (faultmod_op("add")) {
 			TH_LOG("N=%d: cannot add a value", n);
+			bad++;
 			break;
 		}
-		pending++;
 		snprintf(num, sizeof(num), "%d", n);
-		if (pwrite(nth, num, strlen(num), 0) < 0)
+		if (pwrite(nth, num, strlen(num), 0) < 0) {
+			bad++;
 			break;
-		got = -1;
-		fd = open(MOD_DBG "/h/interval", O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			got = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
 		}
+		count = interval_count(buf, sizeof(buf), &got);
 		injected = pread(nth, num, sizeof(num) - 1, 0) > 0 &&
 			   num[0] == '0';
-		if (pwrite(nth, "0", 1, 0) < 0)
+		if (pwrite(nth, "0", 1, 0) < 0) {
+			bad++;
 			break;
-		if (fd < 0) {
+		}
+		if (got == -2) {
 			open_failed++;
-			continue;	/* the values stay for the next one */
-		}
-		if (got < 0) {
+			/* The value stays for the next interval. */
+			count = interval_count(buf, sizeof(buf), &got);
+			if (count != 1) {
+				TH_LOG("N=%d: after a failed open, the interval counts %lld, not 1",
+				       n, (long long)count);
+				bad++;
+			}
+		} else if (got < 0) {
 			read_failed++;
-			pending = 0;
-			continue;
-		}
-		buf[got] = '\0';
-		p = strstr(buf, "count: ");
-		count = p ? strtoull(p + 7, NULL, 10) : -1ULL;
-		if (count != (unsigned long long)pending) {
-			TH_LOG("N=%d: the interval counts %llu, %d values were added since the last one",
-			       n, count, pending);
+		} else if (count != 1) {
+			TH_LOG("N=%d: the interval counts %lld, not 1", n,
+			       (long long)count);
+			bad++;
+		} else if (!injected) {
 			break;
 		}
-		pending = 0;
-		if (!injected)
-			break;
 	}
 	kmsg_mark("pcore-fault-inject: end\n");
 	close(nth);
 	TH_LOG("interval: N = 1..%d: %d opens failed, %d first reads failed",
 	       n, open_failed, read_failed);
+	ASSERT_EQ(0, bad);
 	ASSERT_FALSE(injected);
-	ASSERT_EQ(0, pending);
 	ASSERT_LT(0, open_failed);
 	ASSERT_EQ(0, faultmod_op("destroy"));
 	ASSERT_EQ(0, pcore_mod_unload_wait(FAULTMOD));
