@@ -5,7 +5,8 @@
 #   1. installs what is missing (Debian packages), extracts the kselftest
 #      harness and checkpatch from Debian's linux-source;
 #   2. runs checkpatch and kernel-doc: each clean run is a passed test;
-#   3. host unit tests of the engine and of probectl;
+#   3. host unit tests of the engine, of probectl and of the VM runner's
+#      judge of the kernel log;
 #   4. for each kernel of KERNELS: builds every module with W=1 and
 #      sparse, boots the kernel in QEMU and runs the selftests;
 #   5. for each cloud kernel of KERNELS: DKMS add, build and install into
@@ -78,6 +79,11 @@ make -s --no-print-directory -C tests/host KSFT="$ksrc" O="$top/build/host" \
 	run > "$res/host.tap" 2> "$res/host.log" ||
 	grep -q '^not ok' "$res/host.tap" ||
 	echo "not ok - host unit tests did not run (see build/results/host.log)" >> "$res/host.tap"
+
+echo "== judge of the guest kernel log"
+tests/judge/run.sh "$top/build/judge" > "$res/judge.tap" 2> "$res/judge.log" ||
+	grep -q '^not ok' "$res/judge.tap" ||
+	echo "not ok - judge tests did not run (see build/results/judge.log)" >> "$res/judge.tap"
 
 echo "== probectl"
 make -s --no-print-directory -C tests/userspace KSFT="$ksrc" \
@@ -154,7 +160,7 @@ check_kernel() {
 		scripts/readme-module.sh "$kdir" "$readme_ko"
 	[ $built != 0 ] || [ $probectl_built != 0 ] ||
 	clean_run "install-$kver" "make install and make uninstall for $kver" \
-		scripts/install-test.sh "$kdir"
+		scripts/install-test.sh "$kdir" "$moddir"
 	if [ $built != 0 ] || [ $selftests_built != 0 ]; then
 		echo "not ok - selftests for $kver not run: nothing to run (see build/results)" > "$res/vm-$kver.tap"
 		return

@@ -6,7 +6,9 @@
 # modules, and uninstall leaves none of it behind.  Prints "error: ..."
 # lines for what is wrong (check.sh counts a clean run as passed).
 #
-# Usage: install-test.sh KDIR
+# Usage: install-test.sh KDIR [MODDIR]
+# MODDIR: the kernel's installed modules, for modules.builtin and
+# modules.order (default /lib/modules/<release>).
 set -u
 
 kdir=$1
@@ -17,7 +19,8 @@ root=$top/build/install-test
 mods=$root/lib/modules/$kver
 rm -rf "$root"
 mkdir -p "$mods"
-cp /lib/modules/"$kver"/modules.builtin* /lib/modules/"$kver"/modules.order "$mods/"
+moddir=${2:-/lib/modules/$kver}
+cp "$moddir"/modules.builtin* "$moddir"/modules.order "$mods/"
 
 make -s --no-print-directory -C "$top" KDIR="$kdir" DESTDIR="$root" install ||
 	echo "error: make install failed"

@@ -229,27 +229,50 @@ static unsigned long long fork_quiet_count(void)
 /*
  * A CPU that goes offline keeps its counts in the merged view; an interval
  * read harvests it directly, and it counts again once back online.
+ *
+ * The kernel forks too around a hotplug (kthreadd starting a kworker for
+ * the work that taking a CPU down or up queues: seen on the debug kernel
+ * as one fork more while CPU 1 went offline, and on PREEMPT_RT when it
+ * comes back).  Those forks are real and counted, so the counts are
+ * bounded by /proc/stat's "processes" read around each window: ours plus
+ * at most the kernel's own.  In a quiet VM that is exactly ours.
  */
 TEST_F_TIMEOUT(fork, offline_cpu_keeps_counts, 300)
 {
-	unsigned long long c0, c1, cpu1;
+	unsigned long long c0, c1, cpu1, f0, f1, f2, extra;
 	struct pcore_percpu pc;
 
+	f0 = pcore_nr_forks();
+	ASSERT_NE(-1ULL, f0);
 	ASSERT_EQ(0, pcore_write(PCORE_DBG "/do_fork/reset", "1", 1));
 	ASSERT_EQ(0, pcore_pin(1));
 	ASSERT_EQ(0, pcore_forks(NFORKS / 2));
 	ASSERT_EQ(0, pcore_pin(0));
 	ASSERT_EQ(0, pcore_write(CPU1_ONLINE, "0", 1));
 
-	EXPECT_EQ(NFORKS / 2, pcore_stat("do_fork", "count"));
+	c0 = pcore_stat("do_fork", "count");
 	ASSERT_EQ(0, pcore_percpu_parse(PCORE_DBG "/do_fork/percpu", &pc));
-	EXPECT_EQ(NFORKS / 2, pc.count[1]);
-	EXPECT_EQ(NFORKS / 2, pc.tc);
+	f1 = pcore_nr_forks();
+	extra = f1 - f0 - NFORKS / 2;
+	EXPECT_LE(NFORKS / 2, c0);
+	EXPECT_GE(NFORKS / 2 + extra, c0) TH_LOG("kernel forks: %llu", extra);
+	/* Ours all ran on CPU 1. */
+	EXPECT_LE(NFORKS / 2, pc.count[1]);
+	EXPECT_GE(NFORKS / 2 + extra, pc.count[1]);
+	EXPECT_LE(NFORKS / 2, pc.tc);
+	EXPECT_GE(NFORKS / 2 + extra, pc.tc);
 
 	ASSERT_EQ(0, pcore_forks(NFORKS / 4));
+	f2 = pcore_nr_forks();
 	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/interval", buf, PCORE_BUF));
-	EXPECT_EQ(NFORKS / 2 + NFORKS / 4, pcore_key(buf, "count"));
-	EXPECT_EQ(0, pcore_stat("do_fork", "count"));
+	f1 = pcore_nr_forks();
+	extra = f1 - f0 - NFORKS / 2 - NFORKS / 4;
+	EXPECT_LE(NFORKS / 2 + NFORKS / 4, pcore_key(buf, "count"));
+	EXPECT_GE(NFORKS / 2 + NFORKS / 4 + extra, pcore_key(buf, "count"))
+		TH_LOG("kernel forks: %llu", extra);
+	/* The read took everything: left are at most forks since. */
+	c0 = pcore_stat("do_fork", "count");
+	EXPECT_GE(pcore_nr_forks() - f2, c0);
 
 	ASSERT_EQ(0, pcore_write(CPU1_ONLINE, "1", 1));
 	/*

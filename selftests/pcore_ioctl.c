@@ -141,7 +141,7 @@ static void getppids(int n)
 		syscall(SYS_getppid);
 }
 
-TEST_F(ioc, version)
+TEST_F_TIMEOUT(ioc, version, PCORE_TIMEOUT_PATCHING)
 {
 	struct pcore_ioc_version v, v2;
 	unsigned int i;
@@ -162,7 +162,7 @@ TEST_F(ioc, version)
 	EXPECT_EQ(0, memcmp(&v, &v2, sizeof(v)));
 }
 
-TEST_F(ioc, list)
+TEST_F_TIMEOUT(ioc, list, PCORE_TIMEOUT_PATCHING)
 {
 	const struct pcore_ioc_entry *f, *s, *on, *off;
 	struct pcore_ioc_list l;
@@ -254,7 +254,7 @@ TEST_F(ioc, list)
 }
 
 /* Merged and per-CPU reads of do_fork after forks on CPU 0 and CPU 1. */
-TEST_F(ioc, read)
+TEST_F_TIMEOUT(ioc, read, PCORE_TIMEOUT_PATCHING)
 {
 	unsigned long long percpu = 0, psum = 0, pmax = 0, pmin = UINT64_MAX;
 	struct pcore_ioc_read r, rc;
@@ -359,7 +359,7 @@ TEST_F(ioc, read)
 }
 
 /* Two reads with different junk around them return the same bytes. */
-TEST_F(ioc, no_junk_out)
+TEST_F_TIMEOUT(ioc, no_junk_out, PCORE_TIMEOUT_PATCHING)
 {
 	static struct pcore_ioc_bucket b1[PCORE_MAXB], b2[PCORE_MAXB];
 	struct pcore_ioc_read r1, r2;
@@ -455,7 +455,7 @@ TEST_F_TIMEOUT(ioc, read_reset_intervals, 600)
 }
 
 /* RESET empties the histogram; hits and LIST's count go on. */
-TEST_F(ioc, reset)
+TEST_F_TIMEOUT(ioc, reset, PCORE_TIMEOUT_PATCHING)
 {
 	struct pcore_ioc_read r;
 	struct pcore_ioc_entry e;
@@ -489,7 +489,7 @@ TEST_F(ioc, reset)
 }
 
 /* Keyed reads of cpuhists/oncpu: the key is the CPU number. */
-TEST_F(ioc, read_key)
+TEST_F_TIMEOUT(ioc, read_key, PCORE_TIMEOUT_PATCHING)
 {
 	struct pcore_ioc_read r, all;
 	unsigned long long keysum = 0;
@@ -601,7 +601,7 @@ static int fork_entry(const char *kp)
 }
 
 /* A kretprobe attached through the device, each histogram kind. */
-TEST_F(ioc, attach_kretprobe)
+TEST_F_TIMEOUT(ioc, attach_kretprobe, PCORE_TIMEOUT_PATCHING)
 {
 	static char kp_before[PCORE_BUF], kp[PCORE_BUF];
 	struct pcore_ioc_entry e, fork;
@@ -715,7 +715,7 @@ TEST_F(ioc, attach_kretprobe)
 }
 
 /* The sched_switch tracepoint attached through the device, each kind. */
-TEST_F(ioc, attach_tracepoint)
+TEST_F_TIMEOUT(ioc, attach_tracepoint, PCORE_TIMEOUT_PATCHING)
 {
 	static char kp_before[PCORE_BUF], kp[PCORE_BUF];
 	struct pcore_ioc_entry e;
@@ -771,7 +771,7 @@ TEST_F(ioc, attach_tracepoint)
 }
 
 /* A disabled kretprobe counts nothing; enabled again, it counts exactly. */
-TEST_F(ioc, enable_disable)
+TEST_F_TIMEOUT(ioc, enable_disable, PCORE_TIMEOUT_PATCHING)
 {
 	static char kp[PCORE_BUF];
 	struct pcore_ioc_entry e;
@@ -833,7 +833,7 @@ TEST_F(ioc, enable_disable)
 }
 
 /* An open file holds probe_core; closed, it unloads and the node goes. */
-TEST_F(ioc, open_file_holds_module)
+TEST_F_TIMEOUT(ioc, open_file_holds_module, PCORE_TIMEOUT_PATCHING)
 {
 	struct stat st;
 

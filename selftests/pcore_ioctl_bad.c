@@ -82,7 +82,7 @@ static const unsigned long all_cmds[] = {
 	PCORE_IOC_ATTACH, PCORE_IOC_DETACH, PCORE_IOC_ENABLE, PCORE_IOC_DISABLE,
 };
 
-TEST_F(bad, unknown_commands)
+TEST_F_TIMEOUT(bad, unknown_commands, PCORE_TIMEOUT_PATCHING)
 {
 	unsigned long cmds[] = {
 		0, 1, _IO(PCORE_IOC_MAGIC, 0), _IO(PCORE_IOC_MAGIC, 8),
@@ -125,7 +125,7 @@ TEST_F(bad, unknown_commands)
 	REFUSED(ENOTTY, _IOW(PCORE_IOC_MAGIC, 0x05, char[145]), &n);
 }
 
-TEST_F(bad, bad_pointers)
+TEST_F_TIMEOUT(bad, bad_pointers, PCORE_TIMEOUT_PATCHING)
 {
 	void *ptrs[] = { NULL, (void *)1, (void *)0xffff888000000000ULL,
 			 (void *)-4096L, pcore_unmapped_page(), (void *)(1ULL << 47) };
@@ -239,7 +239,7 @@ static int name_call(int fd, unsigned long cmd, const char *name, size_t len)
 	}
 }
 
-TEST_F(bad, names)
+TEST_F_TIMEOUT(bad, names, PCORE_TIMEOUT_PATCHING)
 {
 	static const unsigned long cmds[] = {
 		PCORE_IOC_READ, PCORE_IOC_RESET, PCORE_IOC_ATTACH,
@@ -312,7 +312,7 @@ TEST_F(bad, names)
 	EXPECT_STREQ(fp_before, fp_after);
 }
 
-TEST_F(bad, reserved_fields)
+TEST_F_TIMEOUT(bad, reserved_fields, PCORE_TIMEOUT_PATCHING)
 {
 	struct pcore_ioc_version v;
 	struct pcore_ioc_list l;
@@ -374,7 +374,7 @@ static void good_read(struct pcore_ioc_read *r, const char *name)
 	r->bucket_size = sizeof(bk[0]);
 }
 
-TEST_F(bad, read_fields)
+TEST_F_TIMEOUT(bad, read_fields, PCORE_TIMEOUT_PATCHING)
 {
 	/* Output fields, and pad and reserved: each byte must be zero in. */
 	static const struct {
@@ -536,7 +536,7 @@ static const struct attach_case {
 #undef TP
 };
 
-TEST_F(bad, attach)
+TEST_F_TIMEOUT(bad, attach, PCORE_TIMEOUT_PATCHING)
 {
 	unsigned int i;
 	int ret;

@@ -32,23 +32,8 @@ die() {
 	exit 1
 }
 
-# Kernel log lines that mean the kernel hit a problem. Any stack dump counts
-# ("Call Trace:"), so WARN_ON and friends are caught even when their header
-# line is not listed. Matched case-sensitively, anywhere in the line.
-BAD_PATTERNS=(
-	'BUG:' 'WARNING:' 'Oops' 'general protection fault' 'Kernel panic'
-	'possible circular locking' 'possible recursive locking'
-	'inconsistent lock state' 'lockdep'
-	'sleeping function called from invalid context'
-	'rcu.*detected stall' 'self-detected stall' 'soft lockup'
-	'hard LOCKUP' 'hung_task' 'blocked for more than' 'KASAN' 'UBSAN'
-	'list_add corruption' 'list_del corruption' 'refcount_t:' 'kernel BUG'
-	'Call Trace:'
-	# Beyond the brief's list: other reports that need no stack dump.
-	'Unable to handle kernel' 'double fault' 'stack-protector'
-	'kmemleak' 'unreferenced object' 'Redzone overwritten'
-	'Poison overwritten' 'Object already free'
-)
+# The judge of the kernel log: kernel reports, not words (see judge.sh).
+judge=$(cd "$(dirname "$0")" && pwd)/judge.sh
 
 parse_args() {
 	kernel='' payload='' out='' timeout=600 mem=1024 append=
@@ -250,33 +235,10 @@ show_output() {
 		}' "$log"
 }
 
-# The kernel log without \r, and the one regex of all BAD_PATTERNS.
-console_text() {
-	tr -d '\r' <"$out/console.log"
-}
-bad_re() {
-	(IFS='|' && echo "${BAD_PATTERNS[*]}")
-}
-
-# Judges console.log; returns 1 and prints "not ok" plus context when any
-# problem pattern is found.
+# Judges console.log (tests/vm/judge.sh): prints "ok" or "not ok" plus
+# context; returns 1 when the kernel reported a problem.
 scan_console() {
-	local rel first n start
-	rel=$(console_text | sed -n 's/.*Linux version \([^ ]*\).*/\1/p' |
-		head -n 1)
-	rel=${rel:-$(basename "$kernel")}
-	first=$(console_text | grep -n -E -m 1 -- "$(bad_re)" || true)
-	if [ -z "$first" ]; then
-		echo "ok - guest kernel log clean ($rel)"
-		return 0
-	fi
-	n=${first%%:*}
-	echo "not ok - guest kernel log: ${first#*:}"
-	echo "# $(console_text | grep -c -E -- "$(bad_re)") problem line(s)" \
-		"in $out/console.log; context:"
-	start=$((n > 5 ? n - 5 : 1))
-	console_text | sed -n "${start},$((start + 39))p" | sed 's/^/# /'
-	return 1
+	"$judge" "$out/console.log" "$(basename "$kernel")"
 }
 
 # Explains a missing exit marker: timeout or QEMU failure. A hang shows at
@@ -290,9 +252,9 @@ report_unfinished() {
 		echo "# qemu exited with status $qemu_rc"
 	fi
 	sed 's/^/# qemu: /' "$out/qemu.log"
-	if ! console_text | grep -q -E -- "$(bad_re)"; then
+	if scan_console >/dev/null; then
 		echo "# last lines of $out/console.log:"
-		console_text | tail -n 15 | sed 's/^/# /'
+		tr -d '\r' <"$out/console.log" | tail -n 15 | sed 's/^/# /'
 	fi
 }
 
