@@ -3,6 +3,9 @@
 # make            build every module for KDIR (default: the running kernel's
 #                 headers, else the newest Debian headers installed)
 # make check      the test suite: lint, host unit tests, VM selftests
+# make soak       soak and fuzz in QEMU on cloud-6.1 and the debug kernel
+#                 (scripts/soak.sh; KERNELS= picks; make check runs a
+#                 short form)
 # make demo       load probe_core target=do_fork, fork, show the histogram
 # make bench      per-record cost of the engine
 # make probectl   the control utility, build/userspace/probectl
@@ -24,7 +27,7 @@ endif
 KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 OBJ := $(BUILD)/$(KVER)
 
-.PHONY: all modules clean check demo bench host-test selftests lint deps \
+.PHONY: all modules clean check soak demo bench host-test selftests lint deps \
 	install-dev docs install uninstall
 
 all: modules
@@ -84,6 +87,10 @@ docs:
 
 check:
 	@$(TOP)/scripts/check.sh
+
+soak:
+	@$(TOP)/scripts/deps.sh
+	@$(TOP)/scripts/soak.sh $(KERNELS)
 
 bench:
 	@$(TOP)/scripts/deps.sh

@@ -9,7 +9,9 @@
 #      judge of the kernel log;
 #   4. for each kernel of KERNELS: builds every module with W=1 and
 #      sparse, boots the kernel in QEMU and runs the selftests;
-#   5. for each cloud kernel of KERNELS: DKMS add, build and install into
+#   5. the soak's short form (scripts/soak.sh --short) in a boot of its
+#      own, on cloud-6.1 and debug-6.1 when KERNELS has them;
+#   6. for each cloud kernel of KERNELS: DKMS add, build and install into
 #      staging trees, and a boot that loads the result with modprobe;
 # then prints the totals of each kernel and one last line
 # "N passed, N failed", and exits non-zero on any failure.  Results and
@@ -328,6 +330,18 @@ promtool_check() {
 	done > "$res/promtool-$kver.tap"
 }
 
+# The soak's short form on cloud-6.1 and debug-6.1 (scripts/soak.sh).
+soak_short() {
+	case $1 in
+	cloud-6.1 | debug-6.1)
+		echo "== $1: soak, short form"
+		scripts/soak.sh --short --no-build --results "$res" "$1" \
+			> "$res/soak-$1.log" 2>&1
+		grep -h '^# soak (short) on' "$res/soak-$1.tap"
+		;;
+	esac
+}
+
 # Two lanes.  QEMU's TCG runs a guest on one host thread, so one boot
 # leaves the second core idle: the debug kernel's main boot (the longest:
 # the whole suite under KASAN, with kmemleak scans) runs in the
@@ -355,6 +369,12 @@ for k in $KERNELS; do
 	*-*) check_kernel "$k" ;;
 	*) echo "not ok - KERNELS: '$k' is not FLAVOUR-VERSION" > "$res/kernel-$k.tap" ;;
 	esac
+done
+
+# The soak's short form (make soak runs the full one): a boot of its own
+# on the kernels it knows, after check_kernel built their modules.
+for k in $KERNELS; do
+	case $k in debug-*) ;; *) soak_short "$k" ;; esac
 done
 
 # DKMS, as lab machines install: on the cloud kernels of the matrix.
