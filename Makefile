@@ -48,7 +48,8 @@ probectl:
 
 # make install: the modules for KDIR's kernel (then depmod), probectl,
 # its man page and the development files; DESTDIR and PREFIX as usual.
-# The test-only modules (pcore_apitest, pcore_tpsrc) are not installed.
+# The test-only modules (pcore_apitest, pcore_tpsrc, pcore_faultmod) are
+# not installed.
 PREFIX ?= /usr/local
 INSTALL_MODULES := core/probe_core cpuhists/cpuhists thardirq/thardirq \
 	tirqthread/tirqthread tsoftirq/tsoftirq tcpsize/tcpsize blklat/blklat

@@ -117,11 +117,14 @@ pick() {
 	done | xargs
 }
 
-# One kernel: build, payload, VM boots.  Its results go to files named
-# after its release, *-<release>.tap.
+# check_kernel KERNEL [PHASE]: one kernel's build, payload and VM boots.
+# Its results go to files named after its release, *-<release>.tap.
+# PHASE: all (default); main (build, payload, the main boot); extra (the
+# other boots, once main has made the payload).
 check_kernel() {
 	local vmlinuz kdir kver built readme_ko payload all tirq plain exports
-	local want km moddir modroot vm_timeout vm_mem t0 list lock
+	local want km moddir modroot vm_timeout vm_mem t0 list lock fault
+	local phase=${2:-all} i
 
 	if [ "${1%%-*}" = debug ]; then
 		# Built on first use (tens of minutes on 2 cores), then cached.
@@ -150,6 +153,19 @@ check_kernel() {
 		vm_timeout=1500 vm_mem=1024
 	fi
 
+	payload=$top/build/payload-$kver
+	if [ "$phase" = extra ]; then
+		# The main phase, in the other lane, makes the payload.
+		for i in $(seq 3600); do
+			[ ! -e "$payload/.ready" ] || break
+			[ ! -e "$res/vm-$kver.tap" ] || return
+			sleep 1
+		done
+		[ -e "$payload/.ready" ] || return
+		boots "$1" "$phase"
+		return
+	fi
+
 	echo "== $1: build ($kver)"
 	rm -rf "build/$kver"
 	clean_run "build-$kver" "make W=1 C=1 for $kver: no warnings" \
@@ -169,7 +185,6 @@ check_kernel() {
 	fi
 
 	echo "== $1: selftests in QEMU ($kver)"
-	payload=$top/build/payload-$kver
 	rm -rf "$payload"
 	mkdir -p "$payload/modules/kernel"
 	cp -r "$selftests" "$payload/selftests"
@@ -234,10 +249,17 @@ check_kernel() {
 			echo " - $n modules signed with $kver's build-time key"
 		} > "$res/sign-$kver.tap" 2>&1
 	fi
+	touch "$payload/.ready"
+	boots "$1" "$phase"
+}
+
+# boots KERNEL PHASE: the VM boots of check_kernel, whose variables they
+# use (bash's dynamic scope).
+boots() {
 	# Which boot runs which test:
 	#   selftests/threadirqs  a second boot with "threadirqs";
-	#   selftests/faultinject only kernels with fault injection (fail-nth,
-	#                         failslab, fail_page_alloc);
+	#   selftests/faultinject a boot of its own, only on kernels with fault
+	#                         injection (fail-nth, failslab, fail_page_alloc);
 	#   selftests/lockdown    a boot with "lockdown=confidentiality", only
 	#                         kernels that trust our signing key;
 	#   every other test      the main boot.
@@ -250,30 +272,45 @@ check_kernel() {
 	plain=$(for t in $all; do
 		case " $tirq $fault $lock " in *" $t "*) ;; *) echo "$t" ;; esac
 	done | xargs)
-	if grep -qx CONFIG_FAULT_INJECTION_DEBUG_FS=y "$kdir/.config" &&
-	   grep -qx CONFIG_FAILSLAB=y "$kdir/.config"; then
-		plain="$plain $fault"
-	fi
+	grep -qx CONFIG_FAULT_INJECTION_DEBUG_FS=y "$kdir/.config" &&
+		grep -qx CONFIG_FAILSLAB=y "$kdir/.config" || fault=
 	[ -e "$payload/modules/unsigned" ] || lock=
-	tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
-		--out "$top/build/vm-$kver" --timeout "$vm_timeout" --mem "$vm_mem" \
-		-- sh selftests/run_tests.sh $plain > "$res/vm-$kver.tap" 2>&1
+	if [ "$phase" != extra ]; then
+		tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
+			--out "$top/build/vm-$kver" --timeout "$vm_timeout" \
+			--mem "$vm_mem" -- sh selftests/run_tests.sh $plain \
+			> "$res/vm-$kver.tap" 2>&1
+		promtool_check "$kver" "$plain"
+	fi
+	[ "$phase" != main ] || return 0
+	if [ -n "$fault" ]; then
+		# Hundreds of module loads with the N-th allocation failing.
+		tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
+			--out "$top/build/vm-$kver-faultinject" --timeout "$vm_timeout" \
+			--mem "$vm_mem" -- sh selftests/run_tests.sh --no-kmemleak-selftest $fault \
+			> "$res/vm-$kver-faultinject.tap" 2>&1
+	fi
 	if [ -n "$tirq" ]; then
 		tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
 			--out "$top/build/vm-$kver-threadirqs" --timeout "$vm_timeout" \
 			--mem "$vm_mem" --append threadirqs \
-			-- sh selftests/run_tests.sh $tirq > "$res/vm-$kver-threadirqs.tap" 2>&1
+			-- sh selftests/run_tests.sh --no-kmemleak-selftest $tirq \
+			> "$res/vm-$kver-threadirqs.tap" 2>&1
 	fi
 	if [ -n "$lock" ]; then
 		tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
 			--out "$top/build/vm-$kver-lockdown" --timeout "$vm_timeout" \
 			--mem "$vm_mem" --append lockdown=confidentiality \
-			-- sh selftests/run_tests.sh $lock > "$res/vm-$kver-lockdown.tap" 2>&1
+			-- sh selftests/run_tests.sh --no-kmemleak-selftest $lock \
+			> "$res/vm-$kver-lockdown.tap" 2>&1
 	fi
+}
 
-	# The guest printed probectl's Prometheus exports between markers;
-	# promtool (48 MB, not in the guest) checks them here.
-	case " $plain " in *" pcore_probectl "*) ;; *) return ;; esac
+# promtool_check RELEASE TESTS: the guest printed probectl's Prometheus
+# exports between markers; promtool (48 MB, not in the guest) checks them.
+promtool_check() {
+	local kver=$1 exports want
+	case " $2 " in *" pcore_probectl "*) ;; *) return 0 ;; esac
 	exports=$top/build/vm-$kver/exports
 	rm -rf "$exports"
 	mkdir -p "$exports"
@@ -306,10 +343,12 @@ soak_short() {
 }
 
 # Two lanes.  QEMU's TCG runs a guest on one host thread, so one boot
-# leaves the second core idle: the debug kernel's boots (the longest, with
-# KASAN) run in the background while the Debian kernels run in the
-# foreground.  The debug kernel itself is built first, alone, on every
-# core (a fresh machine only; later runs find it cached).
+# leaves the second core idle: the debug kernel's main boot (the longest:
+# the whole suite under KASAN, with kmemleak scans) runs in the
+# background while the Debian kernels run in the foreground; its other
+# boots (fault injection, threadirqs, lockdown) and its short soak follow
+# them in the foreground.  The debug kernel itself is built first, alone,
+# on every core (a fresh machine only; later runs find it cached).
 lanes=
 for k in $KERNELS; do
 	case $k in
@@ -319,7 +358,7 @@ for k in $KERNELS; do
 		scripts/debug-kernel.sh > /dev/null 2> "$res/debug-kernel-$k.log"
 		sed 's/^/  /' "$res/debug-kernel-$k.log"
 		echo "  ready after $((SECONDS - t0)) s; its boots run in the background"
-		{ check_kernel "$k"; soak_short "$k"; } > "$res/lane-$k.log" 2>&1 &
+		check_kernel "$k" main > "$res/lane-$k.log" 2>&1 &
 		lanes="$lanes $!"
 		;;
 	esac
@@ -348,8 +387,17 @@ for k in $KERNELS; do
 	esac
 done
 
+for k in $KERNELS; do
+	case $k in
+	debug-*)
+		check_kernel "$k" extra
+		soak_short "$k"
+		;;
+	esac
+done
+
 if [ -n "$lanes" ]; then
-	echo "== waiting for the debug kernel's boots"
+	echo "== waiting for the debug kernel's main boot"
 	# shellcheck disable=SC2086 # a list of pids
 	wait $lanes
 	cat "$res"/lane-*.log
@@ -359,11 +407,12 @@ echo "== summary"
 # Per kernel first (its build, readme and VM results), then the total.
 for f in "$res"/vm-*.tap; do
 	[ -e "$f" ] || continue
-	case $f in *-threadirqs.tap | *-lockdown.tap) continue ;; esac
+	case $f in *-threadirqs.tap | *-lockdown.tap | *-faultinject.tap) continue ;; esac
 	kver=${f##*/vm-}
 	kver=${kver%.tap}
 	echo "$kver: $(cat "$res/vm-$kver.tap" "$res/vm-$kver-threadirqs.tap" \
-		"$res/vm-$kver-lockdown.tap" "$res/sign-$kver.tap" \
+		"$res/vm-$kver-lockdown.tap" "$res/vm-$kver-faultinject.tap" \
+		"$res/sign-$kver.tap" \
 		"$res/promtool-$kver.tap" 2>/dev/null |
 		awk '/^ok /{ p++ } /^not ok /{ f++ } END { printf "%d passed, %d failed", p, f }') in the guest"
 done

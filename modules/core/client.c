@@ -162,8 +162,10 @@ struct pcore_client *pcore_client_create(struct module *owner)
 		return ERR_PTR(-EINVAL);
 	}
 	c = pcore_client_alloc(owner);
-	if (!c)
+	if (!c) {
+		pr_err("%s: client: out of memory\n", module_name(owner));
 		return ERR_PTR(-ENOMEM);
+	}
 	strscpy(c->name, module_name(owner), sizeof(c->name));
 	mutex_lock(&pcore_lock);
 	if (pcore_client_find(c->name)) {

@@ -166,22 +166,14 @@ static const char *pcore_label(const struct pcore_hist *h, u32 slot,
 	return i ? buf : "-";
 }
 
-/*
- * Snapshots of every slot: read (@harvest false) or harvested.  Slots not
- * in use stay empty.
- */
-static int pcore_snaps_take(struct pcore_hist *h, struct pcore_snaps *ss,
-			    bool harvest)
+/* Snapshots of every slot, read without reset.  Slots not in use stay empty. */
+static int pcore_snaps_take(struct pcore_hist *h, struct pcore_snaps *ss)
 {
 	u32 i;
 	int ret = pcore_snaps_alloc(h, ss);
 
 	if (ret)
 		return ret;
-	if (harvest) {
-		pcore_hist_harvest(h, ss);
-		return 0;
-	}
 	for (i = 0; i < h->nslots; i++)
 		if (pcore_hist_slot_used(h, i))
 			pcore_hist_read(h, -1, i, pcore_snaps_at(ss, i));
@@ -300,7 +292,7 @@ static int pcore_hist_show(struct seq_file *m, void *unused)
 	bool any = false;
 	u32 i;
 
-	if (pcore_snaps_take(h, &ss, false))
+	if (pcore_snaps_take(h, &ss))
 		return -ENOMEM;
 	for (i = 0; i < h->nslots; i++) {
 		if (!pcore_show_slot(h, &ss, i))
@@ -328,7 +320,7 @@ static int pcore_stats_show(struct seq_file *m, void *unused)
 	struct pcore_hist *h = m->private;
 	struct pcore_snaps ss;
 
-	if (pcore_snaps_take(h, &ss, false))
+	if (pcore_snaps_take(h, &ss))
 		return -ENOMEM;
 	pcore_seq_stats(m, h, &ss, false);
 	pcore_snaps_free(&ss);
@@ -345,7 +337,7 @@ static int pcore_keys_show(struct seq_file *m, void *unused)
 	struct pcore_snaps ss;
 	u32 i, j;
 
-	if (pcore_snaps_take(h, &ss, false))
+	if (pcore_snaps_take(h, &ss))
 		return -ENOMEM;
 	seq_printf(m, "# %s label count sum min max mean p50 p90 p99 p999\n",
 		   h->key_name);
@@ -441,7 +433,11 @@ static int pcore_interval_show(struct seq_file *m, void *unused)
 	return 0;
 }
 
-/* The harvest happens once, at open, however the file is read. */
+/*
+ * The harvest happens once, at open, however the file is read.  It is the
+ * last step: a harvest cannot be undone, so an open that fails must fail
+ * before it, or the interval's values would be lost with the file.
+ */
 static int pcore_interval_open(struct inode *inode, struct file *file)
 {
 	struct pcore_interval *iv;
@@ -451,14 +447,16 @@ static int pcore_interval_open(struct inode *inode, struct file *file)
 	if (!iv)
 		return -ENOMEM;
 	iv->h = inode->i_private;
-	ret = pcore_snaps_take(iv->h, &iv->ss, true);
+	ret = pcore_snaps_alloc(iv->h, &iv->ss);
 	if (!ret)
 		ret = single_open(file, pcore_interval_show, iv);
 	if (ret) {
 		pcore_snaps_free(&iv->ss);
 		kfree(iv);
+		return ret;
 	}
-	return ret;
+	pcore_hist_harvest(iv->h, &iv->ss);
+	return 0;
 }
 
 static int pcore_interval_release(struct inode *inode, struct file *file)

@@ -138,7 +138,7 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
-		return ERR_PTR(-ENOMEM);
+		goto nomem;
 	INIT_LIST_HEAD(&h->node);
 	mutex_init(&h->lock);
 	h->client = c;
@@ -151,11 +151,12 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	strscpy(h->key_name, o->key_name ?: "key", sizeof(h->key_name));
 
 	h->cpu = kcalloc(nr_cpu_ids, sizeof(*h->cpu), GFP_KERNEL);
-	h->dropped = alloc_percpu(local64_t);
+	h->dropped = alloc_percpu_gfp(local64_t, GFP_KERNEL | __GFP_NOWARN);
 	if (!h->cpu || !h->dropped)
 		goto nomem;
 	for_each_possible_cpu(cpu) {
-		h->cpu[cpu] = kvmalloc_node(nslots * h->stride, GFP_KERNEL,
+		h->cpu[cpu] = kvmalloc_node(nslots * h->stride,
+					    GFP_KERNEL | __GFP_NOWARN,
 					    cpu_to_node(cpu));
 		if (!h->cpu[cpu])
 			goto nomem;
@@ -163,12 +164,14 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 			pcore_cpu_hist_init(&l, pcore_slot(h, cpu, i));
 	}
 	if (h->key_mode) {
-		h->labels = kvcalloc(nslots, sizeof(*h->labels), GFP_KERNEL);
+		h->labels = kvcalloc(nslots, sizeof(*h->labels),
+				     GFP_KERNEL | __GFP_NOWARN);
 		if (!h->labels)
 			goto nomem;
 	}
 	if (h->key_mode == PCORE_KEYS_HASHED) {
-		h->keys = kvmalloc_array(nslots, sizeof(*h->keys), GFP_KERNEL);
+		h->keys = kvmalloc_array(nslots, sizeof(*h->keys),
+					 GFP_KERNEL | __GFP_NOWARN);
 		if (!h->keys)
 			goto nomem;
 		for (i = 0; i < nslots; i++)
@@ -189,7 +192,12 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	return h;
 
 nomem:
-	pcore_hist_free(h);
+	/* One line of ours instead of the allocators' warnings. */
+	pr_err("%s%shist %s: out of memory (%zu bytes per CPU)\n", c->name,
+	       *c->name ? ": " : "", o->name,
+	       (size_t)nslots * pcore_cpu_hist_size(&l));
+	if (h)
+		pcore_hist_free(h);
 	return ERR_PTR(-ENOMEM);
 }
 EXPORT_SYMBOL_GPL(pcore_hist_create);

@@ -149,10 +149,12 @@ static struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 		return ERR_PTR(-EINVAL);
 	}
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
-	if (!p)
-		return ERR_PTR(-ENOMEM);
-	p->hits = alloc_percpu(local64_t);
-	if (!p->hits) {
+	if (p)
+		p->hits = alloc_percpu_gfp(local64_t, GFP_KERNEL | __GFP_NOWARN);
+	if (!p || !p->hits) {
+		/* One line of ours instead of the allocator's warning. */
+		pr_err("%s%s%s %s: out of memory\n", c->name,
+		       *c->name ? ": " : "", what, name ?: dflt);
 		kfree(p);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -264,6 +266,9 @@ static int pcore_register_aliased(struct pcore_probe *p, const char *sym,
 		pcore_perr(p, "no such kernel function");
 	else if (ret == -ENOENT)
 		pcore_perr(p, "no such kernel function %s", sym);
+	else if (ret == -ENOMEM)
+		pcore_perr(p, "kprobes could not register %s: out of memory",
+			   p->symbol);
 	else if (ret)
 		pcore_perr(p, "kprobes refused %s (%pe): blacklisted, not a function entry, or not probe-able",
 			   p->symbol, ERR_PTR(ret));
@@ -737,6 +742,10 @@ static int pcore_tp_module_notify(struct notifier_block *nb,
 		if (m) {
 			m->mod = tpm->mod;
 			list_add_tail(&m->node, &pcore_tp_mods);
+		} else {
+			/* The module loads anyway: say why it is not found. */
+			pr_err("%s: out of memory: its tracepoints cannot be attached by name\n",
+			       module_name(tpm->mod));
 		}
 		list_for_each_entry(p, &pcore_probes, node) {
 			if (p->kind != PCORE_PROBE_TRACEPOINT || p->tp ||

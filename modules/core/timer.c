@@ -91,22 +91,25 @@ struct pcore_timer *pcore_timer_create(struct pcore_client *c,
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
-		return ERR_PTR(-ENOMEM);
+		goto nomem;
 	INIT_LIST_HEAD(&t->node);
 	t->client = c;
 	t->scope = o->scope;
 	t->flags = o->flags;
 	strscpy(t->name, o->name, sizeof(t->name));
-	t->stats = alloc_percpu(struct pcore_timer_stats);
+	t->stats = alloc_percpu_gfp(struct pcore_timer_stats,
+				    GFP_KERNEL | __GFP_NOWARN);
 	if (!t->stats)
 		goto nomem;
 	if (t->scope == PCORE_TIMER_CPU) {
-		t->pcpu = alloc_percpu(struct pcore_tcpu);
+		t->pcpu = alloc_percpu_gfp(struct pcore_tcpu,
+					   GFP_KERNEL | __GFP_NOWARN);
 		if (!t->pcpu)
 			goto nomem;
 	} else {
 		n = roundup_pow_of_two(max(o->tasks, 2U));
-		t->slots = kvcalloc(n, sizeof(*t->slots), GFP_KERNEL);
+		t->slots = kvcalloc(n, sizeof(*t->slots),
+				    GFP_KERNEL | __GFP_NOWARN);
 		if (!t->slots)
 			goto nomem;
 		t->mask = n - 1;
@@ -127,7 +130,11 @@ struct pcore_timer *pcore_timer_create(struct pcore_client *c,
 	return t;
 
 nomem:
-	pcore_timer_free(t);
+	/* One line of ours instead of the allocators' warnings. */
+	pr_err("%s%stimer %s: out of memory\n", c->name, *c->name ? ": " : "",
+	       o->name);
+	if (t)
+		pcore_timer_free(t);
 	return ERR_PTR(-ENOMEM);
 }
 EXPORT_SYMBOL_GPL(pcore_timer_create);
