@@ -72,7 +72,7 @@ mkdir -p "$res"
 
 # One kernel: TAP on stdout.
 soak_kernel() {
-	local vmlinuz kdir kver payload km timeout mem t0 cycles hotplug ops
+	local vmlinuz kdir kver payload km timeout mem t0 cycles hotplug ops append
 
 	sizes "$1"
 	case $1 in
@@ -85,6 +85,7 @@ soak_kernel() {
 		# KASAN, lockdep and kmemleak under emulation: several
 		# times slower, more memory.
 		timeout=$((900 + cycles * 40 + hotplug * 30 + ops / 10)) mem=2048
+		append=${DEBUG_APPEND-no5lvl}	# see scripts/check.sh
 		;;
 	cloud-6.1)
 		read -r vmlinuz kdir < <(scripts/kernel.sh cloud 6.1) || {
@@ -93,6 +94,7 @@ soak_kernel() {
 		}
 		kver=${kdir##*/linux-headers-}
 		timeout=$((300 + cycles * 4 + hotplug * 2 + ops / 50)) mem=1024
+		append=
 		;;
 	*)
 		echo "not ok - soak $1: KERNEL is cloud-6.1 or debug-6.1"
@@ -135,7 +137,7 @@ soak_kernel() {
 	t0=$SECONDS
 	tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
 		--out "$top/build/soak-vm-$kver" --timeout "$timeout" --mem "$mem" \
-		-- env PCORE_SOAK_CYCLES="$cycles" PCORE_SOAK_HOTPLUG="$hotplug" \
+		--append "$append" -- env PCORE_SOAK_CYCLES="$cycles" PCORE_SOAK_HOTPLUG="$hotplug" \
 		PCORE_SOAK_FUZZ_OPS="$ops" PCORE_SEED="$seed" ./soak 2>&1
 	local st=$?
 	echo "# soak ($form) on $1: the VM ran $((SECONDS - t0)) s (timeout $timeout s)"

@@ -52,6 +52,13 @@ MODDIR=/pcore/modules
 MARK=pcore-kmemleak-selftest
 
 [ -e "$KML" ] || exit 0
+# Under lockdown, debugfs refuses files that can be written, kmemleak's
+# among them: no check can run (and none is reported as passed).
+if ! cat "$KML" > /dev/null 2>&1; then
+	[ "${1-}" != start ] ||
+		echo "# kmemleak: $KML cannot be read here (lockdown?): no leak checks in this boot"
+	exit 0
+fi
 
 # "probe_core|cpuhists|..." from the .ko files of the payload.
 ours() {

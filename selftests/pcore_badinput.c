@@ -118,8 +118,9 @@ FIXTURE_VARIANT_ADD(bad, overlong_name) {
 };
 
 /*
- * Over the kernel's own limit on string parameters (1024 characters) the
- * module is never called: the kernel refuses with two lines of its own.
+ * Over the limit on string parameters (1024 characters, as the kernel's
+ * charp): probe_core's parameter setter says so, and the kernel's
+ * parameter parser adds a line of its own; the module's init never runs.
  */
 FIXTURE_VARIANT_ADD(bad, overlong_param) {
 	.params = "target=@2000", .err = ENOSPC, .lines = 2,

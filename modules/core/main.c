@@ -13,13 +13,55 @@
 #include <linux/string.h>
 #include "pcore.h"
 
-static char *target;
-module_param(target, charp, 0400);
+/*
+ * String parameters are copied into buffers of their own, never
+ * allocated: when the kernel's charp setter cannot allocate, the parameter
+ * parser reports "`...' invalid for parameter", which is not what
+ * happened (found by fault injection).  Same limit as charp, 1024
+ * characters; @val is NULL when the parameter was not given.
+ */
+#define PCORE_PARAM_MAX	1024
+
+struct pcore_str_param {
+	const char *val;
+	char buf[PCORE_PARAM_MAX + 1];
+};
+
+static int pcore_param_set_str(const char *val, const struct kernel_param *kp)
+{
+	struct pcore_str_param *p = kp->arg;
+	size_t len = strnlen(val, PCORE_PARAM_MAX + 1);
+
+	if (len > PCORE_PARAM_MAX) {
+		pr_err("%s: string parameter too long\n", kp->name);
+		return -ENOSPC;
+	}
+	memcpy(p->buf, val, len + 1);
+	p->val = p->buf;
+	return 0;
+}
+
+static int pcore_param_get_str(char *buffer, const struct kernel_param *kp)
+{
+	const struct pcore_str_param *p = kp->arg;
+
+	return scnprintf(buffer, PAGE_SIZE, "%s\n", p->val ?: "(null)");
+}
+
+static const struct kernel_param_ops pcore_param_str_ops = {
+	.set = pcore_param_set_str,
+	.get = pcore_param_get_str,
+};
+
+static struct pcore_str_param target;
+module_param_cb(target, &pcore_param_str_ops, &target, 0400);
+__MODULE_PARM_TYPE(target, "charp");
 MODULE_PARM_DESC(target,
 	"functions to count and time from entry to return, comma-separated; do_fork and sys_<name> resolve to this kernel's names");
 
-static char *tracepoints;
-module_param(tracepoints, charp, 0400);
+static struct pcore_str_param tracepoints;
+module_param_cb(tracepoints, &pcore_param_str_ops, &tracepoints, 0400);
+__MODULE_PARM_TYPE(tracepoints, "charp");
 MODULE_PARM_DESC(tracepoints,
 	"tracepoints to attach built-in handlers to, comma-separated (sched_switch: on-CPU time slices per CPU)");
 
@@ -28,8 +70,9 @@ module_param(maxactive, uint, 0400);
 MODULE_PARM_DESC(maxactive,
 	"calls of one target that may be in flight at once (0: max(32, 4 * possible CPUs); at most 4096); calls beyond are counted as missed");
 
-static char *hist;
-module_param(hist, charp, 0400);
+static struct pcore_str_param hist;
+module_param_cb(hist, &pcore_param_str_ops, &hist, 0400);
+__MODULE_PARM_TYPE(hist, "charp");
 MODULE_PARM_DESC(hist,
 	"histogram kind: loglinear[:PRECISION] (default, 1/16 relative width), log2, or linear:MIN,MAX,STEP (ns)");
 
@@ -363,7 +406,7 @@ static int __init pcore_init(void)
 	unsigned int active = maxactive;
 	int ret;
 
-	ret = pcore_parse_hist(hist, &spec);
+	ret = pcore_parse_hist(hist.val, &spec);
 	if (ret)
 		return ret;
 	if (active > PCORE_MAXACTIVE_MAX) {
@@ -379,9 +422,9 @@ static int __init pcore_init(void)
 	ret = pcore_tp_init();
 	if (ret)
 		goto err_client;
-	ret = pcore_builtin_list(false, "target", target, &spec, active);
+	ret = pcore_builtin_list(false, "target", target.val, &spec, active);
 	if (!ret)
-		ret = pcore_builtin_list(true, "tracepoints", tracepoints,
+		ret = pcore_builtin_list(true, "tracepoints", tracepoints.val,
 					 &spec, active);
 	if (!ret)
 		ret = pcore_chardev_init();
