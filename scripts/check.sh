@@ -293,28 +293,23 @@ boots() {
 		promtool_check "$kver" "$plain"
 	fi
 	[ "$phase" != main ] || return 0
-	if [ -n "$fault" ]; then
-		# Hundreds of module loads with the N-th allocation failing.
-		tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
-			--out "$top/build/vm-$kver-faultinject" --timeout "$vm_timeout" \
-			--mem "$vm_mem" --append "$vm_append" \
-			-- sh selftests/run_tests.sh --no-kmemleak-selftest $fault \
-			> "$res/vm-$kver-faultinject.tap" 2>&1
-	fi
-	if [ -n "$tirq" ]; then
-		tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
-			--out "$top/build/vm-$kver-threadirqs" --timeout "$vm_timeout" \
-			--mem "$vm_mem" --append "$vm_append threadirqs" \
-			-- sh selftests/run_tests.sh --no-kmemleak-selftest $tirq \
-			> "$res/vm-$kver-threadirqs.tap" 2>&1
-	fi
-	if [ -n "$lock" ]; then
-		tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
-			--out "$top/build/vm-$kver-lockdown" --timeout "$vm_timeout" \
-			--mem "$vm_mem" --append "$vm_append lockdown=confidentiality" \
-			-- sh selftests/run_tests.sh --no-kmemleak-selftest $lock \
-			> "$res/vm-$kver-lockdown.tap" 2>&1
-	fi
+	extra_boot faultinject "" $fault	# loads with the N-th allocation failing
+	extra_boot threadirqs threadirqs $tirq
+	extra_boot lockdown lockdown=confidentiality $lock
+}
+
+# extra_boot NAME APPEND TEST...: one more boot of boots()' kernel with
+# APPEND on the command line, running TESTs (none: no boot); its TAP goes
+# to vm-<release>-NAME.tap.
+extra_boot() {
+	local name=$1 append=$2
+	shift 2
+	[ $# -gt 0 ] || return 0
+	tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
+		--out "$top/build/vm-$kver-$name" --timeout "$vm_timeout" \
+		--mem "$vm_mem" --append "$vm_append${append:+ $append}" \
+		-- sh selftests/run_tests.sh --no-kmemleak-selftest "$@" \
+		> "$res/vm-$kver-$name.tap" 2>&1
 }
 
 # promtool_check RELEASE TESTS: the guest printed probectl's Prometheus

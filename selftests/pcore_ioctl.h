@@ -185,4 +185,49 @@ static inline void *pcore_unmapped_page(void)
 	return p;
 }
 
+/*
+ * The fuzzers' generator, xorshift64*: a seed replays a run.  Each program
+ * has its own state; pcore_rnd_seed() sets it.
+ */
+static inline unsigned long long *pcore_rnd_state(void)
+{
+	static unsigned long long state = 1;
+
+	return &state;
+}
+
+static inline void pcore_rnd_seed(unsigned long long seed)
+{
+	*pcore_rnd_state() = seed ?: 1;
+}
+
+static inline unsigned long long pcore_rnd(void)
+{
+	unsigned long long *s = pcore_rnd_state();
+
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+
+/* @good most of the time, else NULL, 1, @unmapped, a kernel or a random address. */
+static inline void *pcore_fuzz_ptr(void *good, void *unmapped)
+{
+	switch (pcore_rnd() % 8) {
+	case 0:
+		return NULL;
+	case 1:
+		return (void *)1;
+	case 2:
+		return unmapped;
+	case 3:
+		return (void *)0xffff888000000000ULL;
+	case 4:
+		return (void *)(uintptr_t)pcore_rnd();
+	default:
+		return good;
+	}
+}
+
 #endif /* PCORE_IOCTL_H */

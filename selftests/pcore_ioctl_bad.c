@@ -572,35 +572,6 @@ TEST_F_TIMEOUT(bad, attach, PCORE_TIMEOUT_PATCHING)
  */
 #define FUZZ_ROUNDS	4000
 
-static unsigned long long rnd_state;
-
-static unsigned long long rnd(void)
-{
-	/* xorshift64*: reproducible from the seed */
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return rnd_state * 2685821657736338717ULL;
-}
-
-static void *fuzz_ptr(void *good, void *unmapped)
-{
-	switch (rnd() % 8) {
-	case 0:
-		return NULL;
-	case 1:
-		return (void *)1;
-	case 2:
-		return unmapped;
-	case 3:
-		return (void *)0xffff888000000000ULL;
-	case 4:
-		return (void *)(uintptr_t)rnd();
-	default:
-		return good;
-	}
-}
-
 /* Names that exist, or nearly: attaching the real ones is harmless. */
 static const char * const fuzz_names[] = {
 	"do_fork", "sched_switch", "sys_getppid", "cpuhists/oncpu",
@@ -619,72 +590,73 @@ TEST_F_TIMEOUT(bad, fuzz, 600)
 
 	self->changes = true;	/* fuzzed detaches and attaches may work */
 	seed = env ? strtoull(env, NULL, 0) : (unsigned long long)time(NULL);
-	rnd_state = seed ?: 1;
+	pcore_rnd_seed(seed);
 	TH_LOG("seed %llu (rerun with PCORE_FUZZ_SEED=%llu)", seed, seed);
 	ASSERT_NE(NULL, unmapped);
 
 	for (i = 0; i < FUZZ_ROUNDS; i++) {
-		unsigned long cmd, nr = rnd() % 12, dir = rnd() % 4, size;
-		unsigned long known = all_cmds[rnd() % ARRAY_SIZE(all_cmds)];
-		unsigned int mode = rnd() % 4, type = PCORE_IOC_MAGIC;
+		unsigned long cmd, nr = pcore_rnd() % 12, dir = pcore_rnd() % 4, size;
+		unsigned long known = all_cmds[pcore_rnd() % ARRAY_SIZE(all_cmds)];
+		unsigned int mode = pcore_rnd() % 4, type = PCORE_IOC_MAGIC;
 		void *p = arg;
 		int ret;
 
 		/* a known command half the time, else anything nearby */
-		if (rnd() % 2) {
+		if (pcore_rnd() % 2) {
 			cmd = known;
 		} else {
-			size = rnd() % 3 ? sizes[rnd() % ARRAY_SIZE(sizes)] :
-					   rnd() % 1024;
-			if (!(rnd() % 8))
-				type += rnd() % 2 ? 1 : -1;
+			size = pcore_rnd() % 3 ?
+			       sizes[pcore_rnd() % ARRAY_SIZE(sizes)] :
+			       pcore_rnd() % 1024;
+			if (!(pcore_rnd() % 8))
+				type += pcore_rnd() % 2 ? 1 : -1;
 			cmd = _IOC(dir, type, nr, size);
 		}
 		/* the struct: random bytes, or zero with random fields */
 		if (mode == 0) {
 			for (j = 0; j < sizeof(arg); j++)
-				arg[j] = rnd();
+				arg[j] = pcore_rnd();
 		} else {
 			memset(arg, 0, 1024);
-			strcpy((char *)arg, fuzz_names[rnd() % ARRAY_SIZE(fuzz_names)]);
+			strcpy((char *)arg, fuzz_names[pcore_rnd() % ARRAY_SIZE(fuzz_names)]);
 			for (j = 0; j < mode * 2; j++)	/* a few random bytes */
-				arg[PCORE_UAPI_NAME_MAX + rnd() % 200] = rnd();
+				arg[PCORE_UAPI_NAME_MAX + pcore_rnd() % 200] = pcore_rnd();
 			if (cmd == PCORE_IOC_LIST) {
 				struct pcore_ioc_list *l = (void *)arg;
 
 				memset(arg, 0, sizeof(*l));
-				l->entries = (uintptr_t)fuzz_ptr(out, unmapped);
-				l->n = rnd() % 2 ? rnd() % 16 : rnd();
-				l->entry_size = rnd() % 4 ? 392 : rnd();
+				l->entries = (uintptr_t)pcore_fuzz_ptr(out, unmapped);
+				l->n = pcore_rnd() % 2 ? pcore_rnd() % 16 : pcore_rnd();
+				l->entry_size = pcore_rnd() % 4 ? 392 : pcore_rnd();
 			} else if (cmd == PCORE_IOC_READ) {
 				struct pcore_ioc_read *r = (void *)arg;
 
 				memset((char *)r + PCORE_UAPI_NAME_MAX, 0,
 				       sizeof(*r) - PCORE_UAPI_NAME_MAX);
-				r->cpu = (int)(rnd() % 5) - 2;
-				r->flags = rnd() % 4 ? rnd() % 4 : rnd();
-				r->slot = rnd() % 4 ? rnd() % 3 : rnd();
-				r->buckets = (uintptr_t)fuzz_ptr(out, unmapped);
-				r->nbuckets = rnd() % 2 ? rnd() % 400 : rnd() % 5000;
-				r->bucket_size = rnd() % 4 ? 24 : rnd();
+				r->cpu = (int)(pcore_rnd() % 5) - 2;
+				r->flags = pcore_rnd() % 4 ? pcore_rnd() % 4 : pcore_rnd();
+				r->slot = pcore_rnd() % 4 ? pcore_rnd() % 3 : pcore_rnd();
+				r->buckets = (uintptr_t)pcore_fuzz_ptr(out, unmapped);
+				r->nbuckets = pcore_rnd() % 2 ? pcore_rnd() % 400 : pcore_rnd() % 5000;
+				r->bucket_size = pcore_rnd() % 4 ? 24 : pcore_rnd();
 				if (mode == 3)	/* one random byte anywhere */
-					((unsigned char *)r)[rnd() % sizeof(*r)] = rnd();
+					((unsigned char *)r)[pcore_rnd() % sizeof(*r)] = pcore_rnd();
 			} else if (cmd == PCORE_IOC_ATTACH) {
 				struct pcore_ioc_attach *a = (void *)arg;
 
 				memset((char *)a + PCORE_UAPI_NAME_MAX, 0,
 				       sizeof(*a) - PCORE_UAPI_NAME_MAX);
-				a->kind = rnd() % 4;
-				a->hist_kind = rnd() % 5;
-				a->maxactive = rnd() % 2 ? 0 : rnd() % 5000;
-				a->precision = rnd() % 2 ? 0 : rnd() % 9;
-				a->min = rnd() % 2 ? 0 : rnd() % 1000;
-				a->max = rnd() % 2 ? 0 : rnd() % 100000;
-				a->step = rnd() % 2 ? 0 : rnd() % 1000;
+				a->kind = pcore_rnd() % 4;
+				a->hist_kind = pcore_rnd() % 5;
+				a->maxactive = pcore_rnd() % 2 ? 0 : pcore_rnd() % 5000;
+				a->precision = pcore_rnd() % 2 ? 0 : pcore_rnd() % 9;
+				a->min = pcore_rnd() % 2 ? 0 : pcore_rnd() % 1000;
+				a->max = pcore_rnd() % 2 ? 0 : pcore_rnd() % 100000;
+				a->step = pcore_rnd() % 2 ? 0 : pcore_rnd() % 1000;
 			}
 		}
-		if (!(rnd() % 16))
-			p = fuzz_ptr(arg, unmapped);
+		if (!(pcore_rnd() % 16))
+			p = pcore_fuzz_ptr(arg, unmapped);
 		ret = ioctl(self->fd, cmd, p) ? errno : 0;
 		switch (ret) {
 		case 0:

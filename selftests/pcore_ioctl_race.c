@@ -49,14 +49,9 @@ static const struct {
 	{ "cpuhists/offcpu", 0 },
 };
 
-static unsigned long long rnd_state;
-
-static unsigned int rnd(unsigned int n)
+static unsigned int race_rnd(unsigned int n)
 {
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return (rnd_state * 2685821657736338717ULL >> 33) % n;
+	return (pcore_rnd() >> 33) % n;
 }
 
 /* One worker: random operations until @until; exits 0 or 1 (a bad errno). */
@@ -69,16 +64,16 @@ static int worker(int id, double until)
 
 	if (fd < 0)
 		return 1;
-	rnd_state = 0x9e3779b97f4a7c15ULL * (id + 1);
+	pcore_rnd_seed(0x9e3779b97f4a7c15ULL * (id + 1));
 	pcore_pin(id & 1);
 	while (pcore_now() < until) {
-		unsigned int i = rnd(ARRAY_SIZE(names)), op = rnd(9), n, k;
+		unsigned int i = race_rnd(ARRAY_SIZE(names)), op = race_rnd(9), n, k;
 		const char *name = names[i].name;
 		struct pcore_ioc_read r;
 		int ret, ok2 = -1;
 
 		/* Workers 0 and 1 share all names; 2 and 3 one each mostly. */
-		if (id >= 2 && rnd(4))
+		if (id >= 2 && race_rnd(4))
 			name = names[id - 1].name, i = id - 1;
 		switch (op) {
 		case 0:
@@ -107,7 +102,7 @@ static int worker(int id, double until)
 			ok2 = ENOENT;
 			break;
 		case 5:
-			ret = pcore_rd(fd, name, (int)rnd(3) - 1, 0, 0, &r, b);
+			ret = pcore_rd(fd, name, (int)race_rnd(3) - 1, 0, 0, &r, b);
 			ok2 = ENOENT;
 			if (!ret) {
 				unsigned long long sum = 0;
@@ -122,7 +117,7 @@ static int worker(int id, double until)
 		case 6:
 			ret = pcore_rd(fd, name, -1, PCORE_READ_RESET |
 				       (i >= 4 ? PCORE_READ_KEY : 0),
-				       i >= 4 ? rnd(2) : 0, &r, b);
+				       i >= 4 ? race_rnd(2) : 0, &r, b);
 			ok2 = ENOENT;
 			break;
 		case 7:
@@ -130,7 +125,7 @@ static int worker(int id, double until)
 			break;
 		default:
 			for (k = 0; k < 20; k++)
-				syscall(rnd(2) ? SYS_getppid : SYS_getpgrp);
+				syscall(race_rnd(2) ? SYS_getppid : SYS_getpgrp);
 			ret = 0;
 			break;
 		}

@@ -460,38 +460,11 @@ TEST_F_TIMEOUT(soak, hotplug, 36000)
 }
 
 /*
- * The fuzzer: xorshift64* from the seed, so that PCORE_SEED replays a
+ * The fuzzer draws from pcore_rnd(), seeded, so that PCORE_SEED replays a
  * run (the operations, not the interleaving of the two processes).
+ *
+ * Names that exist, or nearly: attaching the real ones is harmless.
  */
-static unsigned long long rnd_state;
-
-static unsigned long long rnd(void)
-{
-	rnd_state ^= rnd_state >> 12;
-	rnd_state ^= rnd_state << 25;
-	rnd_state ^= rnd_state >> 27;
-	return rnd_state * 2685821657736338717ULL;
-}
-
-static void *fuzz_ptr(void *good, void *unmapped)
-{
-	switch (rnd() % 8) {
-	case 0:
-		return NULL;
-	case 1:
-		return (void *)1;
-	case 2:
-		return unmapped;
-	case 3:
-		return (void *)0xffff888000000000ULL;
-	case 4:
-		return (void *)(uintptr_t)rnd();
-	default:
-		return good;
-	}
-}
-
-/* Names that exist, or nearly: attaching the real ones is harmless. */
 static const struct {
 	const char *name;
 	unsigned int kind;
@@ -548,69 +521,69 @@ static int fuzz_ioctl(int fd, void *unmapped, unsigned long *cmdp)
 {
 	static unsigned char arg[8192], out[1 << 17];
 	static const unsigned int sizes[] = { 72, 392, 32, 24, 328, 144, 200 };
-	unsigned long cmd, nr = rnd() % 12, dir = rnd() % 4, size;
-	unsigned int mode = rnd() % 4, type = PCORE_IOC_MAGIC, j, i;
+	unsigned long cmd, nr = pcore_rnd() % 12, dir = pcore_rnd() % 4, size;
+	unsigned int mode = pcore_rnd() % 4, type = PCORE_IOC_MAGIC, j, i;
 	void *p = arg;
 
-	if (rnd() % 4) {
-		cmd = fuzz_cmds[rnd() % ARRAY_SIZE(fuzz_cmds)];
+	if (pcore_rnd() % 4) {
+		cmd = fuzz_cmds[pcore_rnd() % ARRAY_SIZE(fuzz_cmds)];
 	} else {
-		size = rnd() % 3 ? sizes[rnd() % ARRAY_SIZE(sizes)] : rnd() % 1024;
-		if (!(rnd() % 8))
-			type += rnd() % 2 ? 1 : -1;
+		size = pcore_rnd() % 3 ? sizes[pcore_rnd() % ARRAY_SIZE(sizes)] : pcore_rnd() % 1024;
+		if (!(pcore_rnd() % 8))
+			type += pcore_rnd() % 2 ? 1 : -1;
 		cmd = _IOC(dir, type, nr, size);
 	}
-	i = rnd() % ARRAY_SIZE(fuzz_names);
+	i = pcore_rnd() % ARRAY_SIZE(fuzz_names);
 	if (mode == 0) {
 		for (j = 0; j < sizeof(arg); j++)
-			arg[j] = rnd();
+			arg[j] = pcore_rnd();
 	} else {
 		memset(arg, 0, 1024);
 		strcpy((char *)arg, fuzz_names[i].name);
 		/* mode 3: a few random bytes after the name */
 		for (j = 0; mode == 3 && j < 4; j++)
-			arg[PCORE_UAPI_NAME_MAX + rnd() % 200] = rnd();
-		if (mode == 3 && !(rnd() % 4))	/* an unterminated name */
+			arg[PCORE_UAPI_NAME_MAX + pcore_rnd() % 200] = pcore_rnd();
+		if (mode == 3 && !(pcore_rnd() % 4))	/* an unterminated name */
 			memset(arg, 'a', PCORE_UAPI_NAME_MAX);
 		if (cmd == PCORE_IOC_LIST) {
 			struct pcore_ioc_list *l = (void *)arg;
 
 			memset(arg, 0, sizeof(*l));
-			l->entries = (uintptr_t)fuzz_ptr(out, unmapped);
-			l->n = rnd() % 2 ? rnd() % 16 : rnd();
-			l->entry_size = rnd() % 4 ? sizeof(struct pcore_ioc_entry) : rnd();
+			l->entries = (uintptr_t)pcore_fuzz_ptr(out, unmapped);
+			l->n = pcore_rnd() % 2 ? pcore_rnd() % 16 : pcore_rnd();
+			l->entry_size = pcore_rnd() % 4 ? sizeof(struct pcore_ioc_entry) : pcore_rnd();
 		} else if (cmd == PCORE_IOC_READ) {
 			struct pcore_ioc_read *r = (void *)arg;
 
 			memset((char *)r + PCORE_UAPI_NAME_MAX, 0,
 			       sizeof(*r) - PCORE_UAPI_NAME_MAX);
-			r->cpu = (int)(rnd() % 5) - 2;
-			r->flags = rnd() % 4 ? rnd() % 4 : rnd();
-			r->slot = rnd() % 4 ? rnd() % 3 : rnd();
-			r->buckets = (uintptr_t)fuzz_ptr(out, unmapped);
-			r->nbuckets = rnd() % 2 ? rnd() % 400 : rnd() % 5000;
-			r->bucket_size = rnd() % 4 ? sizeof(struct pcore_ioc_bucket) : rnd();
+			r->cpu = (int)(pcore_rnd() % 5) - 2;
+			r->flags = pcore_rnd() % 4 ? pcore_rnd() % 4 : pcore_rnd();
+			r->slot = pcore_rnd() % 4 ? pcore_rnd() % 3 : pcore_rnd();
+			r->buckets = (uintptr_t)pcore_fuzz_ptr(out, unmapped);
+			r->nbuckets = pcore_rnd() % 2 ? pcore_rnd() % 400 : pcore_rnd() % 5000;
+			r->bucket_size = pcore_rnd() % 4 ? sizeof(struct pcore_ioc_bucket) : pcore_rnd();
 			if (mode == 3)
-				((unsigned char *)r)[rnd() % sizeof(*r)] = rnd();
+				((unsigned char *)r)[pcore_rnd() % sizeof(*r)] = pcore_rnd();
 		} else if (cmd == PCORE_IOC_ATTACH) {
 			struct pcore_ioc_attach *a = (void *)arg;
 
 			memset((char *)a + PCORE_UAPI_NAME_MAX, 0,
 			       sizeof(*a) - PCORE_UAPI_NAME_MAX);
 			/* half of them valid: a known kind, defaults */
-			a->kind = rnd() % 2 ? fuzz_names[i].kind : rnd() % 4;
-			if (rnd() % 2) {
-				a->hist_kind = rnd() % 5;
-				a->maxactive = rnd() % 2 ? 0 : rnd() % 5000;
-				a->precision = rnd() % 2 ? 0 : rnd() % 9;
-				a->min = rnd() % 2 ? 0 : rnd() % 1000;
-				a->max = rnd() % 2 ? 0 : rnd() % 100000;
-				a->step = rnd() % 2 ? 0 : rnd() % 1000;
+			a->kind = pcore_rnd() % 2 ? fuzz_names[i].kind : pcore_rnd() % 4;
+			if (pcore_rnd() % 2) {
+				a->hist_kind = pcore_rnd() % 5;
+				a->maxactive = pcore_rnd() % 2 ? 0 : pcore_rnd() % 5000;
+				a->precision = pcore_rnd() % 2 ? 0 : pcore_rnd() % 9;
+				a->min = pcore_rnd() % 2 ? 0 : pcore_rnd() % 1000;
+				a->max = pcore_rnd() % 2 ? 0 : pcore_rnd() % 100000;
+				a->step = pcore_rnd() % 2 ? 0 : pcore_rnd() % 1000;
 			}
 		}
 	}
-	if (!(rnd() % 16))
-		p = fuzz_ptr(arg, unmapped);
+	if (!(pcore_rnd() % 16))
+		p = pcore_fuzz_ptr(arg, unmapped);
 	*cmdp = cmd;
 	return ioctl(fd, cmd, p) ? errno : 0;
 }
@@ -637,40 +610,40 @@ static int fuzz_debugfs(void *unmapped, char *what, size_t len)
 	int fd, err, rw;
 	size_t j;
 
-	if (rnd() % 8)
+	if (pcore_rnd() % 8)
 		snprintf(what, len, PCORE_DBG "/%s/%s",
-			 hists[rnd() % ARRAY_SIZE(hists)],
-			 files[rnd() % ARRAY_SIZE(files)]);
+			 hists[pcore_rnd() % ARRAY_SIZE(hists)],
+			 files[pcore_rnd() % ARRAY_SIZE(files)]);
 	else
 		snprintf(what, len, PCORE_DBG "/%s",
-			 rnd() % 2 ? "probes" : "clients");
-	rw = !(rnd() % 4);
+			 pcore_rnd() % 2 ? "probes" : "clients");
+	rw = !(pcore_rnd() % 4);
 	fd = open(what, rw ? O_RDWR : O_WRONLY);
 	if (fd < 0)
 		return errno;
-	switch (rnd() % 4) {
+	switch (pcore_rnd() % 4) {
 	case 0:
-		n = rnd() % sizeof(data);
+		n = pcore_rnd() % sizeof(data);
 		for (j = 0; j < n; j++)
-			data[j] = rnd();
+			data[j] = pcore_rnd();
 		break;
 	case 1:
-		s = fuzz_ptr(data, unmapped);
-		n = rnd() % 64;
+		s = pcore_fuzz_ptr(data, unmapped);
+		n = pcore_rnd() % 64;
 		memset(data, '1', n);
 		break;
 	default:
-		s = strs[rnd() % ARRAY_SIZE(strs)];
+		s = strs[pcore_rnd() % ARRAY_SIZE(strs)];
 		n = strlen(s);
-		if (!(rnd() % 4))
-			n = rnd() % 32;		/* short or past the end */
+		if (!(pcore_rnd() % 4))
+			n = pcore_rnd() % 32;		/* short or past the end */
 		break;
 	}
-	if (!rw || rnd() % 4)
-		ret = rnd() % 2 ? write(fd, s, n) : pwrite(fd, s, n, rnd() % 64);
+	if (!rw || pcore_rnd() % 4)
+		ret = pcore_rnd() % 2 ? write(fd, s, n) : pwrite(fd, s, n, pcore_rnd() % 64);
 	else
-		ret = pread(fd, rnd() % 4 ? got : (char *)fuzz_ptr(got, unmapped),
-			    rnd() % sizeof(got), rnd() % 4 ? 0 : rnd() % 4096);
+		ret = pread(fd, pcore_rnd() % 4 ? got : (char *)pcore_fuzz_ptr(got, unmapped),
+			    pcore_rnd() % sizeof(got), pcore_rnd() % 4 ? 0 : pcore_rnd() % 4096);
 	err = ret < 0 ? errno : 0;
 	close(fd);
 	return err;
@@ -688,9 +661,9 @@ static int fuzzer(struct fuzz_counts *fc, unsigned long long seed,
 	if (fd < 0 || !unmapped)
 		return 1;
 	pcore_pin(cpu);
-	rnd_state = seed ?: 1;
+	pcore_rnd_seed(seed);
 	for (i = 0; i < ops; i++) {
-		if (rnd() % 4) {
+		if (pcore_rnd() % 4) {
 			err = fuzz_ioctl(fd, unmapped, &cmd);
 			a = answer(err);
 			/* ENOSPC is LIST's and READ's "buffer too small" */
