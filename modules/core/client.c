@@ -194,10 +194,7 @@ EXPORT_SYMBOL_GPL(pcore_client_create);
  */
 static void pcore_client_unlink(struct pcore_client *c)
 {
-	struct pcore_probe *p, *tmp;
-
-	list_for_each_entry_safe(p, tmp, &c->probes, cnode)
-		__pcore_probe_detach(p);
+	pcore_client_detach_probes(c);
 	list_del_init(&c->node);
 }
 

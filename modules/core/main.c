@@ -354,9 +354,16 @@ static void pcore_builtin_free_all(void)
 	unsigned int i;
 
 	mutex_lock(&pcore_builtin_lock);
-	for (i = 0; i < ARRAY_SIZE(pcore_builtins); i++)
-		if (pcore_builtins[i].used)
-			pcore_builtin_free(&pcore_builtins[i]);
+	/* Every probe of the table in one batch: a grace period per kind. */
+	mutex_lock(&pcore_lock);
+	pcore_client_detach_probes(pcore_client_get_own());
+	mutex_unlock(&pcore_lock);
+	for (i = 0; i < ARRAY_SIZE(pcore_builtins); i++) {
+		if (!pcore_builtins[i].used)
+			continue;
+		pcore_builtins[i].probe = NULL;
+		pcore_builtin_free(&pcore_builtins[i]);
+	}
 	mutex_unlock(&pcore_builtin_lock);
 }
 

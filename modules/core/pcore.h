@@ -249,7 +249,7 @@ struct pcore_probe {
 u64 pcore_probe_hits(const struct pcore_probe *p);
 unsigned long pcore_probe_missed(const struct pcore_probe *p);
 const char *pcore_probe_kind_name(const struct pcore_probe *p);
-void __pcore_probe_detach(struct pcore_probe *p);
+void pcore_client_detach_probes(struct pcore_client *c);
 int pcore_tp_init(void);
 bool pcore_tp_exists(const char *name);
 void pcore_tp_exit(void);

@@ -24,6 +24,7 @@
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
+#include <linux/kprobes.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <probe_core/probe_core.h>
@@ -46,8 +47,17 @@ static unsigned int forms_offset;
 module_param(forms_offset, uint, 0444);
 MODULE_PARM_DESC(forms_offset, "probe_forms: where the offset probe is, from pcore_apitest_target (read it)");
 
+static unsigned int nprobes = 200;
+module_param(nprobes, uint, 0400);
+MODULE_PARM_DESC(nprobes, "many_probes: probes attached (2 to 256)");
+
+static char *many_kinds = "kt";
+module_param(many_kinds, charp, 0400);
+MODULE_PARM_DESC(many_kinds, "many_probes: the kinds attached in turn (k kprobe, t tracepoint)");
+
 static struct pcore_client *pc;
 static bool skip_destroy;
+static bool many_report;
 
 /* 128 letters: one more than a name may have. */
 static char apitest_long[PCORE_NAME_MAX + 1];
@@ -335,6 +345,87 @@ static int too_many_probes(void)
 				.flags = PCORE_TP_WAIT }));
 	}
 	return ret;
+}
+
+/*
+ * many_probes: nprobes probes, every other one a kprobe on vfs_read, the
+ * rest tracepoint probes on sched_switch (many_kinds= changes the mix),
+ * all of one client.  The unload times pcore_client_destroy() and counts
+ * its waits for a grace period (many_destroy()), and logs "many_probes:
+ * detached N probes in T us, W waits for a grace period".  A batch waits
+ * once per kind; a wait per probe would be N.
+ */
+static int many_probes(void)
+{
+	char name[16];
+	unsigned int i;
+	int ret = 0;
+
+	if (nprobes < 2 || nprobes > 256) {
+		pr_err("nprobes=%u: must be 2 to 256\n", nprobes);
+		return -EINVAL;
+	}
+	if (!*many_kinds || many_kinds[strspn(many_kinds, "kt")]) {
+		pr_err("many_kinds=%s: must be letters k and t\n", many_kinds);
+		return -EINVAL;
+	}
+	for (i = 0; i < nprobes && !ret; i++) {
+		snprintf(name, sizeof(name), "m%u", i);
+		if (many_kinds[i % strlen(many_kinds)] == 't')
+			ret = apitest_err(pcore_tracepoint_attach(pc,
+				&(struct pcore_tracepoint_opts){
+					.name = name, .tracepoint = "sched_switch",
+					.fn = apitest_switch }));
+		else
+			ret = apitest_err(pcore_kprobe_attach(pc,
+				&(struct pcore_kprobe_opts){
+					.name = name, .symbol = "vfs_read",
+					.pre = apitest_pre }));
+	}
+	many_report = !ret;
+	return ret;
+}
+
+/*
+ * Waits for a grace period, counted at the unload of many_probes: calls of
+ * synchronize_rcu() by the unloading task (the kernel's own, inside
+ * unregister_kprobes() and tracepoint_probe_unregister(), count too).  A
+ * plain kprobe, not probe_core's: it must outlive the client it watches.
+ */
+static struct task_struct *many_task;
+static atomic_t many_waits;
+
+static int many_sync_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (current == READ_ONCE(many_task))
+		atomic_inc(&many_waits);
+	return 0;
+}
+NOKPROBE_SYMBOL(many_sync_pre);
+
+static struct kprobe many_sync_kp = {
+	.symbol_name = "synchronize_rcu",
+	.pre_handler = many_sync_pre,
+};
+
+/* Unload many_probes: time pcore_client_destroy() and count its waits. */
+static void many_destroy(void)
+{
+	bool counted = !register_kprobe(&many_sync_kp);
+	u64 t0;
+
+	WRITE_ONCE(many_task, current);
+	t0 = ktime_get_ns();
+	pcore_client_destroy(pc);
+	t0 = ktime_get_ns() - t0;
+	WRITE_ONCE(many_task, NULL);
+	if (counted)
+		unregister_kprobe(&many_sync_kp);
+	if (counted)
+		pr_info("many_probes: detached %u probes in %llu us, %d waits for a grace period\n",
+			nprobes, t0 / NSEC_PER_USEC, atomic_read(&many_waits));
+	else
+		pr_err("many_probes: no kprobe on synchronize_rcu: waits not counted\n");
 }
 
 /*
@@ -745,6 +836,7 @@ static const struct {
 	int (*fn)(void);
 } apitest_funcs[] = {
 	{ "probe_forms", probe_forms },
+	{ "many_probes", many_probes },
 	{ "null_opts_hist", null_opts_hist },
 	{ "null_opts_timer", null_opts_timer },
 	{ "null_opts_kprobe", null_opts_kprobe },
@@ -823,7 +915,9 @@ static int __init apitest_init(void)
 
 static void __exit apitest_exit(void)
 {
-	if (!skip_destroy)
+	if (many_report)
+		many_destroy();
+	else if (!skip_destroy)
 		pcore_client_destroy(pc);
 }
 
