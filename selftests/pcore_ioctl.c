@@ -10,6 +10,10 @@
  * scheduler for sched_switch.
  */
 #include "pcore_ioctl.h"
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
 #include "kselftest_harness.h"
 
 #define NFORKS	200
@@ -452,6 +456,113 @@ TEST_F_TIMEOUT(ioc, read_reset_intervals, 600)
 	ASSERT_EQ(0, pcore_list_one(self->fd, "do_fork", &e));
 	EXPECT_EQ(2 * NFORKS + 1, e.count);
 	EXPECT_EQ(2 * NFORKS + 1, e.hits);
+}
+
+struct uffd_reader {
+	int fd, ret;
+	struct pcore_ioc_read r;
+};
+
+static void *uffd_read(void *arg)
+{
+	struct uffd_reader *rd = arg;
+
+	rd->ret = ioctl(rd->fd, PCORE_IOC_READ, &rd->r) ? errno : 0;
+	return NULL;
+}
+
+/* Wait up to @ms for @pid; its exit status, or -1 when it is still there. */
+static int wait_ms(pid_t pid, int ms)
+{
+	int st;
+
+	for (; ms > 0; ms -= 10) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/*
+ * No user copy under the lock that module loading needs.  A READ|RESET
+ * whose bucket buffer faults into a stalled userfaultfd waits in the
+ * kernel; meanwhile another process loads and unloads pcore_tpsrc, a
+ * module with a tracepoint (so the tracepoint module notifier, which
+ * takes probe_core's lock, runs both times): it must finish within 20 s.
+ * Then the fault is served and the read completes with the interval.
+ * Before, the read held pcore_lock across its user copy, and the load
+ * waited as long as the fault did.
+ */
+TEST_F_TIMEOUT(ioc, read_fault_does_not_block_modules, 120)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	size_t len = PCORE_MAXB * sizeof(struct pcore_ioc_bucket);
+	static struct uffd_reader rd;
+	struct uffdio_register reg;
+	struct uffdio_zeropage zp;
+	struct pollfd pfd;
+	struct uffd_msg msg;
+	pthread_t th;
+	pid_t child;
+	void *area;
+	int uffd, st;
+
+	/* The sysctl is there exactly when the kernel has userfaultfd. */
+	if (access("/proc/sys/vm/unprivileged_userfaultfd", F_OK))
+		SKIP(return, "no userfaultfd in this kernel (CONFIG_USERFAULTFD)");
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	ASSERT_LE(0, uffd);
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &api));
+	area = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, area);
+	reg.range.start = (unsigned long)area;
+	reg.range.len = len;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_RESET, "do_fork"));
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	memset(&rd.r, 0, sizeof(rd.r));
+	strcpy(rd.r.name, "do_fork");
+	rd.r.cpu = -1;
+	rd.r.flags = PCORE_READ_RESET;
+	rd.r.buckets = (unsigned long)area;
+	rd.r.nbuckets = PCORE_MAXB;
+	rd.r.bucket_size = sizeof(struct pcore_ioc_bucket);
+	rd.fd = self->fd;
+	ASSERT_EQ(0, pthread_create(&th, NULL, uffd_read, &rd));
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	ASSERT_EQ(1, poll(&pfd, 1, 10000)) TH_LOG("the read never faulted");
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	EXPECT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+
+	/* The read waits in the kernel: load and unload a module. */
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(pcore_mod_load("pcore_tpsrc", NULL) ||
+		      pcore_mod_unload_wait("pcore_tpsrc") ? 1 : 0);
+	st = wait_ms(child, 20000);
+	EXPECT_EQ(0, st) TH_LOG("insmod and rmmod of pcore_tpsrc: %s",
+				st < 0 ? "still waiting after 20 s" : "failed");
+
+	/* Serve the fault (and any later one): the read completes. */
+	zp.range.start = (unsigned long)area;
+	zp.range.len = len;
+	zp.mode = 0;
+	ioctl(uffd, UFFDIO_ZEROPAGE, &zp);
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	if (st < 0)
+		EXPECT_EQ(0, wait_ms(child, 20000));
+	EXPECT_EQ(0, rd.ret);
+	/* The forks, the reader thread's clone and the loader's fork. */
+	EXPECT_EQ(NFORKS + 2, rd.r.count);
+	EXPECT_EQ(0, pcore_rd_count(self->fd, "do_fork"));
+	munmap(area, len);
+	close(uffd);
 }
 
 /* RESET empties the histogram; hits and LIST's count go on. */

@@ -7,7 +7,8 @@
  * NUL-terminated, reserved fields zero, sizes exact), and copies out a
  * struct built from zero, so nothing of the kernel's memory leaks out.
  * Histograms are looked up and read under pcore_lock, which keeps them
- * alive; attach, detach, enable and disable need CAP_SYS_ADMIN.
+ * alive; nothing is copied to or from user memory while it is held.
+ * Attach, detach, enable and disable need CAP_SYS_ADMIN.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -248,12 +249,26 @@ static void pcore_read_fill(struct pcore_hist *h, const struct pcore_ioc_read *i
 	}
 }
 
+/* The buckets of histogram @name, 0 when there is none. */
+static u32 pcore_read_need(const char *name)
+{
+	struct pcore_hist *h;
+	u32 n;
+
+	mutex_lock(&pcore_lock);
+	h = pcore_hist_lookup(name);
+	n = h ? h->layout.nbuckets : 0;
+	mutex_unlock(&pcore_lock);
+	return n;
+}
+
 static long pcore_ioc_read(void __user *arg)
 {
 	struct pcore_ioc_read in, *r = NULL;
 	struct pcore_ioc_bucket *b = NULL;
 	struct pcore_snap *s = NULL;
 	struct pcore_hist *h;
+	u32 need;
 	long ret;
 
 	if (copy_from_user(&in, arg, sizeof(in)))
@@ -261,6 +276,23 @@ static long pcore_ioc_read(void __user *arg)
 	ret = pcore_read_check(&in);
 	if (ret)
 		return ret;
+	/*
+	 * A reset cannot be undone: make sure the answer can be written
+	 * before anything is moved out, or the interval would be lost.  Not
+	 * under pcore_lock: a user copy may wait as long as userfaultfd or
+	 * FUSE want, and module loading takes pcore_lock (the tracepoint
+	 * module notifier).  The whole room the caller gave is written, so
+	 * a histogram that replaces this one meanwhile is covered too.
+	 */
+	if (in.flags & PCORE_READ_RESET) {
+		need = pcore_read_need(in.name);
+		if (need && in.nbuckets >= need &&
+		    (clear_user(u64_to_user_ptr(in.buckets),
+				min_t(u32, in.nbuckets, PCORE_MAX_BUCKETS) *
+				sizeof(*b)) ||
+		     copy_to_user(arg, &in, sizeof(in))))
+			return -EFAULT;
+	}
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
@@ -282,17 +314,6 @@ static long pcore_ioc_read(void __user *arg)
 	b = kvcalloc(h->layout.nbuckets, sizeof(*b), GFP_KERNEL);
 	if (!s || !b) {
 		ret = -ENOMEM;
-		goto unlock;
-	}
-	/*
-	 * A reset cannot be undone: make sure the answer can be written
-	 * before anything is moved out, or the interval would be lost.
-	 */
-	if ((in.flags & PCORE_READ_RESET) &&
-	    (clear_user(u64_to_user_ptr(in.buckets),
-			h->layout.nbuckets * sizeof(*b)) ||
-	     copy_to_user(arg, &in, sizeof(in)))) {
-		ret = -EFAULT;
 		goto unlock;
 	}
 	pcore_snap_init(&h->layout, s);
