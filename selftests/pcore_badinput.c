@@ -50,15 +50,25 @@ TEST_F_TIMEOUT(bad, refused, 60)
 {
 	int n;
 
-	/* "@200" and "@2000" stand for names of that many letters. */
+	/*
+	 * "@200" and "@2000" stand for names of that many letters, "@65names"
+	 * for a list of 65 names.
+	 */
 	if (strstr(variant->params, "@")) {
-		int len = atoi(strchr(variant->params, '@') + 1);
+		char *end;
+		int len = strtol(strchr(variant->params, '@') + 1, &end, 10), i;
 
 		n = snprintf(params, sizeof(params), "%.*s",
 			     (int)(strchr(variant->params, '@') - variant->params),
 			     variant->params);
-		memset(params + n, 'a', len);
-		params[n + len] = '\0';
+		if (!strcmp(end, "names")) {
+			for (i = 0; i < len; i++)
+				n += snprintf(params + n, sizeof(params) - n,
+					      "%sf%d", i ? "," : "", i);
+		} else {
+			memset(params + n, 'a', len);
+			params[n + len] = '\0';
+		}
 	} else {
 		snprintf(params, sizeof(params), "%s", variant->params);
 	}
@@ -119,12 +129,22 @@ FIXTURE_VARIANT_ADD(bad, overlong_name) {
 
 /*
  * Over the limit on string parameters (1024 characters, as the kernel's
- * charp): probe_core's parameter setter says so, and the kernel's
- * parameter parser adds a line of its own; the module's init never runs.
+ * charp): EINVAL, as for every bad parameter, and one line.
  */
 FIXTURE_VARIANT_ADD(bad, overlong_param) {
-	.params = "target=@2000", .err = ENOSPC, .lines = 2,
-	.log = "target: string parameter too long",
+	.params = "target=@2000", .err = EINVAL,
+	.log = "target=: longer than 1024 characters",
+};
+
+FIXTURE_VARIANT_ADD(bad, overlong_hist) {
+	.params = "hist=@1025", .err = EINVAL,
+	.log = "hist=: longer than 1024 characters",
+};
+
+/* At most 64 functions in target= (counted before any is attached). */
+FIXTURE_VARIANT_ADD(bad, target_65) {
+	.params = "target=@65names", .err = EINVAL,
+	.log = "target=: 65 names, more than 64",
 };
 
 FIXTURE_VARIANT_ADD(bad, garbage_dash) {
@@ -201,6 +221,13 @@ FIXTURE_VARIANT_ADD(bad, maxactive_big) {
 
 FIXTURE_VARIANT_ADD(bad, maxactive_garbage) {
 	.params = "maxactive=abc",
+	.err = EINVAL,
+	.log = "invalid for parameter `maxactive'",
+};
+
+/* 2^32: kstrtouint() says ERANGE; the README promises EINVAL. */
+FIXTURE_VARIANT_ADD(bad, maxactive_huge) {
+	.params = "maxactive=4294967296",
 	.err = EINVAL,
 	.log = "invalid for parameter `maxactive'",
 };

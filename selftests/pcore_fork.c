@@ -109,7 +109,8 @@ TEST_F_TIMEOUT(fork, percpu_adds_up, 300)
 TEST_F_TIMEOUT(fork, reset_starts_over, 300)
 {
 	static const char * const bad[] = { "0", "2", "abc", "", "1 1", "-1", "0x1",
-				     "99999999999999999999" };
+				     "99999999999999999999", "01", "+1", "1 ",
+				     "1\n\n", " 1" };
 	struct pcore_probe_line l;
 	char big[8192], *unmapped;
 	unsigned int i;

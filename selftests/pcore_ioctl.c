@@ -928,6 +928,8 @@ TEST_F_TIMEOUT(ioc, enable_disable, PCORE_TIMEOUT_PATCHING)
 	usleep(50000);
 	ASSERT_EQ(0, pcore_probe_line("sched_switch", &pl));
 	EXPECT_EQ(hits, pl.hits);
+	/* Disabled is not waiting: "(waiting)" is for a module not loaded. */
+	EXPECT_STREQ("sched_switch", pl.symbol);
 	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_ENABLE, "sched_switch"));
 	usleep(50000);
 	ASSERT_EQ(0, pcore_list_one(self->fd, "sched_switch", &e));

@@ -110,7 +110,7 @@ static void pcore_fill_entry(struct pcore_hist *h, struct pcore_ioc_entry *e)
 	e->missed = pcore_probe_missed(p);
 	if (p->disabled)
 		e->flags |= PCORE_ENT_DISABLED;
-	else if (p->kind == PCORE_PROBE_TRACEPOINT && !p->tp)
+	if (pcore_probe_waiting(p))
 		e->flags |= PCORE_ENT_WAITING;
 }
 

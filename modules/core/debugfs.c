@@ -231,8 +231,7 @@ static int pcore_probes_show(struct seq_file *m, void *unused)
 		seq_printf(m, "%s%s%s %s %s %llu %lu\n", p->client->name,
 			   *p->client->name ? "/" : "", p->name,
 			   pcore_probe_kind_name(p),
-			   p->kind == PCORE_PROBE_TRACEPOINT && !p->tp ?
-			   "(waiting)" : p->symbol,
+			   pcore_probe_waiting(p) ? "(waiting)" : p->symbol,
 			   pcore_probe_hits(p), pcore_probe_missed(p));
 	mutex_unlock(&pcore_lock);
 	return 0;
@@ -481,13 +480,15 @@ static ssize_t pcore_reset_write(struct file *file, const char __user *ubuf,
 {
 	struct pcore_hist *h = file->private_data;
 	struct pcore_snaps ss;
-	unsigned int v;
-	int ret;
+	char buf[3];
 
-	ret = kstrtouint_from_user(ubuf, count, 10, &v);
-	if (ret == -EFAULT)
-		return ret;
-	if (ret || v != 1)
+	/* Exactly "1", with or without a newline: not "01", "+1" or "1 ". */
+	if (!count || count > 2)
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (strcmp(buf, "1") && strcmp(buf, "1\n"))
 		return -EINVAL;
 	if (pcore_snaps_alloc(h, &ss))
 		return -ENOMEM;

@@ -18,12 +18,17 @@
  * allocated: when the kernel's charp setter cannot allocate, the parameter
  * parser reports "`...' invalid for parameter", which is not what
  * happened (found by fault injection).  Same limit as charp, 1024
- * characters; @val is NULL when the parameter was not given.
+ * characters; @val is NULL when the parameter was not given.  A longer
+ * value is refused by pcore_init() (EINVAL and one line of ours), not by
+ * the setter, whose error the kernel would report with a second line
+ * and ENOSPC.
  */
 #define PCORE_PARAM_MAX	1024
+#define PCORE_TARGET_MAX	64	/* functions in target= */
 
 struct pcore_str_param {
 	const char *val;
+	const char *too_long;	/* the parameter's name, when it was */
 	char buf[PCORE_PARAM_MAX + 1];
 };
 
@@ -32,13 +37,22 @@ static int pcore_param_set_str(const char *val, const struct kernel_param *kp)
 	struct pcore_str_param *p = kp->arg;
 	size_t len = strnlen(val, PCORE_PARAM_MAX + 1);
 
-	if (len > PCORE_PARAM_MAX) {
-		pr_err("%s: string parameter too long\n", kp->name);
-		return -ENOSPC;
-	}
+	p->val = NULL;
+	p->too_long = len > PCORE_PARAM_MAX ? kp->name : NULL;
+	if (p->too_long)
+		return 0;
 	memcpy(p->buf, val, len + 1);
 	p->val = p->buf;
 	return 0;
+}
+
+static int pcore_param_check_str(const struct pcore_str_param *p)
+{
+	if (!p->too_long)
+		return 0;
+	pr_err("%s=: longer than %d characters\n", p->too_long,
+	       PCORE_PARAM_MAX);
+	return -EINVAL;
 }
 
 static int pcore_param_get_str(char *buffer, const struct kernel_param *kp)
@@ -65,8 +79,25 @@ __MODULE_PARM_TYPE(tracepoints, "charp");
 MODULE_PARM_DESC(tracepoints,
 	"tracepoints to attach built-in handlers to, comma-separated (sched_switch: on-CPU time slices per CPU)");
 
+/*
+ * Every bad number is EINVAL, as the README says: kstrtouint() says ERANGE
+ * for 2^32 and more.  The kernel logs the one line ("invalid for
+ * parameter").
+ */
+static int pcore_param_set_maxactive(const char *val,
+				     const struct kernel_param *kp)
+{
+	return param_set_uint(val, kp) ? -EINVAL : 0;
+}
+
+static const struct kernel_param_ops pcore_param_maxactive_ops = {
+	.set = pcore_param_set_maxactive,
+	.get = param_get_uint,
+};
+
 static unsigned int maxactive;
-module_param(maxactive, uint, 0400);
+module_param_cb(maxactive, &pcore_param_maxactive_ops, &maxactive, 0400);
+__MODULE_PARM_TYPE(maxactive, "uint");
 MODULE_PARM_DESC(maxactive,
 	"calls of one target that may be in flight at once (0: max(32, 4 * possible CPUs); at most 4096); calls beyond are counted as missed");
 
@@ -367,18 +398,29 @@ static void pcore_builtin_free_all(void)
 	mutex_unlock(&pcore_builtin_lock);
 }
 
-/* A comma-separated parameter: every element attached, or none. */
+/*
+ * A comma-separated parameter: every element attached, or none; at most
+ * @max elements.
+ */
 static int pcore_builtin_list(bool tracepoint, const char *param,
-			      const char *val,
+			      const char *val, unsigned int max,
 			      const struct pcore_hist_spec *spec, int active)
 {
 	char *copy, *s, *name;
+	unsigned int n;
 	int ret = 0;
 
 	if (!val)
 		return 0;
 	if (!*val) {
 		pr_err("%s=: empty list\n", param);
+		return -EINVAL;
+	}
+	n = 1;
+	for (s = strchr(val, ','); s; s = strchr(s + 1, ','))
+		n++;
+	if (n > max) {
+		pr_err("%s=: %u names, more than %u\n", param, n, max);
 		return -EINVAL;
 	}
 	copy = kstrdup(val, GFP_KERNEL);
@@ -413,7 +455,10 @@ static int __init pcore_init(void)
 	unsigned int active = maxactive;
 	int ret;
 
-	ret = pcore_parse_hist(hist.val, &spec);
+	ret = pcore_param_check_str(&target) ?:
+	      pcore_param_check_str(&tracepoints) ?:
+	      pcore_param_check_str(&hist) ?:
+	      pcore_parse_hist(hist.val, &spec);
 	if (ret)
 		return ret;
 	if (active > PCORE_MAXACTIVE_MAX) {
@@ -429,10 +474,11 @@ static int __init pcore_init(void)
 	ret = pcore_tp_init();
 	if (ret)
 		goto err_client;
-	ret = pcore_builtin_list(false, "target", target.val, &spec, active);
+	ret = pcore_builtin_list(false, "target", target.val,
+				 PCORE_TARGET_MAX, &spec, active);
 	if (!ret)
 		ret = pcore_builtin_list(true, "tracepoints", tracepoints.val,
-					 &spec, active);
+					 PCORE_MAX_PROBES, &spec, active);
 	if (!ret)
 		ret = pcore_chardev_init();
 	if (ret)

@@ -246,6 +246,15 @@ struct pcore_probe {
 	bool disabled;
 };
 
+/*
+ * A tracepoint probe waiting for the module that has its tracepoint; a
+ * disabled one is not waiting, whatever its module does.
+ */
+static inline bool pcore_probe_waiting(const struct pcore_probe *p)
+{
+	return p->kind == PCORE_PROBE_TRACEPOINT && !p->tp && !p->disabled;
+}
+
 u64 pcore_probe_hits(const struct pcore_probe *p);
 unsigned long pcore_probe_missed(const struct pcore_probe *p);
 const char *pcore_probe_kind_name(const struct pcore_probe *p);
