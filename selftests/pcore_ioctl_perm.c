@@ -3,7 +3,8 @@
  * Who may use /dev/probe_core: the node is 0600 root:root, so another user
  * cannot open it; root without CAP_SYS_ADMIN can open it, read and list,
  * but attach, detach, enable and disable answer EPERM (also on a file
- * opened while it still had the capability) and change nothing.
+ * opened while it still had the capability) and change nothing.  A file
+ * opened read-only cannot reset (EBADF).
  *
  * Capabilities are dropped with raw capset() and prctl(): the static
  * build has no libcap.
@@ -238,6 +239,35 @@ TEST_F(perm, root_without_cap_sys_admin)
 	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_ENABLE, "do_fork"));
 	ASSERT_EQ(0, pcore_attach(self->fd, "sys_getppid", PCORE_ATTACH_KRETPROBE));
 	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH, "sys_getppid"));
+}
+
+/*
+ * A file opened read-only reads and lists but resets nothing: RESET and
+ * READ with PCORE_READ_RESET answer EBADF and the counts stay.
+ */
+TEST_F(perm, read_only_file_cannot_reset)
+{
+	static struct pcore_ioc_bucket bk[PCORE_MAXB];
+	struct pcore_ioc_read r;
+	unsigned long long n;
+	int ro;
+
+	ASSERT_EQ(0, pcore_forks(20));
+	n = pcore_rd_count(self->fd, "do_fork");
+	ASSERT_LE(20, n);
+	ro = open(PCORE_DEVICE, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, ro);
+	EXPECT_EQ(EBADF, pcore_name_ioc(ro, PCORE_IOC_RESET, "do_fork"));
+	EXPECT_EQ(EBADF, pcore_rd(ro, "do_fork", -1, PCORE_READ_RESET, 0, &r,
+				  bk));
+	EXPECT_EQ(n, pcore_rd_count(ro, "do_fork"));
+	close(ro);
+	/* The same calls on the file opened for writing. */
+	ASSERT_EQ(0, pcore_rd(self->fd, "do_fork", -1, PCORE_READ_RESET, 0, &r,
+			      bk));
+	EXPECT_EQ(n, r.count);
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_RESET, "do_fork"));
+	EXPECT_EQ(0, pcore_rd_count(self->fd, "do_fork"));
 }
 
 TEST_HARNESS_MAIN

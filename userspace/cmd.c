@@ -290,7 +290,8 @@ static int cmd_watch(struct pc_env *env, const struct pc_args *a)
 	unsigned int i;
 	int ret;
 
-	if (open_dev(env, false, &d))
+	/* Snapshot-and-reset needs the device opened for writing. */
+	if (open_dev(env, true, &d))
 		return PC_EXIT_ERR;
 	ret = pc_dev_find(&d, a->name, &e);
 	if (!ret)

@@ -8,7 +8,8 @@
  * struct built from zero, so nothing of the kernel's memory leaks out.
  * Histograms are looked up and read under pcore_lock, which keeps them
  * alive; nothing is copied to or from user memory while it is held.
- * Attach, detach, enable and disable need CAP_SYS_ADMIN.
+ * RESET and READ with PCORE_READ_RESET need a file opened for writing;
+ * attach, detach, enable and disable need CAP_SYS_ADMIN.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -262,7 +263,7 @@ static u32 pcore_read_need(const char *name)
 	return n;
 }
 
-static long pcore_ioc_read(void __user *arg)
+static long pcore_ioc_read(void __user *arg, bool writer)
 {
 	struct pcore_ioc_read in, *r = NULL;
 	struct pcore_ioc_bucket *b = NULL;
@@ -276,6 +277,8 @@ static long pcore_ioc_read(void __user *arg)
 	ret = pcore_read_check(&in);
 	if (ret)
 		return ret;
+	if ((in.flags & PCORE_READ_RESET) && !writer)
+		return -EBADF;
 	/*
 	 * A reset cannot be undone: make sure the answer can be written
 	 * before anything is moved out, or the interval would be lost.  Not
@@ -431,6 +434,7 @@ static long pcore_ioc_enable(void __user *arg, bool on)
 static long pcore_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
+	bool writer = file->f_mode & FMODE_WRITE;
 
 	switch (cmd) {
 	case PCORE_IOC_VERSION:
@@ -438,9 +442,10 @@ static long pcore_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case PCORE_IOC_LIST:
 		return pcore_ioc_list(uarg);
 	case PCORE_IOC_READ:
-		return pcore_ioc_read(uarg);
+		return pcore_ioc_read(uarg, writer);
 	case PCORE_IOC_RESET:
-		return pcore_ioc_reset(uarg);
+		/* A reset changes what others read: not on a read-only file. */
+		return writer ? pcore_ioc_reset(uarg) : -EBADF;
 	case PCORE_IOC_ATTACH:
 	case PCORE_IOC_DETACH:
 	case PCORE_IOC_ENABLE:

@@ -8,6 +8,7 @@
 #include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/module.h>
+#include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -143,6 +144,17 @@ static struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 	ret = pcore_check_name(what, name ?: dflt, true);
 	if (ret)
 		return ERR_PTR(ret);
+	/*
+	 * As the kernel's own kprobe events: a probe placed from a module
+	 * parameter or an ioctl could read any kernel memory, so
+	 * lockdown=confidentiality refuses every probe (-EPERM).
+	 */
+	ret = security_locked_down(LOCKDOWN_KPROBES);
+	if (ret) {
+		pr_err("%s%s%s %s: refused: the kernel is locked down (lockdown=confidentiality)\n",
+		       c->name, *c->name ? ": " : "", what, name ?: dflt);
+		return ERR_PTR(ret);
+	}
 	if (IS_ERR(h)) {
 		pr_err("%s%s%s %s: hist is an error pointer (%pe)\n", c->name,
 		       *c->name ? ": " : "", what, name ?: dflt, h);
@@ -326,7 +338,8 @@ static int pcore_kp_arm(struct pcore_probe *p, const struct pcore_kprobe_opts *o
  *
  * Return: the probe, or ERR_PTR(-EINVAL) for bad options or a place
  * kprobes refuses, ERR_PTR(-ENOENT) for an unknown symbol, ERR_PTR(-EEXIST)
- * when the client has a probe of that name; one log line says which.
+ * when the client has a probe of that name, ERR_PTR(-EPERM) when the
+ * kernel is locked down (confidentiality); one log line says which.
  */
 struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
 					const struct pcore_kprobe_opts *o)
@@ -439,8 +452,9 @@ static int pcore_kret_register(struct pcore_probe *p)
  *
  * Return: the probe, or ERR_PTR(-EINVAL) for bad options or a function
  * kprobes refuses, ERR_PTR(-ENOENT) for an unknown function,
- * ERR_PTR(-EEXIST) when the client has a probe of that name; one log line
- * says which.
+ * ERR_PTR(-EEXIST) when the client has a probe of that name,
+ * ERR_PTR(-EPERM) when the kernel is locked down (confidentiality); one
+ * log line says which.
  */
 struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
 					   const struct pcore_kretprobe_opts *o)
@@ -603,7 +617,8 @@ static bool pcore_tp_disarm(struct pcore_probe *p)
  * Return: the probe, or ERR_PTR(-ENOENT) for a tracepoint that is not in
  * the kernel or a loaded module (unless %PCORE_TP_WAIT is given),
  * ERR_PTR(-EINVAL) for bad options, ERR_PTR(-EEXIST) when the client has a
- * probe of that name; one log line says which.
+ * probe of that name, ERR_PTR(-EPERM) when the kernel is locked down
+ * (confidentiality); one log line says which.
  */
 struct pcore_probe *pcore_tracepoint_attach(struct pcore_client *c,
 					    const struct pcore_tracepoint_opts *o)

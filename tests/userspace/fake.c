@@ -5,6 +5,7 @@
  * the goldens show what probe_core would answer for the same values.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fake.h"
@@ -132,6 +133,8 @@ static int do_read(struct fake *f, struct pcore_ioc_read *r)
 	    r->pad || !zero(r->reserved, sizeof(r->reserved)) ||
 	    (r->flags & ~(PCORE_READ_RESET | PCORE_READ_KEY)))
 		return -EINVAL;
+	if ((r->flags & PCORE_READ_RESET) && !f->writable)
+		return -EBADF;	/* as the kernel: not on a read-only file */
 	if (r->flags & PCORE_READ_RESET) {
 		f->read_resets++;
 		if (r->cpu != -1) {
@@ -208,6 +211,8 @@ static int do_name(struct fake *f, unsigned long cmd,
 
 	if (!TERMINATED(n->name) || !zero(n->reserved, sizeof(n->reserved)))
 		return -EINVAL;
+	if (cmd == PCORE_IOC_RESET && !f->writable)
+		return -EBADF;
 	if (cmd != PCORE_IOC_RESET && f->not_admin)
 		return -EPERM;
 	h = fake_find(f, n->name);
@@ -304,6 +309,7 @@ static int fake_open(struct pc_env *env, int flags, struct pc_dev *d)
 	if (f->open_err)
 		return f->open_err;
 	f->opens++;
+	f->writable = (flags & O_ACCMODE) != O_RDONLY;
 	d->fd = -1;
 	d->ioctl = fake_ioctl;
 	d->priv = f;

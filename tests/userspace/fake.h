@@ -40,6 +40,7 @@ struct fake {
 	int open_err;			/* dev_open() answers this */
 	int version_err;		/* PCORE_IOC_VERSION answers this */
 	bool not_admin;			/* attach etc. answer EPERM */
+	bool writable;			/* the last open was for writing */
 	unsigned int shrink;		/* LIST under-reports nbuckets by this */
 	/* what probectl did */
 	unsigned int calls[8];		/* per ioctl number */
