@@ -12,7 +12,7 @@
  * and task timers, with every number known in advance (the cases are
  * described in modules/pcore_apitest/pcore_apitest.c).
  */
-#include "pcore_lib.h"
+#include "pcore_ioctl.h"
 #include "kselftest_harness.h"
 
 #define KPROBES_LIST	"/sys/kernel/debug/kprobes/list"
@@ -274,6 +274,18 @@ FIXTURE_VARIANT_ADD(bad, hist_key_name_newline) {
 	.name = "hist_key_name_newline",
 	.err = EINVAL,
 	.log = "pcore_apitest: hist h: key name must be 1 to 15 characters",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_flags_unknown) {
+	.name = "hist_flags_unknown",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: unknown flags",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_key_addr_direct) {
+	.name = "hist_key_addr_direct",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: PCORE_HIST_KEY_ADDR needs PCORE_KEYS_HASHED",
 };
 
 FIXTURE_VARIANT_ADD(bad, hist_dup) {
@@ -843,6 +855,88 @@ TEST_F_TIMEOUT(good, many_probes_detach, 120)
 	ASSERT_EQ(0, many_detach(_metadata, self->kmsg, 200, &w200, &us200));
 	EXPECT_GE(2, w200);
 	EXPECT_EQ(w2, w200);
+}
+
+/* The key of the first key line of a keys file, read as hex; -1 if none. */
+static int first_hex_key(const char *text, unsigned long long *key,
+			 unsigned long long *count)
+{
+	const char *p;
+	char label[64];
+
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (*p != '#')
+			return sscanf(p, "%llx %63s %llu", key, label, count) == 3 ?
+			       0 : -1;
+	return -1;
+}
+
+/* The key of the used slot of @name through READ with PCORE_READ_KEY. */
+static int ioctl_key(const char *name, unsigned long long *key)
+{
+	static struct pcore_ioc_bucket bk[PCORE_MAXB];
+	struct pcore_ioc_read r;
+	unsigned int slot;
+	int fd = open(PCORE_DEVICE, O_RDONLY | O_CLOEXEC), ret = -1;
+
+	if (fd < 0)
+		return -1;
+	for (slot = 0; slot < 4; slot++) {
+		if (pcore_rd(fd, name, -1, PCORE_READ_KEY, slot, &r, bk))
+			break;
+		if (r.key_used) {
+			*key = r.key;
+			ret = 0;
+			break;
+		}
+	}
+	close(fd);
+	return ret;
+}
+
+/*
+ * Keys that are addresses (PCORE_HIST_KEY_ADDR) are shown as %pK shows
+ * them, in debugfs and through the device: zeros with kptr_restrict=2,
+ * the address with 1 (root has CAP_SYSLOG), a hash of it with 0.
+ */
+TEST_F_TIMEOUT(good, keys_addr, 60)
+{
+	unsigned long long raw, key, dkey, count;
+	char old[16] = "";
+
+	ASSERT_EQ(0, load_case(self->kmsg, "case=keys_addr"));
+	ASSERT_LT(0, pcore_read("/sys/module/" APITEST "/parameters/addr_key",
+				buf, PCORE_BUF));
+	raw = strtoull(buf, NULL, 10);
+	ASSERT_NE(0, raw);
+	ASSERT_LT(0, pcore_read("/proc/sys/kernel/kptr_restrict", old, sizeof(old)));
+
+	ASSERT_EQ(0, pcore_write("/proc/sys/kernel/kptr_restrict", "2", 1));
+	ASSERT_LT(0, pcore_read(APIDIR "/addrs/keys", buf, PCORE_BUF));
+	ASSERT_EQ(0, first_hex_key(buf, &key, &count)) TH_LOG("%s", buf);
+	EXPECT_EQ(0, key);
+	EXPECT_EQ(3, count);
+	EXPECT_NE(NULL, strstr(buf, "\n0000000000000000 target 3 21 7 7 7 ")) TH_LOG("%s", buf);
+	ASSERT_EQ(0, ioctl_key("pcore_apitest/addrs", &dkey));
+	EXPECT_EQ(0, dkey);
+
+	ASSERT_EQ(0, pcore_write("/proc/sys/kernel/kptr_restrict", "1", 1));
+	ASSERT_LT(0, pcore_read(APIDIR "/addrs/keys", buf, PCORE_BUF));
+	ASSERT_EQ(0, first_hex_key(buf, &key, &count)) TH_LOG("%s", buf);
+	EXPECT_EQ(raw, key);
+	ASSERT_EQ(0, ioctl_key("pcore_apitest/addrs", &dkey));
+	EXPECT_EQ(raw, dkey);
+
+	ASSERT_EQ(0, pcore_write("/proc/sys/kernel/kptr_restrict", "0", 1));
+	ASSERT_LT(0, pcore_read(APIDIR "/addrs/keys", buf, PCORE_BUF));
+	ASSERT_EQ(0, first_hex_key(buf, &key, &count)) TH_LOG("%s", buf);
+	EXPECT_NE(raw, key);
+	EXPECT_NE(0, key);
+	ASSERT_EQ(0, ioctl_key("pcore_apitest/addrs", &dkey));
+	EXPECT_EQ(key, dkey);
+
+	pcore_write("/proc/sys/kernel/kptr_restrict", old, strlen(old));
+	unload_case(_metadata);
 }
 
 /* The load fails for an unknown case: the selftests cannot miss a typo. */

@@ -77,6 +77,7 @@ enum pcore_key_mode {
  *	number of distinct keys kept; at most %PCORE_KEYS_MAX
  * @key_name: what a key is, for display ("irq", "vec", "dev", "pid");
  *	default "key"; the same rules as @unit
+ * @flags: %PCORE_HIST_KEY_ADDR, or 0
  *
  * Memory: one bucket array per key and possible CPU, allocated at creation
  * (pcore_cpu_hist_size of the layout, times @keys, times CPUs).
@@ -88,7 +89,16 @@ struct pcore_hist_opts {
 	u32 key_mode;
 	u32 keys;
 	const char *key_name;
+	u32 flags;
 };
+
+/*
+ * PCORE_HIST_KEY_ADDR: the keys of a %PCORE_KEYS_HASHED histogram are
+ * kernel addresses.  Readers see them as "%pK" prints them, whatever
+ * reads them (debugfs, /dev/probe_core): hashed with kptr_restrict=0,
+ * raw with kptr_restrict=1 for a reader with CAP_SYSLOG, zero otherwise.
+ */
+#define PCORE_HIST_KEY_ADDR	(1U << 0)
 
 struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 				     const struct pcore_hist_opts *o);

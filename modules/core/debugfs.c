@@ -137,7 +137,10 @@ static void pcore_seq_key(struct seq_file *m, const struct pcore_hist *h,
 
 	pcore_hist_slot_key(h, slot, &key, &label);
 	if (sep)
-		seq_printf(m, "%s%s%llu", h->key_name, sep, key);
+		seq_printf(m, "%s%s", h->key_name, sep);
+	/* An address as %pK prints it: 16 hex digits. */
+	if (h->flags & PCORE_HIST_KEY_ADDR)
+		seq_printf(m, "%016llx", key);
 	else
 		seq_printf(m, "%llu", key);
 }

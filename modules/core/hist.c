@@ -67,6 +67,11 @@ static int pcore_hist_spec_check(const struct pcore_client *c,
 	default:
 		why = "unknown key mode";
 	}
+	if (!why && o->flags & ~PCORE_HIST_KEY_ADDR)
+		why = "unknown flags";
+	if (!why && (o->flags & PCORE_HIST_KEY_ADDR) &&
+	    o->key_mode != PCORE_KEYS_HASHED)
+		why = "PCORE_HIST_KEY_ADDR needs PCORE_KEYS_HASHED";
 	if (!why && o->unit && !pcore_one_word(o->unit))
 		why = "unit must be 1 to 15 characters, no spaces or control characters";
 	if (!why && o->key_name && !pcore_one_word(o->key_name))
@@ -144,6 +149,7 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	h->client = c;
 	h->layout = l;
 	h->key_mode = o->key_mode;
+	h->flags = o->flags;
 	h->nslots = nslots;
 	h->stride = pcore_cpu_hist_size(&l);
 	strscpy(h->name, o->name, sizeof(h->name));
@@ -374,12 +380,30 @@ bool pcore_hist_slot_used(const struct pcore_hist *h, u32 slot)
 	return false;
 }
 
-/* The key of slot @slot and its label ("" when none). */
+/*
+ * An address as the reader may see it: what "%pK" prints, in the
+ * reader's context (kptr_restrict, its CAP_SYSLOG), read back.
+ */
+static u64 pcore_key_restricted(u64 key)
+{
+	char buf[2 * sizeof(void *) + 1];
+	u64 v;
+
+	snprintf(buf, sizeof(buf), "%pK", (void *)(unsigned long)key);
+	return kstrtou64(buf, 16, &v) ? 0 : v;
+}
+
+/*
+ * The key of slot @slot as its reader may see it (see
+ * %PCORE_HIST_KEY_ADDR), and its label ("" when none).  Process context.
+ */
 void pcore_hist_slot_key(const struct pcore_hist *h, u32 slot, u64 *key,
 			 const char **label)
 {
 	*key = h->key_mode == PCORE_KEYS_HASHED ? READ_ONCE(h->keys[slot]) :
 						  slot;
+	if (h->flags & PCORE_HIST_KEY_ADDR)
+		*key = pcore_key_restricted(*key);
 	*label = h->labels ? h->labels[slot] : "";
 }
 

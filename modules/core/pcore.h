@@ -96,6 +96,7 @@ struct pcore_hist {
 	char key_name[PCORE_UNIT_MAX];
 	struct pcore_layout layout;
 	u32 key_mode;
+	u32 flags;
 	u32 nslots;
 	size_t stride;
 	void **cpu;

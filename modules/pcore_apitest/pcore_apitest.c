@@ -55,6 +55,11 @@ static char *many_kinds = "kt";
 module_param(many_kinds, charp, 0400);
 MODULE_PARM_DESC(many_kinds, "many_probes: the kinds attached in turn (k kprobe, t tracepoint)");
 
+/* Set by keys_addr: the address it records under (test only: raw). */
+static unsigned long addr_key;
+module_param(addr_key, ulong, 0400);
+MODULE_PARM_DESC(addr_key, "keys_addr: the address used as a key (read it)");
+
 static struct pcore_client *pc;
 static bool skip_destroy;
 static bool many_report;
@@ -139,6 +144,10 @@ static const struct {
 	{ "hist_unit_space", { .name = "h", .unit = "n s" } },
 	{ "hist_key_name_newline", { .name = "h", .key_mode = PCORE_KEYS_DIRECT,
 		.keys = 4, .key_name = "a\nb" } },
+	{ "hist_flags_unknown", { .name = "h", .key_mode = PCORE_KEYS_HASHED,
+		.keys = 4, .flags = 2 } },
+	{ "hist_key_addr_direct", { .name = "h", .key_mode = PCORE_KEYS_DIRECT,
+		.keys = 4, .flags = PCORE_HIST_KEY_ADDR } },
 };
 
 static const struct {
@@ -459,6 +468,29 @@ static int partial(void)
 }
 
 /* Good input: the load succeeds and the numbers are known. */
+
+/*
+ * keys_addr: a hashed histogram "addrs" whose keys are addresses
+ * (PCORE_HIST_KEY_ADDR), key name "addr": 3 values of 7 under the
+ * address of pcore_apitest_target(), which addr_key shows raw.
+ */
+static u64 pcore_apitest_target(u64 v);
+
+static int keys_addr(void)
+{
+	struct pcore_hist *h;
+	int i;
+
+	h = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "addrs", .key_mode = PCORE_KEYS_HASHED, .keys = 4,
+		.key_name = "addr", .flags = PCORE_HIST_KEY_ADDR });
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	addr_key = (unsigned long)pcore_apitest_target;
+	for (i = 0; i < 3; i++)
+		pcore_hist_add_key(h, addr_key, "target", 7);
+	return 0;
+}
 
 /*
  * keys_hashed: a hashed histogram "hashed" of 4 slots, key name "pid".
@@ -855,6 +887,7 @@ static const struct {
 	{ "too_many_probes", too_many_probes },
 	{ "partial", partial },
 	{ "keys_hashed", keys_hashed },
+	{ "keys_addr", keys_addr },
 	{ "keys_direct", keys_direct },
 	{ "timer_cpu", timer_cpu },
 	{ "timer_task", timer_task },
