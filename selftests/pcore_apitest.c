@@ -684,7 +684,10 @@ TEST_F_TIMEOUT(good, keys_direct, 60)
 	unload_case(_metadata);
 }
 
-/* The per-client timers file: name scope measured discarded unmatched evicted. */
+/*
+ * The per-client timers file: name scope measured discarded unmatched
+ * evicted exited.
+ */
 static void expect_timers(struct __test_metadata *_metadata, const char *want)
 {
 	ASSERT_LE(0, pcore_read(APIDIR "/timers", buf, PCORE_BUF));
@@ -699,7 +702,7 @@ static void expect_timers(struct __test_metadata *_metadata, const char *want)
 TEST_F_TIMEOUT(good, timer_cpu, 60)
 {
 	ASSERT_EQ(0, load_case(self->kmsg, "case=timer_cpu loops=5"));
-	expect_timers(_metadata, "disc cpu 5 5 1 0\nmeas cpu 6 0 0 0\n");
+	expect_timers(_metadata, "disc cpu 5 5 1 0 0\nmeas cpu 6 0 0 0 0\n");
 
 	ASSERT_LT(0, pcore_read(APIDIR "/slept/stats", buf, PCORE_BUF));
 	EXPECT_EQ(5, pcore_key(buf, "count"));
@@ -721,7 +724,9 @@ TEST_F_TIMEOUT(good, timer_cpu, 60)
 TEST_F_TIMEOUT(good, timer_task, 60)
 {
 	ASSERT_EQ(0, load_case(self->kmsg, "case=timer_task"));
-	expect_timers(_metadata, "tasks task 3 0 6 1\ntdisc task 1 1 0 0\n");
+	/* collide: the old code gave "collide task 3 0 0 0" (a stale stamp). */
+	expect_timers(_metadata, "tasks task 3 0 5 1 0\ncollide task 2 0 1 0 0\n"
+		      "tdisc task 1 1 0 0 0\n");
 	unload_case(_metadata);
 }
 
@@ -897,7 +902,7 @@ static int ioctl_key(const char *name, unsigned long long *key)
 /*
  * Keys that are addresses (PCORE_HIST_KEY_ADDR) are shown as %pK shows
  * them, in debugfs and through the device: zeros with kptr_restrict=2,
- * the address with 1 (root has CAP_SYSLOG), a hash of it with 0.
+ * the address with 1 (root has CAP_SYSLOG), what %p prints with 0.
  */
 TEST_F_TIMEOUT(good, keys_addr, 60)
 {
@@ -927,16 +932,83 @@ TEST_F_TIMEOUT(good, keys_addr, 60)
 	ASSERT_EQ(0, ioctl_key("pcore_apitest/addrs", &dkey));
 	EXPECT_EQ(raw, dkey);
 
+	/*
+	 * 0: what %p prints, a hash of the address, or the address itself
+	 * where the kernel prints pointers unhashed (no_hash_pointers, which
+	 * slub_debug implies, as on the debug kernel).  Either way never 0,
+	 * and the same through the device.
+	 */
 	ASSERT_EQ(0, pcore_write("/proc/sys/kernel/kptr_restrict", "0", 1));
 	ASSERT_LT(0, pcore_read(APIDIR "/addrs/keys", buf, PCORE_BUF));
 	ASSERT_EQ(0, first_hex_key(buf, &key, &count)) TH_LOG("%s", buf);
-	EXPECT_NE(raw, key);
 	EXPECT_NE(0, key);
 	ASSERT_EQ(0, ioctl_key("pcore_apitest/addrs", &dkey));
 	EXPECT_EQ(key, dkey);
 
 	pcore_write("/proc/sys/kernel/kptr_restrict", old, strlen(old));
 	unload_case(_metadata);
+}
+
+#define TPSRC_FIRE	"/sys/kernel/debug/pcore_tpsrc/fire"
+
+/* Fork a child that writes @what to pcore_tpsrc's fire file, if its pid is @only (0: any); its pid. */
+static pid_t fire_in_child(const char *what, pid_t only)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (!pid)
+		_exit((!only || getpid() == only) &&
+		      pcore_write(TPSRC_FIRE, what, strlen(what)) ? 1 : 0);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st))
+		return -1;
+	return pid;
+}
+
+/*
+ * A task's stamp goes when it exits, and a task that gets a dead task's
+ * pid does not get its stamp.  Case timer_exit: firing pcore_tpsrc's
+ * tracepoint with "2" stops then starts a measurement in the firing task,
+ * "1" only stops one.  A child fires "2" (unmatched 1) and exits: its
+ * stamp is dropped (exited 1).  With pid_max lowered, children are forked
+ * until one gets the dead child's pid; that one fires "1": unmatched (2),
+ * nothing measured.  The old code, keyed by pid and blind to exits,
+ * measured the second child against the first one's stamp.
+ */
+TEST_F_TIMEOUT(good, timer_exit_and_pid_reuse, 120)
+{
+	char old_max[16] = "";
+	pid_t first, pid = 0;
+	int i;
+
+	ASSERT_EQ(0, pcore_mod_load("pcore_tpsrc", NULL));
+	ASSERT_EQ(0, load_case(self->kmsg, "case=timer_exit"));
+	/*
+	 * Pids from 300 (the kernel's reserved ones end there) to 1023 from
+	 * here on, once the last pid is at least 300: the first comes back
+	 * after at most 724 forks.
+	 */
+	ASSERT_LT(0, pcore_read("/proc/sys/kernel/pid_max", old_max, sizeof(old_max)));
+	ASSERT_EQ(0, pcore_write("/proc/sys/kernel/pid_max", "1024", 4));
+	for (i = 0; i < 1024 && pid >= 0 && pid < 300; i++)
+		pid = fire_in_child("", -1);
+	first = pid < 0 ? -1 : fire_in_child("2", 0);
+	if (first > 0)
+		expect_timers(_metadata, "exit task 0 0 1 0 1\n");
+	for (i = 0, pid = 0; first > 0 && i < 2048 && pid != first; i++) {
+		pid = fire_in_child("1", first);
+		if (pid < 0)
+			break;
+	}
+	pcore_write("/proc/sys/kernel/pid_max", old_max, strlen(old_max));
+	ASSERT_LT(0, first);
+	ASSERT_EQ(first, pid) TH_LOG("pid %d never came back", first);
+	expect_timers(_metadata, "exit task 0 0 2 0 1\n");
+	ASSERT_LT(0, pcore_read(APIDIR "/exit/stats", buf, PCORE_BUF));
+	EXPECT_EQ(0, pcore_key(buf, "count"));
+	unload_case(_metadata);
+	EXPECT_EQ(0, pcore_mod_unload_wait("pcore_tpsrc"));
 }
 
 /* The load fails for an unknown case: the selftests cannot miss a typo. */

@@ -4,6 +4,7 @@
  * line; the per-CPU lines add up to the merged view.
  */
 #include "pcore_lib.h"
+#include <signal.h>
 #include "kselftest_harness.h"
 
 #define NSLEEPS	200
@@ -93,6 +94,45 @@ TEST_F_TIMEOUT(sched, slices_are_plausible, 300)
 	EXPECT_LE(500000, mx);
 	EXPECT_LT(0, p50);
 	EXPECT_LE(p50, mx);
+}
+
+#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+
+/*
+ * A CPU offline for 2 s is not a slice: its CPU timer is disarmed when it
+ * goes, so its first switch after it comes back only starts its clock.
+ * Meanwhile a child sleeps in a loop on CPU 0, so that no slice there is
+ * long either.  The old code recorded the whole offline period (and the
+ * idle time before it) as one slice of CPU 1.
+ */
+TEST_F_TIMEOUT(sched, offline_is_not_a_slice, 300)
+{
+	unsigned long long mx;
+	pid_t busy;
+	int st;
+
+	ASSERT_EQ(0, access(CPU1_ONLINE, W_OK));
+	busy = fork();
+	ASSERT_LE(0, busy);
+	if (!busy) {
+		if (pcore_pin(0))
+			_exit(1);
+		for (;;)
+			usleep(500);
+	}
+	ASSERT_EQ(0, pcore_pin(0));
+	usleep(100000);
+	ASSERT_EQ(0, pcore_write(PCORE_DBG "/sched_switch/reset", "1", 1));
+	ASSERT_EQ(0, pcore_write(CPU1_ONLINE, "0", 1));
+	usleep(2000000);
+	ASSERT_EQ(0, pcore_write(CPU1_ONLINE, "1", 1));
+	kill(busy, SIGKILL);
+	ASSERT_EQ(busy, waitpid(busy, &st, 0));
+	/* Switches on CPU 1 again: its first one after coming back. */
+	ASSERT_EQ(0, sleep_on_each_cpu(2));
+	mx = pcore_stat("sched_switch", "max");
+	EXPECT_GT(1000000000ULL, mx) TH_LOG("a slice of %llu ns", mx);
+	EXPECT_LE(500000, mx);
 }
 
 TEST_HARNESS_MAIN

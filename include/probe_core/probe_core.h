@@ -42,6 +42,7 @@
 struct pcore_client;
 struct pcore_hist;
 struct pcore_timer;
+struct task_struct;
 struct pcore_probe;
 
 struct pcore_client *pcore_client_create(struct module *owner);
@@ -95,8 +96,9 @@ struct pcore_hist_opts {
 /*
  * PCORE_HIST_KEY_ADDR: the keys of a %PCORE_KEYS_HASHED histogram are
  * kernel addresses.  Readers see them as "%pK" prints them, whatever
- * reads them (debugfs, /dev/probe_core): hashed with kptr_restrict=0,
- * raw with kptr_restrict=1 for a reader with CAP_SYSLOG, zero otherwise.
+ * reads them (debugfs, /dev/probe_core): as %p with kptr_restrict=0
+ * (hashed, unless pointers are printed unhashed), raw with
+ * kptr_restrict=1 for a reader with CAP_SYSLOG, zero otherwise.
  */
 #define PCORE_HIST_KEY_ADDR	(1U << 0)
 
@@ -112,8 +114,9 @@ void pcore_hist_add_key(struct pcore_hist *h, u64 key, const char *label,
  * @PCORE_TIMER_CPU: one stamp per CPU: start and stop on the same CPU
  *	(an IRQ handler, a softirq run, a section with preemption off)
  * @PCORE_TIMER_TASK: one stamp per task, in a bounded lock-free table:
- *	start and stop name the task by pid and may run on any CPU (wake-up
- *	to run, a syscall that sleeps)
+ *	start and stop name the task (its pid and start time, so a reused
+ *	pid is another task) and may run on any CPU (wake-up to run, a
+ *	syscall that sleeps); a task's stamp goes when the task exits
  */
 enum pcore_timer_scope {
 	PCORE_TIMER_CPU = 1,
@@ -145,8 +148,9 @@ struct pcore_timer_opts {
 struct pcore_timer *pcore_timer_create(struct pcore_client *c,
 				       const struct pcore_timer_opts *o);
 void pcore_timer_destroy(struct pcore_timer *t);
-void pcore_timer_start(struct pcore_timer *t, pid_t pid);
-bool pcore_timer_stop(struct pcore_timer *t, pid_t pid, u64 *ns);
+void pcore_timer_start(struct pcore_timer *t, struct task_struct *task);
+bool pcore_timer_stop(struct pcore_timer *t, struct task_struct *task,
+		      u64 *ns);
 
 /**
  * struct pcore_kprobe_opts - a kprobe to attach

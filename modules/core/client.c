@@ -210,10 +210,16 @@ static void pcore_client_release(struct pcore_client *c)
 	}
 	if (c != pcore_own)
 		pcore_debugfs_remove(&c->dir);
-	list_for_each_entry_safe(t, ttmp, &c->timers, node) {
-		pcore_timer_unlink(t);
-		pcore_timer_release(t);
+	if (!list_empty(&c->timers)) {
+		/* Off pcore_timers, then one grace period for all of them. */
+		mutex_lock(&pcore_lock);
+		list_for_each_entry(t, &c->timers, node)
+			list_del_rcu(&t->gnode);
+		mutex_unlock(&pcore_lock);
+		synchronize_rcu();
 	}
+	list_for_each_entry_safe(t, ttmp, &c->timers, node)
+		pcore_timer_release(t);
 	kfree(c);
 }
 

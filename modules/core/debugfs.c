@@ -266,20 +266,20 @@ static int pcore_clients_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_clients);
 
-/* name scope measured discarded unmatched evicted */
+/* name scope measured discarded unmatched evicted exited */
 static int pcore_timers_show(struct seq_file *m, void *unused)
 {
 	struct pcore_client *c = m->private;
 	struct pcore_timer *t;
-	u64 measured, discarded, unmatched, evicted;
+	u64 measured, discarded, unmatched, evicted, exited;
 
 	mutex_lock(&pcore_lock);
 	list_for_each_entry(t, &c->timers, node) {
 		pcore_timer_stats(t, &measured, &discarded, &unmatched,
-				  &evicted);
-		seq_printf(m, "%s %s %llu %llu %llu %llu\n", t->name,
+				  &evicted, &exited);
+		seq_printf(m, "%s %s %llu %llu %llu %llu %llu\n", t->name,
 			   t->scope == PCORE_TIMER_CPU ? "cpu" : "task",
-			   measured, discarded, unmatched, evicted);
+			   measured, discarded, unmatched, evicted, exited);
 	}
 	mutex_unlock(&pcore_lock);
 	return 0;

@@ -190,9 +190,9 @@ static void notrace pcore_tp_sched_switch(PCORE_SCHED_SWITCH_PROTO)
 	struct pcore_builtin *b = pcore_tp_hit(data);
 	u64 ns;
 
-	if (pcore_timer_stop(b->timer, 0, &ns))
+	if (pcore_timer_stop(b->timer, NULL, &ns))
 		pcore_hist_add(b->hist, ns);
-	pcore_timer_start(b->timer, 0);
+	pcore_timer_start(b->timer, NULL);
 }
 
 static const struct {
@@ -474,6 +474,9 @@ static int __init pcore_init(void)
 	ret = pcore_tp_init();
 	if (ret)
 		goto err_client;
+	ret = pcore_timer_init();
+	if (ret)
+		goto err_tp;
 	ret = pcore_builtin_list(false, "target", target.val,
 				 PCORE_TARGET_MAX, &spec, active);
 	if (!ret)
@@ -488,6 +491,8 @@ static int __init pcore_init(void)
 
 err_builtins:
 	pcore_builtin_free_all();
+	pcore_timer_exit();
+err_tp:
 	pcore_tp_exit();
 err_client:
 	pcore_client_exit();
@@ -500,6 +505,7 @@ static void __exit pcore_exit(void)
 {
 	pcore_chardev_exit();
 	pcore_builtin_free_all();
+	pcore_timer_exit();
 	pcore_tp_exit();
 	pcore_client_exit();
 	pcore_debugfs_exit();

@@ -145,7 +145,8 @@ void pcore_hist_release(struct pcore_hist *h);
 struct pcore_tslot {
 	atomic64_t key;
 	u64 start;
-	const void *task;
+	u64 born;		/* the task's start_time: with the pid, who */
+	const void *task;	/* current at the start */
 	unsigned long nsw;
 };
 
@@ -163,6 +164,7 @@ struct pcore_timer_stats {
 	local64_t discarded;
 	local64_t unmatched;
 	local64_t evicted;
+	local64_t exited;
 };
 
 /**
@@ -179,6 +181,7 @@ struct pcore_timer_stats {
  */
 struct pcore_timer {
 	struct list_head node;
+	struct list_head gnode;		/* in pcore_timers, RCU */
 	struct pcore_client *client;
 	char name[PCORE_NAME_MAX];
 	u32 scope;
@@ -190,8 +193,10 @@ struct pcore_timer {
 };
 
 void pcore_timer_stats(const struct pcore_timer *t, u64 *measured,
-		       u64 *discarded, u64 *unmatched, u64 *evicted);
-void pcore_timer_unlink(struct pcore_timer *t);
+		       u64 *discarded, u64 *unmatched, u64 *evicted,
+		       u64 *exited);
+int pcore_timer_init(void);
+void pcore_timer_exit(void);
 void pcore_timer_release(struct pcore_timer *t);
 
 enum pcore_probe_kind {

@@ -3,18 +3,35 @@
  * Timers: start and stop stamps per CPU or per task, for handlers that
  * time one event to another.
  *
- * A CPU timer keeps one stamp per CPU and is written only by its CPU.
- * A task timer keeps a bounded table of stamps keyed by pid, written by
- * any CPU without a lock.  Each slot's key word holds the pid and a
- * generation; a writer first moves the key to a busy value with cmpxchg,
- * writes the stamp, and publishes the pid with a release store.  A stop
- * reads the stamp and then frees the slot with cmpxchg from the exact key
- * it read: if the slot changed meanwhile (a restart, or an eviction by a
- * start that found the table full), the generation differs, the cmpxchg
- * fails and the stop counts as unmatched instead of using a torn stamp.
+ * A CPU timer keeps one stamp per CPU and is written only by its CPU.  A
+ * CPU coming online has its stamps disarmed first, by a hotplug callback
+ * that runs on another CPU before it boots (nothing writes them then):
+ * the time it spent offline is no measurement.  Disarming on the way
+ * down would not do: the dying CPU still switches to its idle task after
+ * the last callback, and a handler on sched_switch stamps that.
+ *
+ * A task timer keeps a bounded table of stamps, written by any CPU
+ * without a lock.  A stamp belongs to a task, not to a pid: a slot holds
+ * the pid and the task's start time, and a stop matches both, so a task
+ * that reuses a dead task's pid never gets its stamp.  Each slot's key
+ * word holds the pid and a generation; a writer first moves the key to a
+ * busy value with cmpxchg, writes the stamp, and publishes the pid with a
+ * release store.  A stop reads the stamp and then frees the slot with
+ * cmpxchg from the exact key it read: if the slot changed meanwhile (a
+ * restart, an eviction, the task's exit), the generation differs, the
+ * cmpxchg fails and the stop counts as unmatched instead of using a torn
+ * stamp.  A start looks at the whole probe window before it claims a
+ * slot: the task's own slot, else a free one, else the oldest stamp,
+ * which it evicts (counted).  When a task exits, its stamps are dropped
+ * (counted as exited), from probe_core's handler on sched_process_exit.
+ *
+ * Every timer is also on pcore_timers (RCU), which the exit handler and
+ * the hotplug callback walk; a timer is freed a grace period after it
+ * leaves it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpuhotplug.h>
 #include <linux/err.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
@@ -22,7 +39,11 @@
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
 #include "pcore.h"
+
+/* Every timer, for the exit handler and the hotplug callback. */
+static LIST_HEAD(pcore_timers);
 
 /* Slots a pid looks at. */
 #define PCORE_TIMER_PROBES	16
@@ -93,6 +114,7 @@ struct pcore_timer *pcore_timer_create(struct pcore_client *c,
 	if (!t)
 		goto nomem;
 	INIT_LIST_HEAD(&t->node);
+	INIT_LIST_HEAD(&t->gnode);
 	t->client = c;
 	t->scope = o->scope;
 	t->flags = o->flags;
@@ -126,6 +148,7 @@ struct pcore_timer *pcore_timer_create(struct pcore_client *c,
 		return ERR_PTR(-EEXIST);
 	}
 	list_add_tail(&t->node, &c->timers);
+	list_add_tail_rcu(&t->gnode, &pcore_timers);
 	mutex_unlock(&pcore_lock);
 	return t;
 
@@ -139,13 +162,17 @@ nomem:
 }
 EXPORT_SYMBOL_GPL(pcore_timer_create);
 
-/* Caller holds pcore_lock. */
-void pcore_timer_unlink(struct pcore_timer *t)
+/*
+ * Caller holds pcore_lock, and waits for a grace period (synchronize_rcu(),
+ * once for any number of timers) before pcore_timer_release().
+ */
+static void pcore_timer_unlink(struct pcore_timer *t)
 {
 	list_del_init(&t->node);
+	list_del_rcu(&t->gnode);
 }
 
-/* Nothing uses @t any more and it is unlinked. */
+/* Nothing uses @t any more, it is unlinked and a grace period passed. */
 void pcore_timer_release(struct pcore_timer *t)
 {
 	pcore_timer_free(t);
@@ -155,7 +182,8 @@ void pcore_timer_release(struct pcore_timer *t)
  * pcore_timer_destroy() - free a timer
  * @t: timer, or an ERR_PTR() or NULL (ignored)
  *
- * Every probe whose handler may use @t must be detached first.  Sleeps.
+ * Every probe whose handler may use @t must be detached first.  Waits for
+ * a grace period.  Sleeps.
  */
 void pcore_timer_destroy(struct pcore_timer *t)
 {
@@ -164,6 +192,7 @@ void pcore_timer_destroy(struct pcore_timer *t)
 	mutex_lock(&pcore_lock);
 	pcore_timer_unlink(t);
 	mutex_unlock(&pcore_lock);
+	synchronize_rcu();
 	pcore_timer_release(t);
 }
 EXPORT_SYMBOL_GPL(pcore_timer_destroy);
@@ -181,72 +210,95 @@ static __always_inline unsigned long pcore_switches(void)
 		preempt_enable_notrace();				\
 	} while (0)
 
-static void notrace pcore_timer_start_task(struct pcore_timer *t, pid_t pid)
+/* Is slot key @k, whose stamp says @born, the stamp of @task? */
+static __always_inline bool pcore_tslot_is(const struct pcore_tslot *s, u64 k,
+					   const struct task_struct *task)
 {
-	struct pcore_tslot *s, *victim = NULL;
-	u64 k, oldest = U64_MAX;
-	u32 i, n;
+	return PCORE_TSLOT_PID(k) == (u32)task->pid &&
+	       READ_ONCE(s->born) == task->start_time;
+}
 
-	if (pid <= 0) {
+static void notrace pcore_timer_start_task(struct pcore_timer *t,
+					   struct task_struct *task)
+{
+	struct pcore_tslot *s, *mine = NULL, *free = NULL, *victim = NULL;
+	u64 k, start, oldest = U64_MAX;
+	u32 i, n, pid;
+
+	if (!task || task->pid <= 0) {
 		pcore_timer_inc(t, unmatched);
 		return;
 	}
+	pid = task->pid;
 	i = hash_32(pid, ilog2(t->mask + 1));
+	/* The whole window first: the task's own slot wins over a free one. */
 	for (n = 0; n < PCORE_TIMER_PROBES && n <= t->mask; n++) {
 		s = &t->slots[(i + n) & t->mask];
-		k = atomic64_read(&s->key);
-		if (PCORE_TSLOT_PID(k) == pid || !PCORE_TSLOT_PID(k)) {
-			victim = s;
+		k = atomic64_read_acquire(&s->key);
+		if (pcore_tslot_is(s, k, task)) {
+			mine = s;
 			break;
 		}
-		if (PCORE_TSLOT_PID(k) != PCORE_TSLOT_BUSY &&
-		    READ_ONCE(s->start) < oldest) {
-			oldest = READ_ONCE(s->start);
+		if (!PCORE_TSLOT_PID(k)) {
+			if (!free)
+				free = s;
+			continue;
+		}
+		start = READ_ONCE(s->start);
+		if (PCORE_TSLOT_PID(k) != PCORE_TSLOT_BUSY && start < oldest) {
+			oldest = start;
 			victim = s;
 		}
 	}
-	if (!victim) {
+	s = mine ?: free ?: victim;
+	if (!s) {
 		pcore_timer_inc(t, evicted);
 		return;
 	}
-	k = atomic64_read(&victim->key);
+	k = atomic64_read(&s->key);
 	if (PCORE_TSLOT_PID(k) == PCORE_TSLOT_BUSY ||
-	    atomic64_cmpxchg(&victim->key, k,
+	    atomic64_cmpxchg(&s->key, k,
 			     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1,
 					     PCORE_TSLOT_BUSY)) != k) {
 		/* Lost a race for the slot: this start is not timed. */
 		pcore_timer_inc(t, evicted);
 		return;
 	}
-	if (PCORE_TSLOT_PID(k) && PCORE_TSLOT_PID(k) != pid)
+	if (s != mine && PCORE_TSLOT_PID(k))
 		pcore_timer_inc(t, evicted);
-	victim->start = ktime_get_mono_fast_ns();
-	victim->nsw = pcore_switches();
-	victim->task = current;
-	atomic64_set_release(&victim->key,
+	s->start = ktime_get_mono_fast_ns();
+	s->nsw = pcore_switches();
+	s->task = current;
+	WRITE_ONCE(s->born, task->start_time);
+	atomic64_set_release(&s->key,
 			     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 2, pid));
 }
 NOKPROBE_SYMBOL(pcore_timer_start_task);
 
-static bool notrace pcore_timer_stop_task(struct pcore_timer *t, pid_t pid,
+/*
+ * Free the slot of @task, if it has one: its stamp, its start (@ns is
+ * the time since) and who stamped it.
+ */
+static bool notrace pcore_timer_take_task(struct pcore_timer *t,
+					  const struct task_struct *task,
 					  u64 *ns, unsigned long *nsw,
-					  const void **task)
+					  const void **stamper)
 {
 	struct pcore_tslot *s;
 	u64 k, start, now;
 	u32 i, n;
 
-	if (pid <= 0)
+	if (!task || task->pid <= 0)
 		return false;
-	i = hash_32(pid, ilog2(t->mask + 1));
+	i = hash_32(task->pid, ilog2(t->mask + 1));
 	for (n = 0; n < PCORE_TIMER_PROBES && n <= t->mask; n++) {
 		s = &t->slots[(i + n) & t->mask];
 		k = atomic64_read_acquire(&s->key);
-		if (PCORE_TSLOT_PID(k) != pid)
+		if (!pcore_tslot_is(s, k, task))
 			continue;
 		start = READ_ONCE(s->start);
 		*nsw = READ_ONCE(s->nsw);
-		*task = READ_ONCE(s->task);
+		*stamper = READ_ONCE(s->task);
 		if (atomic64_cmpxchg(&s->key, k,
 				     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1,
 						     0)) != k)
@@ -257,30 +309,34 @@ static bool notrace pcore_timer_stop_task(struct pcore_timer *t, pid_t pid,
 	}
 	return false;
 }
-NOKPROBE_SYMBOL(pcore_timer_stop_task);
+NOKPROBE_SYMBOL(pcore_timer_take_task);
 
 /**
  * pcore_timer_start() - stamp the start of a measurement; hot path
  * @t: timer
- * @pid: %PCORE_TIMER_TASK: the task measured; ignored for %PCORE_TIMER_CPU
+ * @task: %PCORE_TIMER_TASK: the task measured; ignored (pass NULL) for
+ *	%PCORE_TIMER_CPU
  *
  * A second start before a stop restarts the measurement.  A task timer
- * whose table has no free slot for @pid takes the oldest slot and counts
- * it as evicted.  No lock, no allocation; safe in any context.
+ * whose table has no free slot for @task takes the oldest slot and counts
+ * it as evicted; a task without a pid (an idle task) or a NULL @task is
+ * counted as unmatched.  The stamp is the task's, not its pid's: it is
+ * dropped when the task exits.  No lock, no allocation; safe in any
+ * context.
  */
-void notrace pcore_timer_start(struct pcore_timer *t, pid_t pid)
+void notrace pcore_timer_start(struct pcore_timer *t, struct task_struct *task)
 {
 	struct pcore_tcpu *s;
 
 	if (t->scope == PCORE_TIMER_TASK) {
-		pcore_timer_start_task(t, pid);
+		pcore_timer_start_task(t, task);
 		return;
 	}
 	preempt_disable_notrace();
 	s = this_cpu_ptr(t->pcpu);
 	WRITE_ONCE(s->armed, false);
 	barrier();
-	s->start = local_clock();
+	WRITE_ONCE(s->start, local_clock());
 	s->task = current;
 	s->nsw = pcore_switches();
 	barrier();
@@ -293,7 +349,8 @@ NOKPROBE_SYMBOL(pcore_timer_start);
 /**
  * pcore_timer_stop() - end a measurement; hot path
  * @t: timer
- * @pid: %PCORE_TIMER_TASK: the task measured; ignored for %PCORE_TIMER_CPU
+ * @task: %PCORE_TIMER_TASK: the task measured; ignored (pass NULL) for
+ *	%PCORE_TIMER_CPU
  * @ns: set to the time since the matching start, in ns
  *
  * With %PCORE_TIMER_DISCARD_SWITCH, a measurement with a context switch
@@ -303,16 +360,17 @@ NOKPROBE_SYMBOL(pcore_timer_start);
  * Return: true when @ns holds a measurement; false when there was no
  * matching start (counted as unmatched) or it was discarded.
  */
-bool notrace pcore_timer_stop(struct pcore_timer *t, pid_t pid, u64 *ns)
+bool notrace pcore_timer_stop(struct pcore_timer *t, struct task_struct *task,
+			      u64 *ns)
 {
-	const void *task = NULL;
+	const void *stamper = NULL;
 	struct pcore_tcpu *s;
 	unsigned long nsw;
+	u64 now, start;
 	bool ok;
-	u64 now;
 
 	if (t->scope == PCORE_TIMER_TASK) {
-		ok = pcore_timer_stop_task(t, pid, ns, &nsw, &task);
+		ok = pcore_timer_take_task(t, task, ns, &nsw, &stamper);
 	} else {
 		preempt_disable_notrace();
 		s = this_cpu_ptr(t->pcpu);
@@ -320,10 +378,16 @@ bool notrace pcore_timer_stop(struct pcore_timer *t, pid_t pid, u64 *ns)
 		if (ok) {
 			WRITE_ONCE(s->armed, false);
 			barrier();
+			/*
+			 * Once: a start from an interrupt may replace it
+			 * from here on, and a second read could be later
+			 * than now.
+			 */
+			start = READ_ONCE(s->start);
 			now = local_clock();
-			*ns = now > s->start ? now - s->start : 0;
+			*ns = now > start ? now - start : 0;
 			nsw = s->nsw;
-			task = s->task;
+			stamper = s->task;
 		}
 		preempt_enable_notrace();
 	}
@@ -332,7 +396,7 @@ bool notrace pcore_timer_stop(struct pcore_timer *t, pid_t pid, u64 *ns)
 		return false;
 	}
 	if ((t->flags & PCORE_TIMER_DISCARD_SWITCH) &&
-	    (task != current || nsw != pcore_switches())) {
+	    (stamper != current || nsw != pcore_switches())) {
 		pcore_timer_inc(t, discarded);
 		return false;
 	}
@@ -342,19 +406,103 @@ bool notrace pcore_timer_stop(struct pcore_timer *t, pid_t pid, u64 *ns)
 EXPORT_SYMBOL_GPL(pcore_timer_stop);
 NOKPROBE_SYMBOL(pcore_timer_stop);
 
+/*
+ * sched_process_exit: @task's stamps in every task timer go, counted as
+ * exited.  Runs in the exiting task, with preemption off (a tracepoint
+ * handler): an RCU reader of pcore_timers.
+ */
+static void notrace pcore_timer_task_exit(void *data, struct task_struct *task)
+{
+	const void *stamper;
+	struct pcore_timer *t;
+	unsigned long nsw;
+	u64 ns;
+
+	list_for_each_entry_rcu(t, &pcore_timers, gnode)
+		if (t->scope == PCORE_TIMER_TASK &&
+		    pcore_timer_take_task(t, task, &ns, &nsw, &stamper))
+			pcore_timer_inc(t, exited);
+}
+NOKPROBE_SYMBOL(pcore_timer_task_exit);
+
+/*
+ * CPU @cpu is about to boot (this runs on another CPU, @cpu runs nothing):
+ * what its CPU timers stamped before it went down is no measurement.
+ */
+static int pcore_timer_cpu_prepare(unsigned int cpu)
+{
+	struct pcore_timer *t;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(t, &pcore_timers, gnode)
+		if (t->scope == PCORE_TIMER_CPU)
+			WRITE_ONCE(per_cpu_ptr(t->pcpu, cpu)->armed, false);
+	rcu_read_unlock();
+	return 0;
+}
+
+static struct tracepoint *pcore_exit_tp;
+static int pcore_timer_hp_state;
+
+static void pcore_timer_find_exit(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_exit"))
+		pcore_exit_tp = tp;
+}
+
+/* At load: the exit handler and the hotplug callback. */
+int pcore_timer_init(void)
+{
+	int ret;
+
+	for_each_kernel_tracepoint(pcore_timer_find_exit, NULL);
+	if (!pcore_exit_tp) {
+		pr_err("no sched_process_exit tracepoint: task timers need it\n");
+		return -ENOENT;
+	}
+	ret = tracepoint_probe_register(pcore_exit_tp, pcore_timer_task_exit,
+					NULL);
+	if (ret) {
+		pr_err("cannot register on sched_process_exit: %s\n",
+		       ret == -ENOMEM ? "out of memory" : "refused");
+		return ret;
+	}
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "probe_core:timers",
+					pcore_timer_cpu_prepare, NULL);
+	if (ret < 0) {
+		pr_err("cannot add a CPU hotplug callback: %s\n",
+		       ret == -ENOMEM ? "out of memory" : "no free state");
+		tracepoint_probe_unregister(pcore_exit_tp,
+					    pcore_timer_task_exit, NULL);
+		tracepoint_synchronize_unregister();
+		return ret;
+	}
+	pcore_timer_hp_state = ret;
+	return 0;
+}
+
+void pcore_timer_exit(void)
+{
+	cpuhp_remove_state_nocalls(pcore_timer_hp_state);
+	tracepoint_probe_unregister(pcore_exit_tp, pcore_timer_task_exit, NULL);
+	tracepoint_synchronize_unregister();
+}
+
 /* Totals over all CPUs, for the timers file. */
 void pcore_timer_stats(const struct pcore_timer *t, u64 *measured,
-		       u64 *discarded, u64 *unmatched, u64 *evicted)
+		       u64 *discarded, u64 *unmatched, u64 *evicted,
+		       u64 *exited)
 {
 	const struct pcore_timer_stats *s;
 	int cpu;
 
-	*measured = *discarded = *unmatched = *evicted = 0;
+	*measured = *discarded = *unmatched = *evicted = *exited = 0;
 	for_each_possible_cpu(cpu) {
 		s = per_cpu_ptr(t->stats, cpu);
 		*measured += local64_read(&s->measured);
 		*discarded += local64_read(&s->discarded);
 		*unmatched += local64_read(&s->unmatched);
 		*evicted += local64_read(&s->evicted);
+		*exited += local64_read(&s->exited);
 	}
 }

@@ -41,13 +41,14 @@ static void notrace cpuhists_switch(PCORE_SCHED_SWITCH_PROTO)
 	u64 cpu = raw_smp_processor_id(), ns;
 
 	/* prev leaves the CPU: its slice ends, its off-CPU time starts. */
-	if (pcore_timer_stop(c->slice, 0, &ns))
+	if (pcore_timer_stop(c->slice, NULL, &ns))
 		pcore_hist_add_key(c->oncpu, cpu, NULL, ns);
-	pcore_timer_start(c->slice, 0);
-	if (prev->pid)
-		pcore_timer_start(c->sleep, prev->pid);
+	pcore_timer_start(c->slice, NULL);
+	/* Not a task on its last switch: it exits, nothing comes back. */
+	if (prev->pid && !READ_ONCE(prev->exit_state))
+		pcore_timer_start(c->sleep, prev);
 	/* next comes back: its off-CPU time ends. */
-	if (next->pid && pcore_timer_stop(c->sleep, next->pid, &ns))
+	if (next->pid && pcore_timer_stop(c->sleep, next, &ns))
 		pcore_hist_add_key(c->offcpu, cpu, NULL, ns);
 }
 

@@ -22,10 +22,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/hash.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
-#include <linux/kprobes.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/string.h>
 #include <probe_core/probe_core.h>
 #include <probe_core/compat.h>
@@ -605,89 +608,182 @@ static int timer_cpu(void)
 
 	migrate_disable();
 	for (i = 0; i < loops; i++) {
-		pcore_timer_start(disc, 0);
-		pcore_timer_start(meas, 0);
+		pcore_timer_start(disc, NULL);
+		pcore_timer_start(meas, NULL);
 		usleep_range(1000, 2000);
-		if (pcore_timer_stop(disc, 0, &ns))
+		if (pcore_timer_stop(disc, NULL, &ns))
 			pr_err("disc: a sleep was not discarded\n");
-		if (pcore_timer_stop(meas, 0, &ns))
+		if (pcore_timer_stop(meas, NULL, &ns))
 			pcore_hist_add(slept, ns);
 
 		preempt_disable();
-		pcore_timer_start(disc, 0);
-		if (pcore_timer_stop(disc, 0, &ns))
+		pcore_timer_start(disc, NULL);
+		if (pcore_timer_stop(disc, NULL, &ns))
 			pcore_hist_add(quick, ns);
 		preempt_enable();
 	}
-	pcore_timer_stop(disc, 0, &ns);
-	pcore_timer_start(meas, 0);
-	pcore_timer_start(meas, 0);
-	pcore_timer_stop(meas, 0, &ns);
+	pcore_timer_stop(disc, NULL, &ns);
+	pcore_timer_start(meas, NULL);
+	pcore_timer_start(meas, NULL);
+	pcore_timer_stop(meas, NULL, &ns);
 	migrate_enable();
 	return 0;
 }
 
 /*
- * timer_task: "tasks", a task timer of 2 slots, fed with made-up pids:
+ * Live tasks other than current, held with a reference: up to @n of
+ * them; @want_home >= 0 keeps only those whose pid hashes, as task timers
+ * hash it, to slot @want_home of a 2-slot table (hash_32(pid, 1)).
+ */
+static unsigned int timer_tasks(struct task_struct **tasks, unsigned int n,
+				int want_home)
+{
+	struct task_struct *p;
+	unsigned int got = 0;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		if (got == n)
+			break;
+		if (p == current || p->pid <= 0 || p->exit_state ||
+		    (want_home >= 0 && hash_32(p->pid, 1) != (u32)want_home))
+			continue;
+		get_task_struct(p);
+		tasks[got++] = p;
+	}
+	rcu_read_unlock();
+	return got;
+}
+
+static void timer_tasks_put(struct task_struct **tasks, unsigned int n)
+{
+	while (n--)
+		put_task_struct(tasks[n]);
+}
+
+/*
+ * timer_task: "tasks", a task timer of 2 slots, fed with three live tasks
+ * A, B and C (not current):
  *
- *   start 101, 102, 103     the table is full at 103: 101, the oldest,
- *                           is evicted (evicted 1)
- *   stop 101                unmatched (1)
- *   stop 102, stop 103      measured (2)
- *   stop 104                never started: unmatched (2)
- *   start 105 twice, stop   a restart takes no new slot: measured (3)
- *   stop 105 again          unmatched (3)
- *   start 0, start -1,      no such task: unmatched (6)
- *   stop 0
+ *   start A, B, C           the table is full at C: A, the oldest, is
+ *                           evicted (evicted 1)
+ *   stop A                  unmatched (1)
+ *   stop B, stop C          measured (2)
+ *   stop A                  never restarted: unmatched (2)
+ *   start B twice, stop     a restart takes no new slot: measured (3)
+ *   stop B again            unmatched (3)
+ *   start NULL, stop NULL   no task: unmatched (5)
  *
- * and "tdisc", a task timer with PCORE_TIMER_DISCARD_SWITCH on this task:
+ * "collide", a task timer of 2 slots, with two tasks P and Q whose pids
+ * hash to the same slot: start Q, start P (the next slot), stop Q (its
+ * slot is free again), start P (P's own slot, not the free one), stop P:
+ * measured (2); stop P again: unmatched (1), no stale stamp left.
+ *
+ * "tdisc", a task timer with PCORE_TIMER_DISCARD_SWITCH on current:
  * start, sleep 1 to 2 ms, stop: discarded; start and stop with preemption
  * off: measured.  Timers file:
  *
- *   tasks task 3 0 6 1
- *   tdisc task 1 1 0 0
+ *   tasks task 3 0 5 1 0
+ *   collide task 2 0 1 0 0
+ *   tdisc task 1 1 0 0 0
  */
 static int timer_task(void)
 {
-	struct pcore_timer *t, *td;
+	struct pcore_timer *t, *tc, *td;
+	struct task_struct *abc[3], *pq[2];
+	unsigned int n, m, home;
 	u64 ns;
 	int ret;
 
 	t = pcore_timer_create(pc, &(struct pcore_timer_opts){
 		.name = "tasks", .scope = PCORE_TIMER_TASK, .tasks = 2 });
+	tc = pcore_timer_create(pc, &(struct pcore_timer_opts){
+		.name = "collide", .scope = PCORE_TIMER_TASK, .tasks = 2 });
 	td = pcore_timer_create(pc, &(struct pcore_timer_opts){
 		.name = "tdisc", .scope = PCORE_TIMER_TASK, .tasks = 1,
 		.flags = PCORE_TIMER_DISCARD_SWITCH });
-	ret = apitest_err(t) ?: apitest_err(td);
+	ret = apitest_err(t) ?: apitest_err(tc) ?: apitest_err(td);
 	if (ret)
 		return ret;
+	n = timer_tasks(abc, 3, -1);
+	for (home = 0, m = 0; home < 2 && m < 2; home++) {
+		timer_tasks_put(pq, m);
+		m = timer_tasks(pq, 2, home);
+	}
+	if (n < 3 || m < 2) {
+		pr_err("case=%s: not enough live tasks\n", __func__);
+		timer_tasks_put(abc, n);
+		timer_tasks_put(pq, m);
+		return -ESRCH;
+	}
 
-	/* Stamps a microsecond apart: 101 is the oldest beyond doubt. */
-	pcore_timer_start(t, 101);
+	/* Stamps a microsecond apart: A is the oldest beyond doubt. */
+	pcore_timer_start(t, abc[0]);
 	udelay(1);
-	pcore_timer_start(t, 102);
+	pcore_timer_start(t, abc[1]);
 	udelay(1);
-	pcore_timer_start(t, 103);
-	pcore_timer_stop(t, 101, &ns);
-	pcore_timer_stop(t, 102, &ns);
-	pcore_timer_stop(t, 103, &ns);
-	pcore_timer_stop(t, 104, &ns);
-	pcore_timer_start(t, 105);
-	pcore_timer_start(t, 105);
-	pcore_timer_stop(t, 105, &ns);
-	pcore_timer_stop(t, 105, &ns);
-	pcore_timer_start(t, 0);
-	pcore_timer_start(t, -1);
-	pcore_timer_stop(t, 0, &ns);
+	pcore_timer_start(t, abc[2]);
+	pcore_timer_stop(t, abc[0], &ns);
+	pcore_timer_stop(t, abc[1], &ns);
+	pcore_timer_stop(t, abc[2], &ns);
+	pcore_timer_stop(t, abc[0], &ns);
+	pcore_timer_start(t, abc[1]);
+	pcore_timer_start(t, abc[1]);
+	pcore_timer_stop(t, abc[1], &ns);
+	pcore_timer_stop(t, abc[1], &ns);
+	pcore_timer_start(t, NULL);
+	pcore_timer_stop(t, NULL, &ns);
 
-	pcore_timer_start(td, current->pid);
+	pcore_timer_start(tc, pq[1]);
+	pcore_timer_start(tc, pq[0]);
+	pcore_timer_stop(tc, pq[1], &ns);
+	pcore_timer_start(tc, pq[0]);
+	pcore_timer_stop(tc, pq[0], &ns);
+	pcore_timer_stop(tc, pq[0], &ns);
+	timer_tasks_put(abc, n);
+	timer_tasks_put(pq, m);
+
+	pcore_timer_start(td, current);
 	usleep_range(1000, 2000);
-	pcore_timer_stop(td, current->pid, &ns);
+	pcore_timer_stop(td, current, &ns);
 	preempt_disable();
-	pcore_timer_start(td, current->pid);
-	pcore_timer_stop(td, current->pid, &ns);
+	pcore_timer_start(td, current);
+	pcore_timer_stop(td, current, &ns);
 	preempt_enable();
 	return 0;
+}
+
+/*
+ * timer_exit: "exit", a task timer driven by pcore_tpsrc's tracepoint in
+ * the task that fires it: value 1 stops the task's measurement (into the
+ * histogram "exit"), value 2 starts one.  Writing K to pcore_tpsrc's fire
+ * file fires 1 to K: "1" stops, "2" stops then starts.
+ */
+static struct pcore_timer *exit_timer;
+
+static void notrace apitest_exit_event(void *data, u64 value)
+{
+	struct pcore_hist *h = pcore_tp_hit(data);
+	u64 ns;
+
+	if (value == 1 && pcore_timer_stop(exit_timer, current, &ns))
+		pcore_hist_add(h, ns);
+	else if (value == 2)
+		pcore_timer_start(exit_timer, current);
+}
+
+static int timer_exit(void)
+{
+	struct pcore_hist *h;
+
+	exit_timer = pcore_timer_create(pc, &(struct pcore_timer_opts){
+		.name = "exit", .scope = PCORE_TIMER_TASK, .tasks = 16 });
+	h = pcore_hist_create(pc, &(struct pcore_hist_opts){ .name = "exit" });
+	return apitest_err(exit_timer) ?: apitest_err(h) ?:
+	       apitest_err(pcore_tracepoint_attach(pc,
+			&(struct pcore_tracepoint_opts){
+				.name = "exit", .tracepoint = "pcore_tpsrc_event",
+				.fn = apitest_exit_event, .hist = h }));
 }
 
 /*
@@ -891,6 +987,7 @@ static const struct {
 	{ "keys_direct", keys_direct },
 	{ "timer_cpu", timer_cpu },
 	{ "timer_task", timer_task },
+	{ "timer_exit", timer_exit },
 	{ "tp_wait", tp_wait },
 	{ "tp_nowait", tp_nowait },
 	{ "kprobe_hist_error", kprobe_hist_error },

@@ -63,7 +63,7 @@ static void notrace thardirq_entry(void *data, int irq,
 {
 	struct thardirq *t = pcore_tp_hit(data);
 
-	pcore_timer_start(t->handler, 0);
+	pcore_timer_start(t->handler, NULL);
 }
 
 /* TP_PROTO(int irq, struct irqaction *action, int ret) */
@@ -77,7 +77,7 @@ static void notrace thardirq_exit(void *data, int irq,
 	 * No match when the module was loaded while this handler ran; irq
 	 * is never negative here, but the key is unsigned: check anyway.
 	 */
-	if (irq < 0 || !pcore_timer_stop(t->handler, 0, &ns))
+	if (irq < 0 || !pcore_timer_stop(t->handler, NULL, &ns))
 		return;
 	pcore_hist_add_key(t->time, irq, action->name, ns);
 	pcore_hist_add_key(t->ret, irq, action->name, (u32)ret);

@@ -127,7 +127,7 @@ static void notrace tirq_waking(void *data, struct task_struct *p)
 	struct tirq *t = pcore_tp_hit(data);
 
 	if (tirq_irq_of(t, p) >= 0 && tirq_wakes_to_run(p))
-		pcore_timer_start(t->wake, p->pid);
+		pcore_timer_start(t->wake, p);
 }
 
 static void notrace tirq_switch(PCORE_SCHED_SWITCH_PROTO)
@@ -138,15 +138,15 @@ static void notrace tirq_switch(PCORE_SCHED_SWITCH_PROTO)
 
 	/* A watched thread leaves this CPU: its run ends. */
 	irq = tirq_irq_of(t, prev);
-	if (irq >= 0 && pcore_timer_stop(t->oncpu, 0, &ns))
+	if (irq >= 0 && pcore_timer_stop(t->oncpu, NULL, &ns))
 		pcore_hist_add_key(t->run, irq, prev->comm, ns);
 	/* A watched thread gets this CPU: its wait ends, its run begins. */
 	irq = tirq_irq_of(t, next);
 	if (irq < 0)
 		return;
-	if (pcore_timer_stop(t->wake, next->pid, &ns))
+	if (pcore_timer_stop(t->wake, next, &ns))
 		pcore_hist_add_key(t->latency, irq, next->comm, ns);
-	pcore_timer_start(t->oncpu, 0);
+	pcore_timer_start(t->oncpu, NULL);
 }
 
 /*

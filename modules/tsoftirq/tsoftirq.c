@@ -72,7 +72,7 @@ static void notrace tsoftirq_on_entry(void *data, unsigned int vec_nr)
 {
 	struct tsoftirq *t = pcore_tp_hit(data);
 
-	pcore_timer_start(t->run, 0);
+	pcore_timer_start(t->run, NULL);
 }
 
 static void notrace tsoftirq_on_exit(void *data, unsigned int vec_nr)
@@ -81,7 +81,7 @@ static void notrace tsoftirq_on_exit(void *data, unsigned int vec_nr)
 	const char *name;
 	u64 ns;
 
-	if (!pcore_timer_stop(t->run, 0, &ns))
+	if (!pcore_timer_stop(t->run, NULL, &ns))
 		return;		/* counted by the timer: unmatched or discarded */
 	/* A vector beyond the table is dropped (and counted) by the hist. */
 	name = vec_nr < NR_SOFTIRQS ? tsoftirq_names[vec_nr] : NULL;
