@@ -1011,6 +1011,38 @@ TEST_F_TIMEOUT(good, timer_exit_and_pid_reuse, 120)
 	EXPECT_EQ(0, pcore_mod_unload_wait("pcore_tpsrc"));
 }
 
+/*
+ * Reads racing with recording: a kthread on each CPU records 1000 without
+ * pause.  Every stats read must hold together: sum a multiple of 1000,
+ * never more than count * 1000 (a sum or max whose value the buckets do
+ * not hold was seen once: "count: 2, sum: 180220, max: 83195"), max 1000.
+ * The old read order (buckets, then sum) gave sums ahead of counts.
+ */
+TEST_F_TIMEOUT(good, steady_reads_hold_together, 120)
+{
+	unsigned long long count, sum, max, reads = 0, bad = 0;
+	struct timespec t0, t;
+
+	ASSERT_EQ(0, load_case(self->kmsg, "case=steady"));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		ASSERT_LT(0, pcore_read(APIDIR "/steady/stats", buf, PCORE_BUF));
+		count = pcore_key(buf, "count");
+		sum = pcore_key(buf, "sum");
+		max = pcore_key(buf, "max");
+		reads++;
+		if (sum % 1000 || sum > count * 1000 || (count && max != 1000)) {
+			if (!bad++)
+				TH_LOG("count %llu sum %llu max %llu", count, sum, max);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 5);
+	TH_LOG("%llu reads, %llu that did not hold together", reads, bad);
+	EXPECT_EQ(0, bad);
+	EXPECT_LT(10, reads);
+	unload_case(_metadata);
+}
+
 /* The load fails for an unknown case: the selftests cannot miss a typo. */
 TEST_F_TIMEOUT(good, unknown_case, 60)
 {

@@ -209,16 +209,20 @@ u64 pcore_cpu_hist_count(const struct pcore_layout *l,
  */
 void pcore_snap_add_cpu(struct pcore_snap *s, const struct pcore_cpu_hist *c)
 {
-	u64 n, count = 0;
+	u64 n, count = 0, sum, min, max;
 	u32 i;
 
+	/* sum, min and max before the buckets: see the top of the header. */
+	sum = pcore_ctr_read(&c->sum);
+	min = pcore_ctr_read(&c->min);
+	max = pcore_ctr_read(&c->max);
+	pcore_rmb();
 	for (i = 0; i < s->nbuckets; i++) {
 		n = pcore_ctr_read(&c->b[i]);
 		s->b[i] += n;
 		count += n;
 	}
-	snap_add(s, count, pcore_ctr_read(&c->sum), pcore_ctr_read(&c->min),
-		 pcore_ctr_read(&c->max));
+	snap_add(s, count, sum, min, max);
 }
 
 /**

@@ -12,11 +12,14 @@
  * Every histogram has one struct pcore_cpu_hist per possible CPU.  Only the
  * owning CPU writes it (pcore_record(), from any context including NMI),
  * with single-instruction local operations, so a record needs no lock and
- * no atomic bus operation.  Readers on other CPUs read each counter with a
- * single load: a concurrent read sees every counter exactly, but an event
- * that is being recorded at that moment may be visible in its bucket (and
- * so in the count, the sum of the buckets) and not yet in the sum, min or
- * max (at most one in-flight event per CPU and context).
+ * no atomic bus operation.  A record adds to its bucket first, then (after
+ * a write barrier, free on x86) to sum, min and max.  Readers on other CPUs
+ * read each counter with a single load, sum, min and max first, then
+ * (after a read barrier) the buckets: every event whose value a read sees
+ * in sum, min or max is in its buckets (and so in its count).  Events
+ * recorded while the read runs may be in the buckets only: a concurrent
+ * read never shows a sum or max that its buckets do not hold, but its
+ * count may be ahead of its sum by the events recorded meanwhile.
  *
  * Snapshot-and-reset (pcore_cpu_harvest()) must run on the owning CPU (the
  * kernel sends an IPI) or on a CPU that is offline.  It exchanges every
@@ -32,6 +35,7 @@
 #include <linux/errno.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
+#include <asm/barrier.h>
 #include <asm/local64.h>
 
 /* A counter written by one CPU with single-instruction local operations. */
@@ -46,6 +50,8 @@ struct pcore_ctr {
 #define pcore_ctr_cmpxchg(c, o, n)	((u64)local64_cmpxchg(&(c)->v, (o), (n)))
 #define pcore_div64(a, b)		div64_u64((a), (b))
 #define pcore_msb(x)			((u32)__fls(x))	/* x != 0 */
+#define pcore_wmb()			smp_wmb()
+#define pcore_rmb()			smp_rmb()
 #else /* host build: unit tests and benchmark */
 #include <stdint.h>
 #include <stddef.h>
@@ -56,6 +62,10 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 #define U64_MAX			UINT64_MAX
 #define U32_MAX			UINT32_MAX
+
+/* One CPU: only the compiler may reorder. */
+#define pcore_wmb()			__asm__ __volatile__("" ::: "memory")
+#define pcore_rmb()			__asm__ __volatile__("" ::: "memory")
 
 struct pcore_ctr {
 	u64 v;
@@ -242,6 +252,7 @@ static inline void pcore_record(const struct pcore_layout *l,
 	u64 old;
 
 	pcore_ctr_add(&c->b[pcore_bucket(l, v)], 1);
+	pcore_wmb();	/* the bucket before sum, min, max: see the top */
 	pcore_ctr_add(&c->sum, v);
 	/* Retry only when an interrupt moved min or max under us. */
 	while (unlikely(v < (old = pcore_ctr_read(&c->min))))

@@ -24,6 +24,7 @@
 #include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/kprobes.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -471,6 +472,59 @@ static int partial(void)
 }
 
 /* Good input: the load succeeds and the numbers are known. */
+
+/*
+ * steady: a kthread on each online CPU records the value 1000 into the
+ * histogram "steady" without pause until the unload, so that readers
+ * always race with recording.
+ */
+#define STEADY_MAX	8
+static struct task_struct *steady_threads[STEADY_MAX];
+
+static int steady_fn(void *arg)
+{
+	struct pcore_hist *h = arg;
+	int i;
+
+	while (!kthread_should_stop()) {
+		for (i = 0; i < 1000; i++)
+			pcore_hist_add(h, 1000);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void steady_stop(void)
+{
+	int i;
+
+	for (i = 0; i < STEADY_MAX; i++)
+		if (steady_threads[i])
+			kthread_stop(steady_threads[i]);
+}
+
+static int steady(void)
+{
+	struct pcore_hist *h;
+	struct task_struct *k;
+	int cpu, n = 0;
+
+	h = pcore_hist_create(pc, &(struct pcore_hist_opts){ .name = "steady" });
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	for_each_online_cpu(cpu) {
+		if (n == STEADY_MAX)
+			break;
+		k = kthread_create_on_cpu(steady_fn, h, cpu, "pcore_steady/%u");
+		if (IS_ERR(k)) {
+			steady_stop();
+			return PTR_ERR(k);
+		}
+		steady_threads[n++] = k;
+		wake_up_process(k);
+	}
+	return 0;
+}
 
 /*
  * keys_addr: a hashed histogram "addrs" whose keys are addresses
@@ -984,6 +1038,7 @@ static const struct {
 	{ "partial", partial },
 	{ "keys_hashed", keys_hashed },
 	{ "keys_addr", keys_addr },
+	{ "steady", steady },
 	{ "keys_direct", keys_direct },
 	{ "timer_cpu", timer_cpu },
 	{ "timer_task", timer_task },
@@ -1045,6 +1100,7 @@ static int __init apitest_init(void)
 
 static void __exit apitest_exit(void)
 {
+	steady_stop();
 	if (many_report)
 		many_destroy();
 	else if (!skip_destroy)
