@@ -50,7 +50,9 @@ struct pcore_ctr {
 #define pcore_ctr_cmpxchg(c, o, n)	((u64)local64_cmpxchg(&(c)->v, (o), (n)))
 #define pcore_div64(a, b)		div64_u64((a), (b))
 #define pcore_msb(x)			((u32)__fls(x))	/* x != 0 */
+/* A record writes its bucket before sum, min and max ... */
 #define pcore_wmb()			smp_wmb()
+/* ... and a read takes sum, min and max before the buckets. */
 #define pcore_rmb()			smp_rmb()
 #else /* host build: unit tests and benchmark */
 #include <stdint.h>
@@ -64,8 +66,15 @@ typedef unsigned long long u64;
 #define U32_MAX			UINT32_MAX
 
 /* One CPU: only the compiler may reorder. */
-#define pcore_wmb()			__asm__ __volatile__("" ::: "memory")
-#define pcore_rmb()			__asm__ __volatile__("" ::: "memory")
+static inline void pcore_wmb(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+}
+
+static inline void pcore_rmb(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+}
 
 struct pcore_ctr {
 	u64 v;
