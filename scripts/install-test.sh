@@ -15,7 +15,9 @@ kdir=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' \
 	"$kdir/include/generated/utsrelease.h")
-root=$top/build/install-test
+# One root per kernel: make check installs for two kernels at once (its
+# debug kernel's lane runs beside the others).
+root=$top/build/install-test/$kver
 mods=$root/lib/modules/$kver
 rm -rf "$root"
 mkdir -p "$mods"

@@ -77,6 +77,7 @@ struct pcore_client {
  * @key_name: what a key is, for display
  * @layout: bucket layout of every key
  * @key_mode: an enum pcore_key_mode
+ * @flags: %PCORE_HIST_KEY_ADDR or 0
  * @nslots: keys kept: 1 when not keyed
  * @stride: bytes of one key's record on one CPU
  * @cpu: per possible CPU, @nslots records of @stride bytes
@@ -170,6 +171,7 @@ struct pcore_timer_stats {
 /**
  * struct pcore_timer - start/stop stamps per CPU or per task
  * @node: in the client's timers
+ * @gnode: in pcore_timers (RCU), for the exit handler and CPU hotplug
  * @client: owner
  * @name: name in the client's timers file
  * @scope: an enum pcore_timer_scope
@@ -177,7 +179,8 @@ struct pcore_timer_stats {
  * @pcpu: %PCORE_TIMER_CPU stamps
  * @slots: %PCORE_TIMER_TASK table
  * @mask: @slots size - 1
- * @stats: per CPU: measured, discarded, unmatched stops, evicted starts
+ * @stats: per CPU: measured, discarded, unmatched stops, evicted starts,
+ *	stamps dropped at their task's exit
  */
 struct pcore_timer {
 	struct list_head node;
