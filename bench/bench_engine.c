@@ -32,7 +32,15 @@
  *	empty loop, measured alongside.  Absolute times depend on the
  *	machine: compare kinds with each other, measured in one run.
  *
- * bytes/CPU: pcore_cpu_hist_size(), the memory of one histogram on one CPU.
+ * bytes/CPU: pcore_cpu_hist_size(), the memory of one histogram on one CPU;
+ *	padded: what the kernel allocates for it, rounded up to a cache line.
+ *
+ * Interval reads: the kernel flips a histogram's bank, waits for a grace
+ * period and harvests the retired bank in process context (hist.c):
+ * nothing runs in interrupt context.  harvest instr: callgrind's count
+ * of pcore_cpu_harvest() on one key's record of one CPU, in process
+ * context, full (holding the NVALUES values) and empty.  Memory: two
+ * banks of a padded record per key and possible CPU.
  *
  * Values are log-uniform from 100 ns to 100 ms, like latencies, so that
  * the branches of the bucket index are not trivially predicted.
@@ -93,6 +101,12 @@ static noipa void rec_none(const struct pcore_layout *l,
 {
 	/* no instructions: only tells the compiler the arguments are used */
 	asm volatile("" : : "r" (l), "r" (c), "r" (v));
+}
+
+/* One key's record of one CPU, moved out: what an interval read does. */
+static noipa void harvest_one(struct pcore_cpu_hist *c, struct pcore_snap *s)
+{
+	pcore_cpu_harvest(c, s);
 }
 
 /* The two loops must compile to the same code but for the call target. */
@@ -171,6 +185,35 @@ static void teardown(struct setup *s)
 	free(s->v);
 }
 
+/*
+ * Harvests of a record that holds the values (full) or nothing (empty),
+ * CG_PASSES times; callgrind counts harvest_one() only.
+ */
+static int run_harvest(struct setup *s, bool full)
+{
+	size_t size = pcore_cpu_hist_size(&s->l);
+	struct pcore_cpu_hist *tmpl = malloc(size);
+	struct pcore_snap *snap = malloc(pcore_snap_size(&s->l));
+	unsigned int p, i;
+
+	if (!tmpl || !snap)
+		return 2;
+	pcore_cpu_hist_init(&s->l, tmpl);
+	for (i = 0; full && i < NVALUES; i++)
+		pcore_record(&s->l, tmpl, s->v[i]);
+	pcore_snap_init(&s->l, snap);
+	for (p = 0; p < CG_PASSES; p++) {
+		memcpy(s->c, tmpl, size);
+		harvest_one(s->c, snap);
+	}
+	free(tmpl);
+	free(snap);
+	return 0;
+}
+
+static int interval_report(const char *self, const char *dir,
+			   const size_t *size);
+
 /* What callgrind runs: one loop, nothing else worth counting. */
 static int run_loop(const char *loop, const char *kind)
 {
@@ -179,6 +222,8 @@ static int run_loop(const char *loop, const char *kind)
 
 	if (k >= NKINDS || setup(&s, k))
 		return 2;
+	if (!strcmp(loop, "harvest_full") || !strcmp(loop, "harvest_empty"))
+		return run_harvest(&s, !strcmp(loop, "harvest_full"));
 	if (!strcmp(loop, "record"))
 		loop_record(&s.l, s.c, s.v, CG_PASSES);
 	else if (!strcmp(loop, "empty"))
@@ -199,8 +244,9 @@ static int cg_count(const char *self, const char *dir, const char *loop,
 
 	snprintf(file, sizeof(file), "%s/callgrind.%s.%u.out", dir, loop, k);
 	snprintf(cmd, sizeof(cmd),
-		 "valgrind --tool=callgrind --callgrind-out-file='%s' --toggle-collect=loop_%s '%s' --loop %s %u >/dev/null 2>&1",
-		 file, loop, self, loop, k);
+		 "valgrind --tool=callgrind --callgrind-out-file='%s' --toggle-collect=%s '%s' --loop %s %u >/dev/null 2>&1",
+		 file, strncmp(loop, "harvest", 7) ? (loop[0] == 'r' ? "loop_record" : "loop_empty") : "harvest_one",
+		 self, loop, k);
 	ret = system(cmd);
 	if (ret) {
 		fprintf(stderr, "bench: failed (status %d): %s\n", ret, cmd);
@@ -344,5 +390,41 @@ int main(int argc, char **argv)
 	printf("%s: %.2f instructions per record, target <= %d: %s\n",
 	       kinds[LOGLINEAR].name, ir[LOGLINEAR], TARGET_INSNS,
 	       ir[LOGLINEAR] <= TARGET_INSNS ? "PASS" : "ABOVE TARGET");
+	return interval_report(self, dir, size);
+}
+
+/* The cost of an interval read, and the memory of two banks. */
+static int interval_report(const char *self, const char *dir,
+			   const size_t *size)
+{
+	static const unsigned int cpus[] = { 2, 64, 256 }, keys[] = { 1, 1024 };
+	unsigned long long full, empty;
+	size_t pad;
+	unsigned int k, c, j;
+
+	printf("\ninterval read or reset: 0 instructions in interrupt context (no IPI);\n"
+	       "one grace period, then in process context per key and CPU:\n\n");
+	printf("%-19s %9s %18s %19s\n", "kind", "padded", "harvest instr full",
+	       "harvest instr empty");
+	for (k = 0; k < NKINDS; k++) {
+		if (cg_count(self, dir, "harvest_full", k, &full) ||
+		    cg_count(self, dir, "harvest_empty", k, &empty))
+			return 1;
+		pad = (size[k] + 63) / 64 * 64;
+		printf("%-19s %9zu %18llu %19llu\n", kinds[k].name, pad,
+		       full / CG_PASSES, empty / CG_PASSES);
+	}
+	pad = (size[LOGLINEAR] + 63) / 64 * 64;
+	printf("\nmemory of a %s histogram, two banks (bytes):\n\n%-10s",
+	       kinds[LOGLINEAR].name, "keys");
+	for (c = 0; c < ARRAY_SIZE(cpus); c++)
+		printf(" %13u CPUs", cpus[c]);
+	printf("\n");
+	for (j = 0; j < ARRAY_SIZE(keys); j++) {
+		printf("%-10u", keys[j]);
+		for (c = 0; c < ARRAY_SIZE(cpus); c++)
+			printf(" %18llu", 2ULL * pad * keys[j] * cpus[c]);
+		printf("\n");
+	}
 	return 0;
 }

@@ -14,6 +14,7 @@
  */
 #include "pcore_ioctl.h"
 #include "kselftest_harness.h"
+#include <sys/prctl.h>
 
 #define KPROBES_LIST	"/sys/kernel/debug/kprobes/list"
 #define APITEST		"pcore_apitest"
@@ -244,12 +245,12 @@ FIXTURE_VARIANT_ADD(bad, hist_key_mode) {
 	.err = EINVAL,
 	.log = "pcore_apitest: hist h: unknown key mode",
 };
-/* 65536 keys of the default loglinear layout, 4984 bytes each. */
+/* 65536 keys of the default loglinear layout, 4984 bytes each, padded to 4992. */
 FIXTURE_VARIANT_ADD(bad, hist_too_big) {
 	.name = "hist_too_big",
 	.err = E2BIG,
 	.log =
-		"pcore_apitest: hist h: 65536 keys of 4984 bytes need 326631424 bytes per CPU, more than 8388608",
+		"pcore_apitest: hist h: 65536 keys of 4992 bytes need 327155712 bytes per CPU and bank, more than 8388608",
 };
 
 FIXTURE_VARIANT_ADD(bad, hist_unit_empty) {
@@ -635,13 +636,15 @@ TEST_F_TIMEOUT(good, keys_hashed, 60)
 	EXPECT_NE(NULL, strstr(buf, "pid 1003 a_label_of_forty_characters_012:\n"));
 	EXPECT_NE(NULL, strstr(buf, "pid 1002 has_space_and_newline:\n"));
 
-	/* A reset empties the keys but keeps them and their labels. */
+	/* A reset frees the keys with their values and labels. */
 	ASSERT_EQ(0, pcore_write(APIDIR "/hashed/reset", "1", 1));
 	ASSERT_LT(0, pcore_read(APIDIR "/hashed/keys", buf, PCORE_BUF));
-	EXPECT_EQ(4, data_lines(buf));
-	EXPECT_NE(NULL, strstr(buf, "\n1001 k1 0 0 0 0 0 ")) {
+	EXPECT_EQ(0, data_lines(buf)) {
 		TH_LOG("keys after reset:\n%s", buf);
 	}
+	ASSERT_LT(0, pcore_read(APIDIR "/hashed/stats", buf, PCORE_BUF));
+	EXPECT_EQ(0, pcore_key(buf, "keys"));
+	EXPECT_EQ(46, pcore_key(buf, "dropped"));
 	unload_case(_metadata);
 }
 
@@ -1041,6 +1044,257 @@ TEST_F_TIMEOUT(good, steady_reads_hold_together, 120)
 	EXPECT_EQ(0, bad);
 	EXPECT_LT(10, reads);
 	unload_case(_metadata);
+}
+
+/* The sum of every "count: N" line of @text. */
+static unsigned long long sum_counts(const char *text)
+{
+	unsigned long long n = 0;
+	const char *p;
+
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, "count: ", 7))
+			n += strtoull(p + 7, NULL, 10);
+	return n;
+}
+
+/* Fork a child that names itself @comm (when not NULL) and exits. */
+static pid_t exit_child(const char *comm)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		if (comm)
+			prctl(PR_SET_NAME, comm);
+		_exit(0);
+	}
+	return pid;
+}
+
+/*
+ * Read the interval of "pids" into buf: its keys must fit the table (no
+ * drop); returns its exits.
+ */
+static unsigned long long pids_interval(struct __test_metadata *_metadata)
+{
+	if (pcore_read(APIDIR "/pids/interval", buf, PCORE_BUF) <= 0)
+		return 0;
+	EXPECT_GE(256, pcore_key(buf, "keys"));
+	EXPECT_EQ(0, pcore_key(buf, "dropped")) {
+		TH_LOG("interval:\n%.2000s", buf);
+	}
+	return sum_counts(buf);
+}
+
+/*
+ * Keys live as long as their interval.  20000 short-lived processes, at
+ * most 100 alive at once, exit through a histogram keyed by pid with 256
+ * slots; an interval read after every 100 frees the keys of the interval
+ * it ends, so nothing is dropped and every exit is counted once.  A reset
+ * frees every key.  A reused pid shows its new comm.  The old code kept
+ * every key for good: after 256 pids every exit was dropped, a reset kept
+ * the keys, and a pid kept its first comm.
+ */
+TEST_F_TIMEOUT(good, keys_pid_churn, 900)
+{
+	unsigned long long exits = 0;
+	char old_max[16] = "", *line;
+	pid_t first, pid = 0;
+	int i, j;
+
+	ASSERT_EQ(0, load_case(self->kmsg, "case=keys_pid"));
+	for (i = 0; i < 200; i++) {
+		for (j = 0; j < 100; j++)
+			ASSERT_LT(0, exit_child(NULL));
+		for (j = 0; j < 100; j++)
+			ASSERT_LT(0, waitpid(-1, NULL, 0));
+		exits += pids_interval(_metadata);
+		if (!_metadata->passed)
+			break;
+	}
+	exits += pids_interval(_metadata);
+	EXPECT_LE(20000, exits);
+	ASSERT_LT(0, pcore_read(APIDIR "/pids/stats", buf, PCORE_BUF));
+	EXPECT_EQ(0, pcore_key(buf, "dropped"));
+	EXPECT_LE(20000, pcore_key(buf, "hits"));
+
+	ASSERT_EQ(0, pcore_write(APIDIR "/pids/reset", "1", 1));
+	ASSERT_LT(0, pcore_read(APIDIR "/pids/stats", buf, PCORE_BUF));
+	EXPECT_EQ(0, pcore_key(buf, "keys")) {
+		TH_LOG("stats after reset:\n%.2000s", buf);
+	}
+
+	/* Pids from 300 to 1023, as in timer_exit_and_pid_reuse. */
+	ASSERT_LT(0, pcore_read("/proc/sys/kernel/pid_max", old_max, sizeof(old_max)));
+	ASSERT_EQ(0, pcore_write("/proc/sys/kernel/pid_max", "1024", 4));
+	for (i = 0; i < 1024 && pid >= 0 && pid < 300; i++) {
+		pid = exit_child(NULL);
+		waitpid(pid, NULL, 0);
+	}
+	first = pid < 0 ? -1 : exit_child("first_comm");
+	if (first > 0)
+		waitpid(first, NULL, 0);
+	pids_interval(_metadata);
+	for (i = 0, pid = 0; first > 0 && i < 2048 && pid != first; i++) {
+		pid = fork();
+		if (!pid) {
+			if (getpid() == first)
+				prctl(PR_SET_NAME, "second_comm");
+			_exit(0);
+		}
+		if (pid < 0)
+			break;
+		waitpid(pid, NULL, 0);
+		if (pid != first && i % 100 == 99)
+			pids_interval(_metadata);
+	}
+	pcore_write("/proc/sys/kernel/pid_max", old_max, strlen(old_max));
+	ASSERT_LT(0, first);
+	ASSERT_EQ(first, pid) TH_LOG("pid %d never came back", first);
+	ASSERT_LT(0, pcore_read(APIDIR "/pids/keys", buf, PCORE_BUF));
+	line = strstr(buf, "\n");
+	for (; line; line = strchr(line + 1, '\n'))
+		if (strtol(line + 1, NULL, 10) == first)
+			break;
+	ASSERT_NE(NULL, line) TH_LOG("no pid %d in:\n%.2000s", first, buf);
+	EXPECT_EQ(0, strncmp(strchr(line + 1, ' '), " second_comm 1 ", 15)) {
+		TH_LOG("pid %d: %.80s", first, line + 1);
+	}
+	unload_case(_metadata);
+}
+
+/* The threads of the steady case that are through their values. */
+static int steady_done(void)
+{
+	char s[16];
+
+	if (pcore_read("/sys/module/" APITEST "/parameters/steady_done", s,
+		       sizeof(s)) <= 0)
+		return -1;
+	return atoi(s);
+}
+
+/*
+ * Intervals under load on every CPU: a kthread per CPU records 1000,
+ * 4000000 times.  Every interval read holds together (count 0 exactly
+ * when sum, min and max are empty; else sum = 1000 * count and min = max
+ * = 1000), and the intervals add up to every value recorded.  The old
+ * harvest, counter by counter, could split an event between intervals.
+ */
+#define STEADY_VALUES	4000000ULL
+TEST_F_TIMEOUT(good, intervals_hold_together, 600)
+{
+	unsigned long long count, sum, min, max, total = 0, reads = 0, bad = 0;
+	int threads = sysconf(_SC_NPROCESSORS_ONLN), done;
+
+	if (threads > 8)
+		threads = 8;
+	ASSERT_EQ(0, load_case(self->kmsg, "case=steady steady_values=4000000"));
+	do {
+		done = steady_done();
+		ASSERT_LT(0, pcore_read(APIDIR "/steady/interval", buf, PCORE_BUF));
+		count = pcore_key(buf, "count");
+		sum = pcore_key(buf, "sum");
+		min = pcore_key(buf, "min");
+		max = pcore_key(buf, "max");
+		reads++;
+		if (count ? sum != count * 1000 || min != 1000 || max != 1000 :
+			    sum || min || max) {
+			if (!bad++)
+				TH_LOG("count %llu sum %llu min %llu max %llu",
+				       count, sum, min, max);
+		}
+		total += count;
+	} while (done >= 0 && done < threads);
+	TH_LOG("%llu interval reads, %llu that did not hold together", reads, bad);
+	EXPECT_EQ(threads, done);
+	EXPECT_EQ(0, bad);
+	EXPECT_LT(2, reads);
+	EXPECT_EQ(threads * STEADY_VALUES, total);
+	ASSERT_LT(0, pcore_read(APIDIR "/steady/stats", buf, PCORE_BUF));
+	EXPECT_EQ(0, pcore_key(buf, "count"));
+	EXPECT_EQ(threads * STEADY_VALUES, pcore_key(buf, "hits"));
+	unload_case(_metadata);
+}
+
+/*
+ * Interval reads hold off no CPU: 1000 interval reads of a hashed
+ * histogram of 1024 slots (512 in use) while a kthread per CPU records
+ * into it.  probe_core must ask no other CPU to run anything for them
+ * (the old harvest sent each CPU an IPI that walked every key and bucket
+ * with interrupts off: milliseconds each under emulation).  The kprobes of
+ * case ipi_watch see every cross-CPU call probe_core could make and who
+ * made it; the one call the case makes itself shows that they do.  The
+ * duration of the function-call IPIs of the run is logged.
+ */
+TEST_F_TIMEOUT(good, interval_reads_send_no_ipi, 900)
+{
+	unsigned long long keys = 0;
+	int i;
+
+	ASSERT_EQ(0, load_case(self->kmsg, "case=ipi_watch steady_keys=1024"));
+	ASSERT_LT(0, pcore_read(APIDIR "/from_self/stats", buf, PCORE_BUF));
+	EXPECT_EQ(1, pcore_key(buf, "count"));
+	ASSERT_EQ(0, pcore_write(APIDIR "/ipi/reset", "1", 1));
+	for (i = 0; i < 1000; i++) {
+		ASSERT_LT(0, pcore_read(APIDIR "/steady/interval", buf, PCORE_BUF));
+		if (pcore_key(buf, "keys") > keys)
+			keys = pcore_key(buf, "keys");
+	}
+	EXPECT_LT(100, keys);
+	ASSERT_LT(0, pcore_read(APIDIR "/from_pcore/stats", buf, PCORE_BUF));
+	EXPECT_EQ(0, pcore_key(buf, "count"));
+	ASSERT_LT(0, pcore_read(APIDIR "/ipi/stats", buf, PCORE_BUF));
+	TH_LOG("function-call IPIs meanwhile: %llu, longest %llu ns; most keys in an interval %llu",
+	       pcore_key(buf, "count"), pcore_key(buf, "max"), keys);
+	unload_case(_metadata);
+}
+
+/*
+ * mem_max caps the memory of all histograms: a histogram over it is
+ * refused with E2BIG and one line naming the cap; raising the cap (the
+ * parameter is writable) lets it in.  Each histogram's stats show its
+ * memory: two banks of a record per slot and possible CPU, and a little.
+ */
+TEST(mem_cap)
+{
+	unsigned long long mem, rec;
+	char s[32];
+	int kmsg, ncpu;
+
+	ASSERT_EQ(0, unload_all());
+	ASSERT_EQ(0, pcore_load("mem_max=1M"));
+	kmsg = kmsg_open();
+	ASSERT_LE(0, kmsg);
+	ASSERT_LT(0, pcore_read("/sys/module/probe_core/parameters/mem_max", s, sizeof(s)));
+	EXPECT_STREQ("1048576\n", s);
+
+	/* 1024 slots of 4992 bytes: 5 MB per CPU and bank. */
+	EXPECT_EQ(E2BIG, pcore_mod_load(APITEST, "case=steady steady_keys=1024"));
+	EXPECT_EQ(1, kmsg_collect(kmsg, log, sizeof(log)));
+	EXPECT_NE(NULL, strstr(log, "pcore_apitest: hist steady: needs ")) TH_LOG("%s", log);
+	EXPECT_NE(NULL, strstr(log, " over mem_max=1048576")) TH_LOG("%s", log);
+	EXPECT_FALSE(pcore_mod_loaded(APITEST));
+
+	/* 4 slots fit; their memory is shown. */
+	ASSERT_EQ(0, pcore_mod_load(APITEST, "case=keys_hashed nkeys=3"));
+	ASSERT_LT(0, pcore_read(APIDIR "/hashed/stats", buf, PCORE_BUF));
+	mem = pcore_key(buf, "memory");
+	ncpu = pcore_possible_cpus();
+	ASSERT_LT(0, ncpu);
+	rec = 2ULL * ncpu * 4 * 4992;
+	EXPECT_LE(rec, mem) TH_LOG("memory %llu, %d possible CPUs", mem, ncpu);
+	EXPECT_GT(rec + 65536, mem) TH_LOG("memory %llu, %d possible CPUs", mem, ncpu);
+	ASSERT_EQ(0, pcore_mod_unload_wait(APITEST));
+
+	/* A higher cap, set while loaded, lets the big one in. */
+	ASSERT_EQ(0, pcore_write("/sys/module/probe_core/parameters/mem_max", "64M", 3));
+	ASSERT_EQ(0, pcore_mod_load(APITEST, "case=steady steady_keys=1024"));
+	ASSERT_LT(0, pcore_read(APIDIR "/steady/stats", buf, PCORE_BUF));
+	EXPECT_LT(2ULL * ncpu * 1024 * 4992, pcore_key(buf, "memory"));
+	EXPECT_EQ(0, kmsg_collect(kmsg, log, sizeof(log))) TH_LOG("%s", log);
+	close(kmsg);
+	EXPECT_EQ(0, unload_all());
 }
 
 /* The load fails for an unknown case: the selftests cannot miss a typo. */

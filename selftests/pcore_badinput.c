@@ -225,6 +225,44 @@ FIXTURE_VARIANT_ADD(bad, maxactive_garbage) {
 	.log = "invalid for parameter `maxactive'",
 };
 
+/* mem_max: bytes with an optional K, M or G; at least 1M. */
+FIXTURE_VARIANT_ADD(bad, mem_max_garbage) {
+	.params = "mem_max=abc",
+	.err = EINVAL,
+	.log = "invalid for parameter `mem_max'",
+};
+
+FIXTURE_VARIANT_ADD(bad, mem_max_empty) {
+	.params = "mem_max=",
+	.err = EINVAL,
+	.log = "invalid for parameter `mem_max'",
+};
+
+FIXTURE_VARIANT_ADD(bad, mem_max_small) {
+	.params = "mem_max=1023K",
+	.err = EINVAL,
+	.log = "invalid for parameter `mem_max'",
+};
+
+FIXTURE_VARIANT_ADD(bad, mem_max_suffix) {
+	.params = "mem_max=1MB",
+	.err = EINVAL,
+	.log = "invalid for parameter `mem_max'",
+};
+
+FIXTURE_VARIANT_ADD(bad, mem_max_negative) {
+	.params = "mem_max=-1",
+	.err = EINVAL,
+	.log = "invalid for parameter `mem_max'",
+};
+
+/* 2^64 / 2^30 rounds to more than 2^63 bytes: no silent wrap. */
+FIXTURE_VARIANT_ADD(bad, mem_max_wraps) {
+	.params = "mem_max=17179869184G",
+	.err = EINVAL,
+	.log = "invalid for parameter `mem_max'",
+};
+
 /* 2^32: kstrtouint() says ERANGE; the README promises EINVAL. */
 FIXTURE_VARIANT_ADD(bad, maxactive_huge) {
 	.params = "maxactive=4294967296",

@@ -71,48 +71,47 @@ static int start_sleepers(pid_t *pids, int *n, int ncpu)
 	return 0;
 }
 
-/* One key's line of a keys file. */
+/* One CPU's line of a percpu file. */
 struct key_vals {
 	unsigned long long count, sum, min, max;
 };
 
-/* From keys file text @text: the values of key @key; 0, or -1 if absent. */
-static int key_line(const char *text, unsigned long long key,
-		    struct key_vals *v)
+/* From percpu file text @text: the values of CPU @cpu; 0, or -1 if absent. */
+static int cpu_line(const char *text, int cpu, struct key_vals *v)
 {
-	unsigned long long k;
 	const char *line;
+	int c;
 
 	for (line = text; line && *line; line = strchr(line, '\n')) {
 		if (*line == '\n')
 			line++;
-		if (sscanf(line, "%llu %*s %llu %llu %llu %llu", &k, &v->count,
-			   &v->sum, &v->min, &v->max) == 5 && k == key)
+		if (sscanf(line, "cpu%d count %llu sum %llu min %llu max %llu",
+			   &c, &v->count, &v->sum, &v->min, &v->max) == 5 &&
+		    c == cpu)
 			return 0;
 	}
 	return -1;
 }
 
 /*
- * In the hist file, the values of key @key at or above @lo: the buckets
- * under the "cpu <key> <label>:" line whose lower end is >= @lo.
+ * In the percpu file of @hist, the values of CPU @cpu at or above @lo: the
+ * buckets under its "cpu<N> count" line whose lower end is >= @lo.
  */
-static long long count_above(const char *hist, unsigned long long key,
-			     unsigned long long lo)
+static long long count_above(const char *hist, int cpu, unsigned long long lo)
 {
 	static char buf[PCORE_BUF];
 	char path[256], head[64], *line;
 	unsigned long long b_lo, n;
 	long long total = -1;
 
-	snprintf(path, sizeof(path), DBG "/%s/hist", hist);
+	snprintf(path, sizeof(path), DBG "/%s/percpu", hist);
 	if (pcore_read(path, buf, sizeof(buf)) < 0)
 		return -1;
-	snprintf(head, sizeof(head), "cpu %llu ", key);
+	snprintf(head, sizeof(head), "cpu%d count ", cpu);
 	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
 		if (line[0] != ' ') {
 			if (total >= 0)
-				break;	/* the next key */
+				break;	/* the next CPU */
 			if (!strncmp(line, head, strlen(head)))
 				total = 0;
 			continue;
@@ -138,7 +137,7 @@ static long long count_above(const char *hist, unsigned long long key,
  *     short by at most its length, which the test reads once that slice
  *     has ended (a later max).
  * The window is bracketed by the clock readings before and after the
- * reset and the read (one read of the keys file for all CPUs).  SLACK_NS
+ * reset and the read (one read of the percpu file for all CPUs).  SLACK_NS
  * is what remains: local_clock() is each CPU's sched_clock, not
  * CLOCK_MONOTONIC, and each switch loses the nanoseconds between the stop
  * of one slice and the start of the next (about a thousand switches in
@@ -162,16 +161,16 @@ TEST_F_TIMEOUT(cpuhists, oncpu_slices_add_up_to_wall_time, 120)
 	t_reset1 = pcore_now();
 	usleep(1000000);
 	t_read0 = pcore_now();
-	ASSERT_LT(0, pcore_read(DBG "/oncpu/keys", keys, sizeof(keys)));
+	ASSERT_LT(0, pcore_read(DBG "/oncpu/percpu", keys, sizeof(keys)));
 	t_read1 = pcore_now();
 
 	/* Until every CPU has ended the slice it was running at the read. */
 	do {
-		ASSERT_LT(0, pcore_read(DBG "/oncpu/keys", later, sizeof(later)));
+		ASSERT_LT(0, pcore_read(DBG "/oncpu/percpu", later, sizeof(later)));
 		ended = true;
 		for (cpu = 0; cpu < ncpu; cpu++) {
-			ASSERT_EQ(0, key_line(keys, cpu, &v));
-			ASSERT_EQ(0, key_line(later, cpu, &w));
+			ASSERT_EQ(0, cpu_line(keys, cpu, &v));
+			ASSERT_EQ(0, cpu_line(later, cpu, &w));
 			ended &= w.count > v.count;
 		}
 		if (!ended)
@@ -182,8 +181,8 @@ TEST_F_TIMEOUT(cpuhists, oncpu_slices_add_up_to_wall_time, 120)
 		double most = (t_read1 - t_reset0) * 1e9;
 		double least = (t_read0 - t_reset1) * 1e9;
 
-		ASSERT_EQ(0, key_line(keys, cpu, &v));
-		ASSERT_EQ(0, key_line(later, cpu, &w));
+		ASSERT_EQ(0, cpu_line(keys, cpu, &v));
+		ASSERT_EQ(0, cpu_line(later, cpu, &w));
 		EXPECT_LT(100ULL, v.count) TH_LOG("cpu%d: %llu slices", cpu, v.count);
 		EXPECT_GE(most + v.max + SLACK_NS, (double)v.sum)
 			TH_LOG("cpu%d: slices %llu ns in %.0f..%.0f ns, longest %llu ns",
@@ -225,6 +224,25 @@ TEST_F_TIMEOUT(cpuhists, offcpu_sees_known_sleeps, 120)
 	EXPECT_LE(before + NSLEEPS, after)
 		TH_LOG("cpu%d: %llu -> %llu off-CPU times >= 28 ms", cpu,
 		       before, after);
+}
+
+/*
+ * The histograms hold a record per CPU, not per CPU and key: their memory
+ * is two banks of one 4992-byte record per possible CPU, and a little
+ * (with a key per CPU, it was CPUs x CPUs records).
+ */
+TEST_F(cpuhists, memory_is_linear_in_cpus)
+{
+	static char buf[PCORE_BUF];
+	int ncpu = pcore_possible_cpus();
+	unsigned long long mem;
+
+	ASSERT_LT(0, ncpu);
+	ASSERT_LT(0, pcore_read(DBG "/oncpu/stats", buf, sizeof(buf)));
+	mem = pcore_key(buf, "memory");
+	EXPECT_LE(2ULL * ncpu * 4992, mem);
+	EXPECT_GT(2ULL * ncpu * 4992 + 16384, mem) TH_LOG("memory %llu", mem);
+	EXPECT_EQ(-1ULL, pcore_key(buf, "keys"));
 }
 
 /* The timers file accounts for the stamps; unloading removes it all. */

@@ -465,6 +465,32 @@ static inline unsigned long long pcore_hist_total(const char *text, int *lines)
 	return sum;
 }
 
+/* The number of possible CPUs (/sys/devices/system/cpu/possible), or -1. */
+static inline int pcore_possible_cpus(void)
+{
+	char s[256], *p = s, *end;
+	long a, b;
+	int n = 0;
+
+	if (pcore_read("/sys/devices/system/cpu/possible", s, sizeof(s)) <= 0)
+		return -1;
+	while (*p && *p != '\n') {
+		a = strtol(p, &end, 10);
+		if (end == p)
+			return -1;
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+			if (end == p || b < a)
+				return -1;
+		}
+		n += b - a + 1;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
 #define PCORE_MAX_CPUS	64
 
 /*

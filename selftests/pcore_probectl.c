@@ -334,7 +334,7 @@ TEST_F_TIMEOUT(ctl, unload_in_use, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(1, CTL("unload"));
 	EXPECT_NE(NULL, strstr(out, "in use by: cpuhists")) TH_LOG("%s", out);
 	EXPECT_TRUE(pcore_loaded());
-	ASSERT_EQ(0, CTL("show", "cpuhists/oncpu"));
+	ASSERT_EQ(0, CTL("show", "cpuhists/oncpu", "--percpu"));
 	EXPECT_NE(NULL, strstr(out, "cpu 0")) TH_LOG("%s", out);
 }
 

@@ -208,8 +208,9 @@ static void entry_json(FILE *f, const struct pcore_ioc_entry *e)
 	JSON_STR(f, e->key_name);
 	fputs(",\"flags\":", f);
 	flags_json(f, e->flags);
-	fprintf(f, ",\"hits\":%llu,\"missed\":%llu,\"count\":%llu,\"nbuckets\":%u,\"nkeys\":%u",
-		e->hits, e->missed, e->count, e->nbuckets, e->nkeys);
+	fprintf(f, ",\"hits\":%llu,\"missed\":%llu,\"count\":%llu,\"nbuckets\":%u,\"nkeys\":%u,\"mem_kib\":%u",
+		e->hits, e->missed, e->count, e->nbuckets, e->nkeys,
+		e->mem_kib);
 }
 
 /**
@@ -343,7 +344,7 @@ static void section_text(FILE *f, const struct pc_hist *h,
  * @f: where to
  * @h: histogram
  *
- * The header (name, probe, unit, kind, flags, hits), the merged values
+ * The header (name, probe, unit, kind, flags, hits, memory), the merged values
  * (count, sum, min, max, mean, p50, p90, p99, p999), percentile_error and
  * missed (keyed: keys and dropped), then the merged histogram.  Then a
  * section per key in use, titled "<key name> <key> <label>:", and with
@@ -367,6 +368,7 @@ void pc_fmt_show_text(FILE *f, const struct pc_hist *h)
 	flags_text(buf, sizeof(buf), h->e.flags);
 	fprintf(f, "flags: %s\n", buf);
 	fprintf(f, "hits: %llu\n", h->e.hits);
+	fprintf(f, "memory: %u KiB\n", h->e.mem_kib);
 	values_text(f, r);
 	if (r->error_ppm)
 		fprintf(f, "percentile_error: %u.%04u%%\n", r->error_ppm / 10000,

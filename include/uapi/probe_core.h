@@ -67,7 +67,9 @@ struct pcore_ioc_version {
  * @nbuckets: buckets per key
  * @nkeys: key slots: 1 when not keyed
  * @flags: PCORE_ENT_*
- * @pad: zero
+ * @mem_kib: memory the histogram takes, in KiB rounded up, counted
+ *	against probe_core's mem_max (0 from a module older than the field,
+ *	which was padding)
  */
 struct pcore_ioc_entry {
 	char name[PCORE_UAPI_NAME_MAX];
@@ -82,7 +84,7 @@ struct pcore_ioc_entry {
 	__u32 nbuckets;
 	__u32 nkeys;
 	__u32 flags;
-	__u32 pad;
+	__u32 mem_kib;
 };
 
 /**

@@ -6,8 +6,9 @@
  * Every command copies its whole struct in, checks every field (strings
  * NUL-terminated, reserved fields zero, sizes exact), and copies out a
  * struct built from zero, so nothing of the kernel's memory leaks out.
- * Histograms are looked up and read under pcore_lock, which keeps them
- * alive; nothing is copied to or from user memory while it is held.
+ * Histograms are looked up under pcore_lock and held by a reference
+ * while they are read, harvested and copied out without it; nothing is
+ * copied to or from user memory while pcore_lock is held.
  * RESET and READ with PCORE_READ_RESET need a file opened for writing;
  * attach, detach, enable and disable need CAP_SYS_ADMIN.
  */
@@ -97,9 +98,9 @@ static void pcore_fill_entry(struct pcore_hist *h, struct pcore_ioc_entry *e)
 		sizeof(e->hist_kind));
 	if (h->key_mode)
 		strscpy(e->key_name, h->key_name, sizeof(e->key_name));
-	e->count = pcore_hist_lifetime(h);
 	e->nbuckets = h->layout.nbuckets;
 	e->nkeys = h->nslots;
+	e->mem_kib = min_t(size_t, DIV_ROUND_UP(h->mem, 1024), U32_MAX);
 	if (h->client == pcore_client_get_own())
 		e->flags |= PCORE_ENT_OWN;
 	if (!p)
@@ -115,12 +116,16 @@ static void pcore_fill_entry(struct pcore_hist *h, struct pcore_ioc_entry *e)
 		e->flags |= PCORE_ENT_WAITING;
 }
 
+/*
+ * The counts are added after pcore_lock, holding a reference: a count
+ * takes h->lock, which a harvest holds for a grace period.
+ */
 static long pcore_ioc_list(void __user *arg)
 {
 	struct pcore_ioc_entry *e = NULL;
+	struct pcore_hist *h, **hs = NULL;
 	struct pcore_ioc_list l;
 	struct pcore_client *c;
-	struct pcore_hist *h;
 	u32 n = 0, i = 0;
 	long ret = 0;
 
@@ -137,14 +142,25 @@ static long pcore_ioc_list(void __user *arg)
 		ret = -ENOSPC;
 	} else if (n) {
 		e = kvcalloc(n, sizeof(*e), GFP_KERNEL);
-		if (!e)
+		hs = kvcalloc(n, sizeof(*hs), GFP_KERNEL);
+		if (!e || !hs)
 			ret = -ENOMEM;
 	}
 	if (!ret && e)
 		list_for_each_entry(c, &pcore_clients, node)
-			list_for_each_entry(h, &c->hists, node)
+			list_for_each_entry(h, &c->hists, node) {
+				kref_get(&h->ref);
+				hs[i] = h;
 				pcore_fill_entry(h, &e[i++]);
+			}
 	mutex_unlock(&pcore_lock);
+	for (i = 0; hs && i < n && hs[i]; i++) {
+		mutex_lock(&hs[i]->lock);
+		e[i].count = pcore_hist_lifetime(hs[i]);
+		mutex_unlock(&hs[i]->lock);
+		pcore_hist_put(hs[i]);
+	}
+	kvfree(hs);
 
 	if (!ret && n && copy_to_user(u64_to_user_ptr(l.entries), e,
 				      n * sizeof(*e)))
@@ -178,41 +194,52 @@ static int pcore_read_check(const struct pcore_ioc_read *r)
 }
 
 /*
- * The snapshot @in asks for, into @s (of @h's layout, empty); caller holds
- * pcore_lock.
+ * The snapshot @in asks for, into @s (of @h's layout, empty), and the key
+ * it names into @kv (@kv->s unused): whether the key is in use.
  */
 static int pcore_read_snap(struct pcore_hist *h, const struct pcore_ioc_read *in,
-			   struct pcore_snap *s)
+			   struct pcore_snap *s, struct pcore_keyval *kv)
 {
-	struct pcore_snaps ss;
+	bool one = in->flags & PCORE_READ_KEY;
+	struct pcore_kvs kvs;
+	bool used = false;
 	u32 i;
 	int ret;
 
-	if ((in->flags & PCORE_READ_KEY) && in->slot >= h->nslots)
+	if (one && in->slot >= h->nslots)
 		return -EINVAL;
 	if (in->flags & PCORE_READ_RESET) {
-		ret = pcore_snaps_alloc(h, &ss);
+		ret = pcore_hist_harvest(h, &kvs);
 		if (ret)
 			return ret;
-		pcore_hist_harvest(h, &ss);
-		for (i = 0; i < ss.n; i++)
-			if (!(in->flags & PCORE_READ_KEY) || i == in->slot)
-				pcore_snap_merge(s, pcore_snaps_at(&ss, i));
-		pcore_snaps_free(&ss);
-		return 0;
+		for (i = 0; i < kvs.n; i++) {
+			if (one && kvs.kv[i].slot != in->slot)
+				continue;
+			pcore_snap_merge(s, kvs.kv[i].s);
+			if (one) {
+				*kv = kvs.kv[i];
+				used = true;
+			}
+		}
+		pcore_kvs_free(&kvs);
+		return used;
 	}
+	mutex_lock(&h->lock);
 	for (i = 0; i < h->nslots; i++)
-		if (!(in->flags & PCORE_READ_KEY) || i == in->slot)
+		if (!one || i == in->slot)
 			pcore_hist_read(h, in->cpu, i, s);
-	return 0;
+	if (one)
+		used = pcore_hist_slot_key(h, in->slot, kv) || s->count;
+	mutex_unlock(&h->lock);
+	return used;
 }
 
 static void pcore_read_fill(struct pcore_hist *h, const struct pcore_ioc_read *in,
-			    const struct pcore_snap *s, struct pcore_ioc_read *r,
-			    struct pcore_ioc_bucket *b)
+			    const struct pcore_snap *s, bool used,
+			    const struct pcore_keyval *kv,
+			    struct pcore_ioc_read *r, struct pcore_ioc_bucket *b)
 {
 	const struct pcore_layout *l = &h->layout;
-	const char *label;
 	u32 i;
 
 	memcpy(r->name, in->name, sizeof(r->name));
@@ -222,16 +249,10 @@ static void pcore_read_fill(struct pcore_hist *h, const struct pcore_ioc_read *i
 	r->nbuckets = l->nbuckets;
 	r->buckets = in->buckets;
 	r->bucket_size = in->bucket_size;
-	if (in->flags & PCORE_READ_KEY) {
-		/*
-		 * After PCORE_READ_RESET a direct slot holds no counts any
-		 * more: the values moved out say it was in use.
-		 */
-		r->key_used = s->count || pcore_hist_slot_used(h, in->slot);
-		if (r->key_used) {
-			pcore_hist_slot_key(h, in->slot, &r->key, &label);
-			strscpy(r->label, label, sizeof(r->label));
-		}
+	if (used) {
+		r->key_used = 1;
+		r->key = kv->key;
+		strscpy(r->label, kv->label, sizeof(r->label));
 	}
 	r->count = s->count;
 	r->sum = s->sum;
@@ -242,12 +263,30 @@ static void pcore_read_fill(struct pcore_hist *h, const struct pcore_ioc_read *i
 	r->p99 = pcore_snap_percentile(l, s, 990000);
 	r->p999 = pcore_snap_percentile(l, s, 999000);
 	r->error_ppm = pcore_layout_error_ppm(l, &r->error_abs);
-	r->missed = h->probe ? pcore_probe_missed(h->probe) : 0;
 	r->dropped = pcore_hist_dropped(h);
 	for (i = 0; i < l->nbuckets; i++) {
 		pcore_bucket_bounds(l, i, &b[i].lo, &b[i].hi);
 		b[i].count = s->b[i];
 	}
+}
+
+/*
+ * Histogram @name with a reference, and its probe's missed count, or
+ * NULL; see pcore_hist_put().
+ */
+static struct pcore_hist *pcore_hist_get(const char *name,
+					 unsigned long *missed)
+{
+	struct pcore_hist *h;
+
+	mutex_lock(&pcore_lock);
+	h = pcore_hist_lookup(name);
+	if (h) {
+		kref_get(&h->ref);
+		*missed = h->probe ? pcore_probe_missed(h->probe) : 0;
+	}
+	mutex_unlock(&pcore_lock);
+	return h;
 }
 
 /* The buckets of histogram @name, 0 when there is none. */
@@ -268,6 +307,8 @@ static long pcore_ioc_read(void __user *arg, bool writer)
 	struct pcore_ioc_read in, *r = NULL;
 	struct pcore_ioc_bucket *b = NULL;
 	struct pcore_snap *s = NULL;
+	struct pcore_keyval kv = {};
+	unsigned long missed;
 	struct pcore_hist *h;
 	u32 need;
 	long ret;
@@ -281,11 +322,9 @@ static long pcore_ioc_read(void __user *arg, bool writer)
 		return -EBADF;
 	/*
 	 * A reset cannot be undone: make sure the answer can be written
-	 * before anything is moved out, or the interval would be lost.  Not
-	 * under pcore_lock: a user copy may wait as long as userfaultfd or
-	 * FUSE want, and module loading takes pcore_lock (the tracepoint
-	 * module notifier).  The whole room the caller gave is written, so
-	 * a histogram that replaces this one meanwhile is covered too.
+	 * before anything is moved out, or the interval would be lost.  The
+	 * whole room the caller gave is written, so a histogram that
+	 * replaces this one meanwhile is covered too.
 	 */
 	if (in.flags & PCORE_READ_RESET) {
 		need = pcore_read_need(in.name);
@@ -300,32 +339,34 @@ static long pcore_ioc_read(void __user *arg, bool writer)
 	if (!r)
 		return -ENOMEM;
 
-	mutex_lock(&pcore_lock);
-	h = pcore_hist_lookup(in.name);
+	h = pcore_hist_get(in.name, &missed);
 	if (!h) {
 		ret = -ENOENT;
-		goto unlock;
+		goto out;
 	}
 	if (in.nbuckets < h->layout.nbuckets) {
 		/* Tell the caller how much room it needs. */
 		memcpy(r, &in, sizeof(*r));
 		r->nbuckets = h->layout.nbuckets;
 		ret = -ENOSPC;
-		goto unlock;
+		goto out;
 	}
 	s = kvmalloc(pcore_snap_size(&h->layout), GFP_KERNEL);
 	b = kvcalloc(h->layout.nbuckets, sizeof(*b), GFP_KERNEL);
 	if (!s || !b) {
 		ret = -ENOMEM;
-		goto unlock;
+		goto out;
 	}
 	pcore_snap_init(&h->layout, s);
-	ret = pcore_read_snap(h, &in, s);
-	if (!ret)
-		pcore_read_fill(h, &in, s, r, b);
-unlock:
-	mutex_unlock(&pcore_lock);
-
+	ret = pcore_read_snap(h, &in, s, &kv);
+	if (ret >= 0) {
+		pcore_read_fill(h, &in, s, ret, &kv, r, b);
+		r->missed = missed;
+		ret = 0;
+	}
+out:
+	if (h)
+		pcore_hist_put(h);
 	if (!ret && copy_to_user(u64_to_user_ptr(in.buckets), b,
 				 r->nbuckets * sizeof(*b)))
 		ret = -EFAULT;
@@ -350,23 +391,18 @@ static int pcore_name_in(void __user *arg, struct pcore_ioc_name *n)
 static long pcore_ioc_reset(void __user *arg)
 {
 	struct pcore_ioc_name n;
-	struct pcore_snaps ss = {};
+	unsigned long missed;
 	struct pcore_hist *h;
 	int ret = pcore_name_in(arg, &n);
 
 	if (ret)
 		return ret;
-	mutex_lock(&pcore_lock);
-	h = pcore_hist_lookup(n.name);
+	h = pcore_hist_get(n.name, &missed);
 	if (!h)
-		ret = -ENOENT;
-	else
-		ret = pcore_snaps_alloc(h, &ss);
-	if (!ret)
-		pcore_hist_harvest(h, &ss);
-	mutex_unlock(&pcore_lock);
-	pcore_snaps_free(&ss);
-	return ret;
+		return -ENOENT;
+	pcore_hist_harvest(h, NULL);	/* cannot fail without an answer */
+	pcore_hist_put(h);
+	return 0;
 }
 
 /* Fields the histogram kind does not use must be zero: none is ignored. */

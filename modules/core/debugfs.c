@@ -107,17 +107,32 @@ static void pcore_seq_values(struct seq_file *m, const struct pcore_hist *h,
 						 pcore_pct[i].ppm));
 }
 
-/* What describes the histogram rather than its values. */
-static void pcore_seq_about(struct seq_file *m, struct pcore_hist *h)
+/*
+ * What describes the histogram rather than its values, taken before
+ * h->lock: pcore_lock (for h->probe) comes first in the lock order.
+ */
+struct pcore_about {
+	unsigned long missed;
+	char symbol[KSYM_NAME_LEN + 32];
+};
+
+static void pcore_about_get(struct pcore_hist *h, struct pcore_about *a)
+{
+	mutex_lock(&pcore_lock);
+	a->missed = h->probe ? pcore_probe_missed(h->probe) : 0;
+	strscpy(a->symbol, h->probe ? h->probe->symbol : "-",
+		sizeof(a->symbol));
+	mutex_unlock(&pcore_lock);
+}
+
+static void pcore_seq_about(struct seq_file *m, const struct pcore_hist *h,
+			    const struct pcore_about *a, u64 hits)
 {
 	u64 abs_err;
 	u32 ppm = pcore_layout_error_ppm(&h->layout, &abs_err);
 
-	mutex_lock(&pcore_lock);	/* h->probe */
-	seq_printf(m, "missed: %lu\n",
-		   h->probe ? pcore_probe_missed(h->probe) : 0);
-	seq_printf(m, "symbol: %s\n", h->probe ? h->probe->symbol : "-");
-	mutex_unlock(&pcore_lock);
+	seq_printf(m, "missed: %lu\n", a->missed);
+	seq_printf(m, "symbol: %s\n", a->symbol);
 	seq_printf(m, "unit: %s\n", h->unit);
 	seq_printf(m, "kind: %s\n", pcore_kind_name(h->layout.kind));
 	if (ppm)
@@ -125,42 +140,36 @@ static void pcore_seq_about(struct seq_file *m, struct pcore_hist *h)
 			   ppm % 10000);
 	else
 		seq_printf(m, "percentile_error: %llu%s\n", abs_err, h->unit);
-	seq_printf(m, "hits: %llu\n", pcore_hist_lifetime(h));
+	seq_printf(m, "hits: %llu\n", hits);
+	seq_printf(m, "memory: %zu\n", h->mem);
 }
 
 /* "<key name><sep><key>", or only the key when @sep is NULL. */
 static void pcore_seq_key(struct seq_file *m, const struct pcore_hist *h,
-			  u32 slot, const char *sep)
+			  const struct pcore_keyval *kv, const char *sep)
 {
-	const char *label;
-	u64 key;
-
-	pcore_hist_slot_key(h, slot, &key, &label);
 	if (sep)
 		seq_printf(m, "%s%s", h->key_name, sep);
 	/* An address as %pK prints it: 16 hex digits. */
 	if (h->flags & PCORE_HIST_KEY_ADDR)
-		seq_printf(m, "%016llx", key);
+		seq_printf(m, "%016llx", kv->key);
 	else
-		seq_printf(m, "%llu", key);
+		seq_printf(m, "%llu", kv->key);
 }
 
 /*
- * The label of a slot as one word: "-" when none, and every space or
+ * The label of a key as one word: "-" when none, and every space or
  * control character (a task's comm may have them) shown as '_', so that
  * the label stays one field of the keys file and one line of stats.
  */
-static const char *pcore_label(const struct pcore_hist *h, u32 slot,
+static const char *pcore_label(const struct pcore_keyval *kv,
 			       char buf[PCORE_LABEL_MAX])
 {
-	const char *label;
 	unsigned char c;
-	u64 key;
 	int i;
 
-	pcore_hist_slot_key(h, slot, &key, &label);
 	for (i = 0; i < PCORE_LABEL_MAX - 1; i++) {
-		c = READ_ONCE(label[i]);
+		c = kv->label[i];
 		if (!c)
 			break;
 		buf[i] = c <= ' ' || c == 0x7f ? '_' : c;
@@ -169,60 +178,43 @@ static const char *pcore_label(const struct pcore_hist *h, u32 slot,
 	return i ? buf : "-";
 }
 
-/* Snapshots of every slot, read without reset.  Slots not in use stay empty. */
-static int pcore_snaps_take(struct pcore_hist *h, struct pcore_snaps *ss)
-{
-	u32 i;
-	int ret = pcore_snaps_alloc(h, ss);
+struct pcore_seq_arg {
+	struct seq_file *m;
+	struct pcore_hist *h;
+	bool with_hist;
+	bool any;
+	struct pcore_snap *one;
+	struct pcore_snap *total;
+};
 
-	if (ret)
-		return ret;
-	for (i = 0; i < h->nslots; i++)
-		if (pcore_hist_slot_used(h, i))
-			pcore_hist_read(h, -1, i, pcore_snaps_at(ss, i));
-	return 0;
-}
-
-static bool pcore_show_slot(const struct pcore_hist *h,
-			    const struct pcore_snaps *ss, u32 i)
+/* One key's block of stats and interval. */
+static void pcore_seq_block(void *arg, const struct pcore_keyval *kv)
 {
-	return !h->key_mode || (pcore_hist_slot_used(h, i) &&
-				(h->key_mode == PCORE_KEYS_HASHED ||
-				 pcore_snaps_at(ss, i)->count ||
-				 *h->labels[i]));
-}
-
-/* stats and interval: about lines, then values (per key when keyed). */
-static void pcore_seq_stats(struct seq_file *m, struct pcore_hist *h,
-			    const struct pcore_snaps *ss, bool with_hist)
-{
+	struct pcore_seq_arg *a = arg;
 	char lb[PCORE_LABEL_MAX];
-	u32 i, n = 0;
 
-	if (!h->key_mode) {
-		pcore_seq_values(m, h, pcore_snaps_at(ss, 0));
-		pcore_seq_about(m, h);
-		if (with_hist) {
-			seq_puts(m, "\n");
-			pcore_seq_hist(m, h, pcore_snaps_at(ss, 0), "");
-		}
-		return;
+	if (a->h->key_mode) {
+		seq_puts(a->m, "\n");
+		pcore_seq_key(a->m, a->h, kv, ": ");
+		seq_printf(a->m, "\nlabel: %s\n", pcore_label(kv, lb));
 	}
-	for (i = 0; i < h->nslots; i++)
-		n += pcore_show_slot(h, ss, i);
-	seq_printf(m, "keys: %u\n", n);
-	seq_printf(m, "dropped: %llu\n", pcore_hist_dropped(h));
-	pcore_seq_about(m, h);
-	for (i = 0; i < h->nslots; i++) {
-		if (!pcore_show_slot(h, ss, i))
-			continue;
-		seq_puts(m, "\n");
-		pcore_seq_key(m, h, i, ": ");
-		seq_printf(m, "\nlabel: %s\n", pcore_label(h, i, lb));
-		pcore_seq_values(m, h, pcore_snaps_at(ss, i));
-		if (with_hist)
-			pcore_seq_hist(m, h, pcore_snaps_at(ss, i), "  ");
+	pcore_seq_values(a->m, a->h, kv->s);
+	if (a->with_hist)
+		pcore_seq_hist(a->m, a->h, kv->s, a->h->key_mode ? "  " : "");
+}
+
+/*
+ * stats and interval: about lines, then values (per key when keyed).
+ * Without keys, the one block comes first and the about lines after it.
+ */
+static void pcore_seq_head(struct seq_file *m, struct pcore_hist *h,
+			   const struct pcore_about *about, u64 hits, u32 n)
+{
+	if (h->key_mode) {
+		seq_printf(m, "keys: %u\n", n);
+		seq_printf(m, "dropped: %llu\n", pcore_hist_dropped(h));
 	}
+	pcore_seq_about(m, h, about, hits);
 }
 
 static int pcore_probes_show(struct seq_file *m, void *unused)
@@ -286,78 +278,92 @@ static int pcore_timers_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_timers);
 
+/* hist: a key line and its histogram per key; the histogram alone without keys */
+static void pcore_hist_one(void *arg, const struct pcore_keyval *kv)
+{
+	struct pcore_seq_arg *a = arg;
+	char lb[PCORE_LABEL_MAX];
+
+	if (!a->h->key_mode) {
+		pcore_seq_hist(a->m, a->h, kv->s, "");
+		return;
+	}
+	if (a->any)
+		seq_puts(a->m, "\n");
+	pcore_seq_key(a->m, a->h, kv, " ");
+	seq_printf(a->m, " %s:\n", pcore_label(kv, lb));
+	pcore_seq_hist(a->m, a->h, kv->s, "  ");
+	a->any = true;
+}
+
 static int pcore_hist_show(struct seq_file *m, void *unused)
 {
-	char lb[PCORE_LABEL_MAX];
-	struct pcore_hist *h = m->private;
-	struct pcore_snaps ss;
-	bool any = false;
-	u32 i;
+	struct pcore_seq_arg a = { .m = m, .h = m->private };
 
-	if (pcore_snaps_take(h, &ss))
-		return -ENOMEM;
-	for (i = 0; i < h->nslots; i++) {
-		if (!pcore_show_slot(h, &ss, i))
-			continue;
-		if (!h->key_mode) {
-			pcore_seq_hist(m, h, pcore_snaps_at(&ss, i), "");
-			break;
-		}
-		if (any)
-			seq_puts(m, "\n");
-		pcore_seq_key(m, h, i, " ");
-		seq_printf(m, " %s:\n", pcore_label(h, i, lb));
-		pcore_seq_hist(m, h, pcore_snaps_at(&ss, i), "  ");
-		any = true;
-	}
-	if (h->key_mode && !any)
+	mutex_lock(&a.h->lock);
+	pcore_hist_walk(a.h, -1, pcore_hist_one, &a);
+	mutex_unlock(&a.h->lock);
+	if (a.h->key_mode && !a.any)
 		seq_puts(m, "(empty)\n");
-	pcore_snaps_free(&ss);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_hist);
 
 static int pcore_stats_show(struct seq_file *m, void *unused)
 {
-	struct pcore_hist *h = m->private;
-	struct pcore_snaps ss;
+	struct pcore_seq_arg a = { .m = m, .h = m->private };
+	struct pcore_hist *h = a.h;
+	struct pcore_about *about;
+	u64 hits;
 
-	if (pcore_snaps_take(h, &ss))
+	about = kmalloc(sizeof(*about), GFP_KERNEL);
+	if (!about)
 		return -ENOMEM;
-	pcore_seq_stats(m, h, &ss, false);
-	pcore_snaps_free(&ss);
+	pcore_about_get(h, about);
+	mutex_lock(&h->lock);
+	hits = pcore_hist_lifetime(h);
+	if (!h->key_mode) {
+		pcore_hist_walk(h, -1, pcore_seq_block, &a);
+		pcore_seq_about(m, h, about, hits);
+	} else {
+		pcore_seq_head(m, h, about, hits,
+			       pcore_hist_walk(h, -1, NULL, NULL));
+		pcore_hist_walk(h, -1, pcore_seq_block, &a);
+	}
+	mutex_unlock(&h->lock);
+	kfree(about);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_stats);
 
 /* key label count sum min max mean p50 p90 p99 p999 */
+static void pcore_keys_one(void *arg, const struct pcore_keyval *kv)
+{
+	struct pcore_seq_arg *a = arg;
+	const struct pcore_snap *s = kv->s;
+	char lb[PCORE_LABEL_MAX];
+	u32 j;
+
+	pcore_seq_key(a->m, a->h, kv, NULL);
+	seq_printf(a->m, " %s %llu %llu %llu %llu %llu", pcore_label(kv, lb),
+		   s->count, s->sum, s->count ? s->min : 0, s->max,
+		   s->count ? div64_u64(s->sum, s->count) : 0);
+	for (j = 0; j < ARRAY_SIZE(pcore_pct); j++)
+		seq_printf(a->m, " %llu",
+			   pcore_snap_percentile(&a->h->layout, s,
+						 pcore_pct[j].ppm));
+	seq_puts(a->m, "\n");
+}
+
 static int pcore_keys_show(struct seq_file *m, void *unused)
 {
-	char lb[PCORE_LABEL_MAX];
-	struct pcore_hist *h = m->private;
-	struct pcore_snap *s;
-	struct pcore_snaps ss;
-	u32 i, j;
+	struct pcore_seq_arg a = { .m = m, .h = m->private };
 
-	if (pcore_snaps_take(h, &ss))
-		return -ENOMEM;
 	seq_printf(m, "# %s label count sum min max mean p50 p90 p99 p999\n",
-		   h->key_name);
-	for (i = 0; i < h->nslots; i++) {
-		if (!pcore_show_slot(h, &ss, i))
-			continue;
-		s = pcore_snaps_at(&ss, i);
-		pcore_seq_key(m, h, i, NULL);
-		seq_printf(m, " %s %llu %llu %llu %llu %llu", pcore_label(h, i, lb),
-			   s->count, s->sum, s->count ? s->min : 0, s->max,
-			   s->count ? div64_u64(s->sum, s->count) : 0);
-		for (j = 0; j < ARRAY_SIZE(pcore_pct); j++)
-			seq_printf(m, " %llu",
-				   pcore_snap_percentile(&h->layout, s,
-							 pcore_pct[j].ppm));
-		seq_puts(m, "\n");
-	}
-	pcore_snaps_free(&ss);
+		   a.h->key_name);
+	mutex_lock(&a.h->lock);
+	pcore_hist_walk(a.h, -1, pcore_keys_one, &a);
+	mutex_unlock(&a.h->lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_keys);
@@ -370,75 +376,86 @@ static void pcore_seq_totals(struct seq_file *m, const char *what,
 }
 
 /* Each CPU is read once; the total is the merge of exactly what is shown. */
-static void pcore_seq_percpu_slot(struct seq_file *m, struct pcore_hist *h,
-				  u32 slot, struct pcore_snap *one,
-				  struct pcore_snap *total, const char *indent)
+static void pcore_percpu_one(void *arg, const struct pcore_keyval *kv)
 {
-	char what[24];
+	struct pcore_seq_arg *a = arg;
+	struct pcore_hist *h = a->h;
+	const char *indent = h->key_mode ? "  " : "";
+	char what[24], lb[PCORE_LABEL_MAX];
 	int cpu;
 
-	pcore_snap_init(&h->layout, total);
+	if (h->key_mode) {
+		pcore_seq_key(a->m, h, kv, " ");
+		seq_printf(a->m, " %s:\n", pcore_label(kv, lb));
+	}
+	pcore_snap_init(&h->layout, a->total);
 	for_each_possible_cpu(cpu) {
-		pcore_snap_init(&h->layout, one);
-		pcore_hist_read(h, cpu, slot, one);
+		pcore_snap_init(&h->layout, a->one);
+		pcore_hist_read(h, cpu, kv->slot, a->one);
 		snprintf(what, sizeof(what), "%scpu%d", indent, cpu);
-		pcore_seq_totals(m, what, one);
-		if (one->count)
-			pcore_seq_hist(m, h, one, h->key_mode ? "    " : "  ");
-		pcore_snap_merge(total, one);
+		pcore_seq_totals(a->m, what, a->one);
+		if (a->one->count)
+			pcore_seq_hist(a->m, h, a->one,
+				       h->key_mode ? "    " : "  ");
+		pcore_snap_merge(a->total, a->one);
 	}
 	snprintf(what, sizeof(what), "%stotal", indent);
-	pcore_seq_totals(m, what, total);
+	pcore_seq_totals(a->m, what, a->total);
 }
 
 static int pcore_percpu_show(struct seq_file *m, void *unused)
 {
-	char lb[PCORE_LABEL_MAX];
-	struct pcore_hist *h = m->private;
-	struct pcore_snap *one, *total;
+	struct pcore_seq_arg a = { .m = m, .h = m->private };
 	int ret = -ENOMEM;
-	u32 i;
 
-	one = kvmalloc(pcore_snap_size(&h->layout), GFP_KERNEL);
-	total = kvmalloc(pcore_snap_size(&h->layout), GFP_KERNEL);
-	if (!one || !total)
-		goto out;
-	for (i = 0; i < h->nslots; i++) {
-		if (!h->key_mode) {
-			pcore_seq_percpu_slot(m, h, i, one, total, "");
-			break;
-		}
-		if (!pcore_hist_slot_used(h, i))
-			continue;
-		pcore_seq_key(m, h, i, " ");
-		seq_printf(m, " %s:\n", pcore_label(h, i, lb));
-		pcore_seq_percpu_slot(m, h, i, one, total, "  ");
+	a.one = kvmalloc(pcore_snap_size(&a.h->layout), GFP_KERNEL);
+	a.total = kvmalloc(pcore_snap_size(&a.h->layout), GFP_KERNEL);
+	if (a.one && a.total) {
+		mutex_lock(&a.h->lock);
+		pcore_hist_walk(a.h, -1, pcore_percpu_one, &a);
+		mutex_unlock(&a.h->lock);
+		ret = 0;
 	}
-	ret = 0;
-out:
-	kvfree(one);
-	kvfree(total);
+	kvfree(a.one);
+	kvfree(a.total);
 	return ret;
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_percpu);
 
 struct pcore_interval {
 	struct pcore_hist *h;
-	struct pcore_snaps ss;
+	struct pcore_kvs kvs;
+	struct pcore_about about;
 };
 
 static int pcore_interval_show(struct seq_file *m, void *unused)
 {
 	struct pcore_interval *iv = m->private;
+	struct pcore_seq_arg a = { .m = m, .h = iv->h, .with_hist = true };
+	u64 hits;
+	u32 i;
 
-	pcore_seq_stats(m, iv->h, &iv->ss, true);
+	mutex_lock(&iv->h->lock);
+	hits = pcore_hist_lifetime(iv->h);
+	mutex_unlock(&iv->h->lock);
+	if (!iv->h->key_mode) {
+		pcore_seq_values(m, iv->h, iv->kvs.kv[0].s);
+		pcore_seq_about(m, iv->h, &iv->about, hits);
+		seq_puts(m, "\n");
+		pcore_seq_hist(m, iv->h, iv->kvs.kv[0].s, "");
+		return 0;
+	}
+	pcore_seq_head(m, iv->h, &iv->about, hits, iv->kvs.n);
+	for (i = 0; i < iv->kvs.n; i++)
+		pcore_seq_block(&a, &iv->kvs.kv[i]);
 	return 0;
 }
 
 /*
  * The harvest happens once, at open, however the file is read.  It is the
  * last step: a harvest cannot be undone, so an open that fails must fail
- * before it, or the interval's values would be lost with the file.
+ * before it, or with it (pcore_hist_harvest() keeps the interval when it
+ * cannot allocate its answer).
  */
 static int pcore_interval_open(struct inode *inode, struct file *file)
 {
@@ -449,23 +466,23 @@ static int pcore_interval_open(struct inode *inode, struct file *file)
 	if (!iv)
 		return -ENOMEM;
 	iv->h = inode->i_private;
-	ret = pcore_snaps_alloc(iv->h, &iv->ss);
-	if (!ret)
-		ret = single_open(file, pcore_interval_show, iv);
-	if (ret) {
-		pcore_snaps_free(&iv->ss);
-		kfree(iv);
-		return ret;
+	ret = single_open(file, pcore_interval_show, iv);
+	if (!ret) {
+		pcore_about_get(iv->h, &iv->about);
+		ret = pcore_hist_harvest(iv->h, &iv->kvs);
+		if (ret)
+			single_release(inode, file);
 	}
-	pcore_hist_harvest(iv->h, &iv->ss);
-	return 0;
+	if (ret)
+		kfree(iv);
+	return ret;
 }
 
 static int pcore_interval_release(struct inode *inode, struct file *file)
 {
 	struct pcore_interval *iv = ((struct seq_file *)file->private_data)->private;
 
-	pcore_snaps_free(&iv->ss);
+	pcore_kvs_free(&iv->kvs);
 	kfree(iv);
 	return single_release(inode, file);
 }
@@ -482,7 +499,6 @@ static ssize_t pcore_reset_write(struct file *file, const char __user *ubuf,
 				 size_t count, loff_t *ppos)
 {
 	struct pcore_hist *h = file->private_data;
-	struct pcore_snaps ss;
 	char buf[3];
 
 	/* Exactly "1", with or without a newline: not "01", "+1" or "1 ". */
@@ -493,10 +509,7 @@ static ssize_t pcore_reset_write(struct file *file, const char __user *ubuf,
 	buf[count] = '\0';
 	if (strcmp(buf, "1") && strcmp(buf, "1\n"))
 		return -EINVAL;
-	if (pcore_snaps_alloc(h, &ss))
-		return -ENOMEM;
-	pcore_hist_harvest(h, &ss);
-	pcore_snaps_free(&ss);
+	pcore_hist_harvest(h, NULL);	/* cannot fail without an answer */
 	return count;
 }
 

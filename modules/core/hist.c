@@ -1,7 +1,44 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Histograms: the kernel side of the engine.  Per-CPU memory, keyed
- * slots, IPIs for snapshot-and-reset, CPU hotplug.
+ * Histograms: the kernel side of the engine.  Per-CPU records in two
+ * banks, keyed slots, intervals, the memory cap.
+ *
+ * Intervals
+ * ---------
+ * A histogram has two banks, each with a record per key and possible CPU.
+ * The hot path writes the bank that @cur names, read once with preemption
+ * off: probe handlers, and NMIs, run with preemption off, so to RCU each
+ * write is a read-side critical section.  A harvest (an interval read or
+ * a reset), under @lock:
+ *
+ *   1. flips @cur to the other bank, which the last harvest left empty;
+ *   2. waits for a grace period: after it, no handler writes the old bank;
+ *   3. moves the old bank's values out in process context, and frees its
+ *      keys and labels.
+ *
+ * Nothing runs with interrupts off and no IPI is sent, whatever the number
+ * of keys and buckets, and every event is in exactly one interval with its
+ * count, sum, min and max.  Readers that do not reset take @lock and read
+ * the bank being written: the values since the last harvest.
+ *
+ * Keys
+ * ----
+ * Each bank has its own key table (hashed keys) and labels, and a harvest
+ * empties the table of the bank it moves out: every interval read and
+ * every reset reclaims every key.  A key lives as long as it has values in
+ * the current interval.  That is the rule because it is lossless (the
+ * values of a reclaimed key went out with the interval), because the table
+ * emptied is one no handler can be writing, and because a key whose owner
+ * lives on comes back with its next value, under its owner's label of the
+ * time.  A histogram keyed by pid keeps working under endless process
+ * churn as long as the keys seen between two interval reads fit.
+ *
+ * Memory
+ * ------
+ * All of it is allocated at creation, and counted against mem_max (a
+ * parameter of probe_core): two banks of possible CPUs x keys records of
+ * the layout's size, rounded up to a cache line, plus the key tables and
+ * labels of both banks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -9,6 +46,8 @@
 #include <linux/err.h>
 #include <linux/hash.h>
 #include <linux/log2.h>
+#include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
@@ -16,6 +55,68 @@
 
 /* Slots a hashed key looks at before it is dropped. */
 #define PCORE_KEY_PROBES	32
+
+/*
+ * mem_max: the cap on the memory of all histograms together, checked at
+ * creation: bytes, with an optional K, M or G; 1M at least.
+ */
+static unsigned long long pcore_mem_max = 256ULL << 20;
+static atomic_long_t pcore_mem_used = ATOMIC_LONG_INIT(0);
+
+static int pcore_param_set_mem(const char *val, const struct kernel_param *kp)
+{
+	size_t len = strspn(val, "0123456789");
+	const char *end = val + len;
+	unsigned long long v;
+	unsigned int shift = 0;
+	char num[24];
+
+	if (!len || len >= sizeof(num))
+		return -EINVAL;	/* the kernel logs "invalid for parameter" */
+	switch (*end) {
+	case 'K':
+		shift = 10;
+		break;
+	case 'M':
+		shift = 20;
+		break;
+	case 'G':
+		shift = 30;
+		break;
+	}
+	end += !!shift;
+	if (*end && strcmp(end, "\n"))
+		return -EINVAL;
+	memcpy(num, val, len);
+	num[len] = '\0';
+	if (kstrtoull(num, 10, &v) || v > (LONG_MAX >> shift) ||
+	    v << shift < (1ULL << 20))
+		return -EINVAL;
+	*(unsigned long long *)kp->arg = v << shift;
+	return 0;
+}
+
+static int pcore_param_get_mem(char *buffer, const struct kernel_param *kp)
+{
+	return scnprintf(buffer, PAGE_SIZE, "%llu\n",
+			 *(unsigned long long *)kp->arg);
+}
+
+static const struct kernel_param_ops pcore_param_mem_ops = {
+	.set = pcore_param_set_mem,
+	.get = pcore_param_get_mem,
+};
+
+module_param_cb(mem_max, &pcore_param_mem_ops, &pcore_mem_max, 0644);
+__MODULE_PARM_TYPE(mem_max, "ullong");
+MODULE_PARM_DESC(mem_max,
+	"cap on the memory of all histograms, in bytes (K, M, G suffixes; default 256M, at least 1M); a histogram over it is refused with E2BIG");
+
+/* Bytes of all histograms, for the stats files. */
+unsigned long pcore_hist_mem_total(void)
+{
+	return atomic_long_read(&pcore_mem_used);
+}
 
 /*
  * Units and key names are printed as one field of the text files: a
@@ -31,6 +132,12 @@ static bool pcore_one_word(const char *s)
 		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
 			return false;
 	return true;
+}
+
+/* A record padded to a cache line: CPUs never share one. */
+static size_t pcore_stride(const struct pcore_layout *l)
+{
+	return ALIGN(pcore_cpu_hist_size(l), SMP_CACHE_BYTES);
 }
 
 static int pcore_hist_spec_check(const struct pcore_client *c,
@@ -81,11 +188,11 @@ static int pcore_hist_spec_check(const struct pcore_client *c,
 		       o->name, why);
 		return -EINVAL;
 	}
-	per_cpu = (size_t)*nslots * pcore_cpu_hist_size(l);
+	per_cpu = (size_t)*nslots * pcore_stride(l);
 	if (per_cpu > PCORE_HIST_CPU_MEM_MAX) {
-		pr_err("%s%shist %s: %u keys of %zu bytes need %zu bytes per CPU, more than %u\n",
+		pr_err("%s%shist %s: %u keys of %zu bytes need %zu bytes per CPU and bank, more than %u\n",
 		       c->name, *c->name ? ": " : "", o->name, *nslots,
-		       pcore_cpu_hist_size(l), per_cpu, PCORE_HIST_CPU_MEM_MAX);
+		       pcore_stride(l), per_cpu, PCORE_HIST_CPU_MEM_MAX);
 		return -E2BIG;
 	}
 	return 0;
@@ -93,16 +200,95 @@ static int pcore_hist_spec_check(const struct pcore_client *c,
 
 static void pcore_hist_free(struct pcore_hist *h)
 {
-	int cpu;
+	int b, cpu;
 
-	if (h->cpu)
-		for_each_possible_cpu(cpu)
-			kvfree(h->cpu[cpu]);
-	kfree(h->cpu);
-	kvfree(h->keys);
-	kvfree(h->labels);
+	for (b = 0; b < 2; b++) {
+		if (h->cpu[b])
+			for_each_possible_cpu(cpu)
+				kvfree(h->cpu[b][cpu]);
+		kfree(h->cpu[b]);
+		kvfree(h->keys[b]);
+		kvfree(h->labels[b]);
+	}
+	kvfree(h->scratch);
 	free_percpu(h->dropped);
+	atomic_long_sub(h->mem, &pcore_mem_used);
 	kfree(h);
+}
+
+/*
+ * Everything a histogram of @nslots keys allocates: what mem_max is
+ * checked against and what its stats show as "memory".
+ */
+static size_t pcore_hist_mem(const struct pcore_layout *l, u32 key_mode,
+			     u32 nslots)
+{
+	size_t bank = (size_t)num_possible_cpus() * nslots * pcore_stride(l) +
+		      nr_cpu_ids * sizeof(void *);
+
+	if (key_mode)
+		bank += (size_t)nslots * PCORE_LABEL_MAX;
+	if (key_mode == PCORE_KEYS_HASHED)
+		bank += (size_t)nslots * sizeof(u64);
+	return sizeof(struct pcore_hist) + 2 * bank + pcore_snap_size(l) +
+	       num_possible_cpus() * sizeof(local64_t);
+}
+
+/* Count @h->mem against mem_max; one log line when over. */
+static int pcore_hist_charge(const struct pcore_client *c,
+			     struct pcore_hist *h)
+{
+	unsigned long long max = READ_ONCE(pcore_mem_max);
+	long used = atomic_long_add_return(h->mem, &pcore_mem_used);
+
+	if (used <= max)
+		return 0;
+	atomic_long_sub(h->mem, &pcore_mem_used);
+	pr_err("%s%shist %s: needs %zu bytes; with the %ld in use that is over mem_max=%llu\n",
+	       c->name, *c->name ? ": " : "", h->name, h->mem, used - h->mem,
+	       max);
+	h->mem = 0;
+	return -E2BIG;
+}
+
+static int pcore_hist_alloc(struct pcore_hist *h)
+{
+	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN;
+	u32 i, nslots = h->nslots;
+	int b, cpu;
+
+	h->dropped = alloc_percpu_gfp(local64_t, gfp);
+	h->scratch = kvmalloc(pcore_snap_size(&h->layout), gfp);
+	if (!h->dropped || !h->scratch)
+		return -ENOMEM;
+	for (b = 0; b < 2; b++) {
+		h->cpu[b] = kcalloc(nr_cpu_ids, sizeof(void *), gfp);
+		if (!h->cpu[b])
+			return -ENOMEM;
+		for_each_possible_cpu(cpu) {
+			h->cpu[b][cpu] = kvmalloc_node(nslots * h->stride, gfp,
+						       cpu_to_node(cpu));
+			if (!h->cpu[b][cpu])
+				return -ENOMEM;
+			for (i = 0; i < nslots; i++)
+				pcore_cpu_hist_init(&h->layout,
+						    pcore_rec(h, b, cpu, i));
+		}
+		if (h->key_mode) {
+			h->labels[b] = kvcalloc(nslots, sizeof(struct pcore_label),
+						gfp);
+			if (!h->labels[b])
+				return -ENOMEM;
+		}
+		if (h->key_mode == PCORE_KEYS_HASHED) {
+			h->keys[b] = kvmalloc_array(nslots, sizeof(u64), gfp);
+			if (!h->keys[b])
+				return -ENOMEM;
+			for (i = 0; i < nslots; i++)
+				h->keys[b][i] = U64_MAX;
+		}
+	}
+	return 0;
 }
 
 /**
@@ -113,17 +299,17 @@ static void pcore_hist_free(struct pcore_hist *h)
  * Creates /sys/kernel/debug/probe_core/<module>/<name>/.  Sleeps.
  *
  * Return: the histogram, or ERR_PTR(-EINVAL) for bad options (one log line
- * says which), ERR_PTR(-E2BIG) when it would need more than 8 MiB per CPU,
- * ERR_PTR(-EEXIST) when the client has a histogram of that name, or
- * ERR_PTR(-ENOMEM).
+ * says which), ERR_PTR(-E2BIG) when it would need more than 8 MiB per CPU
+ * and bank or take probe_core's histograms over mem_max, ERR_PTR(-EEXIST)
+ * when the client has a histogram of that name, or ERR_PTR(-ENOMEM).
  */
 struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 				     const struct pcore_hist_opts *o)
 {
 	struct pcore_layout l;
 	struct pcore_hist *h;
-	u32 nslots, i;
-	int cpu, ret;
+	u32 nslots;
+	int ret;
 
 	ret = pcore_check_args("hist", c, o);
 	if (ret)
@@ -142,47 +328,31 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 		return ERR_PTR(ret);
 
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
-	if (!h)
-		goto nomem;
+	if (!h) {
+		ret = -ENOMEM;
+		goto err;
+	}
 	INIT_LIST_HEAD(&h->node);
+	kref_init(&h->ref);
 	mutex_init(&h->lock);
 	h->client = c;
 	h->layout = l;
 	h->key_mode = o->key_mode;
 	h->flags = o->flags;
 	h->nslots = nslots;
-	h->stride = pcore_cpu_hist_size(&l);
+	h->stride = pcore_stride(&l);
 	strscpy(h->name, o->name, sizeof(h->name));
 	strscpy(h->unit, o->unit ?: "ns", sizeof(h->unit));
 	strscpy(h->key_name, o->key_name ?: "key", sizeof(h->key_name));
-
-	h->cpu = kcalloc(nr_cpu_ids, sizeof(*h->cpu), GFP_KERNEL);
-	h->dropped = alloc_percpu_gfp(local64_t, GFP_KERNEL | __GFP_NOWARN);
-	if (!h->cpu || !h->dropped)
-		goto nomem;
-	for_each_possible_cpu(cpu) {
-		h->cpu[cpu] = kvmalloc_node(nslots * h->stride,
-					    GFP_KERNEL | __GFP_NOWARN,
-					    cpu_to_node(cpu));
-		if (!h->cpu[cpu])
-			goto nomem;
-		for (i = 0; i < nslots; i++)
-			pcore_cpu_hist_init(&l, pcore_slot(h, cpu, i));
+	h->mem = pcore_hist_mem(&l, h->key_mode, nslots);
+	ret = pcore_hist_charge(c, h);
+	if (ret) {
+		kfree(h);
+		return ERR_PTR(ret);
 	}
-	if (h->key_mode) {
-		h->labels = kvcalloc(nslots, sizeof(*h->labels),
-				     GFP_KERNEL | __GFP_NOWARN);
-		if (!h->labels)
-			goto nomem;
-	}
-	if (h->key_mode == PCORE_KEYS_HASHED) {
-		h->keys = kvmalloc_array(nslots, sizeof(*h->keys),
-					 GFP_KERNEL | __GFP_NOWARN);
-		if (!h->keys)
-			goto nomem;
-		for (i = 0; i < nslots; i++)
-			h->keys[i] = U64_MAX;
-	}
+	ret = pcore_hist_alloc(h);
+	if (ret)
+		goto err;
 
 	mutex_lock(&pcore_lock);
 	if (pcore_client_name_taken(c, h->name)) {
@@ -197,14 +367,14 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	mutex_unlock(&pcore_lock);
 	return h;
 
-nomem:
+err:
 	/* One line of ours instead of the allocators' warnings. */
-	pr_err("%s%shist %s: out of memory (%zu bytes per CPU)\n", c->name,
+	pr_err("%s%shist %s: out of memory (%zu bytes)\n", c->name,
 	       *c->name ? ": " : "", o->name,
-	       (size_t)nslots * pcore_cpu_hist_size(&l));
+	       pcore_hist_mem(&l, o->key_mode, nslots));
 	if (h)
 		pcore_hist_free(h);
-	return ERR_PTR(-ENOMEM);
+	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_GPL(pcore_hist_create);
 
@@ -221,11 +391,25 @@ void pcore_hist_unlink(struct pcore_hist *h)
 	h->probe = NULL;
 }
 
+static void pcore_hist_kref_release(struct kref *ref)
+{
+	pcore_hist_free(container_of(ref, struct pcore_hist, ref));
+}
+
+/*
+ * Drop a reference; the last one frees.  Only @h's own memory is touched
+ * after pcore_hist_release(): not its client or probe, which may be gone.
+ */
+void pcore_hist_put(struct pcore_hist *h)
+{
+	kref_put(&h->ref, pcore_hist_kref_release);
+}
+
 /* Nothing records into @h any more and it is unlinked; sleeps. */
 void pcore_hist_release(struct pcore_hist *h)
 {
 	pcore_debugfs_remove(&h->dir);
-	pcore_hist_free(h);
+	pcore_hist_put(h);
 }
 
 /**
@@ -255,43 +439,31 @@ void pcore_hist_destroy(struct pcore_hist *h)
 }
 EXPORT_SYMBOL_GPL(pcore_hist_destroy);
 
-/* Record into slot @slot of this CPU; the hot path. */
-static __always_inline void pcore_hist_record(struct pcore_hist *h, u32 slot,
-					      u64 v)
-{
-	preempt_disable_notrace();
-	pcore_record(&h->layout,
-		     pcore_slot(h, raw_smp_processor_id(), slot), v);
-	preempt_enable_notrace();
-}
-
-static void pcore_hist_drop(struct pcore_hist *h)
-{
-	preempt_disable_notrace();
-	local64_inc(this_cpu_ptr(h->dropped));
-	preempt_enable_notrace();
-}
-NOKPROBE_SYMBOL(pcore_hist_drop);
-
 /**
  * pcore_hist_add_key() - record a value under a key; hot path
  * @h: keyed histogram (for one without keys, @key and @label are ignored)
  * @key: the key: an index below the key count for %PCORE_KEYS_DIRECT, any
  *	value but U64_MAX for %PCORE_KEYS_HASHED
- * @label: a name shown with the key, or NULL; only the first label given
- *	for a key is kept (up to 31 characters; spaces and control
- *	characters are shown as '_')
+ * @label: a name shown with the key, or NULL: the first label given for a
+ *	key in an interval is kept (up to 31 characters; spaces and control
+ *	characters are shown as '_'), until the interval ends
  * @v: value
  *
  * No lock, no allocation, no division; safe in any context, NMI included.
- * A key that finds no slot is counted as dropped.
+ * A key that finds no slot is counted as dropped.  Keys are reclaimed
+ * when their interval ends (an interval read or a reset).
  */
 void notrace pcore_hist_add_key(struct pcore_hist *h, u64 key,
 				const char *label, u64 v)
 {
-	u32 slot, i, n;
-	u64 k;
+	struct pcore_label *labels;
+	u32 slot, i, n, b;
+	u64 k, *keys;
 
+	preempt_disable_notrace();
+	/* One bank for the whole event: see "Intervals" at the top. */
+	b = READ_ONCE(h->cur);
+	labels = h->labels[b];
 	switch (h->key_mode) {
 	case PCORE_KEYS_NONE:
 		slot = 0;
@@ -301,24 +473,28 @@ void notrace pcore_hist_add_key(struct pcore_hist *h, u64 key,
 		if (key >= h->nslots)
 			goto drop;
 		slot = key;
-		if (label && READ_ONCE(h->labels[slot][0]))
+		if (label && READ_ONCE(labels[slot].s[0]))
 			label = NULL;
 		break;
 	default:
 		if (key == U64_MAX)
 			goto drop;
+		keys = h->keys[b];
 		i = hash_64(key, ilog2(h->nslots));
 		for (n = 0; n < PCORE_KEY_PROBES && n < h->nslots; n++) {
 			slot = (i + n) & (h->nslots - 1);
-			k = READ_ONCE(h->keys[slot]);
+			k = READ_ONCE(keys[slot]);
 			if (k == key) {
 				label = NULL;
 				goto found;
 			}
 			if (k != U64_MAX)
 				continue;
-			/* Keys are never freed: a free slot ends the chain. */
-			k = cmpxchg(&h->keys[slot], U64_MAX, key);
+			/*
+			 * A bank's keys are freed only while no handler
+			 * writes it: a free slot ends the chain.
+			 */
+			k = cmpxchg(&keys[slot], U64_MAX, key);
 			if (k == U64_MAX)
 				goto found;	/* ours: give it the label */
 			if (k == key) {
@@ -330,15 +506,18 @@ void notrace pcore_hist_add_key(struct pcore_hist *h, u64 key,
 	}
 found:
 	if (label) {
-		char *dst = h->labels[slot];
+		char *dst = labels[slot].s;
 
 		for (i = 0; i < PCORE_LABEL_MAX - 1 && label[i]; i++)
 			dst[i] = label[i];
 	}
-	pcore_hist_record(h, slot, v);
+	pcore_record(&h->layout, pcore_rec(h, b, raw_smp_processor_id(), slot),
+		     v);
+	preempt_enable_notrace();
 	return;
 drop:
-	pcore_hist_drop(h);
+	local64_inc(this_cpu_ptr(h->dropped));
+	preempt_enable_notrace();
 }
 EXPORT_SYMBOL_GPL(pcore_hist_add_key);
 NOKPROBE_SYMBOL(pcore_hist_add_key);
@@ -356,29 +535,13 @@ void notrace pcore_hist_add(struct pcore_hist *h, u64 v)
 		pcore_hist_add_key(h, 0, NULL, v);
 		return;
 	}
-	pcore_hist_record(h, 0, v);
+	preempt_disable_notrace();
+	pcore_record(&h->layout,
+		     h->cpu[READ_ONCE(h->cur)][raw_smp_processor_id()], v);
+	preempt_enable_notrace();
 }
 EXPORT_SYMBOL_GPL(pcore_hist_add);
 NOKPROBE_SYMBOL(pcore_hist_add);
-
-/* Does slot @slot hold a key worth showing? */
-bool pcore_hist_slot_used(const struct pcore_hist *h, u32 slot)
-{
-	int cpu;
-
-	switch (h->key_mode) {
-	case PCORE_KEYS_NONE:
-		return true;
-	case PCORE_KEYS_HASHED:
-		return READ_ONCE(h->keys[slot]) != U64_MAX;
-	}
-	if (READ_ONCE(h->labels[slot][0]))
-		return true;
-	for_each_possible_cpu(cpu)
-		if (pcore_cpu_hist_count(&h->layout, pcore_slot(h, cpu, slot)))
-			return true;
-	return false;
-}
 
 /*
  * An address as the reader may see it: what "%pK" prints, in the
@@ -394,17 +557,125 @@ static u64 pcore_key_restricted(u64 key)
 }
 
 /*
- * The key of slot @slot as its reader may see it (see
- * %PCORE_HIST_KEY_ADDR), and its label ("" when none).  Process context.
+ * Slot @slot of bank @b into @kv: its key as its reader may see it (see
+ * %PCORE_HIST_KEY_ADDR) and its label ("" when none).  Process context.
  */
-void pcore_hist_slot_key(const struct pcore_hist *h, u32 slot, u64 *key,
-			 const char **label)
+static void pcore_keyval_fill(const struct pcore_hist *h, u32 b, u32 slot,
+			      struct pcore_keyval *kv)
 {
-	*key = h->key_mode == PCORE_KEYS_HASHED ? READ_ONCE(h->keys[slot]) :
-						  slot;
+	u32 i;
+
+	kv->slot = slot;
+	kv->key = h->key_mode == PCORE_KEYS_HASHED ?
+		  READ_ONCE(h->keys[b][slot]) : slot;
 	if (h->flags & PCORE_HIST_KEY_ADDR)
-		*key = pcore_key_restricted(*key);
-	*label = h->labels ? h->labels[slot] : "";
+		kv->key = pcore_key_restricted(kv->key);
+	for (i = 0; i < PCORE_LABEL_MAX - 1 && h->labels[b]; i++) {
+		kv->label[i] = READ_ONCE(h->labels[b][slot].s[i]);
+		if (!kv->label[i])
+			break;
+	}
+	kv->label[i] = '\0';
+}
+
+/* Does a hashed slot of bank @b hold a key?  Others are always looked at. */
+static bool pcore_slot_taken(const struct pcore_hist *h, u32 b, u32 slot)
+{
+	return h->key_mode != PCORE_KEYS_HASHED ||
+	       READ_ONCE(h->keys[b][slot]) != U64_MAX;
+}
+
+/*
+ * Is a slot whose values are @s in use?  A direct key is when it has a
+ * value or a label (a label comes with a value: an interval read may have
+ * moved the value out since).
+ */
+static bool pcore_slot_shown(const struct pcore_hist *h, u32 b, u32 slot,
+			     const struct pcore_snap *s)
+{
+	return h->key_mode != PCORE_KEYS_DIRECT || s->count ||
+	       READ_ONCE(h->labels[b][slot].s[0]);
+}
+
+/**
+ * pcore_hist_read() - add one slot's counts to a snapshot, without reset
+ * @h: histogram, its @lock held
+ * @cpu: the CPU to read, or -1 for all possible CPUs
+ * @slot: slot
+ * @s: snapshot of @h's layout
+ *
+ * Reads the bank being written: the values since the last harvest.
+ */
+void pcore_hist_read(struct pcore_hist *h, int cpu, u32 slot,
+		     struct pcore_snap *s)
+{
+	lockdep_assert_held(&h->lock);
+	if (cpu >= 0) {
+		pcore_snap_add_cpu(s, pcore_rec(h, h->cur, cpu, slot));
+		return;
+	}
+	for_each_possible_cpu(cpu)
+		pcore_snap_add_cpu(s, pcore_rec(h, h->cur, cpu, slot));
+}
+
+/**
+ * pcore_hist_walk() - every key in use since the last harvest
+ * @h: histogram, its @lock held
+ * @cpu: the CPU to read, or -1 for all possible CPUs
+ * @fn: called for each key, with its values read without reset in a
+ *	snapshot of @h's that is valid until @fn returns; or NULL
+ * @arg: for @fn
+ *
+ * One key at a time, with no allocation.  A histogram without keys has
+ * one, always in use.
+ *
+ * Return: the number of keys.
+ */
+u32 pcore_hist_walk(struct pcore_hist *h, int cpu, pcore_walk_fn fn,
+		    void *arg)
+{
+	struct pcore_keyval kv = { .s = h->scratch };
+	u32 i, n = 0;
+
+	lockdep_assert_held(&h->lock);
+	for (i = 0; i < h->nslots; i++) {
+		if (!pcore_slot_taken(h, h->cur, i))
+			continue;
+		pcore_snap_init(&h->layout, kv.s);
+		pcore_hist_read(h, h->key_mode == PCORE_KEYS_DIRECT ? -1 : cpu,
+				i, kv.s);
+		if (!pcore_slot_shown(h, h->cur, i, kv.s))
+			continue;
+		n++;
+		if (!fn)
+			continue;
+		if (cpu >= 0 && h->key_mode == PCORE_KEYS_DIRECT) {
+			pcore_snap_init(&h->layout, kv.s);
+			pcore_hist_read(h, cpu, i, kv.s);
+		}
+		pcore_keyval_fill(h, h->cur, i, &kv);
+		fn(arg, &kv);
+	}
+	return n;
+}
+
+/**
+ * pcore_hist_slot_key() - the key of a slot in use since the last harvest
+ * @h: histogram, its @lock held
+ * @slot: slot, below @h->nslots
+ * @kv: its key and label (@kv->s untouched)
+ *
+ * Return: whether the slot holds a key: always for a histogram without
+ * keys; for direct keys, when the slot has a label.
+ */
+bool pcore_hist_slot_key(struct pcore_hist *h, u32 slot,
+			 struct pcore_keyval *kv)
+{
+	lockdep_assert_held(&h->lock);
+	pcore_keyval_fill(h, h->cur, slot, kv);
+	if (h->key_mode == PCORE_KEYS_DIRECT)
+		return *kv->label;
+	return pcore_slot_taken(h, h->cur, slot);
 }
 
 u64 pcore_hist_dropped(const struct pcore_hist *h)
@@ -412,118 +683,136 @@ u64 pcore_hist_dropped(const struct pcore_hist *h)
 	return pcore_pcpu_sum(h->dropped);
 }
 
-int pcore_snaps_alloc(const struct pcore_hist *h, struct pcore_snaps *ss)
+/**
+ * pcore_kvs_free() - free what pcore_hist_harvest() gave
+ * @kvs: the keys of an interval
+ */
+void pcore_kvs_free(struct pcore_kvs *kvs)
 {
+	kvfree(kvs->kv);
+	kvfree(kvs->snaps);
+	kvs->kv = NULL;
+	kvs->snaps = NULL;
+	kvs->n = 0;
+}
+
+/* Room for @n keys of @h's layout. */
+static int pcore_kvs_alloc(const struct pcore_hist *h, struct pcore_kvs *kvs,
+			   u32 n)
+{
+	size_t size = pcore_snap_size(&h->layout);
 	u32 i;
 
-	ss->n = h->nslots;
-	ss->size = pcore_snap_size(&h->layout);
-	ss->mem = kvmalloc_array(ss->n, ss->size, GFP_KERNEL);
-	if (!ss->mem)
+	kvs->n = n;
+	kvs->kv = kvcalloc(max(n, 1U), sizeof(*kvs->kv), GFP_KERNEL);
+	kvs->snaps = kvmalloc_array(max(n, 1U), size, GFP_KERNEL);
+	if (!kvs->kv || !kvs->snaps) {
+		pcore_kvs_free(kvs);
 		return -ENOMEM;
-	for (i = 0; i < ss->n; i++)
-		pcore_snap_init(&h->layout, pcore_snaps_at(ss, i));
+	}
+	for (i = 0; i < n; i++)
+		kvs->kv[i].s = kvs->snaps + (size_t)i * size;
 	return 0;
 }
 
-void pcore_snaps_free(struct pcore_snaps *ss)
+/* Move slot @slot of the retired bank @b into @h->scratch and empty it. */
+static void pcore_slot_harvest(struct pcore_hist *h, u32 b, u32 slot)
 {
-	kvfree(ss->mem);
-	ss->mem = NULL;
-}
-
-/**
- * pcore_hist_read() - add one slot's counts to a snapshot, without reset
- * @h: histogram
- * @cpu: the CPU to read, or -1 for all possible CPUs
- * @slot: slot
- * @s: snapshot of @h's layout
- */
-void pcore_hist_read(struct pcore_hist *h, int cpu, u32 slot,
-		     struct pcore_snap *s)
-{
-	if (cpu >= 0) {
-		pcore_snap_add_cpu(s, pcore_slot(h, cpu, slot));
-		return;
-	}
-	for_each_possible_cpu(cpu)
-		pcore_snap_add_cpu(s, pcore_slot(h, cpu, slot));
-}
-
-struct pcore_harvest_arg {
-	struct pcore_hist *h;
-	struct pcore_snaps *ss;
 	int cpu;
-};
 
-static void pcore_harvest_cpu(struct pcore_harvest_arg *a)
-{
-	u32 i;
-
-	for (i = 0; i < a->h->nslots; i++)
-		pcore_cpu_harvest(pcore_slot(a->h, a->cpu, i),
-				  pcore_snaps_at(a->ss, i));
+	pcore_snap_init(&h->layout, h->scratch);
+	for_each_possible_cpu(cpu)
+		pcore_cpu_harvest(pcore_rec(h, b, cpu, slot), h->scratch);
+	h->harvested += h->scratch->count;
 }
 
-static void pcore_harvest_ipi(void *arg)
+/* The keys of the retired bank @b that an interval read shows. */
+static u32 pcore_bank_used(struct pcore_hist *h, u32 b)
 {
-	pcore_harvest_cpu(arg);
+	u32 i, n = 0;
+	int cpu;
+
+	for (i = 0; i < h->nslots; i++) {
+		if (!pcore_slot_taken(h, b, i))
+			continue;
+		pcore_snap_init(&h->layout, h->scratch);
+		if (h->key_mode == PCORE_KEYS_DIRECT)
+			for_each_possible_cpu(cpu)
+				pcore_snap_add_cpu(h->scratch,
+						   pcore_rec(h, b, cpu, i));
+		n += pcore_slot_shown(h, b, i, h->scratch);
+	}
+	return n;
 }
 
 /**
- * pcore_hist_harvest() - snapshot-and-reset every slot of a histogram
+ * pcore_hist_harvest() - end the interval: move its values out, free its keys
  * @h: histogram
- * @ss: snapshots from pcore_snaps_alloc(), the counts are added to them
+ * @out: where the keys of the interval go (free them with
+ *	pcore_kvs_free()), in slot order; or NULL to drop the values (a reset)
  *
- * Each CPU's records are harvested on that CPU (offline CPUs directly), so
- * that every value lands in exactly one interval.  Sleeps.
+ * See "Intervals" at the top of this file: a grace period, then work in
+ * process context only.  Sleeps.
+ *
+ * Return: 0, or -ENOMEM when @out could not be allocated.  Then nothing is
+ * lost: the interval stays as it is, and the next harvest moves it out
+ * (while values since go on to the interval after).
  */
-void pcore_hist_harvest(struct pcore_hist *h, struct pcore_snaps *ss)
+int pcore_hist_harvest(struct pcore_hist *h, struct pcore_kvs *out)
 {
-	struct pcore_harvest_arg a = { .h = h, .ss = ss };
-	u64 before = 0, after = 0;
-	u32 i;
+	u32 b, i, j = 0;
 
-	for (i = 0; i < ss->n; i++)
-		before += pcore_snaps_at(ss, i)->count;
 	mutex_lock(&h->lock);
-	cpus_read_lock();
-	for_each_possible_cpu(a.cpu) {
-		/*
-		 * One CPU at a time (wait=1), so ss has one writer.  Hotplug is
-		 * held off: an offline CPU records nothing and is read here.
-		 */
-		if (cpu_online(a.cpu))
-			WARN_ON_ONCE(smp_call_function_single(a.cpu,
-					pcore_harvest_ipi, &a, 1));
-		else
-			pcore_harvest_cpu(&a);
+	b = h->cur;
+	if (h->pending) {
+		b = !b;		/* a failed harvest's interval comes first */
+	} else {
+		/* Our emptying of the other bank comes before its first use. */
+		smp_store_release(&h->cur, !b);
+		synchronize_rcu();
 	}
-	cpus_read_unlock();
-	for (i = 0; i < ss->n; i++)
-		after += pcore_snaps_at(ss, i)->count;
-	h->harvested += after - before;
+	if (out && pcore_kvs_alloc(h, out, pcore_bank_used(h, b))) {
+		h->pending = true;
+		mutex_unlock(&h->lock);
+		return -ENOMEM;
+	}
+	h->pending = false;
+	for (i = 0; i < h->nslots; i++) {
+		if (!pcore_slot_taken(h, b, i))
+			continue;
+		pcore_slot_harvest(h, b, i);
+		if (out && j < out->n && pcore_slot_shown(h, b, i, h->scratch)) {
+			pcore_keyval_fill(h, b, i, &out->kv[j]);
+			memcpy(out->kv[j++].s, h->scratch,
+			       pcore_snap_size(&h->layout));
+		}
+		if (h->labels[b])
+			memset(&h->labels[b][i], 0, sizeof(h->labels[b][i]));
+		if (h->keys[b])
+			h->keys[b][i] = U64_MAX;
+	}
 	mutex_unlock(&h->lock);
+	return 0;
 }
 
 /**
  * pcore_hist_lifetime() - values recorded since the histogram was created
- * @h: histogram
+ * @h: histogram, its @lock held
  *
- * Return: harvested values plus those in the current interval, all keys.
+ * Return: harvested values plus those of both banks, all keys.
  */
 u64 pcore_hist_lifetime(struct pcore_hist *h)
 {
 	u64 n;
-	u32 i;
+	u32 b, i;
 	int cpu;
 
-	mutex_lock(&h->lock);
+	lockdep_assert_held(&h->lock);
 	n = h->harvested;
-	for_each_possible_cpu(cpu)
-		for (i = 0; i < h->nslots; i++)
-			n += pcore_cpu_hist_count(&h->layout,
-						  pcore_slot(h, cpu, i));
-	mutex_unlock(&h->lock);
+	for (b = 0; b < 2; b++)
+		for_each_possible_cpu(cpu)
+			for (i = 0; i < h->nslots; i++)
+				n += pcore_cpu_hist_count(&h->layout,
+							  pcore_rec(h, b, cpu, i));
 	return n;
 }

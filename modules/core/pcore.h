@@ -8,13 +8,16 @@
  * hot path never takes it.
  *
  * Lock order: tracepoint_module_list_mutex (module notifier) -> pcore_lock
- * -> pcore_hist.lock -> cpus_read_lock.  Debugfs readers take pcore_lock,
- * so debugfs files are removed only without it: objects are unlinked
- * under pcore_lock and released after.
+ * -> pcore_hist.lock.  A harvest waits for a grace period under
+ * pcore_hist.lock, so /dev/probe_core harvests without pcore_lock,
+ * holding a reference.  Debugfs readers take pcore_lock, so debugfs files
+ * are removed only without it: objects are unlinked under pcore_lock and
+ * released after.
  */
 #ifndef PCORE_H
 #define PCORE_H
 
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -30,7 +33,7 @@
 #define PCORE_KRET_DATA_MAX	256
 #define PCORE_TIMER_TASKS_MAX	65536
 #define PCORE_UNIT_MAX		16
-/* Largest per-CPU block of one histogram (all its keys). */
+/* Largest per-CPU block of one bank of a histogram (all its keys). */
 #define PCORE_HIST_CPU_MEM_MAX	(8U << 20)
 
 /* The total of a per-CPU counter over all possible CPUs. */
@@ -68,6 +71,11 @@ struct pcore_client {
 	struct list_head probes;
 };
 
+/* A key's label: up to 31 characters, NUL-padded. */
+struct pcore_label {
+	char s[PCORE_LABEL_MAX];
+};
+
 /**
  * struct pcore_hist - a histogram, or one per key, with one record per CPU
  * @node: in the client's hists
@@ -79,15 +87,26 @@ struct pcore_client {
  * @key_mode: an enum pcore_key_mode
  * @flags: %PCORE_HIST_KEY_ADDR or 0
  * @nslots: keys kept: 1 when not keyed
- * @stride: bytes of one key's record on one CPU
- * @cpu: per possible CPU, @nslots records of @stride bytes
- * @keys: %PCORE_KEYS_HASHED: the key of each slot, U64_MAX when free
- * @labels: per slot, the label given with its first value
+ * @stride: bytes of one key's record on one CPU, a multiple of a cache line
+ * @cur: the bank the hot path writes (0 or 1); flipped under @lock
+ * @cpu: per bank, per possible CPU, @nslots records of @stride bytes
+ * @keys: per bank, %PCORE_KEYS_HASHED: the key of each slot, U64_MAX when free
+ * @labels: per bank, keyed: per slot, the label given with its first value
+ *	in the bank's interval
  * @dropped: per CPU, values whose key found no slot
  * @probe: the probe bound to it (kretprobe/kprobe/tracepoint @hist)
  * @dir: its debugfs directory
- * @lock: serialises harvests; protects @harvested
- * @harvested: values moved out of @cpu by resets and interval reads
+ * @mem: bytes it takes, counted against mem_max
+ * @ref: held by its client until pcore_hist_release(), and by readers of
+ *	/dev/probe_core, which read it without pcore_lock
+ * @lock: serialises harvests and the readers of the bank being written;
+ *	protects @harvested, @pending and @scratch
+ * @harvested: values moved out by resets and interval reads
+ * @pending: the bank that is not @cur still holds an interval, whose
+ *	harvest could not allocate its answer; the next harvest takes it
+ * @scratch: one snapshot of @layout, for harvests and walks
+ *
+ * See "Intervals" and "Keys" in hist.c.
  */
 struct pcore_hist {
 	struct list_head node;
@@ -100,47 +119,64 @@ struct pcore_hist {
 	u32 flags;
 	u32 nslots;
 	size_t stride;
-	void **cpu;
-	u64 *keys;
-	char (*labels)[PCORE_LABEL_MAX];
+	u32 cur;
+	void **cpu[2];
+	u64 *keys[2];
+	struct pcore_label *labels[2];
 	local64_t __percpu *dropped;
 	struct pcore_probe *probe;
 	struct dentry *dir;
+	size_t mem;
+	struct kref ref;
 	struct mutex lock;
 	u64 harvested;
+	bool pending;
+	struct pcore_snap *scratch;
 };
 
-static inline struct pcore_cpu_hist *pcore_slot(const struct pcore_hist *h,
-						int cpu, u32 slot)
+static inline struct pcore_cpu_hist *pcore_rec(const struct pcore_hist *h,
+					       u32 bank, int cpu, u32 slot)
 {
-	return h->cpu[cpu] + (size_t)slot * h->stride;
+	return h->cpu[bank][cpu] + (size_t)slot * h->stride;
 }
 
-/* Snapshots of every slot of a histogram, @size bytes apart. */
-struct pcore_snaps {
+/**
+ * struct pcore_keyval - one key's values, as a reader may see them
+ * @slot: its slot
+ * @key: the key (the slot for direct keys), as %PCORE_HIST_KEY_ADDR says
+ * @label: its label, "" when none; raw (spaces and control characters)
+ * @s: its values
+ */
+struct pcore_keyval {
+	u32 slot;
+	u64 key;
+	char label[PCORE_LABEL_MAX];
+	struct pcore_snap *s;
+};
+
+/* The keys of one interval, from pcore_hist_harvest(). */
+struct pcore_kvs {
 	u32 n;
-	size_t size;
-	void *mem;
+	struct pcore_keyval *kv;
+	void *snaps;
 };
 
-static inline struct pcore_snap *pcore_snaps_at(const struct pcore_snaps *ss,
-						u32 i)
-{
-	return ss->mem + (size_t)i * ss->size;
-}
+typedef void (*pcore_walk_fn)(void *arg, const struct pcore_keyval *kv);
 
-int pcore_snaps_alloc(const struct pcore_hist *h, struct pcore_snaps *ss);
-void pcore_snaps_free(struct pcore_snaps *ss);
-bool pcore_hist_slot_used(const struct pcore_hist *h, u32 slot);
 void pcore_hist_read(struct pcore_hist *h, int cpu, u32 slot,
 		     struct pcore_snap *s);
-void pcore_hist_harvest(struct pcore_hist *h, struct pcore_snaps *ss);
+u32 pcore_hist_walk(struct pcore_hist *h, int cpu, pcore_walk_fn fn,
+		    void *arg);
+bool pcore_hist_slot_key(struct pcore_hist *h, u32 slot,
+			 struct pcore_keyval *kv);
+int pcore_hist_harvest(struct pcore_hist *h, struct pcore_kvs *out);
+void pcore_kvs_free(struct pcore_kvs *kvs);
 u64 pcore_hist_lifetime(struct pcore_hist *h);
 u64 pcore_hist_dropped(const struct pcore_hist *h);
-void pcore_hist_slot_key(const struct pcore_hist *h, u32 slot, u64 *key,
-			 const char **label);
+unsigned long pcore_hist_mem_total(void);
 void pcore_hist_unlink(struct pcore_hist *h);
 void pcore_hist_release(struct pcore_hist *h);
+void pcore_hist_put(struct pcore_hist *h);
 
 /* A task timer slot: key is pid | generation << 32, 0 when free. */
 struct pcore_tslot {

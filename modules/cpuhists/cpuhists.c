@@ -2,18 +2,22 @@
 /*
  * cpuhists: per-CPU histograms from sched_switch, a probe_core tutorial.
  *
- * For every CPU, two histograms keyed by CPU number:
+ * Two histograms, each with a record per CPU:
  *
  *   oncpu   how long a task ran before it was switched out (a time slice)
  *   offcpu  how long a task stayed off the CPU before it ran again
  *
  *   insmod probe_core.ko && insmod cpuhists.ko
- *   cat /sys/kernel/debug/probe_core/cpuhists/oncpu/hist
+ *   cat /sys/kernel/debug/probe_core/cpuhists/oncpu/hist     (all CPUs)
+ *   cat /sys/kernel/debug/probe_core/cpuhists/oncpu/percpu   (each CPU)
  *
- * Step 1: one client per module.  Step 2: histograms, keyed by CPU (a
- * small dense key, so PCORE_KEYS_DIRECT).  Step 3: timers that hold the
- * start stamps.  Step 4: the tracepoint probe.  Everything is torn down by
- * pcore_client_destroy() in the exit function.
+ * Step 1: one client per module.  Step 2: histograms.  They need no key
+ * for the CPU: every histogram keeps a record per CPU, written by the CPU
+ * the value is recorded on, and its percpu file shows each CPU's (a key
+ * by CPU would hold CPUs x CPUs records, of which only one per CPU is
+ * written).  Step 3: timers that hold the start stamps.  Step 4: the
+ * tracepoint probe.  Everything is torn down by pcore_client_destroy() in
+ * the exit function.
  */
 #include <linux/module.h>
 #include <linux/sched.h>
@@ -38,18 +42,18 @@ static struct cpuhists {
 static void notrace cpuhists_switch(PCORE_SCHED_SWITCH_PROTO)
 {
 	struct cpuhists *c = pcore_tp_hit(data);
-	u64 cpu = raw_smp_processor_id(), ns;
+	u64 ns;
 
 	/* prev leaves the CPU: its slice ends, its off-CPU time starts. */
 	if (pcore_timer_stop(c->slice, NULL, &ns))
-		pcore_hist_add_key(c->oncpu, cpu, NULL, ns);
+		pcore_hist_add(c->oncpu, ns);
 	pcore_timer_start(c->slice, NULL);
 	/* Not a task on its last switch: it exits, nothing comes back. */
 	if (prev->pid && !READ_ONCE(prev->exit_state))
 		pcore_timer_start(c->sleep, prev);
 	/* next comes back: its off-CPU time ends. */
 	if (next->pid && pcore_timer_stop(c->sleep, next, &ns))
-		pcore_hist_add_key(c->offcpu, cpu, NULL, ns);
+		pcore_hist_add(c->offcpu, ns);
 }
 
 static int __init cpuhists_init(void)
@@ -61,11 +65,9 @@ static int __init cpuhists_init(void)
 	if (IS_ERR(pc))
 		return PTR_ERR(pc);
 	ch.oncpu = pcore_hist_create(pc, &(struct pcore_hist_opts){
-		.name = "oncpu", .key_mode = PCORE_KEYS_DIRECT,
-		.keys = nr_cpu_ids, .key_name = "cpu" });
+		.name = "oncpu" });
 	ch.offcpu = pcore_hist_create(pc, &(struct pcore_hist_opts){
-		.name = "offcpu", .key_mode = PCORE_KEYS_DIRECT,
-		.keys = nr_cpu_ids, .key_name = "cpu" });
+		.name = "offcpu" });
 	ch.slice = pcore_timer_create(pc, &(struct pcore_timer_opts){
 		.name = "slice", .scope = PCORE_TIMER_CPU });
 	ch.sleep = pcore_timer_create(pc, &(struct pcore_timer_opts){

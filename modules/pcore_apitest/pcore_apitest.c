@@ -23,6 +23,7 @@
 
 #include <linux/delay.h>
 #include <linux/hash.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -474,23 +475,65 @@ static int partial(void)
 /* Good input: the load succeeds and the numbers are known. */
 
 /*
- * steady: a kthread on each online CPU records the value 1000 into the
- * histogram "steady" without pause until the unload, so that readers
- * always race with recording.
+ * steady: a kthread on each online CPU (at most 8) records the value 1000
+ * into the histogram "steady", so that readers race with recording: until
+ * the unload, or steady_values values each (then steady_done counts the
+ * threads that are through).  With steady_keys=K, "steady" is hashed with
+ * K slots, key name "n", and thread t of T records under the keys t,
+ * t + T, t + 2T, ... below K / 2 in turn (half the slots in use).
  */
 #define STEADY_MAX	8
 static struct task_struct *steady_threads[STEADY_MAX];
 
+static unsigned int steady_values;
+module_param(steady_values, uint, 0400);
+MODULE_PARM_DESC(steady_values, "steady: values each thread records (0: until the unload)");
+
+static unsigned int steady_keys;
+module_param(steady_keys, uint, 0400);
+MODULE_PARM_DESC(steady_keys, "steady: key slots of a hashed \"steady\" (0: not keyed)");
+
+static atomic_t steady_done_cnt = ATOMIC_INIT(0);
+static int steady_done_get(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%d\n", atomic_read(&steady_done_cnt));
+}
+
+static const struct kernel_param_ops steady_done_ops = {
+	.get = steady_done_get,
+};
+module_param_cb(steady_done, &steady_done_ops, NULL, 0444);
+MODULE_PARM_DESC(steady_done, "steady: threads through their steady_values (read it)");
+
+static unsigned int steady_n;	/* threads */
+static struct steady_arg {
+	struct pcore_hist *h;
+	u64 t;
+} steady_args[STEADY_MAX];
+
 static int steady_fn(void *arg)
 {
-	struct pcore_hist *h = arg;
+	struct steady_arg *a = arg;
+	struct pcore_hist *h = a->h;
+	u64 key = a->t;
+	unsigned long n = 0;
 	int i;
 
-	while (!kthread_should_stop()) {
-		for (i = 0; i < 1000; i++)
-			pcore_hist_add(h, 1000);
+	while (!kthread_should_stop() && (!steady_values || n < steady_values)) {
+		for (i = 0; i < 1000 && (!steady_values || n < steady_values);
+		     i++, n++) {
+			pcore_hist_add_key(h, key, "steady", 1000);
+			if (steady_keys) {
+				key += steady_n;
+				if (key >= steady_keys / 2)
+					key = a->t;
+			}
+		}
 		cond_resched();
 	}
+	atomic_inc(&steady_done_cnt);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
 	return 0;
 }
 
@@ -509,13 +552,19 @@ static int steady(void)
 	struct task_struct *k;
 	int cpu, n = 0;
 
-	h = pcore_hist_create(pc, &(struct pcore_hist_opts){ .name = "steady" });
+	h = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "steady", .key_name = steady_keys ? "n" : NULL,
+		.key_mode = steady_keys ? PCORE_KEYS_HASHED : PCORE_KEYS_NONE,
+		.keys = steady_keys });
 	if (IS_ERR(h))
 		return PTR_ERR(h);
+	steady_n = min_t(unsigned int, num_online_cpus(), STEADY_MAX);
 	for_each_online_cpu(cpu) {
-		if (n == STEADY_MAX)
+		if (n == steady_n)
 			break;
-		k = kthread_create_on_cpu(steady_fn, h, cpu, "pcore_steady/%u");
+		steady_args[n] = (struct steady_arg){ .h = h, .t = n };
+		k = kthread_create_on_cpu(steady_fn, &steady_args[n], cpu,
+					  "pcore_steady/%u");
 		if (IS_ERR(k)) {
 			steady_stop();
 			return PTR_ERR(k);
@@ -524,6 +573,102 @@ static int steady(void)
 		wake_up_process(k);
 	}
 	return 0;
+}
+
+/*
+ * keys_pid: histogram "pids", hashed with 256 slots, key name "pid": at
+ * every task exit (sched_process_exit), the value 1 under the task's pid,
+ * labelled with its comm.
+ */
+static void notrace apitest_pid_exit(void *data, struct task_struct *p)
+{
+	pcore_hist_add_key(pcore_tp_hit(data), p->pid, p->comm, 1);
+}
+
+static int keys_pid(void)
+{
+	struct pcore_hist *h;
+
+	h = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "pids", .key_mode = PCORE_KEYS_HASHED, .keys = 256,
+		.key_name = "pid", .unit = "exits" });
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	return apitest_err(pcore_tracepoint_attach(pc,
+		&(struct pcore_tracepoint_opts){
+			.name = "exit", .tracepoint = "sched_process_exit",
+			.fn = apitest_pid_exit, .hist = h, .priv = h }));
+}
+
+/*
+ * ipi_watch: who asks other CPUs to run a function.  A kprobe on each of
+ * the kernel's exported ways to do it records 1 into histogram
+ * "from_pcore" when its caller is in probe_core, and into "from_self"
+ * when it is in this module; a return probe on the function-call IPI
+ * handler times each IPI into "ipi".  The load itself makes one such call
+ * (smp_call_function_single()), so "from_self" shows that the kprobes see
+ * callers: count 1.  Then the threads of the steady case start.
+ */
+static const char * const ipi_funcs[] = {
+	"smp_call_function_single", "smp_call_function_single_async",
+	"smp_call_function_many", "smp_call_function",
+	"smp_call_function_any", "on_each_cpu_cond_mask",
+	"irq_work_queue_on",
+};
+
+static struct pcore_hist *ipi_pcore, *ipi_self;
+
+/* "name+0x1/0x2 [module]": which module, if any, the address is in. */
+static bool ipi_in_module(const char *sym, const char *mod)
+{
+	const char *open = strrchr(sym, '[');
+	size_t len = strlen(mod);
+
+	return open && !strncmp(open + 1, mod, len) && open[len + 1] == ']';
+}
+
+static void notrace ipi_call_pre(struct pcore_probe *p, struct pt_regs *regs)
+{
+	char sym[KSYM_SYMBOL_LEN];
+
+	/* At the first instruction, the return address is on top. */
+	sprint_symbol(sym, regs_get_kernel_stack_nth(regs, 0));
+	if (ipi_in_module(sym, "probe_core"))
+		pcore_hist_add(ipi_pcore, 1);
+	else if (ipi_in_module(sym, KBUILD_MODNAME))
+		pcore_hist_add(ipi_self, 1);
+}
+
+static void ipi_noop(void *info)
+{
+}
+
+static int ipi_watch(void)
+{
+	struct pcore_hist *ipi;
+	unsigned int i;
+	int ret;
+
+	ipi_pcore = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "from_pcore", .unit = "calls" });
+	ipi_self = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "from_self", .unit = "calls" });
+	ipi = pcore_hist_create(pc, &(struct pcore_hist_opts){ .name = "ipi" });
+	ret = apitest_err(ipi_pcore) ?: apitest_err(ipi_self) ?:
+	      apitest_err(ipi);
+	for (i = 0; !ret && i < ARRAY_SIZE(ipi_funcs); i++)
+		ret = apitest_err(pcore_kprobe_attach(pc,
+			&(struct pcore_kprobe_opts){
+				.symbol = ipi_funcs[i], .pre = ipi_call_pre }));
+	if (!ret)
+		ret = apitest_err(pcore_kretprobe_attach(pc,
+			&(struct pcore_kretprobe_opts){
+				.symbol = "generic_smp_call_function_single_interrupt",
+				.hist = ipi }));
+	if (!ret)
+		ret = smp_call_function_single(cpumask_first(cpu_online_mask),
+					       ipi_noop, NULL, 1);
+	return ret ?: steady();
 }
 
 /*
@@ -1037,6 +1182,8 @@ static const struct {
 	{ "too_many_probes", too_many_probes },
 	{ "partial", partial },
 	{ "keys_hashed", keys_hashed },
+	{ "keys_pid", keys_pid },
+	{ "ipi_watch", ipi_watch },
 	{ "keys_addr", keys_addr },
 	{ "steady", steady },
 	{ "keys_direct", keys_direct },

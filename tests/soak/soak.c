@@ -182,7 +182,7 @@ static void reader(struct shared *sh, int cpu)
 		PCORE_DBG "/do_fork/hist", PCORE_DBG "/do_fork/percpu",
 		PCORE_DBG "/do_fork/stats", PCORE_DBG "/sched_switch/percpu",
 		PCORE_DBG "/sched_switch/interval",
-		PCORE_DBG "/cpuhists/oncpu/hist", PCORE_DBG "/cpuhists/offcpu/keys",
+		PCORE_DBG "/cpuhists/oncpu/hist", PCORE_DBG "/cpuhists/offcpu/percpu",
 		PCORE_DBG "/cpuhists/timers",
 	};
 	static struct pcore_ioc_entry e[PCORE_MAXE];

@@ -45,6 +45,9 @@ struct fake_hist *fake_add(struct fake *f, const char *name,
 	h->e.flags = flags;
 	h->e.nbuckets = h->l.nbuckets;
 	h->e.nkeys = nslots;
+	/* what probe_core shows: two banks of cache-line-padded records */
+	h->e.mem_kib = (2 * FAKE_CPUS * nslots *
+			((pcore_cpu_hist_size(&h->l) + 63) / 64 * 64) + 1023) / 1024;
 	h->nslots = nslots;
 	for (s = 0; s < nslots; s++) {
 		h->slot[s].used = !key_name[0];	/* not keyed: one slot */
