@@ -30,9 +30,10 @@ FIXTURE(ioc) {
 
 FIXTURE_SETUP(ioc)
 {
-	static const char * const mods[] = { "cpuhists", "probe_core" };
+	static const char * const mods[] = { "pcore_apitest", "cpuhists",
+					     "probe_core" };
 
-	ASSERT_EQ(0, pcore_mods_unload(mods, 2));
+	ASSERT_EQ(0, pcore_mods_unload(mods, 3));
 	self->kmsg = kmsg_open();
 	ASSERT_LE(0, self->kmsg);
 	ASSERT_EQ(0, pcore_load("target=do_fork tracepoints=sched_switch"));
@@ -42,12 +43,13 @@ FIXTURE_SETUP(ioc)
 
 FIXTURE_TEARDOWN(ioc)
 {
-	static const char * const mods[] = { "cpuhists", "probe_core" };
+	static const char * const mods[] = { "pcore_apitest", "cpuhists",
+					     "probe_core" };
 	static char log[16384];
 
 	if (self->fd >= 0)
 		close(self->fd);
-	EXPECT_EQ(0, pcore_mods_unload(mods, 2));
+	EXPECT_EQ(0, pcore_mods_unload(mods, 3));
 	EXPECT_NE(0, access(PCORE_DEVICE, F_OK));
 	EXPECT_NE(0, access(PCORE_DBG, F_OK));
 	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log, sizeof(log))) {
@@ -603,71 +605,77 @@ TEST_F_TIMEOUT(ioc, reset, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_RESET, "cpuhists/oncpu"));
 }
 
-/* Keyed reads of cpuhists/oncpu: the key is the CPU number. */
+/*
+ * Keyed reads of pcore_apitest/direct (case keys_direct), whose keys are
+ * slots 0 to 3: key 0 twice 10 (label "zero"), key 1 twice 20 ("one"),
+ * key 3 three times 30 (no label), key 2 nothing; 10 values dropped.
+ * They were all recorded at load, on one CPU: each slot's per-CPU reads
+ * add up to its merged read.
+ */
 TEST_F_TIMEOUT(ioc, read_key, PCORE_TIMEOUT_PATCHING)
 {
+	static const struct {
+		unsigned long long count, sum;
+		const char *label;
+	} want[4] = {
+		{ 2, 20, "zero" }, { 2, 40, "one" }, { 0, 0, "" }, { 3, 90, "" },
+	};
+	const char *name = "pcore_apitest/direct";
 	struct pcore_ioc_read r, all;
-	unsigned long long keysum = 0;
 	int ncpu = possible_cpus(), slot, cpu;
+	unsigned long long percpu;
 
-	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
-	/* Switches on both CPUs: sleep there. */
-	for (cpu = 0; cpu < 2; cpu++) {
-		ASSERT_EQ(0, pcore_pin(cpu));
-		usleep(20000);
-		usleep(20000);
-	}
-	for (slot = 0; slot < ncpu; slot++) {
-		ASSERT_EQ(0, pcore_rd(self->fd, "cpuhists/oncpu", -1,
-				      PCORE_READ_KEY, slot, &r, bk));
+	ASSERT_EQ(0, pcore_mod_load("pcore_apitest", "case=keys_direct"));
+	for (slot = 0; slot < 4; slot++) {
+		ASSERT_EQ(0, pcore_rd(self->fd, name, -1, PCORE_READ_KEY, slot,
+				      &r, bk));
 		EXPECT_EQ(PCORE_READ_KEY, r.flags);
 		EXPECT_EQ(slot, r.slot);
-		EXPECT_EQ(slot < 2 ? 1 : r.count != 0, r.key_used);
-		if (r.key_used)
-			EXPECT_EQ(slot, r.key);
-		EXPECT_STREQ("", r.label);	/* cpuhists gives no labels */
+		EXPECT_EQ(slot != 2, r.key_used);
+		EXPECT_EQ(slot != 2 ? slot : 0, r.key);
+		EXPECT_STREQ(want[slot].label, r.label);
+		EXPECT_EQ(want[slot].count, r.count);
+		EXPECT_EQ(want[slot].sum, r.sum);
+		EXPECT_EQ(10, r.dropped);
 		check_snapshot(_metadata, &r, bk);
-		if (slot < 2)
-			EXPECT_LT(0, r.count);
-		keysum += r.count;
-		/* Values of key k are recorded on CPU k only. */
-		for (cpu = 0; cpu < ncpu; cpu++) {
+		for (cpu = 0, percpu = 0; cpu < ncpu; cpu++) {
 			struct pcore_ioc_read rc;
 
-			if (cpu == slot)
-				continue;
-			ASSERT_EQ(0, pcore_rd(self->fd, "cpuhists/oncpu", cpu,
+			ASSERT_EQ(0, pcore_rd(self->fd, name, cpu,
 					      PCORE_READ_KEY, slot, &rc, bk2));
-			EXPECT_EQ(0, rc.count);
+			percpu += rc.count;
 		}
+		EXPECT_EQ(want[slot].count, percpu);
 	}
-	/* All keys at once: at least what the keys had a moment before. */
-	ASSERT_EQ(0, pcore_rd(self->fd, "cpuhists/oncpu", -1, 0, 0, &all, bk));
-	EXPECT_LE(keysum, all.count);
+	/* All keys at once. */
+	ASSERT_EQ(0, pcore_rd(self->fd, name, -1, 0, 0, &all, bk));
+	EXPECT_EQ(7, all.count);
+	EXPECT_EQ(150, all.sum);
 	EXPECT_EQ(0, all.key_used);
-	EXPECT_EQ(0, all.dropped);
 	check_snapshot(_metadata, &all, bk);
 
 	/*
 	 * Snapshot-and-reset of one key: the answer is that key's, with its
-	 * key, and all keys were reset (slot 0 had values a moment ago and
-	 * now has at most what came since).
+	 * key and label, and every key was reset and freed with its label.
 	 */
-	ASSERT_EQ(0, pcore_pin(0));
-	usleep(20000);
-	ASSERT_EQ(0, pcore_rd(self->fd, "cpuhists/oncpu", -1,
+	ASSERT_EQ(0, pcore_rd(self->fd, name, -1,
 			      PCORE_READ_KEY | PCORE_READ_RESET, 1, &r, bk));
-	EXPECT_LT(0, r.count);
+	EXPECT_EQ(2, r.count);
+	EXPECT_EQ(40, r.sum);
 	EXPECT_EQ(1, r.key_used);
 	EXPECT_EQ(1, r.key);
+	EXPECT_STREQ("one", r.label);
 	check_snapshot(_metadata, &r, bk);
-	ASSERT_EQ(0, pcore_rd(self->fd, "cpuhists/oncpu", -1, PCORE_READ_KEY,
-			      0, &all, bk));
-	EXPECT_GT(keysum, all.count);
+	ASSERT_EQ(0, pcore_rd(self->fd, name, -1, PCORE_READ_KEY, 0, &r, bk));
+	EXPECT_EQ(0, r.count);
+	EXPECT_EQ(0, r.key_used);
+	EXPECT_STREQ("", r.label);
+	ASSERT_EQ(0, pcore_rd(self->fd, name, -1, 0, 0, &all, bk));
+	EXPECT_EQ(0, all.count);
 
 	/* A slot beyond the keys is refused. */
-	EXPECT_EQ(EINVAL, pcore_rd(self->fd, "cpuhists/oncpu", -1,
-				   PCORE_READ_KEY, ncpu, &r, bk));
+	EXPECT_EQ(EINVAL, pcore_rd(self->fd, name, -1, PCORE_READ_KEY, 4, &r,
+				   bk));
 	/* A plain histogram has one slot, 0. */
 	EXPECT_EQ(0, pcore_rd(self->fd, "do_fork", -1, PCORE_READ_KEY, 0, &r, bk));
 	EXPECT_EQ(1, r.key_used);

@@ -159,7 +159,7 @@ TEST_F_TIMEOUT(bad, bad_pointers, PCORE_TIMEOUT_PATCHING)
 		strcpy(r.name, "cpuhists/oncpu");
 		r.cpu = 1;
 		r.flags = PCORE_READ_KEY;
-		r.slot = 1;
+		r.slot = 0;
 		REFUSED(EFAULT, PCORE_IOC_READ, &r);
 	}
 

@@ -117,7 +117,7 @@ static int worker(int id, double until)
 		case 6:
 			ret = pcore_rd(fd, name, -1, PCORE_READ_RESET |
 				       (i >= 4 ? PCORE_READ_KEY : 0),
-				       i >= 4 ? race_rnd(2) : 0, &r, b);
+				       0, &r, b);
 			ok2 = ENOENT;
 			break;
 		case 7:

@@ -480,7 +480,8 @@ static int partial(void)
  * the unload, or steady_values values each (then steady_done counts the
  * threads that are through).  With steady_keys=K, "steady" is hashed with
  * K slots, key name "n", and thread t of T records under the keys t,
- * t + T, t + 2T, ... below K / 2 in turn (half the slots in use).
+ * t + T, t + 2T, ... below K / 16 in turn (a sixteenth of the slots in
+ * use: the old harvest's cost grew with the slots, not the keys in use).
  */
 #define STEADY_MAX	8
 static struct task_struct *steady_threads[STEADY_MAX];
@@ -525,7 +526,7 @@ static int steady_fn(void *arg)
 			pcore_hist_add_key(h, key, "steady", 1000);
 			if (steady_keys) {
 				key += steady_n;
-				if (key >= steady_keys / 2)
+				if (key >= steady_keys / 16)
 					key = a->t;
 			}
 		}
