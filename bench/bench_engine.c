@@ -39,8 +39,8 @@
  * period and harvests the retired bank in process context (hist.c):
  * nothing runs in interrupt context.  harvest instr: callgrind's count
  * of pcore_cpu_harvest() on one key's record of one CPU, in process
- * context, full (holding the NVALUES values) and empty.  Memory: two
- * banks of a padded record per key and possible CPU.
+ * context, full (holding the NVALUES values) and empty.  Memory: see
+ * hist_mem().
  *
  * Values are log-uniform from 100 ns to 100 ms, like latencies, so that
  * the branches of the bucket index are not trivially predicted.
@@ -393,11 +393,41 @@ int main(int argc, char **argv)
 	return interval_report(self, dir, size);
 }
 
+/*
+ * Records and tables of a histogram, as hist.c allocates them (its key
+ * and label tables, chunk lists and a few hundred bytes of its own aside):
+ * without keys (@slots 0), a record per CPU and bank; keyed, per bank a
+ * pointer per slot and CPU, and a pool of chunks of 64 records holding
+ * twice the @pairs (key, CPU) pairs in use, 0 meaning every slot on every
+ * CPU (the pool's most).
+ */
+static unsigned long long hist_mem(size_t pad, unsigned int slots,
+				   unsigned int pairs, unsigned int cpus)
+{
+	unsigned long long recs, cap = (unsigned long long)slots * cpus;
+
+	if (!slots)
+		return 2ULL * pad * cpus;
+	recs = pairs ? (2ULL * pairs + 63) / 64 * 64 : cap;
+	if (recs > cap)
+		recs = cap;
+	return 2ULL * (8ULL * slots * cpus + recs * pad);
+}
+
+static const struct {
+	const char *name;
+	unsigned int slots, pairs;
+} mem_rows[] = {
+	{ "no keys", 0, 0 },
+	{ "1024 slots, 64 in use", 1024, 64 },
+	{ "1024 slots, all in use", 1024, 0 },
+};
+
 /* The cost of an interval read, and the memory of two banks. */
 static int interval_report(const char *self, const char *dir,
 			   const size_t *size)
 {
-	static const unsigned int cpus[] = { 2, 64, 256 }, keys[] = { 1, 1024 };
+	static const unsigned int cpus[] = { 2, 64, 256 };
 	unsigned long long full, empty;
 	size_t pad;
 	unsigned int k, c, j;
@@ -415,15 +445,16 @@ static int interval_report(const char *self, const char *dir,
 		       full / CG_PASSES, empty / CG_PASSES);
 	}
 	pad = (size[LOGLINEAR] + 63) / 64 * 64;
-	printf("\nmemory of a %s histogram, two banks (bytes):\n\n%-10s",
-	       kinds[LOGLINEAR].name, "keys");
+	printf("\nmemory of a %s histogram, two banks (bytes):\n\n%-24s",
+	       kinds[LOGLINEAR].name, "");
 	for (c = 0; c < ARRAY_SIZE(cpus); c++)
-		printf(" %13u CPUs", cpus[c]);
+		printf(" %10u CPUs", cpus[c]);
 	printf("\n");
-	for (j = 0; j < ARRAY_SIZE(keys); j++) {
-		printf("%-10u", keys[j]);
+	for (j = 0; j < ARRAY_SIZE(mem_rows); j++) {
+		printf("%-24s", mem_rows[j].name);
 		for (c = 0; c < ARRAY_SIZE(cpus); c++)
-			printf(" %18llu", 2ULL * pad * keys[j] * cpus[c]);
+			printf(" %15llu", hist_mem(pad, mem_rows[j].slots,
+						   mem_rows[j].pairs, cpus[c]));
 		printf("\n");
 	}
 	return 0;

@@ -55,9 +55,11 @@ void pcore_client_destroy(struct pcore_client *c);
  *	key k uses slot k; keys at or above @keys are dropped
  * @PCORE_KEYS_HASHED: sparse keys (pid, dev_t, address): a lock-free
  *	table of @keys slots (rounded up to a power of two) that keeps a key
- *	once it has seen it; keys that find no free slot, and the key
+ *	until its interval ends; keys that find no free slot, and the key
  *	U64_MAX, are dropped
  *
+ * A keyed histogram's records come from a pool that grows as keys show up
+ * (see "Memory" in the README); a value that finds it empty is dropped too.
  * Dropped values are counted and shown as "dropped" in stats and keys.
  */
 enum pcore_key_mode {

@@ -35,10 +35,27 @@
  *
  * Memory
  * ------
- * All of it is allocated at creation, and counted against mem_max (a
- * parameter of probe_core): two banks of possible CPUs x keys records of
- * the layout's size, rounded up to a cache line, plus the key tables and
- * labels of both banks.
+ * A histogram without keys allocates its records at creation: one per
+ * possible CPU and bank, of the layout's size rounded up to a cache line.
+ * A keyed one allocates, per bank, a table of record pointers per possible
+ * CPU (8 bytes a slot), the key table and labels, and a pool of records in
+ * chunks of 64: a key's first value on a CPU in an interval takes the
+ * pool's next record (an atomic counter, no lock), and the harvest of the
+ * bank gives them all back.  The records in use are bounded by the keys in
+ * use times the CPUs they show up on, not by the table's capacity.
+ *
+ * When a pool is half used, the hot path queues an irq_work, which
+ * schedules a work item that adds chunks to both banks (GFP_KERNEL, in
+ * process context) until each holds twice what its bank uses.  A value that
+ * finds the pool empty (a burst faster than the work item) is counted as
+ * dropped, as is one whose key finds no slot.  A harvest trims the pool of
+ * the bank it empties to at most four times the records of the last
+ * intervals (at least one chunk): the rule that gives memory back.
+ *
+ * All of it is counted against mem_max (a parameter of probe_core): at
+ * creation, where a histogram over the cap is refused, and as pools grow,
+ * where a chunk over the cap is not added (one log line per histogram; the
+ * next harvest tries again).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -146,7 +163,6 @@ static int pcore_hist_spec_check(const struct pcore_client *c,
 {
 	struct pcore_hist_spec spec = o->spec;
 	const char *why = NULL;
-	size_t per_cpu;
 
 	if (!spec.kind)
 		spec.kind = PCORE_HIST_LOGLINEAR;
@@ -188,20 +204,124 @@ static int pcore_hist_spec_check(const struct pcore_client *c,
 		       o->name, why);
 		return -EINVAL;
 	}
-	per_cpu = (size_t)*nslots * pcore_stride(l);
-	if (per_cpu > PCORE_HIST_CPU_MEM_MAX) {
-		pr_err("%s%shist %s: %u keys of %zu bytes need %zu bytes per CPU and bank, more than %u\n",
-		       c->name, *c->name ? ": " : "", o->name, *nslots,
-		       pcore_stride(l), per_cpu, PCORE_HIST_CPU_MEM_MAX);
+	return 0;
+}
+
+/* Records in a chunk of a keyed histogram's pool: 64, or all it can need. */
+#define PCORE_POOL_CHUNK	64
+
+static u32 pcore_pool_shift(u32 nslots)
+{
+	u64 cap = (u64)nslots * num_possible_cpus();
+
+	return ilog2(min_t(u64, roundup_pow_of_two(cap), PCORE_POOL_CHUNK));
+}
+
+/* Bytes of a chunk of @h's pool. */
+static size_t pcore_chunk_size(const struct pcore_hist *h)
+{
+	return ((size_t)1 << h->pool_shift) * h->stride;
+}
+
+/* Record @u of pool @p. */
+static struct pcore_cpu_hist *pcore_pool_rec(const struct pcore_hist *h,
+					     const struct pcore_pool *p, u32 u)
+{
+	return p->chunk[u >> h->pool_shift] +
+	       (size_t)(u & ((1U << h->pool_shift) - 1)) * h->stride;
+}
+
+/*
+ * Add a chunk to pool @p, counted against mem_max unless @charged (the
+ * first, counted with the rest at creation); under @h->lock, or before @h
+ * is published.  Once over the cap, @h->pool_capped stops the hot path
+ * asking, until the next harvest.
+ */
+static int pcore_pool_add(struct pcore_hist *h, struct pcore_pool *p,
+			  bool charged)
+{
+	size_t size = pcore_chunk_size(h);
+	long used = 0;
+	void *c;
+	u32 i;
+
+	if (!charged)
+		used = atomic_long_add_return(size, &pcore_mem_used);
+	if (used > READ_ONCE(pcore_mem_max)) {
+		atomic_long_sub(size, &pcore_mem_used);
+		if (!h->pool_capped && !h->cap_logged)
+			pr_warn("%s%shist %s: %zu more bytes for new keys would be over mem_max=%llu; values of new keys are dropped\n",
+				h->client->name, *h->client->name ? ": " : "",
+				h->name, size, READ_ONCE(pcore_mem_max));
+		h->cap_logged = true;
+		WRITE_ONCE(h->pool_capped, true);
 		return -E2BIG;
 	}
+	c = kvmalloc(size, GFP_KERNEL | __GFP_NOWARN);
+	if (!c) {
+		if (!charged)
+			atomic_long_sub(size, &pcore_mem_used);
+		return -ENOMEM;
+	}
+	for (i = 0; i < 1U << h->pool_shift; i++)
+		pcore_cpu_hist_init(&h->layout, c + (size_t)i * h->stride);
+	p->chunk[p->nchunks++] = c;
+	if (!charged)
+		WRITE_ONCE(h->mem, h->mem + size);
+	/* The chunk's records, then the count that hands them out. */
+	smp_store_release(&p->n, p->nchunks << h->pool_shift);
 	return 0;
+}
+
+/* Free the last chunk of pool @p, none of whose records is handed out. */
+static void pcore_pool_trim(struct pcore_hist *h, struct pcore_pool *p)
+{
+	size_t size = pcore_chunk_size(h);
+
+	p->nchunks--;
+	WRITE_ONCE(p->n, p->nchunks << h->pool_shift);
+	kvfree(p->chunk[p->nchunks]);
+	p->chunk[p->nchunks] = NULL;
+	WRITE_ONCE(h->mem, h->mem - size);
+	atomic_long_sub(size, &pcore_mem_used);
+}
+
+/* Grow both pools to twice what the bank being written uses. */
+static void pcore_pool_grow(struct pcore_hist *h)
+{
+	u32 want = 2 * atomic_read(&h->pool[h->cur].used);
+	int b;
+
+	lockdep_assert_held(&h->lock);
+	for (b = 0; b < 2; b++)
+		while (h->pool[b].n < want && h->pool[b].nchunks < h->pool_chunks)
+			if (pcore_pool_add(h, &h->pool[b], false))
+				return;
+}
+
+static void pcore_pool_grow_work(struct work_struct *w)
+{
+	struct pcore_hist *h = container_of(w, struct pcore_hist, grow_work);
+
+	mutex_lock(&h->lock);
+	pcore_pool_grow(h);
+	mutex_unlock(&h->lock);
+}
+
+/* From the hot path, any context: schedule_work() is not NMI-safe. */
+static void pcore_pool_grow_irq(struct irq_work *w)
+{
+	schedule_work(&container_of(w, struct pcore_hist, grow)->grow_work);
 }
 
 static void pcore_hist_free(struct pcore_hist *h)
 {
 	int b, cpu;
+	u32 i;
 
+	/* Nothing records into @h any more: nothing queues these again. */
+	irq_work_sync(&h->grow);
+	cancel_work_sync(&h->grow_work);
 	for (b = 0; b < 2; b++) {
 		if (h->cpu[b])
 			for_each_possible_cpu(cpu)
@@ -209,6 +329,9 @@ static void pcore_hist_free(struct pcore_hist *h)
 		kfree(h->cpu[b]);
 		kvfree(h->keys[b]);
 		kvfree(h->labels[b]);
+		for (i = 0; h->pool[b].chunk && i < h->pool[b].nchunks; i++)
+			kvfree(h->pool[b].chunk[i]);
+		kfree(h->pool[b].chunk);
 	}
 	kvfree(h->scratch);
 	free_percpu(h->dropped);
@@ -217,17 +340,27 @@ static void pcore_hist_free(struct pcore_hist *h)
 }
 
 /*
- * Everything a histogram of @nslots keys allocates: what mem_max is
- * checked against and what its stats show as "memory".
+ * What a histogram of @nslots keys allocates at creation: what mem_max is
+ * checked against first.  Pools grow later; "memory" in its stats is the
+ * current total.
  */
 static size_t pcore_hist_mem(const struct pcore_layout *l, u32 key_mode,
 			     u32 nslots)
 {
-	size_t bank = (size_t)num_possible_cpus() * nslots * pcore_stride(l) +
-		      nr_cpu_ids * sizeof(void *);
+	size_t stride = pcore_stride(l);
+	size_t bank = nr_cpu_ids * sizeof(void *);
 
-	if (key_mode)
-		bank += (size_t)nslots * PCORE_LABEL_MAX;
+	if (!key_mode) {
+		bank += (size_t)num_possible_cpus() * stride;
+	} else {
+		u32 shift = pcore_pool_shift(nslots);
+		u64 cap = (u64)nslots * num_possible_cpus();
+
+		bank += (size_t)num_possible_cpus() * nslots * sizeof(void *) +
+			(size_t)nslots * PCORE_LABEL_MAX +
+			(DIV_ROUND_UP(cap, 1U << shift) * sizeof(void *)) +
+			(stride << shift);
+	}
 	if (key_mode == PCORE_KEYS_HASHED)
 		bank += (size_t)nslots * sizeof(u64);
 	return sizeof(struct pcore_hist) + 2 * bank + pcore_snap_size(l) +
@@ -266,20 +399,23 @@ static int pcore_hist_alloc(struct pcore_hist *h)
 		if (!h->cpu[b])
 			return -ENOMEM;
 		for_each_possible_cpu(cpu) {
-			h->cpu[b][cpu] = kvmalloc_node(nslots * h->stride, gfp,
-						       cpu_to_node(cpu));
+			h->cpu[b][cpu] = h->key_mode ?
+				kvzalloc_node(nslots * sizeof(void *), gfp,
+					      cpu_to_node(cpu)) :
+				kvmalloc_node(h->stride, gfp, cpu_to_node(cpu));
 			if (!h->cpu[b][cpu])
 				return -ENOMEM;
-			for (i = 0; i < nslots; i++)
-				pcore_cpu_hist_init(&h->layout,
-						    pcore_rec(h, b, cpu, i));
+			if (!h->key_mode)
+				pcore_cpu_hist_init(&h->layout, h->cpu[b][cpu]);
 		}
-		if (h->key_mode) {
-			h->labels[b] = kvcalloc(nslots, sizeof(struct pcore_label),
-						gfp);
-			if (!h->labels[b])
-				return -ENOMEM;
-		}
+		if (!h->key_mode)
+			continue;
+		h->labels[b] = kvcalloc(nslots, sizeof(struct pcore_label), gfp);
+		h->pool[b].chunk = kcalloc(h->pool_chunks, sizeof(void *), gfp);
+		if (!h->labels[b] || !h->pool[b].chunk)
+			return -ENOMEM;
+		if (pcore_pool_add(h, &h->pool[b], true))
+			return -ENOMEM;
 		if (h->key_mode == PCORE_KEYS_HASHED) {
 			h->keys[b] = kvmalloc_array(nslots, sizeof(u64), gfp);
 			if (!h->keys[b])
@@ -299,8 +435,8 @@ static int pcore_hist_alloc(struct pcore_hist *h)
  * Creates /sys/kernel/debug/probe_core/<module>/<name>/.  Sleeps.
  *
  * Return: the histogram, or ERR_PTR(-EINVAL) for bad options (one log line
- * says which), ERR_PTR(-E2BIG) when it would need more than 8 MiB per CPU
- * and bank or take probe_core's histograms over mem_max, ERR_PTR(-EEXIST)
+ * says which), ERR_PTR(-E2BIG) when it would take probe_core's histograms
+ * over mem_max, ERR_PTR(-EEXIST)
  * when the client has a histogram of that name, or ERR_PTR(-ENOMEM).
  */
 struct pcore_hist *pcore_hist_create(struct pcore_client *c,
@@ -341,6 +477,11 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	h->flags = o->flags;
 	h->nslots = nslots;
 	h->stride = pcore_stride(&l);
+	h->pool_shift = pcore_pool_shift(nslots);
+	h->pool_chunks = DIV_ROUND_UP((u64)nslots * num_possible_cpus(),
+				      1U << h->pool_shift);
+	init_irq_work(&h->grow, pcore_pool_grow_irq);
+	INIT_WORK(&h->grow_work, pcore_pool_grow_work);
 	strscpy(h->name, o->name, sizeof(h->name));
 	strscpy(h->unit, o->unit ?: "ns", sizeof(h->unit));
 	strscpy(h->key_name, o->key_name ?: "key", sizeof(h->key_name));
@@ -439,6 +580,40 @@ void pcore_hist_destroy(struct pcore_hist *h)
 }
 EXPORT_SYMBOL_GPL(pcore_hist_destroy);
 
+/*
+ * A record for @slot on @cpu in bank @b, from its pool: the first value of
+ * a key on a CPU in an interval.  Any context, NMI included: the counter
+ * is claimed with cmpxchg, and a handler that interrupts us on this CPU
+ * and claims the same slot first wins (ours stays empty until the bank's
+ * harvest).  NULL when the pool is empty.
+ */
+static noinline notrace struct pcore_cpu_hist *
+pcore_rec_claim(struct pcore_hist *h, u32 b, int cpu, u32 slot)
+{
+	struct pcore_cpu_hist **at = (struct pcore_cpu_hist **)h->cpu[b][cpu] + slot;
+	struct pcore_pool *p = &h->pool[b];
+	struct pcore_cpu_hist *rec, *old;
+	int u = atomic_read(&p->used);
+	u32 n;
+
+	do {
+		/* Pairs with pcore_pool_add(): the records come first. */
+		n = smp_load_acquire(&p->n);
+		if (u >= n)
+			break;
+	} while (!atomic_try_cmpxchg(&p->used, &u, u + 1));
+	/* Half used: ask for more, unless it is all there is or may be. */
+	if (u >= n >> 1 && n < h->pool_chunks << h->pool_shift &&
+	    !READ_ONCE(h->pool_capped))
+		irq_work_queue(&h->grow);
+	if (u >= n)
+		return NULL;
+	rec = pcore_pool_rec(h, p, u);
+	old = cmpxchg(at, NULL, rec);
+	return old ?: rec;
+}
+NOKPROBE_SYMBOL(pcore_rec_claim);
+
 /**
  * pcore_hist_add_key() - record a value under a key; hot path
  * @h: keyed histogram (for one without keys, @key and @label are ignored)
@@ -456,6 +631,7 @@ EXPORT_SYMBOL_GPL(pcore_hist_destroy);
 void notrace pcore_hist_add_key(struct pcore_hist *h, u64 key,
 				const char *label, u64 v)
 {
+	struct pcore_cpu_hist *rec;
 	struct pcore_label *labels;
 	u32 slot, i, n, b;
 	u64 k, *keys;
@@ -511,8 +687,13 @@ found:
 		for (i = 0; i < PCORE_LABEL_MAX - 1 && label[i]; i++)
 			dst[i] = label[i];
 	}
-	pcore_record(&h->layout, pcore_rec(h, b, raw_smp_processor_id(), slot),
-		     v);
+	rec = pcore_rec(h, b, raw_smp_processor_id(), slot);
+	if (unlikely(!rec)) {
+		rec = pcore_rec_claim(h, b, raw_smp_processor_id(), slot);
+		if (!rec)
+			goto drop;
+	}
+	pcore_record(&h->layout, rec, v);
 	preempt_enable_notrace();
 	return;
 drop:
@@ -609,13 +790,20 @@ static bool pcore_slot_shown(const struct pcore_hist *h, u32 b, u32 slot,
 void pcore_hist_read(struct pcore_hist *h, int cpu, u32 slot,
 		     struct pcore_snap *s)
 {
+	struct pcore_cpu_hist *rec;
+
 	lockdep_assert_held(&h->lock);
 	if (cpu >= 0) {
-		pcore_snap_add_cpu(s, pcore_rec(h, h->cur, cpu, slot));
+		rec = pcore_rec(h, h->cur, cpu, slot);
+		if (rec)
+			pcore_snap_add_cpu(s, rec);
 		return;
 	}
-	for_each_possible_cpu(cpu)
-		pcore_snap_add_cpu(s, pcore_rec(h, h->cur, cpu, slot));
+	for_each_possible_cpu(cpu) {
+		rec = pcore_rec(h, h->cur, cpu, slot);
+		if (rec)
+			pcore_snap_add_cpu(s, rec);
+	}
 }
 
 /**
@@ -715,21 +903,53 @@ static int pcore_kvs_alloc(const struct pcore_hist *h, struct pcore_kvs *kvs,
 	return 0;
 }
 
-/* Move slot @slot of the retired bank @b into @h->scratch and empty it. */
+/*
+ * Move slot @slot of the retired bank @b into @h->scratch and empty it; a
+ * keyed slot's records go back to the pool.
+ */
 static void pcore_slot_harvest(struct pcore_hist *h, u32 b, u32 slot)
 {
+	struct pcore_cpu_hist *rec;
 	int cpu;
 
 	pcore_snap_init(&h->layout, h->scratch);
-	for_each_possible_cpu(cpu)
-		pcore_cpu_harvest(pcore_rec(h, b, cpu, slot), h->scratch);
+	for_each_possible_cpu(cpu) {
+		rec = pcore_rec(h, b, cpu, slot);
+		if (!rec)
+			continue;
+		pcore_cpu_harvest(rec, h->scratch);
+		if (h->key_mode)
+			((struct pcore_cpu_hist **)h->cpu[b][cpu])[slot] = NULL;
+	}
 	h->harvested += h->scratch->count;
+}
+
+/*
+ * The retired bank @b is empty: all of its pool is free again.  Trim it to
+ * four times the records of the last two intervals, one chunk at least.
+ */
+static void pcore_pool_reset(struct pcore_hist *h, u32 b)
+{
+	struct pcore_pool *p = &h->pool[b];
+	u32 chunk = 1U << h->pool_shift, used;
+
+	if (!h->key_mode)
+		return;
+	/* Records claimed by a handler that lost a race are still empty. */
+	p->peak = atomic_read(&p->used);
+	atomic_set(&p->used, 0);
+	used = max3(p->peak, h->pool[!b].peak,
+		    (u32)atomic_read(&h->pool[!b].used));
+	while (p->nchunks > 1 && p->n - chunk >= 4 * used)
+		pcore_pool_trim(h, p);
+	WRITE_ONCE(h->pool_capped, false);
 }
 
 /* The keys of the retired bank @b that an interval read shows. */
 static u32 pcore_bank_used(struct pcore_hist *h, u32 b)
 {
 	u32 i, n = 0;
+	struct pcore_cpu_hist *rec;
 	int cpu;
 
 	for (i = 0; i < h->nslots; i++) {
@@ -737,9 +957,11 @@ static u32 pcore_bank_used(struct pcore_hist *h, u32 b)
 			continue;
 		pcore_snap_init(&h->layout, h->scratch);
 		if (h->key_mode == PCORE_KEYS_DIRECT)
-			for_each_possible_cpu(cpu)
-				pcore_snap_add_cpu(h->scratch,
-						   pcore_rec(h, b, cpu, i));
+			for_each_possible_cpu(cpu) {
+				rec = pcore_rec(h, b, cpu, i);
+				if (rec)
+					pcore_snap_add_cpu(h->scratch, rec);
+			}
 		n += pcore_slot_shown(h, b, i, h->scratch);
 	}
 	return n;
@@ -791,6 +1013,7 @@ int pcore_hist_harvest(struct pcore_hist *h, struct pcore_kvs *out)
 		if (h->keys[b])
 			h->keys[b][i] = U64_MAX;
 	}
+	pcore_pool_reset(h, b);
 	mutex_unlock(&h->lock);
 	return 0;
 }
@@ -809,10 +1032,17 @@ u64 pcore_hist_lifetime(struct pcore_hist *h)
 
 	lockdep_assert_held(&h->lock);
 	n = h->harvested;
-	for (b = 0; b < 2; b++)
-		for_each_possible_cpu(cpu)
-			for (i = 0; i < h->nslots; i++)
+	for (b = 0; b < 2; b++) {
+		if (!h->key_mode) {
+			for_each_possible_cpu(cpu)
 				n += pcore_cpu_hist_count(&h->layout,
-							  pcore_rec(h, b, cpu, i));
+							  h->cpu[b][cpu]);
+			continue;
+		}
+		/* Every record handed out; those that lost a race are empty. */
+		for (i = 0; i < atomic_read(&h->pool[b].used); i++)
+			n += pcore_cpu_hist_count(&h->layout,
+						  pcore_pool_rec(h, &h->pool[b], i));
+	}
 	return n;
 }

@@ -17,12 +17,14 @@
 #ifndef PCORE_H
 #define PCORE_H
 
+#include <linux/irq_work.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/kprobes.h>
 #include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 #include <asm/local64.h>
 #include "probe_core/probe_core.h"
 #include "pcore_engine.h"
@@ -33,8 +35,6 @@
 #define PCORE_KRET_DATA_MAX	256
 #define PCORE_TIMER_TASKS_MAX	65536
 #define PCORE_UNIT_MAX		16
-/* Largest per-CPU block of one bank of a histogram (all its keys). */
-#define PCORE_HIST_CPU_MEM_MAX	(8U << 20)
 
 /* The total of a per-CPU counter over all possible CPUs. */
 static inline u64 pcore_pcpu_sum(local64_t __percpu *c)
@@ -71,6 +71,26 @@ struct pcore_client {
 	struct list_head probes;
 };
 
+/**
+ * struct pcore_pool - the records of one bank of a keyed histogram
+ * @chunk: chunks of 1 << pcore_hist.pool_shift records each, @nchunks of
+ *	them allocated (room for pcore_hist.pool_chunks)
+ * @n: records in the chunks; grows with a release store, read with acquire
+ * @nchunks: chunks allocated
+ * @used: records handed out in the bank's interval, in order; at most @n
+ * @peak: @used when the bank was last harvested
+ *
+ * A key's first value on a CPU in an interval claims the next record; a
+ * harvest of the bank gives them all back.  See "Memory" in hist.c.
+ */
+struct pcore_pool {
+	void **chunk;
+	u32 n;
+	u32 nchunks;
+	atomic_t used;
+	u32 peak;
+};
+
 /* A key's label: up to 31 characters, NUL-padded. */
 struct pcore_label {
 	char s[PCORE_LABEL_MAX];
@@ -88,8 +108,17 @@ struct pcore_label {
  * @flags: %PCORE_HIST_KEY_ADDR or 0
  * @nslots: keys kept: 1 when not keyed
  * @stride: bytes of one key's record on one CPU, a multiple of a cache line
+ * @pool_shift: log2 of the records of a chunk of @pool
+ * @pool_chunks: the most chunks a bank's pool can need: enough for every
+ *	slot on every possible CPU
+ * @pool_capped: growing @pool would go over mem_max: no new records until
+ *	the next harvest, which tries again
+ * @cap_logged: the log line that says so was printed (once per histogram)
  * @cur: the bank the hot path writes (0 or 1); flipped under @lock
- * @cpu: per bank, per possible CPU, @nslots records of @stride bytes
+ * @cpu: per bank, per possible CPU: without keys, its record; keyed, a
+ *	table of @nslots record pointers, NULL until the key has a value on
+ *	that CPU in the bank's interval
+ * @pool: keyed: per bank, the records that the tables point into
  * @keys: per bank, %PCORE_KEYS_HASHED: the key of each slot, U64_MAX when free
  * @labels: per bank, keyed: per slot, the label given with its first value
  *	in the bank's interval
@@ -105,8 +134,10 @@ struct pcore_label {
  * @pending: the bank that is not @cur still holds an interval, whose
  *	harvest could not allocate its answer; the next harvest takes it
  * @scratch: one snapshot of @layout, for harvests and walks
+ * @grow: queued by the hot path when a pool is half used, from any context
+ * @grow_work: what @grow schedules: adds records to the pools
  *
- * See "Intervals" and "Keys" in hist.c.
+ * See "Intervals", "Keys" and "Memory" in hist.c.
  */
 struct pcore_hist {
 	struct list_head node;
@@ -119,8 +150,13 @@ struct pcore_hist {
 	u32 flags;
 	u32 nslots;
 	size_t stride;
+	u32 pool_shift;
+	u32 pool_chunks;
+	bool pool_capped;
+	bool cap_logged;
 	u32 cur;
 	void **cpu[2];
+	struct pcore_pool pool[2];
 	u64 *keys[2];
 	struct pcore_label *labels[2];
 	local64_t __percpu *dropped;
@@ -132,12 +168,20 @@ struct pcore_hist {
 	u64 harvested;
 	bool pending;
 	struct pcore_snap *scratch;
+	struct irq_work grow;
+	struct work_struct grow_work;
 };
 
+/*
+ * The record of @slot on @cpu in bank @bank: NULL when a keyed slot has
+ * no value there yet.
+ */
 static inline struct pcore_cpu_hist *pcore_rec(const struct pcore_hist *h,
 					       u32 bank, int cpu, u32 slot)
 {
-	return h->cpu[bank][cpu] + (size_t)slot * h->stride;
+	if (!h->key_mode)
+		return h->cpu[bank][cpu];
+	return READ_ONCE(((struct pcore_cpu_hist **)h->cpu[bank][cpu])[slot]);
 }
 
 /**

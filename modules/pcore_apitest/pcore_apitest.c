@@ -28,6 +28,7 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -141,9 +142,6 @@ static const struct {
 		.keys = PCORE_KEYS_MAX + 1 } },
 	{ "hist_keys_nomode", { .name = "h", .keys = 4 } },
 	{ "hist_key_mode", { .name = "h", .key_mode = 3, .keys = 4 } },
-	/* 65536 keys of the default 4984 bytes: far over 8 MiB per CPU. */
-	{ "hist_too_big", { .name = "h", .key_mode = PCORE_KEYS_DIRECT,
-		.keys = PCORE_KEYS_MAX } },
 	{ "hist_unit_empty", { .name = "h", .unit = "" } },
 	{ "hist_unit_long", { .name = "h", .unit = "abcdefghijklmnop" } },
 	{ "hist_unit_space", { .name = "h", .unit = "n s" } },
@@ -530,7 +528,15 @@ static int steady_fn(void *arg)
 					key = a->t;
 			}
 		}
-		cond_resched();
+		/*
+		 * A quiescent state for RCU Tasks too: registering a kprobe
+		 * (case ipi_watch, or a module's load) makes the kprobe
+		 * optimizer wait for one from every task on a runqueue, and
+		 * cond_resched() alone gives none.  A thread that loops until
+		 * the unload without it blocks kprobes and module loads for
+		 * good.
+		 */
+		cond_resched_tasks_rcu_qs();
 	}
 	atomic_inc(&steady_done_cnt);
 	while (!kthread_should_stop())
