@@ -7,7 +7,8 @@
 #                 (scripts/soak.sh; KERNELS= picks; make check runs a
 #                 short form)
 # make demo       load probe_core target=do_fork, fork, show the histogram
-# make bench      per-record cost of the engine
+# make bench      per-record cost of the engine, interval reads, memory;
+#                 in a VM (scripts/bench-vm.sh), the time to detach probes
 # make probectl   the control utility, build/userspace/probectl
 # make docs       docs/api.rst from the kernel-doc comments
 # make install    modules (depmod), probectl, man page, development files
@@ -96,6 +97,7 @@ bench:
 	@$(TOP)/scripts/deps.sh
 	@$(TOP)/scripts/ksrc.sh $(BUILD)/ksrc
 	@$(MAKE) -s --no-print-directory -C $(TOP)/bench O=$(BUILD)/bench run
+	@$(TOP)/scripts/bench-vm.sh $(BUILD)/bench-vm
 
 # The demo runs on this machine when it can load modules, else in a VM
 # with Debian's 6.1 cloud kernel: build for both.

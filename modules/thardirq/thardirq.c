@@ -41,11 +41,11 @@
 #include <probe_core/probe_core.h>
 
 /*
- * Keys: IRQ numbers are below nr_irqs.  A time histogram of the default
- * layout takes about 5 KB per key and CPU, and probe_core refuses more
- * than 8 MiB per CPU; 1024 keys stay well below that and cover every IRQ
- * of a small machine.  On a machine with more IRQs, values of IRQs at or
- * above 1024 are counted as "dropped" in the stats and keys files.
+ * Keys: IRQ numbers are below nr_irqs.  A slot costs 8 bytes per CPU;
+ * records (about 5 KB each) are taken only by IRQs that fire, on the CPUs
+ * they fire on.  1024 keys cover every IRQ of a small machine.  On a
+ * machine with more IRQs, values of IRQs at or above 1024 are counted as
+ * "dropped" in the stats and keys files.
  */
 #define THARDIRQ_MAX_IRQS	1024
 

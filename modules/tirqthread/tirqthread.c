@@ -52,9 +52,9 @@
 #include <probe_core/compat.h>
 
 /*
- * Keys: IRQ numbers are below nr_irqs.  About 5 KB per key and CPU for a
- * histogram of the default layout, at most 8 MiB per CPU: 1024 keys cover
- * a small machine and stay well below the limit.
+ * Keys: IRQ numbers are below nr_irqs.  8 bytes per slot and CPU; a record
+ * (about 5 KB) only for an IRQ thread that runs, on the CPUs it runs on.
+ * 1024 keys cover a small machine.
  */
 #define TIRQ_MAX_IRQS	1024
 /* IRQ threads that may wait between wake-up and run at once. */
