@@ -431,16 +431,9 @@ static long pcore_ioc_detach(void __user *arg)
 static long pcore_ioc_enable(void __user *arg, bool on)
 {
 	struct pcore_ioc_name n;
-	struct pcore_probe *p;
 	int ret = pcore_name_in(arg, &n);
 
-	if (ret)
-		return ret;
-	pcore_builtin_lock_get();
-	p = pcore_builtin_probe(n.name);
-	ret = p ? pcore_probe_set_enabled(p, on) : -ENOENT;
-	pcore_builtin_lock_put();
-	return ret;
+	return ret ?: pcore_builtin_set_enabled(n.name, on);
 }
 
 static long pcore_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

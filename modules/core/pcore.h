@@ -8,15 +8,28 @@
  * hot path never takes it.
  *
  * Lock order: tracepoint_module_list_mutex (module notifier) -> pcore_lock
- * -> pcore_hist.lock.  A harvest waits for a grace period under
- * pcore_hist.lock, so /dev/probe_core harvests without pcore_lock,
- * holding a reference.  Debugfs readers take pcore_lock, so debugfs files
- * are removed only without it: objects are unlinked under pcore_lock and
- * released after.
+ * -> pcore_hist.lock; pcore_builtin_lock (builtin.c) -> pcore_lock.  A
+ * harvest waits for a grace period under pcore_hist.lock, so
+ * /dev/probe_core harvests without pcore_lock, holding a reference.
+ * Debugfs readers take pcore_lock, so debugfs files are removed only
+ * without it: objects are unlinked under pcore_lock and released after.
  *
- * The registry (registry.c) holds pcore_lock and the lists; the export
- * files find objects through it, and debugfs learns of clients and
- * histograms as its observer: nothing in the core calls debugfs.
+ * Layers: each file uses only files of the layers below its own
+ * (scripts/callgraph.sh checks that no files use each other in a cycle):
+ *
+ *   main                 parameters, init and exit
+ *   chardev, debugfs     the export files: /dev/probe_core; the text files
+ *   builtin, client      probe_core's own probes (target=, tracepoints=,
+ *                        attach through /dev/probe_core); clients
+ *   probe                kprobes, kretprobes, tracepoints
+ *   hist, timer          histograms, timers
+ *   registry, names,     pcore_lock, the lists, lookups, the observer;
+ *   pcore_engine         checks of names and options; the math
+ *
+ * The export files find objects through the registry and read them with
+ * the read functions of hist, probe and timer; nothing in the core calls
+ * them: debugfs learns of clients and histograms as the registry's
+ * observer.
  */
 #ifndef PCORE_H
 #define PCORE_H
@@ -364,13 +377,14 @@ bool pcore_one_word(const char *s);
 int pcore_client_init(void);
 void pcore_client_exit(void);
 
+/* probe_core's own probes (builtin.c). */
 int pcore_builtin_attach(bool tracepoint, const char *param, const char *name,
 			 const struct pcore_hist_spec *spec,
 			 unsigned int maxactive);
 int pcore_builtin_detach(const char *name);
-struct pcore_probe *pcore_builtin_probe(const char *name);
-void pcore_builtin_lock_get(void);
-void pcore_builtin_lock_put(void);
+int pcore_builtin_set_enabled(const char *name, bool on);
+void pcore_builtin_log(void);
+void pcore_builtin_free_all(void);
 
 int pcore_chardev_init(void);
 void pcore_chardev_exit(void);
