@@ -28,6 +28,7 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -530,7 +531,14 @@ static int steady_fn(void *arg)
 					key = a->t;
 			}
 		}
-		cond_resched();
+		/*
+		 * Not cond_resched(): a thread that never sleeps would hold
+		 * off every RCU-tasks grace period, and with it the kprobe
+		 * optimizer, which waits for one holding kprobe_mutex; this
+		 * module's load then waits for kprobe_mutex (the kprobes
+		 * module notifier) and never ends, nor do the threads.
+		 */
+		cond_resched_tasks_rcu_qs();
 	}
 	atomic_inc(&steady_done_cnt);
 	while (!kthread_should_stop())
