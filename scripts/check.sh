@@ -75,6 +75,19 @@ clean_run apidoc "docs/api.rst is current (make docs)" \
 mapfile -t ksrcs < <(git ls-files 'modules/*.c' 'modules/*.h' 'include/*.h')
 clean_run kerneldoc "kernel-doc clean" \
 	perl "$ksrc/kernel-doc" -none "${ksrcs[@]}"
+# The layering of modules/core (README, "Layering"): its objects, compiled
+# for the first Debian kernel of KERNELS into build/callgraph/ (only
+# modules/core's .o files, no linking; kept between runs, so only what
+# changed is compiled again).
+cg_kdir=
+for k in $KERNELS; do
+	case $k in debug-*) continue ;; esac
+	read -r _ cg_kdir < <(scripts/kernel.sh "${k%%-*}" "${k#*-}" 2> /dev/null) &&
+		break
+done
+[ -n "$cg_kdir" ] || cg_kdir=$(scripts/kdir.sh 2> /dev/null)
+clean_run callgraph "modules/core: no call cycles between files" \
+	scripts/callgraph.sh --build "$cg_kdir"
 
 echo "== host unit tests"
 make -s --no-print-directory -C tests/host KSFT="$ksrc" O="$top/build/host" \

@@ -44,30 +44,6 @@ static bool pcore_str_ok(const char *s, size_t len)
 	return *s && memchr(s, '\0', len);
 }
 
-/* "<name>" (probe_core's own) or "<module>/<name>"; caller holds pcore_lock. */
-static struct pcore_hist *pcore_hist_lookup(const char *full)
-{
-	const char *slash = strchr(full, '/'), *name = full;
-	struct pcore_client *c, *own = pcore_client_get_own();
-	struct pcore_hist *h;
-
-	list_for_each_entry(c, &pcore_clients, node) {
-		if (slash) {
-			if (c == own || strlen(c->name) != slash - full ||
-			    strncmp(c->name, full, slash - full))
-				continue;
-			name = slash + 1;
-		} else if (c != own) {
-			continue;
-		}
-		list_for_each_entry(h, &c->hists, node)
-			if (!strcmp(h->name, name))
-				return h;
-		return NULL;
-	}
-	return NULL;
-}
-
 /* Fits: pcore_hist_create() refuses longer full names. */
 static void pcore_full_name(const struct pcore_hist *h, char *buf, size_t len)
 {
@@ -135,8 +111,8 @@ static long pcore_ioc_list(void __user *arg)
 						      sizeof(l.reserved)))
 		return -EINVAL;
 	mutex_lock(&pcore_lock);
-	list_for_each_entry(c, &pcore_clients, node)
-		list_for_each_entry(h, &c->hists, node)
+	pcore_for_each_client(c)
+		pcore_for_each_hist(c, h)
 			n++;
 	if (n > l.n) {
 		ret = -ENOSPC;
@@ -147,8 +123,8 @@ static long pcore_ioc_list(void __user *arg)
 			ret = -ENOMEM;
 	}
 	if (!ret && e)
-		list_for_each_entry(c, &pcore_clients, node)
-			list_for_each_entry(h, &c->hists, node) {
+		pcore_for_each_client(c)
+			pcore_for_each_hist(c, h) {
 				kref_get(&h->ref);
 				hs[i] = h;
 				pcore_fill_entry(h, &e[i++]);
@@ -455,16 +431,9 @@ static long pcore_ioc_detach(void __user *arg)
 static long pcore_ioc_enable(void __user *arg, bool on)
 {
 	struct pcore_ioc_name n;
-	struct pcore_probe *p;
 	int ret = pcore_name_in(arg, &n);
 
-	if (ret)
-		return ret;
-	pcore_builtin_lock_get();
-	p = pcore_builtin_probe(n.name);
-	ret = p ? pcore_probe_set_enabled(p, on) : -ENOENT;
-	pcore_builtin_lock_put();
-	return ret;
+	return ret ?: pcore_builtin_set_enabled(n.name, on);
 }
 
 static long pcore_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

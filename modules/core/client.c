@@ -7,124 +7,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "pcore.h"
-
-DEFINE_MUTEX(pcore_lock);
-LIST_HEAD(pcore_clients);
-
-/* File names of a client directory: no histogram may take them. */
-static const char * const pcore_reserved[] = { "probes", "timers", "clients" };
-
-/**
- * pcore_check_name() - refuse names that are not plain identifiers
- * @what: the kind of object, for the log line (e.g. "hist")
- * @name: the name
- * @dashes: allow '-' too
- *
- * Names become debugfs directory names: ASCII letters and digits, '_',
- * '.' (not first, as in "foo.isra.0") and, when @dashes, '-'.  The
- * kernel's isalnum() also takes Latin-1 letters (0xc0-0xff): not here.
- *
- * Return: 0 or -EINVAL, with one log line naming the problem.
- */
-int pcore_check_name(const char *what, const char *name, bool dashes)
-{
-	size_t len, i;
-
-	if (!name) {
-		pr_err("%s: no name\n", what);
-		return -EINVAL;
-	}
-	len = strnlen(name, PCORE_NAME_MAX);
-	if (!len) {
-		pr_err("%s: empty name\n", what);
-		return -EINVAL;
-	}
-	if (len == PCORE_NAME_MAX) {
-		pr_err("%s: name '%.32s...' is %zu characters, longer than %d\n",
-		       what, name, strlen(name), PCORE_NAME_MAX - 1);
-		return -EINVAL;
-	}
-	for (i = 0; i < len; i++) {
-		if ((isascii(name[i]) && isalnum(name[i])) || name[i] == '_' ||
-		    (name[i] == '.' && i) || (name[i] == '-' && dashes))
-			continue;
-		pr_err("%s: '%*pE' is not a valid name (bad character at %zu)\n",
-		       what, (int)len, name, i);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/**
- * pcore_check_args() - refuse a missing client or missing options
- * @what: the kind of object, for the log line (e.g. "hist")
- * @c: the client given to a creating function
- * @o: the options given to it
- *
- * Return: 0 or -EINVAL, with one log line naming what is missing.
- */
-int pcore_check_args(const char *what, const struct pcore_client *c,
-		     const void *o)
-{
-	if (IS_ERR_OR_NULL(c)) {
-		pr_err("%s: no client (%s)\n", what,
-		       c ? "an error pointer" : "NULL");
-		return -EINVAL;
-	}
-	if (!o) {
-		pr_err("%s: no options (NULL)\n", what);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static struct pcore_client *pcore_own;
-
-/* probe_core's own client; valid between pcore_client_init and _exit. */
-struct pcore_client *pcore_client_get_own(void)
-{
-	return pcore_own;
-}
-
-static struct pcore_client *pcore_client_find(const char *name)
-{
-	struct pcore_client *c;
-
-	list_for_each_entry(c, &pcore_clients, node)
-		if (c != pcore_own && !strcmp(c->name, name))
-			return c;
-	return NULL;
-}
-
-/**
- * pcore_client_name_taken() - may @c give a histogram directory this name?
- * @c: client
- * @name: histogram name
- *
- * Caller holds pcore_lock.
- *
- * Return: true when a histogram of @c, a file of its directory or (in the
- * root directory) another client's directory already has the name.
- */
-bool pcore_client_name_taken(struct pcore_client *c, const char *name)
-{
-	struct pcore_hist *h;
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(pcore_reserved); i++)
-		if (!strcmp(name, pcore_reserved[i]))
-			return true;
-	list_for_each_entry(h, &c->hists, node)
-		if (!strcmp(h->name, name))
-			return true;
-	return c == pcore_own && pcore_client_find(name);
-}
 
 static struct pcore_client *pcore_client_alloc(struct module *owner)
 {
@@ -171,12 +58,12 @@ struct pcore_client *pcore_client_create(struct module *owner)
 	if (pcore_client_find(c->name)) {
 		pr_err("%s: the module has a client already\n", c->name);
 		ret = -EEXIST;
-	} else if (pcore_client_name_taken(pcore_own, c->name)) {
+	} else if (pcore_client_name_taken(pcore_client_get_own(), c->name)) {
 		pr_err("%s: probe_core has a probe of that name\n", c->name);
 		ret = -EEXIST;
 	} else {
 		list_add_tail(&c->node, &pcore_clients);
-		pcore_debugfs_add_client(c);
+		pcore_notify_client_added(c);
 	}
 	mutex_unlock(&pcore_lock);
 	if (ret) {
@@ -198,7 +85,7 @@ static void pcore_client_unlink(struct pcore_client *c)
 	list_del_init(&c->node);
 }
 
-/* Remove the directory (waiting for readers), then free. */
+/* Free @c and all it has; the observer removes its files (and waits). */
 static void pcore_client_release(struct pcore_client *c)
 {
 	struct pcore_timer *t, *ttmp;
@@ -208,8 +95,7 @@ static void pcore_client_release(struct pcore_client *c)
 		pcore_hist_unlink(h);
 		pcore_hist_release(h);
 	}
-	if (c != pcore_own)
-		pcore_debugfs_remove(&c->dir);
+	pcore_notify_client_removed(c);
 	if (!list_empty(&c->timers)) {
 		/* Off pcore_timers, then one grace period for all of them. */
 		mutex_lock(&pcore_lock);
@@ -253,7 +139,7 @@ static int pcore_module_notify(struct notifier_block *nb, unsigned long state,
 	if (state != MODULE_STATE_GOING)
 		return NOTIFY_DONE;
 	mutex_lock(&pcore_lock);
-	list_for_each_entry(c, &pcore_clients, node) {
+	pcore_for_each_client(c) {
 		if (c->owner == mod) {
 			found = c;
 			pcore_client_unlink(c);
@@ -273,21 +159,23 @@ static struct notifier_block pcore_module_nb = {
 	.notifier_call = pcore_module_notify,
 };
 
+/* probe_core's own client: the observer makes the root its directory. */
 int pcore_client_init(void)
 {
+	struct pcore_client *own;
 	int ret;
 
-	pcore_own = pcore_client_alloc(THIS_MODULE);
-	if (!pcore_own)
+	own = pcore_client_alloc(THIS_MODULE);
+	if (!own)
 		return -ENOMEM;
-	pcore_own->dir = pcore_debugfs_root();
-	list_add_tail(&pcore_own->node, &pcore_clients);
-	pcore_debugfs_add_own(pcore_own);
+	pcore_client_set_own(own);
+	list_add_tail(&own->node, &pcore_clients);
+	pcore_notify_client_added(own);
 	ret = register_module_notifier(&pcore_module_nb);
 	if (ret) {
-		list_del(&pcore_own->node);
-		kfree(pcore_own);
-		pcore_own = NULL;
+		list_del(&own->node);
+		kfree(own);
+		pcore_client_set_own(NULL);
 	}
 	return ret;
 }
@@ -296,6 +184,6 @@ int pcore_client_init(void)
 void pcore_client_exit(void)
 {
 	unregister_module_notifier(&pcore_module_nb);
-	pcore_client_destroy(pcore_own);
-	pcore_own = NULL;
+	pcore_client_destroy(pcore_client_get_own());
+	pcore_client_set_own(NULL);
 }

@@ -27,6 +27,10 @@
  *
  * Debugfs creation errors are ignored by design; every file holds a
  * reference on probe_core while open, and a removed file answers -EIO.
+ *
+ * Nothing in the core calls this file: it is the registry's observer,
+ * told of each client and histogram that comes or goes, and it finds
+ * and reads objects through the registry under pcore_lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -222,7 +226,7 @@ static int pcore_probes_show(struct seq_file *m, void *unused)
 	struct pcore_probe *p;
 
 	mutex_lock(&pcore_lock);
-	list_for_each_entry(p, &pcore_probes, node)
+	pcore_for_each_probe(p)
 		seq_printf(m, "%s%s%s %s %s %llu %lu\n", p->client->name,
 			   *p->client->name ? "/" : "", p->name,
 			   pcore_probe_kind_name(p),
@@ -241,7 +245,7 @@ static int pcore_clients_show(struct seq_file *m, void *unused)
 	unsigned int n[3];
 
 	mutex_lock(&pcore_lock);
-	list_for_each_entry(c, &pcore_clients, node) {
+	pcore_for_each_client(c) {
 		if (!*c->name)
 			continue;	/* probe_core's own */
 		memset(n, 0, sizeof(n));
@@ -266,7 +270,7 @@ static int pcore_timers_show(struct seq_file *m, void *unused)
 	u64 measured, discarded, unmatched, evicted, exited;
 
 	mutex_lock(&pcore_lock);
-	list_for_each_entry(t, &c->timers, node) {
+	pcore_for_each_timer(c, t) {
 		pcore_timer_stats(t, &measured, &discarded, &unmatched,
 				  &evicted, &exited);
 		seq_printf(m, "%s %s %llu %llu %llu %llu %llu\n", t->name,
@@ -520,7 +524,8 @@ static const struct file_operations pcore_reset_fops = {
 	.llseek = noop_llseek,
 };
 
-void pcore_debugfs_add_hist(struct pcore_hist *h)
+/* The registry's observer: a directory per client and per histogram. */
+static void pcore_debugfs_hist_added(struct pcore_hist *h)
 {
 	h->dir = debugfs_create_dir(h->name, h->client->dir);
 	debugfs_create_file("hist", 0400, h->dir, h, &pcore_hist_fops);
@@ -532,40 +537,58 @@ void pcore_debugfs_add_hist(struct pcore_hist *h)
 		debugfs_create_file("keys", 0400, h->dir, h, &pcore_keys_fops);
 }
 
-void pcore_debugfs_add_client(struct pcore_client *c)
-{
-	c->dir = debugfs_create_dir(c->name, pcore_dir);
-	debugfs_create_file("timers", 0400, c->dir, c, &pcore_timers_fops);
-}
-
 /* Waits for the files' running operations; later ones fail with -EIO. */
-void pcore_debugfs_remove(struct dentry **d)
+static void pcore_debugfs_remove(struct dentry **d)
 {
 	debugfs_remove(*d);
 	*d = NULL;
 }
 
-struct dentry *pcore_debugfs_root(void)
+static void pcore_debugfs_hist_removed(struct pcore_hist *h)
 {
-	return pcore_dir;
+	pcore_debugfs_remove(&h->dir);
 }
 
+/*
+ * probe_core's own client has the root as its directory, which shows its
+ * timers; the root goes at pcore_debugfs_exit().
+ */
+static void pcore_debugfs_client_added(struct pcore_client *c)
+{
+	if (c == pcore_client_get_own())
+		c->dir = pcore_dir;
+	else
+		c->dir = debugfs_create_dir(c->name, pcore_dir);
+	debugfs_create_file("timers", 0400, c->dir, c, &pcore_timers_fops);
+}
+
+static void pcore_debugfs_client_removed(struct pcore_client *c)
+{
+	if (c != pcore_client_get_own())
+		pcore_debugfs_remove(&c->dir);
+}
+
+static const struct pcore_observer_ops pcore_debugfs_observer = {
+	.client_added = pcore_debugfs_client_added,
+	.client_removed = pcore_debugfs_client_removed,
+	.hist_added = pcore_debugfs_hist_added,
+	.hist_removed = pcore_debugfs_hist_removed,
+};
+
+/* Before the first client: every client and histogram gets its files. */
 void pcore_debugfs_init(void)
 {
 	pcore_dir = debugfs_create_dir("probe_core", NULL);
 	debugfs_create_file("probes", 0400, pcore_dir, NULL, &pcore_probes_fops);
 	debugfs_create_file("clients", 0400, pcore_dir, NULL,
 			    &pcore_clients_fops);
+	pcore_observer_set(&pcore_debugfs_observer);
 }
 
-/* After pcore_client_init(): the root shows the own client's timers. */
-void pcore_debugfs_add_own(struct pcore_client *c)
-{
-	debugfs_create_file("timers", 0400, pcore_dir, c, &pcore_timers_fops);
-}
-
+/* After the last client. */
 void pcore_debugfs_exit(void)
 {
+	pcore_observer_set(NULL);
 	debugfs_remove(pcore_dir);
 	pcore_dir = NULL;
 }

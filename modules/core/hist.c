@@ -129,28 +129,6 @@ __MODULE_PARM_TYPE(mem_max, "ullong");
 MODULE_PARM_DESC(mem_max,
 	"cap on the memory of all histograms, in bytes (K, M, G suffixes; default 256M, at least 1M); a histogram over it is refused with E2BIG");
 
-/* Bytes of all histograms, for the stats files. */
-unsigned long pcore_hist_mem_total(void)
-{
-	return atomic_long_read(&pcore_mem_used);
-}
-
-/*
- * Units and key names are printed as one field of the text files: a
- * space, a newline or a control character would break their format.
- */
-static bool pcore_one_word(const char *s)
-{
-	size_t i, len = strnlen(s, PCORE_UNIT_MAX);
-
-	if (!len || len == PCORE_UNIT_MAX)
-		return false;
-	for (i = 0; i < len; i++)
-		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
-			return false;
-	return true;
-}
-
 /* A record padded to a cache line: CPUs never share one. */
 static size_t pcore_stride(const struct pcore_layout *l)
 {
@@ -504,7 +482,7 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 		return ERR_PTR(-EEXIST);
 	}
 	list_add_tail(&h->node, &c->hists);
-	pcore_debugfs_add_hist(h);
+	pcore_notify_hist_added(h);
 	mutex_unlock(&pcore_lock);
 	return h;
 
@@ -549,7 +527,7 @@ void pcore_hist_put(struct pcore_hist *h)
 /* Nothing records into @h any more and it is unlinked; sleeps. */
 void pcore_hist_release(struct pcore_hist *h)
 {
-	pcore_debugfs_remove(&h->dir);
+	pcore_notify_hist_removed(h);
 	pcore_hist_put(h);
 }
 

@@ -8,11 +8,28 @@
  * hot path never takes it.
  *
  * Lock order: tracepoint_module_list_mutex (module notifier) -> pcore_lock
- * -> pcore_hist.lock.  A harvest waits for a grace period under
- * pcore_hist.lock, so /dev/probe_core harvests without pcore_lock,
- * holding a reference.  Debugfs readers take pcore_lock, so debugfs files
- * are removed only without it: objects are unlinked under pcore_lock and
- * released after.
+ * -> pcore_hist.lock; pcore_builtin_lock (builtin.c) -> pcore_lock.  A
+ * harvest waits for a grace period under pcore_hist.lock, so
+ * /dev/probe_core harvests without pcore_lock, holding a reference.
+ * Debugfs readers take pcore_lock, so debugfs files are removed only
+ * without it: objects are unlinked under pcore_lock and released after.
+ *
+ * Layers: each file uses only files of the layers below its own
+ * (scripts/callgraph.sh checks that no files use each other in a cycle):
+ *
+ *   main                 parameters, init and exit
+ *   chardev, debugfs     the export files: /dev/probe_core; the text files
+ *   builtin, client      probe_core's own probes (target=, tracepoints=,
+ *                        attach through /dev/probe_core); clients
+ *   probe                kprobes, kretprobes, tracepoints
+ *   hist, timer          histograms, timers
+ *   registry, names,     pcore_lock, the lists, lookups, the observer;
+ *   pcore_engine         checks of names and options; the math
+ *
+ * The export files find objects through the registry and read them with
+ * the read functions of hist, probe and timer; nothing in the core calls
+ * them: debugfs learns of clients and histograms as the registry's
+ * observer.
  */
 #ifndef PCORE_H
 #define PCORE_H
@@ -47,9 +64,20 @@ static inline u64 pcore_pcpu_sum(local64_t __percpu *c)
 	return n;
 }
 
+/* The registry (registry.c). */
 extern struct mutex pcore_lock;
 extern struct list_head pcore_clients;
 extern struct list_head pcore_probes;
+
+/* Every client, every histogram or timer of @c, every probe: under pcore_lock. */
+#define pcore_for_each_client(c) \
+	list_for_each_entry(c, &pcore_clients, node)
+#define pcore_for_each_hist(c, h) \
+	list_for_each_entry(h, &(c)->hists, node)
+#define pcore_for_each_timer(c, t) \
+	list_for_each_entry(t, &(c)->timers, node)
+#define pcore_for_each_probe(p) \
+	list_for_each_entry(p, &pcore_probes, node)
 
 /**
  * struct pcore_client - what one module created through the API
@@ -217,7 +245,6 @@ int pcore_hist_harvest(struct pcore_hist *h, struct pcore_kvs *out);
 void pcore_kvs_free(struct pcore_kvs *kvs);
 u64 pcore_hist_lifetime(struct pcore_hist *h);
 u64 pcore_hist_dropped(const struct pcore_hist *h);
-unsigned long pcore_hist_mem_total(void);
 void pcore_hist_unlink(struct pcore_hist *h);
 void pcore_hist_release(struct pcore_hist *h);
 void pcore_hist_put(struct pcore_hist *h);
@@ -352,31 +379,60 @@ int pcore_tp_init(void);
 bool pcore_tp_exists(const char *name);
 void pcore_tp_exit(void);
 
+int pcore_probe_set_enabled(struct pcore_probe *p, bool on);
+
 struct pcore_client *pcore_client_get_own(void);
+void pcore_client_set_own(struct pcore_client *c);
+struct pcore_client *pcore_client_find(const char *name);
+bool pcore_client_name_taken(struct pcore_client *c, const char *name);
+struct pcore_hist *pcore_hist_lookup(const char *full);
+
+/**
+ * struct pcore_observer_ops - what the registry's observer (debugfs) is told
+ * @client_added: a client is listed; called under pcore_lock, except for
+ *	probe_core's own client, which is listed at init
+ * @client_removed: a client is unlisted and is about to be freed, its
+ *	histograms already gone; called without pcore_lock, may sleep
+ * @hist_added: a histogram is listed in its client; called under pcore_lock
+ * @hist_removed: a histogram is unlisted and nothing records into it any
+ *	more; called without pcore_lock, may sleep (readers of its files
+ *	may still hold a reference)
+ */
+struct pcore_observer_ops {
+	void (*client_added)(struct pcore_client *c);
+	void (*client_removed)(struct pcore_client *c);
+	void (*hist_added)(struct pcore_hist *h);
+	void (*hist_removed)(struct pcore_hist *h);
+};
+
+void pcore_observer_set(const struct pcore_observer_ops *ops);
+void pcore_notify_client_added(struct pcore_client *c);
+void pcore_notify_client_removed(struct pcore_client *c);
+void pcore_notify_hist_added(struct pcore_hist *h);
+void pcore_notify_hist_removed(struct pcore_hist *h);
+
+/* Checks of what the API is given (names.c). */
 int pcore_check_name(const char *what, const char *name, bool dashes);
 int pcore_check_args(const char *what, const struct pcore_client *c,
 		     const void *o);
+bool pcore_one_word(const char *s);
+
 int pcore_client_init(void);
 void pcore_client_exit(void);
-bool pcore_client_name_taken(struct pcore_client *c, const char *name);
 
+/* probe_core's own probes (builtin.c). */
 int pcore_builtin_attach(bool tracepoint, const char *param, const char *name,
 			 const struct pcore_hist_spec *spec,
 			 unsigned int maxactive);
 int pcore_builtin_detach(const char *name);
-struct pcore_probe *pcore_builtin_probe(const char *name);
-void pcore_builtin_lock_get(void);
-void pcore_builtin_lock_put(void);
-int pcore_probe_set_enabled(struct pcore_probe *p, bool on);
+int pcore_builtin_set_enabled(const char *name, bool on);
+void pcore_builtin_log(void);
+void pcore_builtin_free_all(void);
+
 int pcore_chardev_init(void);
 void pcore_chardev_exit(void);
 
 void pcore_debugfs_init(void);
 void pcore_debugfs_exit(void);
-struct dentry *pcore_debugfs_root(void);
-void pcore_debugfs_add_hist(struct pcore_hist *h);
-void pcore_debugfs_add_client(struct pcore_client *c);
-void pcore_debugfs_add_own(struct pcore_client *c);
-void pcore_debugfs_remove(struct dentry **d);
 
 #endif /* PCORE_H */

@@ -14,8 +14,6 @@
 #include <linux/timekeeping.h>
 #include "pcore.h"
 
-LIST_HEAD(pcore_probes);
-
 /* Modules with tracepoints, as the tracepoint notifier reported them. */
 struct pcore_tp_mod {
 	struct list_head node;

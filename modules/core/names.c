@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Checks of what the API is given: names, options, units.  Every object
+ * file may use them: they use nothing else of probe_core's.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/err.h>
+#include <linux/printk.h>
+#include <linux/string.h>
+#include "pcore.h"
+
+/**
+ * pcore_check_name() - refuse names that are not plain identifiers
+ * @what: the kind of object, for the log line (e.g. "hist")
+ * @name: the name
+ * @dashes: allow '-' too
+ *
+ * Names become debugfs directory names: ASCII letters and digits, '_',
+ * '.' (not first, as in "foo.isra.0") and, when @dashes, '-'.  The
+ * kernel's isalnum() also takes Latin-1 letters (0xc0-0xff): not here.
+ *
+ * Return: 0 or -EINVAL, with one log line naming the problem.
+ */
+int pcore_check_name(const char *what, const char *name, bool dashes)
+{
+	size_t len, i;
+
+	if (!name) {
+		pr_err("%s: no name\n", what);
+		return -EINVAL;
+	}
+	len = strnlen(name, PCORE_NAME_MAX);
+	if (!len) {
+		pr_err("%s: empty name\n", what);
+		return -EINVAL;
+	}
+	if (len == PCORE_NAME_MAX) {
+		pr_err("%s: name '%.32s...' is %zu characters, longer than %d\n",
+		       what, name, strlen(name), PCORE_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	for (i = 0; i < len; i++) {
+		if ((isascii(name[i]) && isalnum(name[i])) || name[i] == '_' ||
+		    (name[i] == '.' && i) || (name[i] == '-' && dashes))
+			continue;
+		pr_err("%s: '%*pE' is not a valid name (bad character at %zu)\n",
+		       what, (int)len, name, i);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * pcore_check_args() - refuse a missing client or missing options
+ * @what: the kind of object, for the log line (e.g. "hist")
+ * @c: the client given to a creating function
+ * @o: the options given to it
+ *
+ * Return: 0 or -EINVAL, with one log line naming what is missing.
+ */
+int pcore_check_args(const char *what, const struct pcore_client *c,
+		     const void *o)
+{
+	if (IS_ERR_OR_NULL(c)) {
+		pr_err("%s: no client (%s)\n", what,
+		       c ? "an error pointer" : "NULL");
+		return -EINVAL;
+	}
+	if (!o) {
+		pr_err("%s: no options (NULL)\n", what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * pcore_one_word() - is @s fit to be one field of a text file?
+ * @s: a unit or key name
+ *
+ * Units and key names are printed as one field of the text files: a
+ * space, a newline or a control character would break their format.
+ *
+ * Return: true when @s is 1 to %PCORE_UNIT_MAX - 1 characters, none of
+ * them a space or a control character.
+ */
+bool pcore_one_word(const char *s)
+{
+	size_t i, len = strnlen(s, PCORE_UNIT_MAX);
+
+	if (!len || len == PCORE_UNIT_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
+			return false;
+	return true;
+}
