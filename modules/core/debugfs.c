@@ -221,63 +221,136 @@ static void pcore_seq_head(struct seq_file *m, struct pcore_hist *h,
 	pcore_seq_about(m, h, about, hits);
 }
 
+/*
+ * The probes and timers files copy what they show under pcore_lock and
+ * format it after: no object is held, and pcore_lock (which the module
+ * notifier takes) is held for a copy of a few hundred bytes per object.
+ */
+struct pcore_probe_row {
+	char client[MODULE_NAME_LEN];
+	char name[PCORE_NAME_MAX];
+	char symbol[KSYM_NAME_LEN + 32];
+	const char *kind;
+	u64 hits;
+	unsigned long missed;
+};
+
 static int pcore_probes_show(struct seq_file *m, void *unused)
 {
+	struct pcore_probe_row *rows, *r;
 	struct pcore_probe *p;
+	unsigned int n = 0, i;
 
 	mutex_lock(&pcore_lock);
 	pcore_for_each_probe(p)
-		seq_printf(m, "%s%s%s %s %s %llu %lu\n", p->client->name,
-			   *p->client->name ? "/" : "", p->name,
-			   pcore_probe_kind_name(p),
-			   pcore_probe_waiting(p) ? "(waiting)" : p->symbol,
-			   pcore_probe_hits(p), pcore_probe_missed(p));
+		n++;
+	rows = kvmalloc_array(max(n, 1U), sizeof(*rows),
+			      GFP_KERNEL | __GFP_NOWARN);
+	if (!rows) {
+		mutex_unlock(&pcore_lock);
+		return -ENOMEM;
+	}
+	r = rows;
+	pcore_for_each_probe(p) {
+		strscpy(r->client, p->client->name, sizeof(r->client));
+		strscpy(r->name, p->name, sizeof(r->name));
+		strscpy(r->symbol, pcore_probe_waiting(p) ? "(waiting)" : p->symbol,
+			sizeof(r->symbol));
+		r->kind = pcore_probe_kind_name(p);
+		r->hits = pcore_probe_hits(p);
+		r->missed = pcore_probe_missed(p);
+		r++;
+	}
 	mutex_unlock(&pcore_lock);
+	for (i = 0, r = rows; i < n; i++, r++)
+		seq_printf(m, "%s%s%s %s %s %llu %lu\n", r->client,
+			   *r->client ? "/" : "", r->name, r->kind, r->symbol,
+			   r->hits, r->missed);
+	kvfree(rows);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_probes);
 
+struct pcore_client_row {
+	char name[MODULE_NAME_LEN];
+	unsigned int n[3];
+};
+
 /* Handler modules using probe_core: name hists timers probes */
 static int pcore_clients_show(struct seq_file *m, void *unused)
 {
+	struct pcore_client_row *rows, *r;
 	struct pcore_client *c;
 	struct list_head *pos;
-	unsigned int n[3];
+	unsigned int n = 0, i;
 
 	mutex_lock(&pcore_lock);
+	pcore_for_each_client(c)
+		n++;
+	rows = kvcalloc(max(n, 1U), sizeof(*rows), GFP_KERNEL | __GFP_NOWARN);
+	if (!rows) {
+		mutex_unlock(&pcore_lock);
+		return -ENOMEM;
+	}
+	r = rows;
 	pcore_for_each_client(c) {
 		if (!*c->name)
 			continue;	/* probe_core's own */
-		memset(n, 0, sizeof(n));
+		strscpy(r->name, c->name, sizeof(r->name));
 		list_for_each(pos, &c->hists)
-			n[0]++;
+			r->n[0]++;
 		list_for_each(pos, &c->timers)
-			n[1]++;
+			r->n[1]++;
 		list_for_each(pos, &c->probes)
-			n[2]++;
-		seq_printf(m, "%s %u %u %u\n", c->name, n[0], n[1], n[2]);
+			r->n[2]++;
+		r++;
 	}
 	mutex_unlock(&pcore_lock);
+	for (i = 0; rows + i < r; i++)
+		seq_printf(m, "%s %u %u %u\n", rows[i].name, rows[i].n[0],
+			   rows[i].n[1], rows[i].n[2]);
+	kvfree(rows);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_clients);
+
+struct pcore_timer_row {
+	char name[PCORE_NAME_MAX];
+	bool cpu;
+	u64 measured, discarded, unmatched, evicted, exited;
+};
 
 /* name scope measured discarded unmatched evicted exited */
 static int pcore_timers_show(struct seq_file *m, void *unused)
 {
 	struct pcore_client *c = m->private;
+	struct pcore_timer_row *rows, *r;
 	struct pcore_timer *t;
-	u64 measured, discarded, unmatched, evicted, exited;
+	unsigned int n = 0, i;
 
 	mutex_lock(&pcore_lock);
+	pcore_for_each_timer(c, t)
+		n++;
+	rows = kvmalloc_array(max(n, 1U), sizeof(*rows),
+			      GFP_KERNEL | __GFP_NOWARN);
+	if (!rows) {
+		mutex_unlock(&pcore_lock);
+		return -ENOMEM;
+	}
+	r = rows;
 	pcore_for_each_timer(c, t) {
-		pcore_timer_stats(t, &measured, &discarded, &unmatched,
-				  &evicted, &exited);
-		seq_printf(m, "%s %s %llu %llu %llu %llu %llu\n", t->name,
-			   t->scope == PCORE_TIMER_CPU ? "cpu" : "task",
-			   measured, discarded, unmatched, evicted, exited);
+		strscpy(r->name, t->name, sizeof(r->name));
+		r->cpu = t->scope == PCORE_TIMER_CPU;
+		pcore_timer_stats(t, &r->measured, &r->discarded,
+				  &r->unmatched, &r->evicted, &r->exited);
+		r++;
 	}
 	mutex_unlock(&pcore_lock);
+	for (i = 0, r = rows; i < n; i++, r++)
+		seq_printf(m, "%s %s %llu %llu %llu %llu %llu\n", r->name,
+			   r->cpu ? "cpu" : "task", r->measured, r->discarded,
+			   r->unmatched, r->evicted, r->exited);
+	kvfree(rows);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_timers);
