@@ -369,6 +369,9 @@ soak_short() {
 # them in the foreground.  The debug kernel itself is built first, alone,
 # on every core (a fresh machine only; later runs find it cached).
 lanes=
+# A payload's .ready tells the extra phase that the main one made it: one
+# left by an earlier, interrupted run must not.
+rm -f "$top"/build/payload-*/.ready
 for k in $KERNELS; do
 	case $k in
 	debug-*)
