@@ -138,14 +138,11 @@ pick() {
 	done | xargs
 }
 
-# check_kernel KERNEL [PHASE]: one kernel's build, payload and VM boots.
-# Its results go to files named after its release, *-<release>.tap.
-# PHASE: all (default); main (build, payload, the main boot); extra (the
-# other boots, once main has made the payload).
+# check_kernel KERNEL: one kernel's build, payload and VM boots.  Its
+# results go to files named after its release, *-<release>.tap.
 check_kernel() {
 	local vmlinuz kdir kver built readme_ko payload all tirq plain exports
 	local want km moddir modroot vm_timeout vm_mem vm_append t0 list lock fault
-	local phase=${2:-all} i
 
 	if [ "${1%%-*}" = debug ]; then
 		# Built on first use (tens of minutes on 2 cores), then cached.
@@ -176,17 +173,6 @@ check_kernel() {
 	fi
 
 	payload=$top/build/payload-$kver
-	if [ "$phase" = extra ]; then
-		# The main phase, in the other lane, makes the payload.
-		for i in $(seq 3600); do
-			[ ! -e "$payload/.ready" ] || break
-			[ ! -e "$res/vm-$kver.tap" ] || return
-			sleep 1
-		done
-		[ -e "$payload/.ready" ] || return
-		boots "$1" "$phase"
-		return
-	fi
 
 	echo "== $1: build ($kver)"
 	rm -rf "build/$kver"
@@ -272,10 +258,10 @@ check_kernel() {
 		} > "$res/sign-$kver.tap" 2>&1
 	fi
 	touch "$payload/.ready"
-	boots "$1" "$phase"
+	boots "$1"
 }
 
-# boots KERNEL PHASE: the VM boots of check_kernel, whose variables they
+# boots KERNEL: the VM boots of check_kernel, whose variables they
 # use (bash's dynamic scope).
 boots() {
 	# Which boot runs which test:
@@ -297,15 +283,12 @@ boots() {
 	grep -qx CONFIG_FAULT_INJECTION_DEBUG_FS=y "$kdir/.config" &&
 		grep -qx CONFIG_FAILSLAB=y "$kdir/.config" || fault=
 	[ -e "$payload/modules/unsigned" ] || lock=
-	if [ "$phase" != extra ]; then
-		tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
-			--out "$top/build/vm-$kver" --timeout "$vm_timeout" \
-			--mem "$vm_mem" --append "$vm_append" \
-			-- sh selftests/run_tests.sh $plain \
-			> "$res/vm-$kver.tap" 2>&1
-		promtool_check "$kver" "$plain"
-	fi
-	[ "$phase" != main ] || return 0
+	tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
+		--out "$top/build/vm-$kver" --timeout "$vm_timeout" \
+		--mem "$vm_mem" --append "$vm_append" \
+		-- sh selftests/run_tests.sh $plain \
+		> "$res/vm-$kver.tap" 2>&1
+	promtool_check "$kver" "$plain"
 	extra_boot faultinject "" $fault	# loads with the N-th allocation failing
 	extra_boot threadirqs threadirqs $tirq
 	extra_boot lockdown lockdown=confidentiality $lock
@@ -362,15 +345,16 @@ soak_short() {
 }
 
 # Two lanes.  QEMU's TCG runs a guest on one host thread, so one boot
-# leaves the second core idle: the debug kernel's main boot (the longest:
-# the whole suite under KASAN, with kmemleak scans) runs in the
-# background while the Debian kernels run in the foreground; its other
-# boots (fault injection, threadirqs, lockdown) and its short soak follow
-# them in the foreground.  The debug kernel itself is built first, alone,
-# on every core (a fresh machine only; later runs find it cached).
+# leaves the second core idle: the debug kernel's boots (the longest: its
+# main boot runs the whole suite under KASAN, with kmemleak scans, then
+# fault injection, threadirqs and lockdown) run in the background, about
+# 40 minutes, while the Debian kernels, their soak and DKMS run in the
+# foreground, then the debug kernel's short soak, about 37.  The debug
+# kernel itself is built first, alone, on every core (a fresh machine
+# only; later runs find it cached).
 lanes=
-# A payload's .ready tells the extra phase that the main one made it: one
-# left by an earlier, interrupted run must not.
+# A payload's .ready tells the debug soak that its lane made it: one left
+# by an earlier, interrupted run must not.
 rm -f "$top"/build/payload-*/.ready
 for k in $KERNELS; do
 	case $k in
@@ -380,7 +364,7 @@ for k in $KERNELS; do
 		scripts/debug-kernel.sh > /dev/null 2> "$res/debug-kernel-$k.log"
 		sed 's/^/  /' "$res/debug-kernel-$k.log"
 		echo "  ready after $((SECONDS - t0)) s; its boots run in the background"
-		check_kernel "$k" main > "$res/lane-$k.log" 2>&1 &
+		check_kernel "$k" > "$res/lane-$k.log" 2>&1 &
 		lanes="$lanes $!"
 		;;
 	esac
@@ -412,14 +396,21 @@ done
 for k in $KERNELS; do
 	case $k in
 	debug-*)
-		check_kernel "$k" extra
+		# The soak runs on the modules that its lane built.
+		for i in $(seq 3600); do
+			if ls "$top"/build/payload-*-pcore-debug/.ready ||
+			   ls "$res"/vm-*-pcore-debug.tap; then
+				break
+			fi > /dev/null 2>&1
+			sleep 1
+		done
 		soak_short "$k"
 		;;
 	esac
 done
 
 if [ -n "$lanes" ]; then
-	echo "== waiting for the debug kernel's main boot"
+	echo "== waiting for the debug kernel's boots"
 	# shellcheck disable=SC2086 # a list of pids
 	wait $lanes
 	cat "$res"/lane-*.log
