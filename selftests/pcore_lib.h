@@ -566,6 +566,45 @@ static inline unsigned long long pcore_nr_forks(void)
 }
 
 /*
+ * Waits until the kernel forks no more for 200 ms (the fork counter holds
+ * still that long), at most 10 s: a module load's deferred work can have
+ * kthreadd fork a kworker just after it.  Returns 0, or -1 when forking
+ * goes on.
+ */
+static inline int pcore_forks_quiet(void)
+{
+	unsigned long long c, last = pcore_nr_forks();
+	int i, still = 0;
+
+	for (i = 0; i < 10000 / 50 && still < 200 / 50; i++) {
+		usleep(50000);
+		c = pcore_nr_forks();
+		still = c == last ? still + 1 : 0;
+		last = c;
+	}
+	return still < 200 / 50 ? -1 : 0;
+}
+
+/*
+ * @v events of a probe on kernel_clone(), counted in a window that the
+ * fork counter read @f0 before and reads now after, hold our @n forks and
+ * at most the kernel's own besides: kthreadd forks a kworker when a worker
+ * pool runs dry, as after a module load queues its init-free work (seen on
+ * the debug kernel).  In a quiet VM that is exactly @n.
+ */
+#define EXPECT_FORKS(n, v, f0) do {					\
+	unsigned long long __v = (v), __f0 = (f0);			\
+	unsigned long long __f1 = pcore_nr_forks();			\
+									\
+	EXPECT_NE(-1ULL, __f0);						\
+	EXPECT_LE((unsigned long long)(n), __v);			\
+	EXPECT_GE(__f1 - __f0, __v) {					\
+		TH_LOG("%llu events for %llu forks of ours; the kernel forked %llu times", \
+		       __v, (unsigned long long)(n), __f1 - __f0);	\
+	}								\
+} while (0)
+
+/*
  * Unload the modules of @mods that are loaded, in order (users before
  * what they use); returns 0 or the first errno.
  */

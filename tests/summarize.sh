@@ -9,8 +9,9 @@
 #   "ok ..."             passed, unless it carries a "# SKIP" directive,
 #                        then skipped (a skip never counts as a pass)
 #   "not ok ..."         failed
-# Failed lines are listed first (FILE: line), then the last line of stdout
-# is "N passed, N failed[, N skipped]". Exit 1 when anything failed, nothing
+# Failed lines are listed first (FILE: line), each followed by the last 40
+# "# " comment lines before it (the test's own diagnostics, indented), then
+# the last line of stdout is "N passed, N failed[, N skipped]". Exit 1 when anything failed, nothing
 # passed, or a FILE is unreadable (a missing results file is a lost run).
 set -eu
 
@@ -38,8 +39,18 @@ done
 
 awk -v unreadable="$unreadable" '
 	{ sub(/\r$/, "") }
-	/^not ok / { failed++; print FILENAME ": " $0; next }
+	FNR == 1 { nc = 0 }
+	/^#/ { c[nc++ % 40] = $0; next }
+	/^not ok / {
+		failed++
+		print FILENAME ": " $0
+		for (i = (nc > 40 ? nc - 40 : 0); i < nc; i++)
+			print "    " c[i % 40]
+		nc = 0
+		next
+	}
 	/^ok / {
+		nc = 0
 		# TAP directive: "#", optional blanks, SKIP in any case.
 		if ($0 ~ /#[ \t]*[Ss][Kk][Ii][Pp]/)
 			skipped++
