@@ -177,6 +177,48 @@ FIXTURE_VARIANT_ADD(bad, alias_duplicate) {
 	.log = "resolves to kernel_clone, which do_fork already probes",
 };
 
+FIXTURE_VARIANT_ADD(bad, count_unknown_suffix) {
+	.params = "target=do_fork:cnt",
+	.err = EINVAL,
+	.log = "target=do_fork:cnt: unknown suffix ':cnt' (known: ':count')",
+};
+
+FIXTURE_VARIANT_ADD(bad, count_empty_suffix) {
+	.params = "target=do_fork:",
+	.err = EINVAL,
+	.log = "target=do_fork:: unknown suffix ':'",
+};
+
+FIXTURE_VARIANT_ADD(bad, count_no_function) {
+	.params = "target=:count",
+	.err = EINVAL,
+	.log = "hist: ':count' is not a valid name",
+};
+
+FIXTURE_VARIANT_ADD(bad, count_no_such_function) {
+	.params = "target=pcore_no_such_function:count",
+	.err = ENOENT,
+	.log = "kprobe pcore_no_such_function:count: no such kernel function pcore_no_such_function",
+};
+
+FIXTURE_VARIANT_ADD(bad, count_twice) {
+	.params = "target=do_fork:count,do_fork:count",
+	.err = EINVAL,
+	.log = "target=do_fork:count: given twice",
+};
+
+FIXTURE_VARIANT_ADD(bad, count_alias_duplicate) {
+	.params = "target=do_fork:count,kernel_clone:count",
+	.err = EINVAL,
+	.log = "resolves to kernel_clone, which do_fork:count already probes",
+};
+
+FIXTURE_VARIANT_ADD(bad, count_data_symbol) {
+	.params = "target=jiffies:count",
+	.err = EINVAL,
+	.log = "kprobes refused jiffies",
+};
+
 FIXTURE_VARIANT_ADD(bad, partial_target) {
 	.params = "target=do_fork,vfs_read,pcore_no_such_function",
 	.err = ENOENT,

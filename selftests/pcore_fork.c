@@ -307,4 +307,54 @@ TEST_F_TIMEOUT(fork, offline_cpu_keeps_counts, 300)
 	EXPECT_EQ(c1, pc.tc);
 }
 
+/*
+ * target=do_fork:count beside target=do_fork: a kprobe that only counts
+ * calls, into a count histogram (no distribution, no percentiles), and a
+ * return probe that times the same calls.
+ */
+TEST_F_TIMEOUT(fork, count_beside_time, 300)
+{
+	unsigned long long c0, c1, f0;
+	struct pcore_probe_line l;
+
+	ASSERT_EQ(0, pcore_unload_wait());
+	ASSERT_EQ(0, pcore_load("target=do_fork:count,do_fork"));
+	ASSERT_EQ(0, pcore_forks_quiet());
+	f0 = pcore_nr_forks();
+	c0 = pcore_stat("do_fork:count", "count");
+	ASSERT_NE(-1ULL, c0);
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	c1 = pcore_stat("do_fork:count", "count");
+	EXPECT_FORKS(NFORKS, c1 - c0, f0);
+	/* The same calls, timed: every one returned before the read. */
+	EXPECT_EQ(c1, pcore_stat("do_fork", "count"));
+
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork:count/stats", buf, PCORE_BUF));
+	EXPECT_EQ(c1, pcore_key(buf, "count")) TH_LOG("%s", buf);
+	EXPECT_EQ(0, pcore_key(buf, "sum"));
+	EXPECT_EQ(0, pcore_key(buf, "min"));
+	EXPECT_EQ(0, pcore_key(buf, "max"));
+	EXPECT_EQ(-1ULL, pcore_key(buf, "p50")) TH_LOG("%s", buf);
+	EXPECT_EQ(-1ULL, pcore_key(buf, "percentile_error"));
+	EXPECT_NE(NULL, strstr(buf, "\nkind: count\n")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "\nunit: calls\n")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "\nsymbol: kernel_clone\n")) TH_LOG("%s", buf);
+	ASSERT_EQ(0, pcore_probe_line("do_fork:count", &l));
+	EXPECT_STREQ("kprobe", l.kind);
+	EXPECT_STREQ("kernel_clone", l.symbol);
+	EXPECT_EQ(0, l.missed);
+	EXPECT_EQ(c1, l.hits);
+
+	/* An interval read moves the count out; reset empties it. */
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork:count/interval", buf, PCORE_BUF));
+	EXPECT_LE(c1, pcore_key(buf, "count")) TH_LOG("%s", buf);
+	EXPECT_GE(c1 + pcore_nr_forks() - f0, pcore_key(buf, "count"));
+	ASSERT_EQ(0, pcore_forks(NFORKS / 3));
+	ASSERT_EQ(0, pcore_write(PCORE_DBG "/do_fork:count/reset", "1", 1));
+	EXPECT_EQ(0, pcore_stat("do_fork:count", "count"));
+	/* hits count on through both. */
+	ASSERT_EQ(0, pcore_probe_line("do_fork:count", &l));
+	EXPECT_LE(c1 + NFORKS / 3, l.hits);
+}
+
 TEST_HARNESS_MAIN

@@ -20,11 +20,15 @@
  *	sub-buckets (values below 2^precision get a bucket each), up to @max;
  *	one overflow bucket above (none when @max is in the bucket that ends
  *	at 2^64).
+ * @PCORE_HIST_COUNT: no distribution: one bucket that holds every value,
+ *	with their count, sum, min and max.  pcore_hist_count() counts an
+ *	event into it without a value (an event counted so has the value 0).
  */
 enum pcore_hist_kind {
 	PCORE_HIST_LOG2 = 1,
 	PCORE_HIST_LINEAR = 2,
 	PCORE_HIST_LOGLINEAR = 3,
+	PCORE_HIST_COUNT = 4,
 };
 
 /* Default: relative bucket width <= 1/16, 1 ns .. 1 hour, 4984 bytes/CPU. */

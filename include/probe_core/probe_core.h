@@ -108,6 +108,7 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 				     const struct pcore_hist_opts *o);
 void pcore_hist_destroy(struct pcore_hist *h);
 void pcore_hist_add(struct pcore_hist *h, u64 v);
+void pcore_hist_count(struct pcore_hist *h);
 void pcore_hist_add_key(struct pcore_hist *h, u64 key, const char *label,
 			u64 v);
 
@@ -161,10 +162,12 @@ bool pcore_timer_stop(struct pcore_timer *t, struct task_struct *task,
  * @offset: offset into @symbol
  * @addr: address to probe, when @symbol is NULL
  * @pre: called before the probed instruction, or NULL
- * @post: called after it, or NULL (at least one of the two)
+ * @post: called after it, or NULL
  * @hist: the histogram this probe feeds, or NULL; its stats show this
  *	probe's symbol and missed count.  One probe per histogram: others
- *	may add to it from their handlers, unbound.
+ *	may add to it from their handlers, unbound.  With neither @pre nor
+ *	@post, the probe counts each hit into @hist (pcore_hist_count()) and
+ *	does nothing else: give it a %PCORE_HIST_COUNT histogram.
  * @priv: handler data, see pcore_probe_priv()
  */
 struct pcore_kprobe_opts {

@@ -14,9 +14,17 @@
 #include <linux/string.h>
 #include "pcore.h"
 
+/* What a target records: its name's suffix, after the function. */
+enum pcore_builtin_mode {
+	PCORE_BUILTIN_TIME,	/* "vfs_read": the latency of each call */
+	PCORE_BUILTIN_COUNT,	/* "vfs_read:count": how many calls */
+};
+
 /* One of probe_core's own probes, with what it feeds. */
 struct pcore_builtin {
 	char name[PCORE_NAME_MAX];
+	char symbol[PCORE_NAME_MAX];
+	enum pcore_builtin_mode mode;
 	struct pcore_hist *hist;
 	struct pcore_timer *timer;
 	struct pcore_probe *probe;
@@ -100,6 +108,40 @@ static struct pcore_builtin *pcore_builtin_find(const char *name)
 	return NULL;
 }
 
+/*
+ * "FUNC" or "FUNC:SUFFIX" into b->symbol and b->mode.  Return: 0, or
+ * -EINVAL with one log line.
+ */
+static int pcore_builtin_parse(struct pcore_builtin *b, const char *param)
+{
+	char *colon = strchr(b->symbol, ':');
+
+	b->mode = PCORE_BUILTIN_TIME;
+	if (!colon)
+		return 0;
+	*colon = '\0';
+	if (!strcmp(colon + 1, "count")) {
+		b->mode = PCORE_BUILTIN_COUNT;
+		return 0;
+	}
+	pr_err("%s=%s: unknown suffix ':%s' (known: ':count')\n", param,
+	       b->name, colon + 1);
+	return -EINVAL;
+}
+
+/* A kprobe that counts the calls of b->symbol into a count histogram. */
+static int pcore_builtin_count(struct pcore_client *c, struct pcore_builtin *b)
+{
+	b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
+		.name = b->name, .unit = "calls",
+		.spec = { .kind = PCORE_HIST_COUNT } });
+	if (IS_ERR(b->hist))
+		return PTR_ERR(b->hist);
+	b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
+		.name = b->name, .symbol = b->symbol, .hist = b->hist });
+	return PTR_ERR_OR_ZERO(b->probe);
+}
+
 /* Attach one; on error nothing of it stays.  Caller holds the table lock. */
 static int pcore_builtin_add_locked(bool tracepoint, const char *param,
 				    const char *name,
@@ -134,20 +176,27 @@ static int pcore_builtin_add_locked(bool tracepoint, const char *param,
 	}
 	b->used = true;
 	strscpy(b->name, name, sizeof(b->name));
-	b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
-		.name = name, .spec = *spec });
-	ret = PTR_ERR_OR_ZERO(b->hist);
+	strscpy(b->symbol, name, sizeof(b->symbol));
+	ret = tracepoint ? 0 : pcore_builtin_parse(b, param);
+	if (!ret && b->mode == PCORE_BUILTIN_COUNT) {
+		ret = pcore_builtin_count(c, b);
+	} else if (!ret) {
+		b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
+			.name = name, .spec = *spec });
+		ret = PTR_ERR_OR_ZERO(b->hist);
+	}
 	if (!ret && tracepoint)
 		ret = pcore_builtin_tracepoint(c, b, param);
-	else if (!ret)
+	else if (!ret && b->mode == PCORE_BUILTIN_TIME)
 		ret = PTR_ERR_OR_ZERO(b->probe = pcore_kretprobe_attach(c,
 			&(struct pcore_kretprobe_opts){
 				.name = name, .symbol = name,
 				.maxactive = active, .hist = b->hist }));
+	/* One probe of each mode per function, whatever name it had. */
 	for (i = 0; !ret && !tracepoint && i < ARRAY_SIZE(pcore_builtins); i++) {
 		struct pcore_builtin *q = &pcore_builtins[i];
 
-		if (q == b || !q->used || q->timer ||
+		if (q == b || !q->used || q->timer || q->mode != b->mode ||
 		    strcmp(pcore_probe_symbol(q->probe),
 			   pcore_probe_symbol(b->probe)))
 			continue;
@@ -250,7 +299,8 @@ void pcore_builtin_log(void)
 		if (pcore_builtins[i].used)
 			pr_info("%s: %s on %s\n", pcore_builtins[i].name,
 				pcore_builtins[i].timer ? "tracepoint" :
-							  "kretprobe",
+				pcore_builtins[i].mode ? "counting kprobe" :
+							 "kretprobe",
 				pcore_probe_symbol(pcore_builtins[i].probe));
 	mutex_unlock(&pcore_builtin_lock);
 }

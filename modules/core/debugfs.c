@@ -105,7 +105,9 @@ static void pcore_seq_values(struct seq_file *m, const struct pcore_hist *h,
 	seq_printf(m, "max: %llu\n", s->max);
 	seq_printf(m, "mean: %llu\n",
 		   s->count ? div64_u64(s->sum, s->count) : 0);
-	for (i = 0; i < ARRAY_SIZE(pcore_pct); i++)
+	/* A count histogram keeps no distribution: no percentiles. */
+	for (i = 0; h->layout.kind != PCORE_HIST_COUNT &&
+		    i < ARRAY_SIZE(pcore_pct); i++)
 		seq_printf(m, "%s: %llu\n", pcore_pct[i].key,
 			   pcore_snap_percentile(&h->layout, s,
 						 pcore_pct[i].ppm));
@@ -139,7 +141,9 @@ static void pcore_seq_about(struct seq_file *m, const struct pcore_hist *h,
 	seq_printf(m, "symbol: %s\n", a->symbol);
 	seq_printf(m, "unit: %s\n", h->unit);
 	seq_printf(m, "kind: %s\n", pcore_kind_name(h->layout.kind));
-	if (ppm)
+	if (h->layout.kind == PCORE_HIST_COUNT)
+		;	/* no percentiles, no error */
+	else if (ppm)
 		seq_printf(m, "percentile_error: %u.%04u%%\n", ppm / 10000,
 			   ppm % 10000);
 	else

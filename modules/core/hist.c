@@ -702,6 +702,31 @@ void notrace pcore_hist_add(struct pcore_hist *h, u64 v)
 EXPORT_SYMBOL_GPL(pcore_hist_add);
 NOKPROBE_SYMBOL(pcore_hist_add);
 
+/**
+ * pcore_hist_count() - count one event, without a value; hot path
+ * @h: histogram, best of kind %PCORE_HIST_COUNT (for a keyed one, the
+ *	event goes to key 0)
+ *
+ * One per-CPU increment: no sum, min or max to update.  An event counted
+ * so reads as the value 0.  No lock, no allocation, no division; safe in
+ * any context, NMI included.
+ */
+void notrace pcore_hist_count(struct pcore_hist *h)
+{
+	struct pcore_cpu_hist *c;
+
+	if (unlikely(h->key_mode)) {
+		pcore_hist_add_key(h, 0, NULL, 0);
+		return;
+	}
+	preempt_disable_notrace();
+	c = h->cpu[READ_ONCE(h->cur)][raw_smp_processor_id()];
+	pcore_ctr_add(&c->b[0], 1);
+	preempt_enable_notrace();
+}
+EXPORT_SYMBOL_GPL(pcore_hist_count);
+NOKPROBE_SYMBOL(pcore_hist_count);
+
 /*
  * An address as the reader may see it: what "%pK" prints, in the
  * reader's context (kptr_restrict, its CAP_SYSLOG), read back.

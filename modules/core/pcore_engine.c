@@ -35,6 +35,13 @@ int pcore_layout_init(struct pcore_layout *l, const struct pcore_hist_spec *s,
 		l->nbuckets = 65;
 		l->last = 64;
 		return 0;
+	case PCORE_HIST_COUNT:
+		/*
+		 * pcore_bucket() takes the linear path: every value is at or
+		 * above min (0) and past range (0), so in bucket last (0).
+		 */
+		l->nbuckets = 1;
+		return 0;
 	case PCORE_HIST_LOGLINEAR:
 		l->prec = s->precision ? s->precision :
 			  PCORE_LOGLIN_DEFAULT_PRECISION;
@@ -102,6 +109,10 @@ void pcore_bucket_bounds(const struct pcore_layout *l, u32 idx,
 	u32 last = l->nbuckets - 1, g, sub;
 
 	switch (l->kind) {
+	case PCORE_HIST_COUNT:
+		*lo = 0;
+		*hi = U64_MAX;
+		return;
 	case PCORE_HIST_LOG2:
 		*lo = idx ? 1ULL << (idx - 1) : 0;
 		*hi = idx == 0 ? 1 : idx < 64 ? 1ULL << idx : U64_MAX;
@@ -171,9 +182,16 @@ void pcore_snap_init(const struct pcore_layout *l, struct pcore_snap *s)
 		s->b[i] = 0;
 }
 
+/*
+ * Values counted without a value (pcore_hist_count()) leave min above max
+ * (U64_MAX and 0, as reset): they are values of 0.  Recorded values never
+ * do, U64_MAX included (min = max = U64_MAX).
+ */
 static void snap_add(struct pcore_snap *s, u64 count, u64 sum, u64 min,
 		     u64 max)
 {
+	if (count && min > max)
+		min = 0;
 	s->count += count;
 	s->sum += sum;
 	if (min < s->min)
@@ -273,7 +291,8 @@ void pcore_cpu_harvest(struct pcore_cpu_hist *c, struct pcore_snap *into)
  */
 static int is_overflow(const struct pcore_layout *l, u32 idx)
 {
-	if (l->kind == PCORE_HIST_LOG2 || idx != l->nbuckets - 1)
+	if (l->kind == PCORE_HIST_LOG2 || l->kind == PCORE_HIST_COUNT ||
+	    idx != l->nbuckets - 1)
 		return 0;
 	return l->kind == PCORE_HIST_LINEAR || idx != loglin_top(l->prec);
 }
@@ -290,7 +309,8 @@ static int is_overflow(const struct pcore_layout *l, u32 idx)
  * error is at most half a bucket (see pcore_layout_error_ppm()).  A value in
  * the underflow or overflow bucket is answered with the recorded min or max.
  *
- * Return: the percentile, or 0 for an empty snapshot.
+ * Return: the percentile, or 0 for an empty snapshot or a count layout
+ * (which keeps no distribution).
  */
 u64 pcore_snap_percentile(const struct pcore_layout *l,
 			  const struct pcore_snap *s, u32 ppm)
@@ -298,6 +318,8 @@ u64 pcore_snap_percentile(const struct pcore_layout *l,
 	u64 total = 0, rank, seen = 0, lo, hi, v, q;
 	u32 i;
 
+	if (l->kind == PCORE_HIST_COUNT)
+		return 0;
 	for (i = 0; i < s->nbuckets; i++)
 		total += s->b[i];
 	if (!total)
@@ -339,7 +361,8 @@ u64 pcore_snap_percentile(const struct pcore_layout *l,
  * linear answers within step/2 (values in the under- or overflow bucket
  * are reported as the recorded min or max).
  *
- * Return: the relative error bound in parts per million, 0 for linear.
+ * Return: the relative error bound in parts per million, 0 for linear and
+ * for count layouts (which have no percentiles).
  */
 u32 pcore_layout_error_ppm(const struct pcore_layout *l, u64 *abs_err)
 {
@@ -349,6 +372,8 @@ u32 pcore_layout_error_ppm(const struct pcore_layout *l, u64 *abs_err)
 		return (1000000U + (2U << l->prec) - 1) >> (l->prec + 1);
 	case PCORE_HIST_LOG2:
 		return 500000;
+	case PCORE_HIST_COUNT:
+		return 0;
 	default:
 		*abs_err = l->step / 2;
 		return 0;
@@ -359,7 +384,7 @@ u32 pcore_layout_error_ppm(const struct pcore_layout *l, u64 *abs_err)
  * pcore_kind_name() - the name users write for a histogram kind
  * @kind: an enum pcore_hist_kind
  *
- * Return: "log2", "linear", "loglinear" or "unknown".
+ * Return: "log2", "linear", "loglinear", "count" or "unknown".
  */
 const char *pcore_kind_name(u32 kind)
 {
@@ -370,6 +395,8 @@ const char *pcore_kind_name(u32 kind)
 		return "linear";
 	case PCORE_HIST_LOGLINEAR:
 		return "loglinear";
+	case PCORE_HIST_COUNT:
+		return "count";
 	default:
 		return "unknown";
 	}

@@ -242,6 +242,17 @@ static int notrace pcore_kp_pre(struct kprobe *kp, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(pcore_kp_pre);
 
+/* A kprobe without handlers counts calls into its histogram, and no more. */
+static int notrace pcore_kp_count(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct pcore_probe *p = container_of(kp, struct pcore_probe, kp);
+
+	pcore_hit(p);
+	pcore_hist_count(p->hist);
+	return 0;
+}
+NOKPROBE_SYMBOL(pcore_kp_count);
+
 static void notrace pcore_kp_post(struct kprobe *kp, struct pt_regs *regs,
 				  unsigned long flags)
 {
@@ -294,7 +305,7 @@ static int pcore_kp_register(struct pcore_probe *p)
 	void *addr = kp->addr;
 
 	memset(kp, 0, sizeof(*kp));
-	kp->pre_handler = pcore_kp_pre;
+	kp->pre_handler = p->pre || p->post ? pcore_kp_pre : pcore_kp_count;
 	kp->post_handler = p->post ? pcore_kp_post : NULL;
 	kp->offset = offset;
 	if (addr)
@@ -355,8 +366,8 @@ struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
 	p->pre = o->pre;
 	p->post = o->post;
 	ret = -EINVAL;
-	if (!o->pre && !o->post) {
-		pcore_perr(p, "no handler");
+	if (!o->pre && !o->post && !o->hist) {
+		pcore_perr(p, "no handler, and no hist to count calls into");
 		goto err_free;
 	}
 	if (!o->symbol == !o->addr) {

@@ -427,7 +427,7 @@ TEST(layout_refuses_unknown_kind)
 {
 	static const struct refused t[] = {
 		{ { .kind = 0, .max = 10, .step = 1 }, "kind" },
-		{ { .kind = 4, .max = 10, .step = 1 }, "kind" },
+		{ { .kind = 5, .max = 10, .step = 1 }, "kind" },
 		{ { .kind = 0x80000002, .max = 10, .step = 1 }, "kind" },
 		{ { .kind = U32_MAX }, "kind" },
 	};
@@ -510,8 +510,9 @@ TEST(kind_names)
 	ASSERT_STREQ("log2", pcore_kind_name(PCORE_HIST_LOG2));
 	ASSERT_STREQ("linear", pcore_kind_name(PCORE_HIST_LINEAR));
 	ASSERT_STREQ("loglinear", pcore_kind_name(PCORE_HIST_LOGLINEAR));
+	ASSERT_STREQ("count", pcore_kind_name(PCORE_HIST_COUNT));
 	ASSERT_STREQ("unknown", pcore_kind_name(0));
-	ASSERT_STREQ("unknown", pcore_kind_name(4));
+	ASSERT_STREQ("unknown", pcore_kind_name(5));
 	ASSERT_STREQ("unknown", pcore_kind_name(U32_MAX));
 }
 
@@ -1700,6 +1701,85 @@ TEST(percentile_random_datasets_within_bound)
 		ASSERT_LT(NDATASETS / NDIST * ARRAY_SIZE(ppms), nppm[d])
 			TH_LOG("%s: too few checks", dist_name[d]);
 	}
+}
+
+/* ---- count layouts: one bucket, no distribution ---- */
+
+TEST(count_layout_one_bucket)
+{
+	static const u64 vals[] = { 0, 1, 2, 1000, P2(32), P2(63), U64_MAX - 1,
+				    U64_MAX };
+	const struct pcore_hist_spec spec = { .kind = PCORE_HIST_COUNT };
+	const char *why = NULL;
+	struct pcore_layout l;
+	u64 lo, hi, abs_err = 1;
+	size_t i;
+
+	memset(&l, JUNK, sizeof(l));
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why)) TH_LOG("%s", why);
+	ASSERT_EQ((u32)PCORE_HIST_COUNT, l.kind);
+	ASSERT_EQ(1U, l.nbuckets);
+	for (i = 0; i < ARRAY_SIZE(vals); i++)
+		EXPECT_EQ(0ULL, pcore_bucket(&l, vals[i]))
+			TH_LOG("value %llu", (unsigned long long)vals[i]);
+	pcore_bucket_bounds(&l, 0, &lo, &hi);
+	EXPECT_EQ(0ULL, lo);
+	EXPECT_EQ(U64_MAX, hi);
+	EXPECT_EQ(0U, pcore_layout_error_ppm(&l, &abs_err));
+	EXPECT_EQ(0ULL, abs_err);
+}
+
+/*
+ * Counted events (bucket 0 only, as pcore_hist_count() does) read as
+ * values of 0, in a plain read and a harvest, alone or beside recorded
+ * values; a count layout has no percentiles.
+ */
+TEST(count_events_read_as_zero)
+{
+	const struct pcore_hist_spec spec = { .kind = PCORE_HIST_COUNT };
+	const char *why = NULL;
+	struct pcore_cpu_hist *c;
+	struct pcore_snap *s;
+	struct pcore_layout l;
+	int k;
+
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
+	c = cpu_new(&l);
+	s = snap_new(&l);
+	ASSERT_TRUE(c && s);
+	for (k = 0; k < 1000; k++)
+		pcore_ctr_add(&c->b[0], 1);
+	pcore_snap_add_cpu(s, c);
+	EXPECT_EQ(1000ULL, s->count);
+	EXPECT_EQ(0ULL, s->sum);
+	EXPECT_EQ(0ULL, s->min);
+	EXPECT_EQ(0ULL, s->max);
+	EXPECT_EQ(0ULL, pcore_snap_percentile(&l, s, 500000));
+	pcore_snap_init(&l, s);
+	pcore_cpu_harvest(c, s);
+	EXPECT_EQ(1000ULL, s->count);
+	EXPECT_EQ(0ULL, s->min);
+	cpu_is_empty(_metadata, "count", &l, c);
+
+	/* Recorded values keep their sum, min and max. */
+	pcore_record(&l, c, 300);
+	pcore_record(&l, c, 100);
+	pcore_snap_init(&l, s);
+	pcore_snap_add_cpu(s, c);
+	EXPECT_EQ(2ULL, s->count);
+	EXPECT_EQ(400ULL, s->sum);
+	EXPECT_EQ(100ULL, s->min);
+	EXPECT_EQ(300ULL, s->max);
+	EXPECT_EQ(0ULL, pcore_snap_percentile(&l, s, 990000));
+	/* U64_MAX recorded is not taken for a counted event. */
+	pcore_cpu_harvest(c, s);
+	pcore_snap_init(&l, s);
+	pcore_record(&l, c, U64_MAX);
+	pcore_snap_add_cpu(s, c);
+	EXPECT_EQ(U64_MAX, s->min);
+	EXPECT_EQ(U64_MAX, s->max);
+	free(c);
+	free(s);
 }
 
 TEST_HARNESS_MAIN
