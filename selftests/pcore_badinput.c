@@ -180,7 +180,7 @@ FIXTURE_VARIANT_ADD(bad, alias_duplicate) {
 FIXTURE_VARIANT_ADD(bad, count_unknown_suffix) {
 	.params = "target=do_fork:cnt",
 	.err = EINVAL,
-	.log = "target=do_fork:cnt: unknown suffix ':cnt' (known: ':count')",
+	.log = "target=do_fork:cnt: unknown suffix ':cnt' (known: ':count',",
 };
 
 FIXTURE_VARIANT_ADD(bad, count_empty_suffix) {

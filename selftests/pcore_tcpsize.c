@@ -103,11 +103,18 @@ static pid_t reader(int listener, unsigned long long expect)
 	}
 }
 
-TEST_F_TIMEOUT(tcpsize, exact_buckets, 300)
+/*
+ * The sends, then their counts and sizes in the histogram in directory
+ * @dir, fed by the probe @probe (as the probes file names it).
+ */
+static void sends_exact(struct __test_metadata *_metadata, int listener,
+			const struct sockaddr_in *addr, const char *dir,
+			const char *probe)
 {
 	unsigned long long total = 0, bytes = 0, c0;
 	struct pcore_probe_line l;
 	int i, j, s, st, lines;
+	char path[256];
 	pid_t pid;
 
 	for (i = 0; i < (int)ARRAY_SIZE(sends); i++) {
@@ -115,17 +122,19 @@ TEST_F_TIMEOUT(tcpsize, exact_buckets, 300)
 		bytes += sends[i].count * sends[i].size;
 	}
 	memset(data, 'x', sizeof(data));
-	pid = reader(self->listener, bytes);
+	pid = reader(listener, bytes);
 	ASSERT_LT(0, pid);
 	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	ASSERT_LE(0, s);
-	ASSERT_EQ(0, connect(s, (void *)&self->addr, sizeof(self->addr)));
+	ASSERT_EQ(0, connect(s, (void *)addr, sizeof(*addr)));
 
 	/*
 	 * Nothing else in the VM sends TCP: with the connection set up (the
 	 * handshake does not call tcp_sendmsg), the count is still 0.
 	 */
-	c0 = pcore_stat("tcpsize/size", "count");
+	snprintf(path, sizeof(path), "%s/stats", dir);
+	ASSERT_LT(0, pcore_read(path, buf, PCORE_BUF));
+	c0 = pcore_key(buf, "count");
 	ASSERT_EQ(0, c0);
 
 	/* Blocking sends: each returns only when all its bytes are queued. */
@@ -139,7 +148,7 @@ TEST_F_TIMEOUT(tcpsize, exact_buckets, 300)
 	ASSERT_EQ(0, WEXITSTATUS(st));	/* the reader got every byte */
 
 	/* One tcp_sendmsg() per send(): counts, sizes and sums exact. */
-	ASSERT_LT(0, pcore_read(DIR "/size/stats", buf, PCORE_BUF));
+	ASSERT_LT(0, pcore_read(path, buf, PCORE_BUF));
 	EXPECT_EQ(total, pcore_key(buf, "count"));
 	EXPECT_EQ(bytes, pcore_key(buf, "sum"));
 	EXPECT_EQ(sends[0].size, pcore_key(buf, "min"));
@@ -149,7 +158,8 @@ TEST_F_TIMEOUT(tcpsize, exact_buckets, 300)
 	EXPECT_NE(NULL, strstr(buf, "\nunit: bytes\n"));
 	EXPECT_NE(NULL, strstr(buf, "\nkind: log2\n"));
 
-	ASSERT_LT(0, pcore_read(DIR "/size/hist", buf, PCORE_BUF));
+	snprintf(path, sizeof(path), "%s/hist", dir);
+	ASSERT_LT(0, pcore_read(path, buf, PCORE_BUF));
 	TH_LOG("hist:\n%s", buf);
 	for (i = 0; i < (int)ARRAY_SIZE(sends); i++)
 		EXPECT_EQ(sends[i].count,
@@ -157,11 +167,30 @@ TEST_F_TIMEOUT(tcpsize, exact_buckets, 300)
 	/* No other bucket has anything. */
 	EXPECT_EQ(total, pcore_hist_total(buf, &lines));
 
-	ASSERT_EQ(0, pcore_probe_line("tcpsize/tcp_sendmsg", &l));
+	ASSERT_EQ(0, pcore_probe_line(probe, &l));
 	EXPECT_STREQ("kprobe", l.kind);
 	EXPECT_STREQ("tcp_sendmsg", l.symbol);
 	EXPECT_EQ(total, l.hits);
 	EXPECT_EQ(0, l.missed);
+}
+
+TEST_F_TIMEOUT(tcpsize, exact_buckets, 300)
+{
+	sends_exact(_metadata, self->listener, &self->addr, DIR "/size",
+		    "tcpsize/tcp_sendmsg");
+}
+
+/*
+ * The same histogram without a module: target=tcp_sendmsg:arg3:bytes
+ * records the third argument (the size) at each call, in log2 buckets.
+ */
+TEST_F_TIMEOUT(tcpsize, target_arg3, 300)
+{
+	ASSERT_EQ(0, pcore_mod_unload_wait("tcpsize"));
+	ASSERT_EQ(0, pcore_unload_wait());
+	ASSERT_EQ(0, pcore_load("target=tcp_sendmsg:arg3:bytes"));
+	sends_exact(_metadata, self->listener, &self->addr,
+		    PCORE_DBG "/tcp_sendmsg:arg3:bytes", "tcp_sendmsg:arg3:bytes");
 }
 
 TEST_F_TIMEOUT(tcpsize, unloads_cleanly, 120)

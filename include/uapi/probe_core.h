@@ -188,19 +188,20 @@ struct pcore_ioc_name {
 };
 
 /* struct pcore_ioc_attach.kind */
-#define PCORE_ATTACH_KRETPROBE	1	/* like target=: time each call */
+#define PCORE_ATTACH_KRETPROBE	1	/* like target=, suffixes included */
 #define PCORE_ATTACH_TRACEPOINT	2	/* like tracepoints=: built-in handler */
 
 /* struct pcore_ioc_attach.hist_kind: as hist= */
-#define PCORE_UAPI_HIST_DEFAULT		0	/* loglinear, precision 4 */
+#define PCORE_UAPI_HIST_DEFAULT		0	/* as target=: loglinear, log2 for values */
 #define PCORE_UAPI_HIST_LOG2		1
 #define PCORE_UAPI_HIST_LINEAR		2
 #define PCORE_UAPI_HIST_LOGLINEAR	3
 
 /**
  * struct pcore_ioc_attach - PCORE_IOC_ATTACH: a probe of probe_core's own
- * @name: function (kretprobe; do_fork and sys_<name> resolve as for
- *	target=) or tracepoint; also the histogram's name
+ * @name: function, with target='s suffixes (":count", ":argN[:UNIT]",
+ *	":retval[:UNIT]"; do_fork and sys_<name> resolve as for target=),
+ *	or tracepoint; also the histogram's name
  * @kind: PCORE_ATTACH_*
  * @maxactive: kretprobe: as maxactive=, 0 for the default
  * @hist_kind: PCORE_UAPI_HIST_*

@@ -18,14 +18,22 @@
 enum pcore_builtin_mode {
 	PCORE_BUILTIN_TIME,	/* "vfs_read": the latency of each call */
 	PCORE_BUILTIN_COUNT,	/* "vfs_read:count": how many calls */
+	PCORE_BUILTIN_ARG,	/* "vfs_read:arg3[:UNIT]": an argument */
+	PCORE_BUILTIN_RETVAL,	/* "vfs_read:retval[:UNIT]": the return value */
 };
+
+/* Arguments in registers on every architecture probe_core builds for. */
+#define PCORE_BUILTIN_ARGS	6
 
 /* One of probe_core's own probes, with what it feeds. */
 struct pcore_builtin {
 	char name[PCORE_NAME_MAX];
 	char symbol[PCORE_NAME_MAX];
+	char unit[PCORE_UNIT_MAX];
 	enum pcore_builtin_mode mode;
+	unsigned int arg;		/* PCORE_BUILTIN_ARG: from 0 */
 	struct pcore_hist *hist;
+	struct pcore_hist *errs;	/* PCORE_BUILTIN_RETVAL: by errno */
 	struct pcore_timer *timer;
 	struct pcore_probe *probe;
 	bool used;
@@ -92,6 +100,8 @@ static void pcore_builtin_free(struct pcore_builtin *b)
 		pcore_probe_detach(b->probe);
 	if (!IS_ERR_OR_NULL(b->timer))
 		pcore_timer_destroy(b->timer);
+	if (!IS_ERR_OR_NULL(b->errs))
+		pcore_hist_destroy(b->errs);
 	if (!IS_ERR_OR_NULL(b->hist))
 		pcore_hist_destroy(b->hist);
 	memset(b, 0, sizeof(*b));
@@ -109,24 +119,111 @@ static struct pcore_builtin *pcore_builtin_find(const char *name)
 }
 
 /*
- * "FUNC" or "FUNC:SUFFIX" into b->symbol and b->mode.  Return: 0, or
- * -EINVAL with one log line.
+ * "FUNC", "FUNC:count", "FUNC:argN[:UNIT]" or "FUNC:retval[:UNIT]" into
+ * b->symbol, b->mode, b->arg and b->unit.  Return: 0, or -EINVAL with one
+ * log line.
  */
 static int pcore_builtin_parse(struct pcore_builtin *b, const char *param)
 {
-	char *colon = strchr(b->symbol, ':');
+	char *what = strchr(b->symbol, ':'), *unit;
 
 	b->mode = PCORE_BUILTIN_TIME;
-	if (!colon)
+	if (!what)
 		return 0;
-	*colon = '\0';
-	if (!strcmp(colon + 1, "count")) {
+	*what++ = '\0';
+	unit = strchr(what, ':');
+	if (unit)
+		*unit++ = '\0';
+	strscpy(b->unit, unit ?: "value", sizeof(b->unit));
+	if (!strcmp(what, "count") && !unit) {
 		b->mode = PCORE_BUILTIN_COUNT;
-		return 0;
+	} else if (!strcmp(what, "retval")) {
+		b->mode = PCORE_BUILTIN_RETVAL;
+	} else if (str_has_prefix(what, "arg") && what[3] >= '1' &&
+		   what[3] <= '0' + PCORE_BUILTIN_ARGS && !what[4]) {
+		b->mode = PCORE_BUILTIN_ARG;
+		b->arg = what[3] - '1';
+	} else {
+		pr_err("%s=%s: unknown suffix ':%s' (known: ':count', ':arg1' to ':arg%d', ':retval', the last two with an optional ':UNIT')\n",
+		       param, b->name, what, PCORE_BUILTIN_ARGS);
+		return -EINVAL;
 	}
-	pr_err("%s=%s: unknown suffix ':%s' (known: ':count')\n", param,
-	       b->name, colon + 1);
-	return -EINVAL;
+	if (unit && !pcore_one_word(unit)) {
+		pr_err("%s=%s: unit '%s' is not 1 to %d characters without spaces\n",
+		       param, b->name, unit, PCORE_UNIT_MAX - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* :argN: the argument at each call, from the kprobe at the entry. */
+static void notrace pcore_builtin_arg(struct pcore_probe *p,
+				      struct pt_regs *regs)
+{
+	struct pcore_builtin *b = pcore_probe_priv(p);
+
+	pcore_hist_add(b->hist, pcore_arg(regs, b->arg));
+}
+NOKPROBE_SYMBOL(pcore_builtin_arg);
+
+/*
+ * :retval: the value returned; an error (a negative value) is counted
+ * apart, by errno, not as a value.
+ */
+static void notrace pcore_builtin_retval(struct pcore_probe *p,
+					 struct pt_regs *regs, void *data,
+					 u64 ns)
+{
+	struct pcore_builtin *b = pcore_probe_priv(p);
+	long rv = (long)pcore_retval(regs);
+
+	if (rv < 0)
+		pcore_hist_add_key(b->errs, -(u64)rv, NULL, 0);
+	else
+		pcore_hist_add(b->hist, rv);
+}
+NOKPROBE_SYMBOL(pcore_builtin_retval);
+
+/* Errnos told apart per :retval target; more are counted as dropped. */
+#define PCORE_BUILTIN_ERRNOS	64
+
+/* The probe and histograms of an :argN or :retval target. */
+static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
+			       const struct pcore_hist_spec *spec,
+			       unsigned int active)
+{
+	char errs[PCORE_NAME_MAX];
+	struct pcore_hist_spec s = *spec;
+
+	/* Sizes and counts span decades: log2 unless hist= says otherwise. */
+	if (!s.kind)
+		s.kind = PCORE_HIST_LOG2;
+	b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
+		.name = b->name, .unit = b->unit, .spec = s });
+	if (IS_ERR(b->hist))
+		return PTR_ERR(b->hist);
+	if (b->mode == PCORE_BUILTIN_ARG) {
+		b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
+			.name = b->name, .symbol = b->symbol,
+			.pre = pcore_builtin_arg, .hist = b->hist,
+			.priv = b });
+		return PTR_ERR_OR_ZERO(b->probe);
+	}
+	if (snprintf(errs, sizeof(errs), "%s.errno", b->name) >= sizeof(errs)) {
+		pr_err("target=%s: name too long for its %s.errno histogram\n",
+		       b->name, b->name);
+		return -EINVAL;
+	}
+	b->errs = pcore_hist_create(c, &(struct pcore_hist_opts){
+		.name = errs, .unit = "calls", .key_name = "errno",
+		.key_mode = PCORE_KEYS_HASHED, .keys = PCORE_BUILTIN_ERRNOS,
+		.spec = { .kind = PCORE_HIST_COUNT } });
+	if (IS_ERR(b->errs))
+		return PTR_ERR(b->errs);
+	b->probe = pcore_kretprobe_attach(c, &(struct pcore_kretprobe_opts){
+		.name = b->name, .symbol = b->symbol, .maxactive = active,
+		.ret = pcore_builtin_retval, .hist = b->hist, .priv = b });
+	return PTR_ERR_OR_ZERO(b->probe);
 }
 
 /* A kprobe that counts the calls of b->symbol into a count histogram. */
@@ -180,23 +277,26 @@ static int pcore_builtin_add_locked(bool tracepoint, const char *param,
 	ret = tracepoint ? 0 : pcore_builtin_parse(b, param);
 	if (!ret && b->mode == PCORE_BUILTIN_COUNT) {
 		ret = pcore_builtin_count(c, b);
+	} else if (!ret && b->mode != PCORE_BUILTIN_TIME) {
+		ret = pcore_builtin_value(c, b, spec, active);
 	} else if (!ret) {
 		b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
 			.name = name, .spec = *spec });
 		ret = PTR_ERR_OR_ZERO(b->hist);
+		if (!ret && tracepoint)
+			ret = pcore_builtin_tracepoint(c, b, param);
+		else if (!ret)
+			ret = PTR_ERR_OR_ZERO(b->probe = pcore_kretprobe_attach(c,
+				&(struct pcore_kretprobe_opts){
+					.name = name, .symbol = name,
+					.maxactive = active, .hist = b->hist }));
 	}
-	if (!ret && tracepoint)
-		ret = pcore_builtin_tracepoint(c, b, param);
-	else if (!ret && b->mode == PCORE_BUILTIN_TIME)
-		ret = PTR_ERR_OR_ZERO(b->probe = pcore_kretprobe_attach(c,
-			&(struct pcore_kretprobe_opts){
-				.name = name, .symbol = name,
-				.maxactive = active, .hist = b->hist }));
-	/* One probe of each mode per function, whatever name it had. */
+	/* One probe of each kind per function, whatever name it had. */
 	for (i = 0; !ret && !tracepoint && i < ARRAY_SIZE(pcore_builtins); i++) {
 		struct pcore_builtin *q = &pcore_builtins[i];
 
 		if (q == b || !q->used || q->timer || q->mode != b->mode ||
+		    q->arg != b->arg ||
 		    strcmp(pcore_probe_symbol(q->probe),
 			   pcore_probe_symbol(b->probe)))
 			continue;
@@ -298,9 +398,7 @@ void pcore_builtin_log(void)
 	for (i = 0; i < ARRAY_SIZE(pcore_builtins); i++)
 		if (pcore_builtins[i].used)
 			pr_info("%s: %s on %s\n", pcore_builtins[i].name,
-				pcore_builtins[i].timer ? "tracepoint" :
-				pcore_builtins[i].mode ? "counting kprobe" :
-							 "kretprobe",
+				pcore_probe_kind_name(pcore_builtins[i].probe),
 				pcore_probe_symbol(pcore_builtins[i].probe));
 	mutex_unlock(&pcore_builtin_lock);
 }

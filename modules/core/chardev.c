@@ -411,7 +411,7 @@ static long pcore_ioc_attach(void __user *arg)
 	    a.maxactive > PCORE_MAXACTIVE_MAX ||
 	    (a.kind == PCORE_ATTACH_TRACEPOINT && a.maxactive))
 		return -EINVAL;
-	spec.kind = a.hist_kind ?: PCORE_HIST_LOGLINEAR;
+	spec.kind = a.hist_kind;	/* 0: the target's default */
 	spec.precision = a.precision;
 	spec.min = a.min;
 	spec.max = a.max;

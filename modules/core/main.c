@@ -129,9 +129,11 @@ static int pcore_parse_hist(const char *str, struct pcore_hist_spec *spec)
 	char *copy;
 	int ret = -EINVAL;
 
-	*spec = (struct pcore_hist_spec){ .kind = PCORE_HIST_LOGLINEAR };
+	/* Kind 0: each target's default (loglinear, log2 for values). */
+	*spec = (struct pcore_hist_spec){};
 	if (!str)
 		return 0;
+	spec->kind = PCORE_HIST_LOGLINEAR;
 	if (!strcmp(str, "log2")) {
 		spec->kind = PCORE_HIST_LOG2;
 		ret = 0;
