@@ -8,7 +8,9 @@
 #                 short form)
 # make demo       load probe_core target=do_fork, fork, show the histogram
 # make bench      per-record cost of the engine, interval reads, memory;
-#                 in a VM (scripts/bench-vm.sh), the time to detach probes
+#                 in a VM (scripts/bench-vm.sh), the time to detach probes;
+#                 in a VM with a QEMU plugin (scripts/bench-insn.sh), guest
+#                 instructions per probed call
 # make probectl   the control utility, build/userspace/probectl
 # make docs       docs/api.rst from the kernel-doc comments
 # make install    modules (depmod), probectl, man page, development files
@@ -98,6 +100,7 @@ bench:
 	@$(TOP)/scripts/ksrc.sh $(BUILD)/ksrc
 	@$(MAKE) -s --no-print-directory -C $(TOP)/bench O=$(BUILD)/bench run
 	@$(TOP)/scripts/bench-vm.sh $(BUILD)/bench-vm
+	@$(TOP)/scripts/bench-insn.sh $(BUILD)/bench-insn
 
 # The demo runs on this machine when it can load modules, else in a VM
 # with Debian's 6.1 cloud kernel: build for both.

@@ -14,14 +14,16 @@ set -eu
 # rather than keeping a fragile map from each missing file to its package.
 # The kernel matrix: Debian 12's 6.1 and 6.12, cloud and PREEMPT_RT, and
 # what building the debug kernel from linux-source-6.1 takes (flex, bison,
-# libssl-dev for module signing).
+# libssl-dev for module signing).  dpkg-dev unpacks Debian's qemu source
+# package, whose plugin header make bench's instruction counts build with
+# (scripts/qemu-plugin-h.sh).
 PKGS="qemu-system-x86 busybox-static linux-image-cloud-amd64
 linux-headers-cloud-amd64 linux-image-6.12-cloud-amd64
 linux-headers-6.12-cloud-amd64 linux-image-rt-amd64 linux-headers-rt-amd64
 linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 dkms
 libkmod-dev linux-source-6.1 valgrind sparse kmod
 cpio jq gcc make libc6-dev libelf-dev bc perl
-prometheus flex bison libssl-dev openssl xz-utils"
+prometheus flex bison libssl-dev openssl xz-utils dpkg-dev"
 
 here=$(dirname "$0")
 
@@ -34,7 +36,7 @@ usage() {
 missing() {
 	for cmd in qemu-system-x86_64 cpio gzip valgrind sparse gcc make jq \
 		kmod bc perl flex bison openssl xz \
-		promtool; do
+		promtool dpkg-source; do
 		command -v "$cmd" >/dev/null 2>&1 || echo "$cmd"
 	done
 	# The guest has no libc, so its busybox must be the static one

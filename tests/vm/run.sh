@@ -18,12 +18,15 @@
 # passed on the kernel command line); for shell syntax use `-- sh -c '...'`.
 # It runs in /pcore with PATH=/pcore/bin:/bin:/sbin and stdin from
 # /dev/null.
+#
+# --qemu-arg ARG (repeatable) appends ARG to QEMU's command line as one
+# word, e.g. --qemu-arg -plugin --qemu-arg PLUGIN.so,out=FILE.
 set -eu
 
 usage() {
 	echo "usage: $0 --kernel VMLINUZ --payload DIR --out OUTDIR" \
 		"[--timeout SEC (600)] [--mem MB (1024)]" \
-		"[--append 'KERNEL ARGS'] -- COMMAND..." >&2
+		"[--append 'KERNEL ARGS'] [--qemu-arg ARG]... -- COMMAND..." >&2
 	exit 2
 }
 
@@ -37,12 +40,15 @@ judge=$(cd "$(dirname "$0")" && pwd)/judge.sh
 
 parse_args() {
 	kernel='' payload='' out='' timeout=600 mem=1024 append=
+	qemu_args=()
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--kernel | --payload | --out | --timeout | --mem | --append)
+		--kernel | --payload | --out | --timeout | --mem | --append | \
+			--qemu-arg)
 			[ $# -ge 2 ] || usage
 			case $1 in
 			--append) append=$2 ;;
+			--qemu-arg) qemu_args+=("$2") ;;
 			--kernel) kernel=$2 ;;
 			--payload) payload=$2 ;;
 			--out) out=$2 ;;
@@ -210,6 +216,7 @@ run_qemu() {
 		-chardev "file,id=con,path=$(qesc "$out/console.log")" \
 		-chardev "file,id=out,path=$(qesc "$out/output.log")" \
 		-serial chardev:con -serial chardev:out \
+		${qemu_args[@]+"${qemu_args[@]}"} \
 		2>"$out/qemu.log" || qemu_rc=$?
 }
 

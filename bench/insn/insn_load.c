@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * insn_load: the workload of make bench's instruction counts.  Pinned to
+ * one CPU, it makes N calls of one system call between two markers
+ * (insn_marker.h), REPS times, so that insn_count, the QEMU plugin,
+ * prints that CPU's instruction count before and after each batch.
+ *
+ *	getppid		getppid()
+ *	read		read() of 1 byte from /dev/zero
+ *	check		no call: one iteration of a dec/jnz loop, exactly two
+ *			instructions, which checks the plugin's counting
+ *
+ * Before the first batch it makes WARMUP calls of the same loop, so that
+ * the measured ones neither fault nor take any other first-time path.
+ * Built static: the guest has no C library.
+ *
+ * Usage: insn_load getppid|read|check N REPS CPU
+ * Prints one line, "insn_load CALL N REPS cpu=CPU"; exits 1 with a line
+ * on stderr when a call fails or the CPU cannot be had.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "insn_marker.h"
+
+#define WARMUP 1000
+
+static int zero_fd = -1;
+static pid_t parent;
+
+/* Each makes n calls and returns 0 when all did what they should. */
+static int loop_getppid(long n)
+{
+	int bad = 0;
+	long i;
+
+	for (i = 0; i < n; i++)
+		bad |= getppid() != parent;
+	return bad;
+}
+
+static int loop_read(long n)
+{
+	int bad = 0;
+	char c;
+	long i;
+
+	for (i = 0; i < n; i++)
+		bad |= read(zero_fd, &c, 1) != 1;
+	return bad;
+}
+
+static int loop_check(long n)
+{
+	asm volatile("1:\n\tdec %0\n\tjnz 1b" : "+r" (n) : : "cc");
+	return 0;
+}
+
+static long number(const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -1;
+	return v;
+}
+
+static int bad_usage(void)
+{
+	fprintf(stderr, "usage: insn_load getppid|read|check N REPS CPU\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	int (*loop)(long n);
+	long n, reps, cpu, r;
+	cpu_set_t set;
+	int bad;
+
+	if (argc != 5)
+		return bad_usage();
+	n = number(argv[2], 1, 100000000);
+	reps = number(argv[3], 1, 1000);
+	cpu = number(argv[4], 0, CPU_SETSIZE - 1);
+	if (n < 0 || reps < 0 || cpu < 0)
+		return bad_usage();
+	if (!strcmp(argv[1], "getppid")) {
+		loop = loop_getppid;
+		parent = getppid();
+	} else if (!strcmp(argv[1], "read")) {
+		loop = loop_read;
+		zero_fd = open("/dev/zero", O_RDONLY);
+		if (zero_fd < 0) {
+			fprintf(stderr, "insn_load: /dev/zero: %s\n",
+				strerror(errno));
+			return 1;
+		}
+	} else if (!strcmp(argv[1], "check")) {
+		loop = loop_check;
+	} else {
+		fprintf(stderr, "insn_load: unknown call '%s' (getppid, read, check)\n",
+			argv[1]);
+		return 2;
+	}
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) || sched_getcpu() != cpu) {
+		fprintf(stderr, "insn_load: cannot run on CPU %ld: %s\n", cpu,
+			strerror(errno));
+		return 1;
+	}
+
+	bad = loop(WARMUP);
+	for (r = 0; r < reps && !bad; r++) {
+		insn_mark_start();
+		bad = loop(n);
+		insn_mark_end();
+	}
+	if (bad) {
+		fprintf(stderr, "insn_load: a %s call failed\n", argv[1]);
+		return 1;
+	}
+	printf("insn_load %s %ld %ld cpu=%ld\n", argv[1], n, reps, cpu);
+	return 0;
+}

@@ -1,0 +1,288 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench's instruction counts: what a probe costs, in guest
+# instructions per probed call, on Debian's 6.1 cloud kernel under QEMU
+# (TCG).  Times under emulation drift from boot to boot; instruction
+# counts do not.
+#
+# insn_count (bench/insn/insn_count.c), a QEMU TCG plugin, counts the
+# instructions each vCPU executes and prints the count whenever the vCPU
+# executes a marker instruction.  insn_load, pinned to CPU 1, brackets N
+# calls of a system call with two markers, REPS times.  In one boot, each
+# row of the table below attaches its probe to the function the call
+# goes through, runs insn_load, checks that the probe saw the calls, and
+# detaches: reference kprobes and kretprobes (bench/insn/kmods),
+# probe_core's target= with each histogram kind, and ftrace's hist
+# triggers.  A row's cost is its median instructions per call minus that
+# of the row without a probe; its spread is the difference between its
+# largest and smallest batch.  CPU 1 runs with nohz_full, so that timer
+# ticks rarely land in a batch.  The clocksource is the TSC
+# (tsc=reliable), as on real machines: under TCG the kernel finds the
+# vCPUs' TSCs out of sync and would fall back to the HPET, whose reads
+# take about 34 more instructions each, two per timed call.  Before the
+# rows, a loop of known length checks the plugin's count.
+#
+# Usage: scripts/bench-insn.sh [OUTDIR]   (default build/bench-insn)
+# Exits non-zero, its last line on stderr saying why, when anything
+# cannot be built or measured; it prints no number that it did not
+# measure.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$top/build/bench-insn}
+cd "$top"
+
+# Calls per batch and batches per row and call.
+N=2000
+REPS=5
+CPU=1
+
+# The system calls, and the function each one's probes are attached to.
+CALLS="getppid:__x64_sys_getppid read:vfs_read"
+
+# The rows: key|label|attach|hits|detach.  In the guest, in /pcore, $fn
+# is the probed function; attach and detach are shell commands that
+# place and remove the probe; hits, when not empty, prints the number of
+# calls the probe saw, which must be at least the N x REPS made.  The
+# commands may use the guest's helpers (pcore_hits, ftrace_count and
+# ftrace_lat, in insn.sh below).  The ratios are to the rows with keys
+# kprobe and kretprobe; "none" is the baseline.  Add rows here.
+# shellcheck disable=SC2016 # $fn is the guest's, expanded there
+ROWS='none|no probe|:||:
+kprobe|kprobe, empty handler|insmod kmods/insn_kprobe.ko symbol=$fn||rmmod insn_kprobe
+kretprobe|kretprobe reference (stamp, log2 add)|insmod kmods/insn_kretprobe.ko symbol=$fn|cat /sys/module/insn_kretprobe/parameters/calls|rmmod insn_kretprobe
+pcore|probe_core target= (loglinear)|insmod modules/probe_core.ko target=$fn|pcore_hits|rmmod probe_core
+pcore-log2|probe_core target= hist=log2|insmod modules/probe_core.ko target=$fn hist=log2|pcore_hits|rmmod probe_core
+pcore-linear|probe_core target= hist=linear:0,100000,100|insmod modules/probe_core.ko target=$fn hist=linear:0,100000,100|pcore_hits|rmmod probe_core
+ftrace-count|ftrace hist trigger, keys=common_pid|ftrace_count attach|ftrace_count hits|ftrace_count detach
+ftrace-lat|ftrace latency hist (synthetic event), log2|ftrace_lat attach|ftrace_lat hits|ftrace_lat detach'
+
+die() {
+	echo "bench-insn: $*" >&2
+	exit 1
+}
+
+# QEMU splits option values on commas; a literal comma is written twice.
+qesc() {
+	printf '%s' "${1//,/,,}"
+}
+
+kpair=$(scripts/kernel.sh cloud 6.1) || die "no Debian 6.1 cloud kernel (scripts/deps.sh)"
+read -r vmlinuz kdir <<<"$kpair"
+kver=${kdir##*/linux-headers-}
+hdr=$(scripts/qemu-plugin-h.sh) ||
+	die "cannot get QEMU's plugin header qemu-plugin.h (the lines above say why)"
+rm -rf "$out"
+mkdir -p "$out/payload/modules" "$out/payload/kmods" "$out/payload/bin"
+if ! make -s --no-print-directory KDIR="$kdir" modules >"$out/build.log" 2>&1; then
+	die "the modules did not build; see $out/build.log"
+fi
+if ! make --no-print-directory -C bench/insn O="$out/build" \
+	QEMU_PLUGIN_H="$hdr" KDIR="$kdir" >>"$out/build.log" 2>&1 ||
+	grep -q 'warning:' "$out/build.log"; then
+	die "the plugin, the workload or the reference modules did not build cleanly; see $out/build.log"
+fi
+
+cp "build/$kver/modules/core/probe_core.ko" "$out/payload/modules/"
+cp "$out/build/kmods/"*.ko "$out/payload/kmods/"
+cp "$out/build/insn_load" "$out/payload/bin/"
+printf '%s\n' "$ROWS" >"$out/payload/rows"
+cat >"$out/payload/insn.sh" <<'EOF'
+# Runs in the guest: sh insn.sh N REPS CPU CALLS
+set -eu
+n=$1 reps=$2 cpu=$3 calls=$4
+
+# probe_core's hits on the probe named $fn.
+pcore_hits() {
+	awk -v p="$fn" '$1 == p { print $4 }' /sys/kernel/debug/probe_core/probes
+}
+
+# ftrace's equivalents, through tracefs: attach, hits or detach.
+t=/sys/kernel/debug/tracing
+hist_hits() {
+	sed -n 's/^ *Hits: //p' "$1"
+}
+# A kprobe event on $fn whose hist trigger counts the calls per pid.
+ftrace_count() {
+	ev=$t/events/kprobes/insn_entry
+	case $1 in
+	attach)
+		echo "p:insn_entry $fn" >>$t/kprobe_events
+		echo 'hist:keys=common_pid' >>$ev/trigger ;;
+	hits) hist_hits $ev/hist ;;
+	detach)
+		echo '!hist:keys=common_pid' >>$ev/trigger
+		echo '-:insn_entry' >>$t/kprobe_events ;;
+	esac
+}
+# Each call's time in a log2 histogram: a kprobe and a kretprobe event
+# on $fn, the entry's timestamp saved per pid, and at the return a
+# synthetic event that carries the difference to a hist trigger.
+ftrace_lat() {
+	entry=$t/events/kprobes/insn_entry
+	ret=$t/events/kprobes/insn_exit
+	lat=$t/events/synthetic/insn_lat
+	on_entry='hist:keys=common_pid:ts0=common_timestamp'
+	# $ts0 and $lat are the hist triggers' variables, not the shell's.
+	# shellcheck disable=SC2016
+	on_exit='hist:keys=common_pid:lat=common_timestamp-$ts0:onmatch(kprobes.insn_entry).trace(insn_lat,$lat)'
+	case $1 in
+	attach)
+		echo "p:insn_entry $fn" >>$t/kprobe_events
+		echo "r:insn_exit $fn" >>$t/kprobe_events
+		echo 'insn_lat u64 lat' >>$t/synthetic_events
+		echo "$on_entry" >>$entry/trigger
+		echo "$on_exit" >>$ret/trigger
+		echo 'hist:keys=lat.log2' >>$lat/trigger ;;
+	hits) hist_hits $lat/hist ;;
+	detach)
+		echo '!hist:keys=lat.log2' >>$lat/trigger
+		echo "!$on_exit" >>$ret/trigger
+		echo "!$on_entry" >>$entry/trigger
+		echo '!insn_lat u64 lat' >>$t/synthetic_events
+		echo '-:insn_exit' >>$t/kprobe_events
+		echo '-:insn_entry' >>$t/kprobe_events ;;
+	esac
+}
+
+echo "nohz_full: $(cat /sys/devices/system/cpu/nohz_full)"
+echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+# The plugin's check first: no probe, no call, a loop of known length.
+echo "insn-row check check - plugin check"
+insn_load check "$n" "$reps" "$cpu"
+while IFS='|' read -r key label attach hits detach; do
+	for c in $calls; do
+		call=${c%%:*} fn=${c#*:}
+		eval "$attach"
+		echo "insn-row $key $call $fn $label"
+		insn_load "$call" "$n" "$reps" "$cpu"
+		if [ -n "$hits" ]; then
+			h=$(eval "$hits")
+			if [ "${h:-0}" -lt $((n * reps)) ]; then
+				echo "insn-bench: $label on $fn saw ${h:-no} calls of the $((n * reps)) made"
+				exit 1
+			fi
+		fi
+		eval "$detach"
+	done
+done <rows
+EOF
+
+plugin_log=$out/insn_count.log
+t0=$SECONDS
+if ! tests/vm/run.sh --kernel "$vmlinuz" --payload "$out/payload" \
+	--out "$out/vm" --timeout 900 \
+	--append "nohz_full=$CPU isolcpus=$CPU rcu_nocbs=$CPU tsc=reliable" \
+	--qemu-arg -plugin \
+	--qemu-arg "$(qesc "$out/build/insn_count.so"),out=$(qesc "$plugin_log")" \
+	-- sh insn.sh "$N" "$REPS" "$CPU" "$CALLS" >"$out/output.log" 2>&1; then
+	cat "$out/output.log" >&2
+	die "the VM run failed; see $out/output.log and $out/vm/"
+fi
+secs=$((SECONDS - t0))
+
+# Pair the plugin's markers (start, end) with the rows, REPS pairs each,
+# in order; one line per row and call: key call fn, the median, smallest
+# and largest instructions of its batches, label.
+if ! awk -v reps="$REPS" -v cpu="$CPU" '
+	function fail(msg) { print "bench-insn: " msg > "/dev/stderr"; bad = 1; exit 1 }
+	FNR == NR {
+		if ($1 == "insn_count" && $2 ~ /^vcpu=/) {
+			k++
+			split($2, a, "="); vcpu[k] = a[2]
+			split($3, a, "="); id[k] = a[2]
+			split($4, a, "="); cnt[k] = a[2]
+		}
+		next
+	}
+	$1 == "insn-row" {
+		rows++
+		for (r = 1; r <= reps; r++) {
+			s = ++used; e = ++used
+			if (e > k)
+				fail("the plugin printed " k " markers, fewer than the rows need")
+			if (id[s] != 0 || id[e] != 1 || vcpu[s] != cpu || vcpu[e] != cpu)
+				fail("markers " s " and " e ": ids " id[s] "," id[e] " on vCPUs " vcpu[s] "," vcpu[e] "; expected 0,1 on " cpu)
+			v[r] = cnt[e] - cnt[s]
+		}
+		for (i = 2; i <= reps; i++)
+			for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+			}
+		med = reps % 2 ? v[(reps + 1) / 2] : (v[reps / 2] + v[reps / 2 + 1]) / 2
+		label = $0
+		sub(/^insn-row [^ ]+ [^ ]+ [^ ]+ /, "", label)
+		printf "%s %s %s %.1f %d %d %s\n", $2, $3, $4, med, v[1], v[reps], label
+	}
+	END {
+		if (bad)
+			exit 1
+		if (!rows)
+			fail("the guest ran no row")
+		if (used != k)
+			fail("the plugin printed " k " markers, the rows used " used)
+	}' "$plugin_log" "$out/output.log" >"$out/results"; then
+	die "cannot pair the plugin's counts with the rows; see $plugin_log and $out/output.log"
+fi
+
+# The table, one block per call, after the plugin's check: N iterations
+# of a dec/jnz loop must count 2 x N, plus the few instructions of the
+# call around the loop.
+printf '\ninstructions per probed call in the VM (%s, TCG, one boot, %s s):\n' "$kver" "$secs"
+printf '%s calls x %s batches per row, median; spread: largest - smallest batch\n' "$N" "$REPS"
+if ! awk -v n="$N" '
+	function fail(msg) { print "bench-insn: " msg > "/dev/stderr"; bad = 1; exit 1 }
+	$1 == "check" {
+		extra = $4 - 2 * n
+		if (extra < 1 || extra > 20 || $6 - $5 > 20)
+			fail("plugin check: " n " iterations of a 2-instruction loop counted " $5 " to " $6 " instructions")
+		printf "plugin check: %d iterations of a 2-instruction loop: 2 x %d + %d instructions (spread %d)\n",
+			n, n, extra, $6 - $5
+		checked = 1
+		next
+	}
+	{
+		key = $1; call = $2
+		label = $0
+		sub(/^[^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ /, "", label)
+		if (!(call in seen)) {
+			seen[call] = 1; calls[++ncalls] = call; fn[call] = $3
+		}
+		i = ++nrows[call]
+		rk[call, i] = key; rl[call, i] = label
+		med[call, key] = $4 / n; spread[call, key] = ($6 - $5) / n
+	}
+	END {
+		if (bad)
+			exit 1
+		if (!checked)
+			fail("no plugin check in the results")
+		for (c = 1; c <= ncalls; c++) {
+			call = calls[c]
+			if (!((call, "none") in med) || !((call, "kprobe") in med) ||
+			    !((call, "kretprobe") in med))
+				fail(call ": the rows none, kprobe and kretprobe are needed")
+			base = med[call, "none"]
+			kp = med[call, "kprobe"] - base
+			kr = med[call, "kretprobe"] - base
+			if (kp <= 0 || kr <= 0)
+				fail(call ": a reference probe costs nothing: did it fire?")
+			printf "\n%s(), probes on %s: %.1f instructions per call without a probe (spread %.1f)\n",
+				call, fn[call], base, spread[call, "none"]
+			printf "%-44s %10s %7s %9s %12s\n", "probe", "+insn/call", "spread",
+				"x kprobe", "x kretprobe"
+			for (i = 1; i <= nrows[call]; i++) {
+				key = rk[call, i]
+				if (key == "none")
+					continue
+				net = med[call, key] - base
+				if (net <= 0)
+					fail(call ": " rl[call, i] " costs " net " instructions: did it fire?")
+				printf "%-44s %10.1f %7.1f %8.2fx %11.2fx\n", rl[call, i],
+					net, spread[call, key], net / kp, net / kr
+			}
+		}
+	}' "$out/results"; then
+	die "cannot make the table; see $out/results"
+fi
