@@ -55,6 +55,9 @@ kretprobe|kretprobe reference (stamp, log2 add)|insmod kmods/insn_kretprobe.ko s
 pcore|probe_core target= (loglinear)|insmod modules/probe_core.ko target=$fn|pcore_hits|rmmod probe_core
 pcore-log2|probe_core target= hist=log2|insmod modules/probe_core.ko target=$fn hist=log2|pcore_hits|rmmod probe_core
 pcore-linear|probe_core target= hist=linear:0,100000,100|insmod modules/probe_core.ko target=$fn hist=linear:0,100000,100|pcore_hits|rmmod probe_core
+pcore-count|probe_core target=F:count (counting kprobe)|insmod modules/probe_core.ko target=$fn:count|pcore_hits :count|rmmod probe_core
+pcore-arg|probe_core target=F:arg1 (kprobe, log2)|insmod modules/probe_core.ko target=$fn:arg1|pcore_hits :arg1|rmmod probe_core
+pcore-retval|probe_core target=F:retval (kretprobe, log2)|insmod modules/probe_core.ko target=$fn:retval|pcore_hits :retval|rmmod probe_core
 ftrace-count|ftrace hist trigger, keys=common_pid|ftrace_count attach|ftrace_count hits|ftrace_count detach
 ftrace-lat|ftrace latency hist (synthetic event), log2|ftrace_lat attach|ftrace_lat hits|ftrace_lat detach'
 
@@ -93,9 +96,9 @@ cat >"$out/payload/insn.sh" <<'EOF'
 set -eu
 n=$1 reps=$2 cpu=$3 calls=$4
 
-# probe_core's hits on the probe named $fn.
+# probe_core's hits on the probe named $fn, or $fn$1 (a target's suffix).
 pcore_hits() {
-	awk -v p="$fn" '$1 == p { print $4 }' /sys/kernel/debug/probe_core/probes
+	awk -v p="$fn${1:-}" '$1 == p { print $4 }' /sys/kernel/debug/probe_core/probes
 }
 
 # ftrace's equivalents, through tracefs: attach, hits or detach.

@@ -242,13 +242,25 @@ static int notrace pcore_kp_pre(struct kprobe *kp, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(pcore_kp_pre);
 
-/* A kprobe without handlers counts calls into its histogram, and no more. */
+/*
+ * A kprobe without handlers counts calls into its histogram, and no more:
+ * the two increments of pcore_hit() and pcore_hist_count(), inline and
+ * without their preempt_disable(), as kprobe handlers run with preemption
+ * off.  A keyed histogram takes the general path.
+ */
 static int notrace pcore_kp_count(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct pcore_probe *p = container_of(kp, struct pcore_probe, kp);
+	struct pcore_hist *h = p->hist;
+	struct pcore_cpu_hist *c;
 
-	pcore_hit(p);
-	pcore_hist_count(p->hist);
+	local64_inc(this_cpu_ptr(p->hits));
+	if (unlikely(h->key_mode)) {
+		pcore_hist_count(h);
+		return 0;
+	}
+	c = h->cpu[READ_ONCE(h->cur)][raw_smp_processor_id()];
+	pcore_ctr_add(&c->b[0], 1);
 	return 0;
 }
 NOKPROBE_SYMBOL(pcore_kp_count);
