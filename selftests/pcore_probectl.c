@@ -309,6 +309,23 @@ TEST_F_TIMEOUT(ctl, attach_enable_reset_detach, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(1, CTL("attach", "--kretprobe", "pcore_no_such_function"));
 	EXPECT_EQ(0, CTL("attach", "--tracepoint", "sched_switch"));
 	EXPECT_EQ(0, access(PCORE_DBG "/sched_switch/hist", F_OK));
+
+	/* A counting kprobe and an argument's histogram, by target='s names. */
+	f0 = pcore_nr_forks();
+	ASSERT_EQ(0, CTL("attach", "--kprobe", "do_fork", "--count")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	EXPECT_FORKS(NFORKS, pcore_stat("do_fork:count", "count"), f0);
+	ASSERT_EQ(0, CTL("attach", "--kprobe", "vfs_read", "--arg", "3", "--unit",
+			 "bytes")) TH_LOG("%s", out);
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/vfs_read:arg3:bytes/stats", out,
+				sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "\nkind: log2\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\nunit: bytes\n")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("show", "do_fork:count")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "kind: count")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("detach", "do_fork:count"));
+	EXPECT_NE(0, access(PCORE_DBG "/do_fork:count", F_OK));
+	EXPECT_EQ(2, CTL("attach", "--kprobe", "do_fork", "--arg", "9"));
 }
 
 /*

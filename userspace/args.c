@@ -29,6 +29,11 @@ enum pc_opt_id {
 	OPT_PROMETHEUS,
 	OPT_TEXTFILE_DIR,
 	OPT_PER_CPU,
+	OPT_KPROBE,
+	OPT_ARG,
+	OPT_RETVAL,
+	OPT_CALLS,
+	OPT_UNIT,
 };
 
 struct pc_opt {
@@ -68,8 +73,13 @@ static const struct pc_opt watch_opts[] = {
 };
 
 static const struct pc_opt attach_opts[] = {
+	{ "kprobe", 0, true, OPT_KPROBE },
 	{ "kretprobe", 0, true, OPT_KRETPROBE },
 	{ "tracepoint", 0, true, OPT_TRACEPOINT },
+	{ "arg", 0, true, OPT_ARG },
+	{ "retval", 0, false, OPT_RETVAL },
+	{ "count", 0, false, OPT_CALLS },
+	{ "unit", 0, true, OPT_UNIT },
 	{ "hist", 0, true, OPT_HIST_SPEC },
 	{ "maxactive", 0, true, OPT_MAXACTIVE },
 	{ NULL }
@@ -160,17 +170,27 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  probectl watch do_fork -i 1\n"
 		"  probectl watch do_fork -i 0.5 -n 10 --json\n" },
 	[PC_CMD_ATTACH] = { "attach", attach_opts, false,
-		"attach --kretprobe FUNC | --tracepoint TP [--hist SPEC] [--maxactive N]",
+		"attach (--kprobe FUNC (--arg N | --count) | --kretprobe FUNC [--retval] | --tracepoint TP) [--unit UNIT] [--hist SPEC] [--maxactive N]",
 		"Adds a probe of probe_core's own and a histogram of the same name\n"
-		"while probe_core is loaded (needs CAP_SYS_ADMIN).\n"
+		"while probe_core is loaded (needs CAP_SYS_ADMIN).  The name is FUNC\n"
+		"with target='s suffix: FUNC:argN[:UNIT], FUNC:count, FUNC:retval[:UNIT].\n"
 		"\n"
+		"  --kprobe FUNC       at the entry of FUNC, with --arg or --count\n"
+		"  --arg N             record argument N (1 to 6), like target=FUNC:argN\n"
+		"  --count             only count the calls, like target=FUNC:count\n"
 		"  --kretprobe FUNC    time each call of FUNC, like target=\n"
+		"  --retval            record the return value instead, errors apart by\n"
+		"                      errno, like target=FUNC:retval\n"
 		"  --tracepoint TP     a tracepoint with a built-in handler, like tracepoints=\n"
+		"  --unit UNIT         --arg, --retval: the unit shown (default: value)\n"
 		"  --hist SPEC         loglinear[:P], log2 or linear:MIN,MAX,STEP\n"
 		"  --maxactive N       kretprobe: calls in flight, 0 to 4096 (0: default)\n"
 		"\n"
 		"Examples:\n"
 		"  probectl attach --kretprobe vfs_read --hist log2\n"
+		"  probectl attach --kprobe tcp_sendmsg --arg 3 --unit bytes\n"
+		"  probectl attach --kprobe do_fork --count\n"
+		"  probectl attach --kretprobe vfs_read --retval --unit bytes\n"
 		"  probectl attach --tracepoint sched_switch\n" },
 	[PC_CMD_DETACH] = { "detach", no_opts, true, "detach NAME",
 		"Removes a probe of probe_core's own and its histogram.\n"
@@ -413,7 +433,8 @@ int pc_parse_hist(const char *s, struct pc_hist_arg *h, const char **why)
 
 /**
  * pc_check_symbol() - a function or tracepoint name, as target= takes it
- * @s: 1 to PCORE_UAPI_NAME_MAX - 1 characters of [A-Za-z0-9_.]
+ * @s: 1 to PCORE_UAPI_NAME_MAX - 1 characters of [A-Za-z0-9_.:], the
+ *	first not ':' (a target's suffix, which probe_core checks)
  * @why: set to the reason when refused
  *
  * Return: 0 or -EINVAL.
@@ -433,9 +454,10 @@ int pc_check_symbol(const char *s, const char **why)
 	}
 	for (p = s; *p; p++) {
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '.')
+		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' ||
+		    (*p == ':' && p != s))
 			continue;
-		*why = "characters other than A-Z a-z 0-9 _ .";
+		*why = "characters other than A-Z a-z 0-9 _ . : (or ':' first)";
 		return -EINVAL;
 	}
 	return 0;
@@ -631,16 +653,42 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 	case OPT_HIST_FLAG:
 		a->watch_hist = true;
 		return 0;
+	case OPT_KPROBE:
 	case OPT_KRETPROBE:
 	case OPT_TRACEPOINT:
 		if (a->attach_kind)
-			return fail(a, "give one of --kretprobe and --tracepoint%s%s",
+			return fail(a, "give one of --kprobe, --kretprobe and --tracepoint%s%s",
 				    "", "");
 		if (pc_check_symbol(v, &why))
 			return fail(a, "%s: %s", shown, why);
-		a->attach_kind = o->id == OPT_KRETPROBE ?
-			PCORE_ATTACH_KRETPROBE : PCORE_ATTACH_TRACEPOINT;
+		/* Every function probe is attached as target= takes it. */
+		a->attach_kind = o->id == OPT_TRACEPOINT ?
+			PCORE_ATTACH_TRACEPOINT : PCORE_ATTACH_KRETPROBE;
+		a->attach_kprobe = o->id == OPT_KPROBE;
 		a->attach_name = v;
+		return 0;
+	case OPT_ARG:
+		ret = pc_parse_u64(v, PC_ARGS_MAX, &n);
+		if (ret || !n)
+			return fail(a, "%s: '%s' is not an argument number from 1 to 6",
+				    shown, v);
+		a->attach_arg = n;
+		return 0;
+	case OPT_RETVAL:
+		a->attach_retval = true;
+		return 0;
+	case OPT_CALLS:
+		a->attach_count = true;
+		return 0;
+	case OPT_UNIT:
+		for (n = 0; v[n]; n++)
+			if ((unsigned char)v[n] <= ' ' || v[n] == 0x7f ||
+			    v[n] == ':' || v[n] == ',')
+				break;
+		if (!n || v[n] || n > PC_UNIT_MAX)
+			return fail(a, "%s: a unit is 1 to 15 characters, no blank, control, ':' or ','%s",
+				    shown, "");
+		a->attach_unit = v;
 		return 0;
 	case OPT_PROMETHEUS:
 		a->prometheus = true;
@@ -652,6 +700,45 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 		return 0;
 	}
 	return fail(a, "internal error%s%s", "", "");
+}
+
+/* attach: the options that go together, and the name with its suffix. */
+static int check_attach(struct pc_args *a)
+{
+	bool kret = a->attach_kind == PCORE_ATTACH_KRETPROBE && !a->attach_kprobe;
+	char suffix[32] = "";
+	int n;
+
+	if (!a->attach_kind)
+		return fail(a, "attach needs --kprobe FUNC, --kretprobe FUNC or --tracepoint TP%s%s",
+			    "", "");
+	if (a->maxactive_set && !kret)
+		return fail(a, "--maxactive is for --kretprobe only%s%s", "", "");
+	if ((a->attach_arg || a->attach_count) && !a->attach_kprobe)
+		return fail(a, "--%s is for --kprobe only%s",
+			    a->attach_arg ? "arg" : "count", "");
+	if (a->attach_kprobe && !a->attach_arg == !a->attach_count)
+		return fail(a, "--kprobe needs one of --arg N and --count%s%s",
+			    "", "");
+	if (a->attach_retval && !kret)
+		return fail(a, "--retval is for --kretprobe only%s%s", "", "");
+	if (a->attach_unit && !a->attach_arg && !a->attach_retval)
+		return fail(a, "--unit is for --arg and --retval only%s%s", "", "");
+	if (a->attach_count && a->hist.set)
+		return fail(a, "--hist does not apply to --count%s%s", "", "");
+	if (a->attach_arg)
+		snprintf(suffix, sizeof(suffix), ":arg%u", a->attach_arg);
+	else if (a->attach_count)
+		strcpy(suffix, ":count");
+	else if (a->attach_retval)
+		strcpy(suffix, ":retval");
+	n = snprintf(a->attach_full, sizeof(a->attach_full), "%s%s%s%s",
+		     a->attach_name, suffix, a->attach_unit ? ":" : "",
+		     a->attach_unit ? a->attach_unit : "");
+	if (n >= (int)sizeof(a->attach_full))
+		return fail(a, "%s%s: longer than 127 characters with its suffix",
+			    a->attach_name, suffix);
+	return 0;
 }
 
 /* After all arguments: what each command requires. */
@@ -676,14 +763,7 @@ static int check_cmd(struct pc_args *a, unsigned int seen)
 			return fail(a, "watch needs -i SECONDS%s%s", "", "");
 		break;
 	case PC_CMD_ATTACH:
-		if (!a->attach_kind)
-			return fail(a, "attach needs --kretprobe FUNC or --tracepoint TP%s%s",
-				    "", "");
-		if (a->maxactive_set &&
-		    a->attach_kind != PCORE_ATTACH_KRETPROBE)
-			return fail(a, "--maxactive is for --kretprobe only%s%s",
-				    "", "");
-		break;
+		return check_attach(a);
 	case PC_CMD_EXPORT:
 		if (!a->prometheus)
 			return fail(a, "export needs a format: --prometheus%s%s",

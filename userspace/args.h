@@ -36,6 +36,8 @@ enum pc_format {
 #define PC_MAX_TARGETS		64	/* as probe_core's target= */
 #define PC_MAXACTIVE_MAX	4096	/* as probe_core's maxactive= */
 #define PC_INTERVAL_MAX_S	86400	/* watch -i: one day */
+#define PC_ARGS_MAX		6	/* attach --arg: as target=FUNC:argN */
+#define PC_UNIT_MAX		15	/* attach --unit: as probe_core's units */
 
 /**
  * struct pc_hist_arg - a --hist SPEC, as PCORE_IOC_ATTACH wants it
@@ -74,7 +76,14 @@ struct pc_hist_arg {
  * @interval_ns: watch -i, in ns
  * @count: watch -n, 0 for no limit
  * @attach_kind: PCORE_ATTACH_KRETPROBE or PCORE_ATTACH_TRACEPOINT
- * @attach_name: attach --kretprobe FUNC or --tracepoint TP
+ * @attach_name: attach --kprobe FUNC, --kretprobe FUNC or --tracepoint TP
+ * @attach_kprobe: attach --kprobe (attached, as every function probe, with
+ *	the kind PCORE_ATTACH_KRETPROBE and target='s suffix)
+ * @attach_arg: attach --arg N, 0 when not given
+ * @attach_retval: attach --retval
+ * @attach_count: attach --count
+ * @attach_unit: attach --unit, or NULL
+ * @attach_full: the name sent: @attach_name and its suffix
  * @prometheus: export --prometheus
  * @textfile_dir: export --textfile-dir
  * @err: why the command line was refused
@@ -98,6 +107,12 @@ struct pc_args {
 	unsigned int count;
 	unsigned int attach_kind;
 	const char *attach_name;
+	bool attach_kprobe;
+	unsigned int attach_arg;
+	bool attach_retval;
+	bool attach_count;
+	const char *attach_unit;
+	char attach_full[PCORE_UAPI_NAME_MAX];
 	bool prometheus;
 	const char *textfile_dir;
 	char err[200];

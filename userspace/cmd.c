@@ -350,7 +350,7 @@ static int cmd_attach(struct pc_env *env, const struct pc_args *a)
 	int ret;
 
 	memset(&at, 0, sizeof(at));
-	strcpy(at.name, a->attach_name);	/* checked: below NAME_MAX */
+	strcpy(at.name, a->attach_full);	/* checked: below NAME_MAX */
 	at.kind = a->attach_kind;
 	at.maxactive = a->maxactive;
 	if (a->hist.set) {

@@ -598,6 +598,53 @@ TEST(attach_passes_every_field)
 	fake_free(&f);
 }
 
+/* --kprobe, --arg, --count, --retval, --unit: target='s suffixes. */
+TEST(attach_values_and_counts)
+{
+	static const struct {
+		const char *argv[8];
+		const char *name;
+		unsigned int hist_kind;
+	} cases[] = {
+		{ { "--kprobe", "tcp_sendmsg", "--arg", "3", "--unit", "bytes" },
+		  "tcp_sendmsg:arg3:bytes", PCORE_UAPI_HIST_DEFAULT },
+		{ { "--arg", "6", "--kprobe", "f" }, "f:arg6", PCORE_UAPI_HIST_DEFAULT },
+		{ { "--kprobe", "do_fork", "--count" }, "do_fork:count",
+		  PCORE_UAPI_HIST_DEFAULT },
+		{ { "--kretprobe", "vfs_read", "--retval" }, "vfs_read:retval",
+		  PCORE_UAPI_HIST_DEFAULT },
+		{ { "--kretprobe", "vfs_read", "--retval", "--unit", "bytes",
+		    "--hist", "linear:0,1000,10" }, "vfs_read:retval:bytes",
+		  PCORE_UAPI_HIST_LINEAR },
+		/* the suffix in the name, as target= takes it */
+		{ { "--kretprobe", "do_fork:count" }, "do_fork:count",
+		  PCORE_UAPI_HIST_DEFAULT },
+	};
+	unsigned int i, n;
+	struct fake f;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *argv[12] = { "probectl", "attach" };
+		struct pc_args a;
+		struct result r;
+
+		for (n = 0; n < 8 && cases[i].argv[n]; n++)
+			argv[2 + n] = (char *)cases[i].argv[n];
+		ASSERT_EQ(0, pc_parse_args(2 + n, argv, &a)) TH_LOG("case %u: %s", i, a.err);
+		ASSERT_STREQ(cases[i].name, a.attach_full);
+
+		std_fake(&f);
+		r = run_argv(&f, 2 + n, argv);
+		ASSERT_EQ(0, r.ret) TH_LOG("case %u: stderr: %s", i, r.err);
+		ASSERT_STREQ(cases[i].name, f.attached.name);
+		ASSERT_EQ((unsigned int)PCORE_ATTACH_KRETPROBE, f.attached.kind);
+		ASSERT_EQ(cases[i].hist_kind, f.attached.hist_kind);
+		ASSERT_EQ(0U, f.attached.maxactive);
+		result_free(&r);
+		fake_free(&f);
+	}
+}
+
 struct err_case {
 	const char *why;
 	int (*setup)(struct fake *f);
@@ -1089,11 +1136,46 @@ static const struct bad_case bad_cases[] = {
 	{ { "attach", "--kretprobe", N128 }, "--kretprobe: name longer than 127" },
 	{ { "attach", "--kretprobe", "vfs-read" }, "--kretprobe: characters other than" },
 	{ { "attach", "--tracepoint", "" }, "--tracepoint: empty name" },
-	{ { "attach" }, "attach needs --kretprobe FUNC or --tracepoint TP" },
+	{ { "attach" }, "attach needs --kprobe FUNC, --kretprobe FUNC or --tracepoint TP" },
 	{ { "attach", "--kretprobe", "a", "--tracepoint", "b" },
-	  "give one of --kretprobe and --tracepoint" },
+	  "give one of --kprobe, --kretprobe and --tracepoint" },
+	{ { "attach", "--kprobe", "a", "--kretprobe", "b" },
+	  "give one of --kprobe, --kretprobe and --tracepoint" },
 	{ { "attach", "--tracepoint", "b", "--maxactive", "1" },
 	  "--maxactive is for --kretprobe only" },
+	{ { "attach", "--kprobe", "f", "--arg", "1", "--maxactive", "1" },
+	  "--maxactive is for --kretprobe only" },
+	{ { "attach", "--kretprobe", ":count" }, "--kretprobe: characters other than" },
+	/* values and counts */
+	{ { "attach", "--kprobe", "f" }, "--kprobe needs one of --arg N and --count" },
+	{ { "attach", "--kprobe", "f", "--arg", "1", "--count" },
+	  "--kprobe needs one of --arg N and --count" },
+	{ { "attach", "--kprobe", "f", "--arg", "0" },
+	  "--arg: '0' is not an argument number from 1 to 6" },
+	{ { "attach", "--kprobe", "f", "--arg", "7" },
+	  "--arg: '7' is not an argument number from 1 to 6" },
+	{ { "attach", "--kprobe", "f", "--arg", "x" },
+	  "--arg: 'x' is not an argument number from 1 to 6" },
+	{ { "attach", "--kprobe", "f", "--arg", "-1" },
+	  "--arg: '-1' is not an argument number from 1 to 6" },
+	{ { "attach", "--kretprobe", "f", "--arg", "1" }, "--arg is for --kprobe only" },
+	{ { "attach", "--tracepoint", "t", "--count" }, "--count is for --kprobe only" },
+	{ { "attach", "--kprobe", "f", "--count", "--retval" },
+	  "--retval is for --kretprobe only" },
+	{ { "attach", "--tracepoint", "t", "--retval" }, "--retval is for --kretprobe only" },
+	{ { "attach", "--kretprobe", "f", "--unit", "bytes" },
+	  "--unit is for --arg and --retval only" },
+	{ { "attach", "--kprobe", "f", "--count", "--unit", "bytes" },
+	  "--unit is for --arg and --retval only" },
+	{ { "attach", "--kprobe", "f", "--count", "--hist", "log2" },
+	  "--hist does not apply to --count" },
+	{ { "attach", "--kprobe", "f", "--arg", "1", "--unit", "" }, "--unit: a unit is 1 to 15" },
+	{ { "attach", "--kprobe", "f", "--arg", "1", "--unit", "a b" }, "--unit: a unit is 1 to 15" },
+	{ { "attach", "--kprobe", "f", "--arg", "1", "--unit", "a:b" }, "--unit: a unit is 1 to 15" },
+	{ { "attach", "--kprobe", "f", "--arg", "1", "--unit", "abcdefghijklmnop" },
+	  "--unit: a unit is 1 to 15" },
+	{ { "attach", "--kprobe", N127, "--count" },
+	  ":count: longer than 127 characters with its suffix" },
 	/* lists */
 	{ { "load", "--target", "" }, "--target: empty name" },
 	{ { "load", "--target", "a,,b" }, "--target: empty name" },
