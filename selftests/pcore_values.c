@@ -55,7 +55,7 @@ TEST_F_TIMEOUT(values, retval_and_errno, 300)
 	unsigned long long lo, hi, n, ppid = getppid();
 	struct pcore_probe_line l;
 	const char *p;
-	int i, lines;
+	int i, lines, got;
 
 	ASSERT_EQ(0, pcore_load("target=sys_getppid:retval,sys_close:retval:status"));
 	for (i = 0; i < NCALLS; i++)
@@ -94,7 +94,8 @@ TEST_F_TIMEOUT(values, retval_and_errno, 300)
 	EXPECT_NE(NULL, strstr(buf, "# errno label count")) TH_LOG("%s", buf);
 	p = strstr(buf, "\n9 ");
 	ASSERT_NE(NULL, p) TH_LOG("%s", buf);
-	ASSERT_EQ(1, sscanf(p + 1, "%*u %*s %llu", &n)) TH_LOG("%s", buf);
+	got = sscanf(p + 1, "%*u %*s %llu", &n);
+	ASSERT_EQ(1, got) TH_LOG("%s", buf);
 	EXPECT_EQ(NCALLS, n) TH_LOG("%s", buf);
 	ASSERT_LT(0, pcore_read(PCORE_DBG "/sys_close:retval:status/stats", buf,
 				PCORE_BUF));
