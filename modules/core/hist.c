@@ -690,13 +690,8 @@ NOKPROBE_SYMBOL(pcore_hist_add_key);
  */
 void notrace pcore_hist_add(struct pcore_hist *h, u64 v)
 {
-	if (unlikely(h->key_mode)) {
-		pcore_hist_add_key(h, 0, NULL, v);
-		return;
-	}
 	preempt_disable_notrace();
-	pcore_record(&h->layout,
-		     h->cpu[READ_ONCE(h->cur)][raw_smp_processor_id()], v);
+	pcore_hist_add_nopreempt(h, v);
 	preempt_enable_notrace();
 }
 EXPORT_SYMBOL_GPL(pcore_hist_add);

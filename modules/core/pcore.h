@@ -212,6 +212,22 @@ static inline struct pcore_cpu_hist *pcore_rec(const struct pcore_hist *h,
 	return READ_ONCE(((struct pcore_cpu_hist **)h->cpu[bank][cpu])[slot]);
 }
 
+/*
+ * pcore_hist_add() for a caller that runs with preemption off already:
+ * probe_core's own kprobe and kretprobe handlers (kprobes and rethook run
+ * them so).  Inline: no call, no preempt_disable().
+ */
+static __always_inline void pcore_hist_add_nopreempt(struct pcore_hist *h,
+						     u64 v)
+{
+	if (unlikely(h->key_mode)) {
+		pcore_hist_add_key(h, 0, NULL, v);
+		return;
+	}
+	pcore_record(&h->layout,
+		     h->cpu[READ_ONCE(h->cur)][raw_smp_processor_id()], v);
+}
+
 /**
  * struct pcore_keyval - one key's values, as a reader may see them
  * @slot: its slot

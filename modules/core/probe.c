@@ -55,10 +55,16 @@ unsigned long pcore_probe_missed(const struct pcore_probe *p)
 	}
 }
 
+/* Kprobe and kretprobe handlers run with preemption off: no toggles. */
+static __always_inline void pcore_hit_nopreempt(struct pcore_probe *p)
+{
+	local64_inc(this_cpu_ptr(p->hits));
+}
+
 static __always_inline void pcore_hit(struct pcore_probe *p)
 {
 	preempt_disable_notrace();
-	local64_inc(this_cpu_ptr(p->hits));
+	pcore_hit_nopreempt(p);
 	preempt_enable_notrace();
 }
 
@@ -235,7 +241,7 @@ static int notrace pcore_kp_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct pcore_probe *p = container_of(kp, struct pcore_probe, kp);
 
-	pcore_hit(p);
+	pcore_hit_nopreempt(p);
 	if (p->pre)
 		p->pre(p, regs);
 	return 0;
@@ -254,7 +260,7 @@ static int notrace pcore_kp_count(struct kprobe *kp, struct pt_regs *regs)
 	struct pcore_hist *h = p->hist;
 	struct pcore_cpu_hist *c;
 
-	local64_inc(this_cpu_ptr(p->hits));
+	pcore_hit_nopreempt(p);
 	if (unlikely(h->key_mode)) {
 		pcore_hist_count(h);
 		return 0;
@@ -423,31 +429,62 @@ static int notrace pcore_kret_entry(struct kretprobe_instance *ri,
 	struct pcore_probe *p = container_of(get_kretprobe(ri),
 					     struct pcore_probe, rp);
 
-	pcore_hit(p);
-	if (p->entry && p->entry(p, regs, d->user))
+	pcore_hit_nopreempt(p);
+	if (p->entry(p, regs, d->user))
 		return 1;	/* not timed: no return handler */
 	d->start = ktime_get_mono_fast_ns();
 	return 0;
 }
 NOKPROBE_SYMBOL(pcore_kret_entry);
 
+/* Without an entry handler of the client's: count and stamp. */
+static int notrace pcore_kret_entry_stamp(struct kretprobe_instance *ri,
+					  struct pt_regs *regs)
+{
+	struct pcore_kret_data *d = (struct pcore_kret_data *)ri->data;
+	struct pcore_probe *p = container_of(get_kretprobe(ri),
+					     struct pcore_probe, rp);
+
+	pcore_hit_nopreempt(p);
+	d->start = ktime_get_mono_fast_ns();
+	return 0;
+}
+NOKPROBE_SYMBOL(pcore_kret_entry_stamp);
+
+/* The time since the entry's stamp. */
+static __always_inline u64 pcore_kret_ns(const struct pcore_kret_data *d)
+{
+	u64 now = ktime_get_mono_fast_ns();
+
+	/* The fast clock may step back by a hair across an update. */
+	return now > d->start ? now - d->start : 0;
+}
+
+/* With a return handler of the client's. */
 static int notrace pcore_kret_return(struct kretprobe_instance *ri,
 				     struct pt_regs *regs)
 {
 	struct pcore_kret_data *d = (struct pcore_kret_data *)ri->data;
 	struct pcore_probe *p = container_of(get_kretprobe(ri),
 					     struct pcore_probe, rp);
-	u64 now = ktime_get_mono_fast_ns();
-	/* The fast clock may step back by a hair across an update. */
-	u64 ns = now > d->start ? now - d->start : 0;
 
-	if (p->ret)
-		p->ret(p, regs, d->user, ns);
-	else
-		pcore_hist_add(p->hist, ns);
+	p->ret(p, regs, d->user, pcore_kret_ns(d));
 	return 0;
 }
 NOKPROBE_SYMBOL(pcore_kret_return);
+
+/* Without: the time goes into the probe's histogram. */
+static int notrace pcore_kret_return_hist(struct kretprobe_instance *ri,
+					  struct pt_regs *regs)
+{
+	struct pcore_kret_data *d = (struct pcore_kret_data *)ri->data;
+	struct pcore_probe *p = container_of(get_kretprobe(ri),
+					     struct pcore_probe, rp);
+
+	pcore_hist_add_nopreempt(p->hist, pcore_kret_ns(d));
+	return 0;
+}
+NOKPROBE_SYMBOL(pcore_kret_return_hist);
 
 static int pcore_kret_register(struct pcore_probe *p)
 {
@@ -457,8 +494,8 @@ static int pcore_kret_register(struct pcore_probe *p)
 
 	memset(rp, 0, sizeof(*rp));
 	rp->kp.symbol_name = p->symbol;
-	rp->entry_handler = pcore_kret_entry;
-	rp->handler = pcore_kret_return;
+	rp->entry_handler = p->entry ? pcore_kret_entry : pcore_kret_entry_stamp;
+	rp->handler = p->ret ? pcore_kret_return : pcore_kret_return_hist;
 	rp->data_size = data_size;
 	rp->maxactive = maxactive;
 	return register_kretprobe(rp);
