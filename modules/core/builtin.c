@@ -144,13 +144,15 @@ static int pcore_builtin_parse(struct pcore_builtin *b, const char *param)
 		b->mode = PCORE_BUILTIN_ARG;
 		b->arg = what[3] - '1';
 	} else {
-		pr_err("%s=%s: unknown suffix ':%s' (known: ':count', ':arg1' to ':arg%d', ':retval', the last two with an optional ':UNIT')\n",
-		       param, b->name, what, PCORE_BUILTIN_ARGS);
+		pr_err("%s=%*pE: unknown suffix ':%*pE' (known: ':count', ':arg1' to ':arg%d', ':retval', the last two with an optional ':UNIT')\n",
+		       param, (int)strlen(b->name), b->name, (int)strlen(what),
+		       what, PCORE_BUILTIN_ARGS);
 		return -EINVAL;
 	}
 	if (unit && !pcore_one_word(unit)) {
-		pr_err("%s=%s: unit '%s' is not 1 to %d characters without spaces\n",
-		       param, b->name, unit, PCORE_UNIT_MAX - 1);
+		pr_err("%s=%*pE: unit '%*pE' is not 1 to %d characters without spaces\n",
+		       param, (int)strlen(b->name), b->name, (int)strlen(unit),
+		       unit, PCORE_UNIT_MAX - 1);
 		return -EINVAL;
 	}
 	return 0;
