@@ -314,10 +314,11 @@ TEST_F_TIMEOUT(fork, offline_cpu_keeps_counts, 300)
  */
 TEST_F_TIMEOUT(fork, count_beside_time, 300)
 {
-	unsigned long long c0, c1, f0;
+	unsigned long long c0, c1, f0, fl, t, extra;
 	struct pcore_probe_line l;
 
 	ASSERT_EQ(0, pcore_unload_wait());
+	fl = pcore_nr_forks();
 	ASSERT_EQ(0, pcore_load("target=do_fork:count,do_fork"));
 	ASSERT_EQ(0, pcore_forks_quiet());
 	f0 = pcore_nr_forks();
@@ -326,8 +327,14 @@ TEST_F_TIMEOUT(fork, count_beside_time, 300)
 	ASSERT_EQ(0, pcore_forks(NFORKS));
 	c1 = pcore_stat("do_fork:count", "count");
 	EXPECT_FORKS(NFORKS, c1 - c0, f0);
-	/* The same calls, timed: every one returned before the read. */
-	EXPECT_EQ(c1, pcore_stat("do_fork", "count"));
+	/*
+	 * The same calls, timed (at their return): the same count, but for
+	 * a fork of the kernel's own that the two reads split.
+	 */
+	t = pcore_stat("do_fork", "count");
+	extra = pcore_nr_forks() - fl - NFORKS;
+	EXPECT_LE(c1, t + extra) TH_LOG("counted %llu, timed %llu", c1, t);
+	EXPECT_LE(t, c1 + extra) TH_LOG("counted %llu, timed %llu", c1, t);
 
 	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork:count/stats", buf, PCORE_BUF));
 	EXPECT_EQ(c1, pcore_key(buf, "count")) TH_LOG("%s", buf);
