@@ -336,8 +336,10 @@ TEST_F_TIMEOUT(fork, count_beside_time, 300)
 	EXPECT_LE(c1, t + extra) TH_LOG("counted %llu, timed %llu", c1, t);
 	EXPECT_LE(t, c1 + extra) TH_LOG("counted %llu, timed %llu", c1, t);
 
+	/* Later reads: c1, and the kernel's own forks since, if any. */
 	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork:count/stats", buf, PCORE_BUF));
-	EXPECT_EQ(c1, pcore_key(buf, "count")) TH_LOG("%s", buf);
+	EXPECT_LE(c1, pcore_key(buf, "count")) TH_LOG("%s", buf);
+	EXPECT_GE(c1 + pcore_nr_forks() - f0 - NFORKS, pcore_key(buf, "count"));
 	EXPECT_EQ(0, pcore_key(buf, "sum"));
 	EXPECT_EQ(0, pcore_key(buf, "min"));
 	EXPECT_EQ(0, pcore_key(buf, "max"));
@@ -350,7 +352,8 @@ TEST_F_TIMEOUT(fork, count_beside_time, 300)
 	EXPECT_STREQ("kprobe", l.kind);
 	EXPECT_STREQ("kernel_clone", l.symbol);
 	EXPECT_EQ(0, l.missed);
-	EXPECT_EQ(c1, l.hits);
+	EXPECT_LE(c1, l.hits);
+	EXPECT_GE(c1 + pcore_nr_forks() - f0 - NFORKS, l.hits);
 
 	/* An interval read moves the count out; reset empties it. */
 	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork:count/interval", buf, PCORE_BUF));
