@@ -93,8 +93,13 @@ static void pcore_fill_entry(struct pcore_hist *h, struct pcore_ioc_entry *e)
 }
 
 /*
- * The counts are added after pcore_lock, holding a reference: a count
- * takes h->lock, which a harvest holds for a grace period.
+ * The counts are read outside pcore_lock, holding a reference: a count
+ * takes h->lock, which a harvest holds for a grace period.  They are read
+ * before the entries (and their probes' hits) are filled under pcore_lock
+ * again: a probe counts a hit before its handler records (and x86 makes
+ * stores visible in order), so an entry's count is never ahead of its
+ * hits.  The list is of the histograms that exist at that second pass and
+ * were counted at the first.
  */
 static long pcore_ioc_list(void __user *arg)
 {
@@ -102,7 +107,8 @@ static long pcore_ioc_list(void __user *arg)
 	struct pcore_hist *h, **hs = NULL;
 	struct pcore_ioc_list l;
 	struct pcore_client *c;
-	u32 n = 0, i = 0;
+	u32 n = 0, i = 0, j, k = 0, t, at = 0;
+	u64 *counts = NULL;
 	long ret = 0;
 
 	if (copy_from_user(&l, arg, sizeof(l)))
@@ -119,24 +125,44 @@ static long pcore_ioc_list(void __user *arg)
 	} else if (n) {
 		e = kvcalloc(n, sizeof(*e), GFP_KERNEL);
 		hs = kvcalloc(n, sizeof(*hs), GFP_KERNEL);
-		if (!e || !hs)
+		counts = kvcalloc(n, sizeof(*counts), GFP_KERNEL);
+		if (!e || !hs || !counts)
 			ret = -ENOMEM;
 	}
 	if (!ret && e)
 		pcore_for_each_client(c)
 			pcore_for_each_hist(c, h) {
 				kref_get(&h->ref);
-				hs[i] = h;
-				pcore_fill_entry(h, &e[i++]);
+				hs[i++] = h;
 			}
 	mutex_unlock(&pcore_lock);
-	for (i = 0; hs && i < n && hs[i]; i++) {
-		mutex_lock(&hs[i]->lock);
-		e[i].count = pcore_hist_lifetime(hs[i]);
-		mutex_unlock(&hs[i]->lock);
-		pcore_hist_put(hs[i]);
+	for (j = 0; j < i; j++) {
+		mutex_lock(&hs[j]->lock);
+		counts[j] = pcore_hist_lifetime(hs[j]);
+		mutex_unlock(&hs[j]->lock);
 	}
+	if (i) {
+		mutex_lock(&pcore_lock);
+		/* In list order as at the first pass: found at once, mostly. */
+		pcore_for_each_client(c)
+			pcore_for_each_hist(c, h)
+				for (t = 0; t < i; t++) {
+					j = (at + t) % i;
+					if (hs[j] != h)
+						continue;
+					pcore_fill_entry(h, &e[k]);
+					e[k++].count = counts[j];
+					at = j + 1;
+					break;
+				}
+		mutex_unlock(&pcore_lock);
+	}
+	for (j = 0; j < i; j++)
+		pcore_hist_put(hs[j]);
 	kvfree(hs);
+	kvfree(counts);
+	if (!ret)
+		n = k;
 
 	if (!ret && n && copy_to_user(u64_to_user_ptr(l.entries), e,
 				      n * sizeof(*e)))
