@@ -468,7 +468,9 @@ TEST_F_TIMEOUT(ioc, read_reset_intervals, 600)
 	ASSERT_EQ(0, pcore_list_one(self->fd, "do_fork", &e));
 	EXPECT_LE(total, e.count);
 	EXPECT_FORKS(2 * NFORKS + 1, e.count, self->f0);
-	EXPECT_EQ(e.count, e.hits);
+	/* hits are read after the count: as many, or the kernel's since. */
+	EXPECT_LE(e.count, e.hits);
+	EXPECT_FORKS(2 * NFORKS + 1, e.hits, self->f0);
 }
 
 struct uffd_reader {
@@ -609,7 +611,8 @@ TEST_F_TIMEOUT(ioc, reset, PCORE_TIMEOUT_PATCHING)
 	EXPECT_FORKS(NFORKS / 4, pcore_rd_count(self->fd, "do_fork"), f0);
 	ASSERT_EQ(0, pcore_list_one(self->fd, "do_fork", &e));
 	EXPECT_FORKS(NFORKS + NFORKS / 4, e.count, self->f0);
-	EXPECT_EQ(e.count, e.hits);
+	EXPECT_LE(e.count, e.hits);
+	EXPECT_FORKS(NFORKS + NFORKS / 4, e.hits, self->f0);
 
 	/* A handler module's histogram can be reset too. */
 	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
@@ -848,7 +851,8 @@ TEST_F_TIMEOUT(ioc, attach_kretprobe, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_list_one(self->fd, "do_fork", &e));
 	EXPECT_STREQ("kernel_clone", e.symbol);
 	EXPECT_FORKS(NFORKS / 4, e.count, f0);
-	EXPECT_EQ(e.count, e.hits);
+	EXPECT_LE(e.count, e.hits);
+	EXPECT_FORKS(NFORKS / 4, e.hits, f0);
 	ASSERT_LE(0, pcore_read(KPROBES_LIST, kp, PCORE_BUF));
 	EXPECT_STREQ(kp_before, kp);
 }
@@ -922,6 +926,7 @@ TEST_F_TIMEOUT(ioc, enable_disable, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_list_one(self->fd, "do_fork", &e));
 	EXPECT_EQ(PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN | PCORE_ENT_DISABLED, e.flags);
 	EXPECT_FORKS(NFORKS / 2, e.count, self->f0);
+	/* Disabled: nothing counts between the two reads. */
 	EXPECT_EQ(e.count, e.hits);
 	hits = e.hits;
 	ASSERT_LT(0, pcore_read(KPROBES_LIST, kp, PCORE_BUF));
