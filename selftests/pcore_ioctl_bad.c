@@ -532,6 +532,13 @@ static const struct attach_case {
 	{ "kretprobe's name as tracepoint", EINVAL, { TP("do_fork") } },
 	{ "same function, another name", EINVAL, { KRET("kernel_clone") } },
 	{ "handler module's name", EINVAL, { KRET("cpuhists/oncpu") } },
+	/* target='s suffixes, through the device */
+	{ "suffix unknown", EINVAL, { KRET("sys_getppid:arg9") } },
+	{ "suffix empty", EINVAL, { KRET("sys_getppid:") } },
+	{ "suffix count with a unit", EINVAL, { KRET("sys_getppid:count:x") } },
+	{ "suffix unit too long", EINVAL, { KRET("sys_getppid:retval:abcdefghijklmnop") } },
+	{ "suffix first", EINVAL, { KRET(":count") } },
+	{ "suffix, unknown function", ENOENT, { KRET("pcore_no_such_function:count") } },
 #undef KRET
 #undef TP
 };

@@ -98,8 +98,8 @@ static void pcore_fill_entry(struct pcore_hist *h, struct pcore_ioc_entry *e)
  * before the entries (and their probes' hits) are filled under pcore_lock
  * again: a probe counts a hit before its handler records (and x86 makes
  * stores visible in order), so an entry's count is never ahead of its
- * hits.  The list is of the histograms that exist at that second pass and
- * were counted at the first.
+ * hits.  The list is of the histograms counted at the first pass that are
+ * still linked at the second.
  */
 static long pcore_ioc_list(void __user *arg)
 {
@@ -107,7 +107,7 @@ static long pcore_ioc_list(void __user *arg)
 	struct pcore_hist *h, **hs = NULL;
 	struct pcore_ioc_list l;
 	struct pcore_client *c;
-	u32 n = 0, i = 0, j, k = 0, t, at = 0;
+	u32 n = 0, i = 0, j, k = 0;
 	u64 *counts = NULL;
 	long ret = 0;
 
@@ -143,18 +143,13 @@ static long pcore_ioc_list(void __user *arg)
 	}
 	if (i) {
 		mutex_lock(&pcore_lock);
-		/* In list order as at the first pass: found at once, mostly. */
-		pcore_for_each_client(c)
-			pcore_for_each_hist(c, h)
-				for (t = 0; t < i; t++) {
-					j = (at + t) % i;
-					if (hs[j] != h)
-						continue;
-					pcore_fill_entry(h, &e[k]);
-					e[k++].count = counts[j];
-					at = j + 1;
-					break;
-				}
+		/* Unlinked since (pcore_hist_unlink()): its client may be gone. */
+		for (j = 0; j < i; j++) {
+			if (list_empty(&hs[j]->node))
+				continue;
+			pcore_fill_entry(hs[j], &e[k]);
+			e[k++].count = counts[j];
+		}
 		mutex_unlock(&pcore_lock);
 	}
 	for (j = 0; j < i; j++)

@@ -708,15 +708,8 @@ NOKPROBE_SYMBOL(pcore_hist_add);
  */
 void notrace pcore_hist_count(struct pcore_hist *h)
 {
-	struct pcore_cpu_hist *c;
-
-	if (unlikely(h->key_mode)) {
-		pcore_hist_add_key(h, 0, NULL, 0);
-		return;
-	}
 	preempt_disable_notrace();
-	c = h->cpu[READ_ONCE(h->cur)][raw_smp_processor_id()];
-	pcore_ctr_add(&c->b[0], 1);
+	pcore_hist_count_nopreempt(h);
 	preempt_enable_notrace();
 }
 EXPORT_SYMBOL_GPL(pcore_hist_count);

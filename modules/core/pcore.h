@@ -228,6 +228,19 @@ static __always_inline void pcore_hist_add_nopreempt(struct pcore_hist *h,
 		     h->cpu[READ_ONCE(h->cur)][raw_smp_processor_id()], v);
 }
 
+/* pcore_hist_count() for a caller that runs with preemption off already. */
+static __always_inline void pcore_hist_count_nopreempt(struct pcore_hist *h)
+{
+	struct pcore_cpu_hist *c;
+
+	if (unlikely(h->key_mode)) {
+		pcore_hist_add_key(h, 0, NULL, 0);
+		return;
+	}
+	c = h->cpu[READ_ONCE(h->cur)][raw_smp_processor_id()];
+	pcore_ctr_add(&c->b[0], 1);
+}
+
 /**
  * struct pcore_keyval - one key's values, as a reader may see them
  * @slot: its slot

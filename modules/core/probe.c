@@ -250,23 +250,15 @@ NOKPROBE_SYMBOL(pcore_kp_pre);
 
 /*
  * A kprobe without handlers counts calls into its histogram, and no more:
- * the two increments of pcore_hit() and pcore_hist_count(), inline and
- * without their preempt_disable(), as kprobe handlers run with preemption
- * off.  A keyed histogram takes the general path.
+ * two increments, inline and without preempt_disable(), as kprobe handlers
+ * run with preemption off.
  */
 static int notrace pcore_kp_count(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct pcore_probe *p = container_of(kp, struct pcore_probe, kp);
-	struct pcore_hist *h = p->hist;
-	struct pcore_cpu_hist *c;
 
 	pcore_hit_nopreempt(p);
-	if (unlikely(h->key_mode)) {
-		pcore_hist_count(h);
-		return 0;
-	}
-	c = h->cpu[READ_ONCE(h->cur)][raw_smp_processor_id()];
-	pcore_ctr_add(&c->b[0], 1);
+	pcore_hist_count_nopreempt(p->hist);
 	return 0;
 }
 NOKPROBE_SYMBOL(pcore_kp_count);
