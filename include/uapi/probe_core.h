@@ -24,7 +24,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define PCORE_ABI_VERSION	1
+#define PCORE_ABI_VERSION	2	/* 2: PCORE_ATTACH_UPROBE */
 #define PCORE_IOC_MAGIC		0xB8
 #define PCORE_DEVICE		"/dev/probe_core"
 
@@ -52,12 +52,14 @@ struct pcore_ioc_version {
 #define PCORE_ENT_DISABLED	0x2	/* its probe is disabled */
 #define PCORE_ENT_WAITING	0x4	/* its tracepoint's module is not loaded */
 #define PCORE_ENT_OWN		0x8	/* probe_core's own: detach works */
+#define PCORE_ENT_GONE		0x10	/* uprobe: its file was deleted or unmounted */
 
 /**
  * struct pcore_ioc_entry - one histogram, as PCORE_IOC_LIST reports it
  * @name: "<name>" or "<module>/<name>"
  * @symbol: what its probe resolved to, "" without a probe
- * @probe_kind: "kprobe", "kretprobe", "tracepoint" or ""
+ * @probe_kind: "kprobe", "kretprobe", "tracepoint", "uprobe", "uretprobe"
+ *	or ""
  * @unit: unit of the values, e.g. "ns"
  * @hist_kind: "log2", "linear" or "loglinear"
  * @key_name: what a key is ("irq", "pid"...), "" when not keyed
@@ -190,6 +192,7 @@ struct pcore_ioc_name {
 /* struct pcore_ioc_attach.kind */
 #define PCORE_ATTACH_KRETPROBE	1	/* like target=, suffixes included */
 #define PCORE_ATTACH_TRACEPOINT	2	/* like tracepoints=: built-in handler */
+#define PCORE_ATTACH_UPROBE	3	/* in a user-space file: @fd, @offset */
 
 /* struct pcore_ioc_attach.hist_kind: as hist= */
 #define PCORE_UAPI_HIST_DEFAULT		0	/* as target=: loglinear, log2 for values */
@@ -210,10 +213,23 @@ struct pcore_ioc_name {
  * @max: linear: upper end (exclusive); loglinear: the largest value with a
  *	bucket of its own, 0 for the default (an hour in ns)
  * @step: linear: bucket width
+ * @offset: uprobe: offset in the file of the function's first
+ *	instruction (not its address: probectl turns an ELF symbol into it)
+ * @fd: uprobe: an open file descriptor of the ELF file (executable or
+ *	shared library) to probe
+ * @pad: zero
  * @reserved: zero
  *
  * Of @precision, @min, @max and @step, those @hist_kind does not use must
- * be zero (all of them for the default and log2).
+ * be zero (all of them for the default and log2).  @offset and @fd must
+ * be zero for the kinds other than PCORE_ATTACH_UPROBE.
+ *
+ * PCORE_ATTACH_UPROBE: @name is "SYMBOL" (a uretprobe that times each
+ * call), "SYMBOL:retval[:UNIT]" (a uretprobe, the return value),
+ * "SYMBOL:count" or "SYMBOL:argN[:UNIT]" (a uprobe at the entry); SYMBOL
+ * only names it.  The probe holds the file's inode, not its path or
+ * mount: when the file is deleted or its filesystem unmounted, the probe
+ * and its histogram go away (since ABI version 2).
  */
 struct pcore_ioc_attach {
 	char name[PCORE_UAPI_NAME_MAX];
@@ -224,7 +240,10 @@ struct pcore_ioc_attach {
 	__u64 min;
 	__u64 max;
 	__u64 step;
-	__u64 reserved[4];
+	__u64 offset;
+	__s32 fd;
+	__u32 pad;
+	__u64 reserved[2];
 };
 
 #define PCORE_IOC_VERSION	_IOR(PCORE_IOC_MAGIC, 0x00, struct pcore_ioc_version)
