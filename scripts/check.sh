@@ -196,6 +196,8 @@ check_kernel() {
 	rm -rf "$payload"
 	mkdir -p "$payload/modules/kernel"
 	cp -r "$selftests" "$payload/selftests"
+	# pcore_uprobe's workload is linked dynamically: its libraries too.
+	scripts/guest-libs.sh "$payload/rootfs" "$selftests/uwork"
 	find "build/$kver/modules" "$readme_ko" -name '*.ko' \
 		-exec cp {} "$payload/modules/" \; 2>/dev/null
 	# Kernel modules some tests load (null_blk...), from the image:

@@ -13,6 +13,7 @@
 #include <linux/version.h>
 #include <linux/kprobes.h>
 #include <linux/sched.h>
+#include <linux/uprobes.h>
 
 /*
  * sched_switch gained prev_state in v5.18 (fa2c3254d7cf, "sched/tracing:
@@ -54,6 +55,79 @@
 static inline unsigned long pcore_kretprobe_nmissed(const struct kretprobe *rp)
 {
 	return READ_ONCE(rp->nmissed) + READ_ONCE(rp->kp.nmissed);
+}
+
+/*
+ * uprobe_register() returns the uprobe, and unregistering is split into
+ * uprobe_unregister_nosync() and one uprobe_unregister_sync() for any
+ * number of uprobes, since v6.12 (the uprobes rework of that release:
+ * "uprobes: make uprobe_register() return struct uprobe *" and the split
+ * of uprobe_unregister()).  Before, the uprobe is named by inode and
+ * offset again, and uprobe_unregister() returns once no handler of the
+ * consumer runs.
+ */
+#ifdef CONFIG_UPROBES
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+static inline int pcore_uprobe_register(struct inode *inode, loff_t offset,
+					struct uprobe_consumer *uc,
+					struct uprobe **u)
+{
+	*u = uprobe_register(inode, offset, 0, uc);
+	return PTR_ERR_OR_ZERO(*u);
+}
+
+static inline void pcore_uprobe_unregister_nosync(struct inode *inode,
+						  loff_t offset,
+						  struct uprobe_consumer *uc,
+						  struct uprobe *u)
+{
+	uprobe_unregister_nosync(u, uc);
+}
+
+static inline void pcore_uprobe_unregister_sync(void)
+{
+	uprobe_unregister_sync();
+}
+#else
+static inline int pcore_uprobe_register(struct inode *inode, loff_t offset,
+					struct uprobe_consumer *uc,
+					struct uprobe **u)
+{
+	*u = NULL;
+	return uprobe_register(inode, offset, uc);
+}
+
+static inline void pcore_uprobe_unregister_nosync(struct inode *inode,
+						  loff_t offset,
+						  struct uprobe_consumer *uc,
+						  struct uprobe *u)
+{
+	uprobe_unregister(inode, offset, uc);
+}
+
+static inline void pcore_uprobe_unregister_sync(void)
+{
+}
+#endif
+#endif /* CONFIG_UPROBES */
+
+/*
+ * The stack pointer that names a user-space call: what its uretprobe sees
+ * at the return, computed at the uprobe on the function's first
+ * instruction.  x86's call pushes the return address, which the return
+ * pops (4 bytes in a 32-bit task); elsewhere it is in a register.
+ */
+static inline unsigned long pcore_ucall_sp(struct pt_regs *regs, bool entry)
+{
+#ifdef CONFIG_X86_64
+	if (entry)
+		return user_stack_pointer(regs) +
+		       (user_64bit_mode(regs) ? 8 : 4);
+#elif defined(CONFIG_X86)
+	if (entry)
+		return user_stack_pointer(regs) + 4;
+#endif
+	return user_stack_pointer(regs);
 }
 
 #endif /* PROBE_CORE_COMPAT_H */

@@ -31,6 +31,7 @@
 #define PROBE_CORE_H
 
 #include <linux/types.h>
+#include <linux/fs.h>
 #include <linux/ptrace.h>
 #include <linux/module.h>
 #include "probe_core/hist_spec.h"
@@ -238,12 +239,65 @@ struct pcore_tracepoint_opts {
 /* The tracepoint may be in a module not loaded yet: wait for it. */
 #define PCORE_TP_WAIT	0x1
 
+/**
+ * struct pcore_uprobe_opts - a probe on a function of a user-space file
+ * @name: probe name, unique within the client; required
+ * @path: the ELF file (executable or shared library), or NULL with @file
+ * @file: the file, opened for reading, when @path is NULL
+ * @offset: offset in the file of the function's first instruction (its
+ *	ELF symbol's value turned into a file offset, as probectl does)
+ * @flags: %PCORE_UPROBE_RET: also at the function's return, timing each
+ *	call (a uretprobe); 0: at the entry only (a uprobe)
+ * @maxactive: %PCORE_UPROBE_RET: calls in flight kept (rounded up to a
+ *	power of two); 0: max(64, 8 * CPUs).  A call that finds no room
+ *	takes the oldest call's place; both are counted as missed.
+ * @data_size: %PCORE_UPROBE_RET: bytes of per-call data for the
+ *	handlers, at most 256; 0 otherwise
+ * @entry: called at each call with the registers (pcore_arg() reads the
+ *	arguments) and, with %PCORE_UPROBE_RET, the per-call data (else
+ *	NULL); with %PCORE_UPROBE_RET, return non-zero to not time this
+ *	call.  NULL: without %PCORE_UPROBE_RET, count each call into @hist.
+ * @ret: %PCORE_UPROBE_RET: called at the return with the per-call data
+ *	and the time since the entry in ns (pcore_retval() reads the return
+ *	value), or NULL to record that time into @hist
+ * @gone: called when the file is deleted or its filesystem unmounted,
+ *	after the probe let go of it (its handlers no longer run; it stays
+ *	listed until pcore_probe_detach()), or NULL.  Runs in the process
+ *	that deleted or unmounted, under filesystem locks: only queue work.
+ * @hist: the histogram this probe feeds (one probe per histogram)
+ * @priv: handler data, see pcore_probe_priv()
+ *
+ * The probe holds the file's inode, not its path: it does not keep its
+ * filesystem mounted.  Handlers run in the task that called the
+ * function, in process context.
+ */
+struct pcore_uprobe_opts {
+	const char *name;
+	const char *path;
+	struct file *file;
+	u64 offset;
+	u32 flags;
+	int maxactive;
+	size_t data_size;
+	int (*entry)(struct pcore_probe *p, struct pt_regs *regs, void *data);
+	void (*ret)(struct pcore_probe *p, struct pt_regs *regs, void *data,
+		    u64 ns);
+	void (*gone)(struct pcore_probe *p);
+	struct pcore_hist *hist;
+	void *priv;
+};
+
+/* Time each call, from the entry to the return: a uretprobe. */
+#define PCORE_UPROBE_RET	0x1
+
 struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
 					const struct pcore_kprobe_opts *o);
 struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
 					   const struct pcore_kretprobe_opts *o);
 struct pcore_probe *pcore_tracepoint_attach(struct pcore_client *c,
 					    const struct pcore_tracepoint_opts *o);
+struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
+					const struct pcore_uprobe_opts *o);
 void pcore_probe_detach(struct pcore_probe *p);
 void *pcore_probe_priv(const struct pcore_probe *p);
 void *pcore_tp_hit(void *data);
@@ -251,8 +305,8 @@ const char *pcore_probe_symbol(const struct pcore_probe *p);
 
 /**
  * pcore_arg() - the Nth argument of the probed function, at its entry
- * @regs: registers at a kprobe on the function's first instruction, or at
- *	a kretprobe's entry
+ * @regs: registers at a kprobe or uprobe on the function's first
+ *	instruction, or at a kretprobe's entry
  * @n: argument number from 0; only arguments passed in registers
  *
  * Return: the argument, or 0 when it is not in a register.
@@ -263,7 +317,7 @@ static inline unsigned long pcore_arg(struct pt_regs *regs, unsigned int n)
 }
 
 /**
- * pcore_retval() - the return value, at a kretprobe's return
+ * pcore_retval() - the return value, at a kretprobe's or uretprobe's return
  * @regs: registers at the return handler
  *
  * Return: the probed function's return value.

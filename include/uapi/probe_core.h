@@ -12,7 +12,8 @@
  * attached through this device) is "<name>"; one of a handler module is
  * "<module>/<name>".
  *
- * Errors: ENOTTY for an unknown command, EFAULT for a bad pointer, EINVAL
+ * Errors: ENOTTY for an unknown command, EFAULT for a bad pointer, EBADF
+ * for a bad file descriptor (PCORE_ATTACH_UPROBE), EINVAL
  * for bad sizes, flags, strings or reserved fields, ENOENT for an unknown
  * name, EPERM for attach, detach, enable and disable without
  * CAP_SYS_ADMIN, ENOSPC when an output buffer is too small (the needed

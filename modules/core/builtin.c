@@ -5,13 +5,17 @@
  * handler modules, in probe_core's own client (whose directory is the
  * debugfs root): for each target a histogram and a return probe that
  * feeds it; for each tracepoint a histogram, a CPU timer and a handler
- * from the table below.
+ * from the table below; for a function of a user-space file, a uprobe or
+ * a uretprobe.  A user-space probe whose file is deleted or unmounted is
+ * detached, with its histograms, by a work item (its gone callback runs
+ * under locks that detaching needs).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
 #include <linux/mutex.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include "pcore.h"
 
 /* What a target records: its name's suffix, after the function. */
@@ -36,6 +40,7 @@ struct pcore_builtin {
 	struct pcore_hist *errs;	/* PCORE_BUILTIN_RETVAL: by errno */
 	struct pcore_timer *timer;
 	struct pcore_probe *probe;
+	bool user;			/* a uprobe or uretprobe */
 	bool used;
 };
 
@@ -158,6 +163,54 @@ static int pcore_builtin_parse(struct pcore_builtin *b, const char *param)
 	return 0;
 }
 
+/* :argN of a user-space function, from the uprobe at its entry. */
+static int notrace pcore_builtin_uarg(struct pcore_probe *p,
+				     struct pt_regs *regs, void *data)
+{
+	struct pcore_builtin *b = pcore_probe_priv(p);
+
+	pcore_hist_add(b->hist, pcore_arg(regs, b->arg));
+	return 0;
+}
+NOKPROBE_SYMBOL(pcore_builtin_uarg);
+
+static void pcore_builtin_retval(struct pcore_probe *p, struct pt_regs *regs,
+				 void *data, u64 ns);
+static void pcore_builtin_reap(struct work_struct *work);
+static DECLARE_WORK(pcore_builtin_reap_work, pcore_builtin_reap);
+
+/* A user-space probe's file went away: detach it from process context. */
+static void pcore_builtin_gone(struct pcore_probe *p)
+{
+	schedule_work(&pcore_builtin_reap_work);
+}
+
+/*
+ * The probe of a user-space function: what a kernel target's mode does,
+ * with a uprobe for :count and :argN, a uretprobe for the latency and
+ * :retval.
+ */
+static struct pcore_probe *pcore_builtin_uprobe(struct pcore_client *c,
+						struct pcore_builtin *b,
+						struct file *file, u64 offset,
+						unsigned int active)
+{
+	struct pcore_uprobe_opts o = {
+		.name = b->name, .file = file, .offset = offset,
+		.gone = pcore_builtin_gone, .hist = b->hist, .priv = b,
+	};
+
+	if (b->mode == PCORE_BUILTIN_ARG)
+		o.entry = pcore_builtin_uarg;
+	if (b->mode == PCORE_BUILTIN_TIME || b->mode == PCORE_BUILTIN_RETVAL) {
+		o.flags = PCORE_UPROBE_RET;
+		o.maxactive = active;
+	}
+	if (b->mode == PCORE_BUILTIN_RETVAL)
+		o.ret = pcore_builtin_retval;
+	return pcore_uprobe_attach(c, &o);
+}
+
 /* :argN: the argument at each call, from the kprobe at the entry. */
 static void notrace pcore_builtin_arg(struct pcore_probe *p,
 				      struct pt_regs *regs)
@@ -192,7 +245,8 @@ NOKPROBE_SYMBOL(pcore_builtin_retval);
 /* The probe and histograms of an :argN or :retval target. */
 static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 			       const struct pcore_hist_spec *spec,
-			       unsigned int active)
+			       unsigned int active, struct file *file,
+			       u64 offset)
 {
 	char errs[PCORE_NAME_MAX];
 	struct pcore_hist_spec s = *spec;
@@ -204,6 +258,10 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 		.name = b->name, .unit = b->unit, .spec = s });
 	if (IS_ERR(b->hist))
 		return PTR_ERR(b->hist);
+	if (b->mode == PCORE_BUILTIN_ARG && file) {
+		b->probe = pcore_builtin_uprobe(c, b, file, offset, active);
+		return PTR_ERR_OR_ZERO(b->probe);
+	}
 	if (b->mode == PCORE_BUILTIN_ARG) {
 		b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
 			.name = b->name, .symbol = b->symbol,
@@ -212,8 +270,7 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 		return PTR_ERR_OR_ZERO(b->probe);
 	}
 	if (snprintf(errs, sizeof(errs), "%s.errno", b->name) >= sizeof(errs)) {
-		pr_err("target=%s: name too long for its %s.errno histogram\n",
-		       b->name, b->name);
+		pr_err("%s: name too long for its .errno histogram\n", b->name);
 		return -EINVAL;
 	}
 	b->errs = pcore_hist_create(c, &(struct pcore_hist_opts){
@@ -222,21 +279,29 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 		.spec = { .kind = PCORE_HIST_COUNT } });
 	if (IS_ERR(b->errs))
 		return PTR_ERR(b->errs);
+	if (file) {
+		b->probe = pcore_builtin_uprobe(c, b, file, offset, active);
+		return PTR_ERR_OR_ZERO(b->probe);
+	}
 	b->probe = pcore_kretprobe_attach(c, &(struct pcore_kretprobe_opts){
 		.name = b->name, .symbol = b->symbol, .maxactive = active,
 		.ret = pcore_builtin_retval, .hist = b->hist, .priv = b });
 	return PTR_ERR_OR_ZERO(b->probe);
 }
 
-/* A kprobe that counts the calls of b->symbol into a count histogram. */
-static int pcore_builtin_count(struct pcore_client *c, struct pcore_builtin *b)
+/* A kprobe (or uprobe) that counts calls into a count histogram. */
+static int pcore_builtin_count(struct pcore_client *c, struct pcore_builtin *b,
+			       struct file *file, u64 offset)
 {
 	b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
 		.name = b->name, .unit = "calls",
 		.spec = { .kind = PCORE_HIST_COUNT } });
 	if (IS_ERR(b->hist))
 		return PTR_ERR(b->hist);
-	b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
+	if (file)
+		b->probe = pcore_builtin_uprobe(c, b, file, offset, 0);
+	else
+		b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
 		.name = b->name, .symbol = b->symbol, .hist = b->hist });
 	return PTR_ERR_OR_ZERO(b->probe);
 }
@@ -245,7 +310,8 @@ static int pcore_builtin_count(struct pcore_client *c, struct pcore_builtin *b)
 static int pcore_builtin_add_locked(bool tracepoint, const char *param,
 				    const char *name,
 				    const struct pcore_hist_spec *spec,
-				    unsigned int active)
+				    unsigned int active, struct file *file,
+				    u64 offset)
 {
 	struct pcore_client *c = pcore_client_get_own();
 	struct pcore_builtin *b = NULL;
@@ -274,30 +340,39 @@ static int pcore_builtin_add_locked(bool tracepoint, const char *param,
 		return -EINVAL;
 	}
 	b->used = true;
+	b->user = file;
 	strscpy(b->name, name, sizeof(b->name));
 	strscpy(b->symbol, name, sizeof(b->symbol));
 	ret = tracepoint ? 0 : pcore_builtin_parse(b, param);
 	if (!ret && b->mode == PCORE_BUILTIN_COUNT) {
-		ret = pcore_builtin_count(c, b);
+		ret = pcore_builtin_count(c, b, file, offset);
 	} else if (!ret && b->mode != PCORE_BUILTIN_TIME) {
-		ret = pcore_builtin_value(c, b, spec, active);
+		ret = pcore_builtin_value(c, b, spec, active, file, offset);
 	} else if (!ret) {
 		b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
 			.name = name, .spec = *spec });
 		ret = PTR_ERR_OR_ZERO(b->hist);
 		if (!ret && tracepoint)
 			ret = pcore_builtin_tracepoint(c, b, param);
+		else if (!ret && file)
+			ret = PTR_ERR_OR_ZERO(b->probe = pcore_builtin_uprobe(c,
+						b, file, offset, active));
 		else if (!ret)
 			ret = PTR_ERR_OR_ZERO(b->probe = pcore_kretprobe_attach(c,
 				&(struct pcore_kretprobe_opts){
 					.name = name, .symbol = name,
 					.maxactive = active, .hist = b->hist }));
 	}
-	/* One probe of each kind per function, whatever name it had. */
-	for (i = 0; !ret && !tracepoint && i < ARRAY_SIZE(pcore_builtins); i++) {
+	/*
+	 * One probe of each kind per kernel function, whatever name it had
+	 * (user-space probes are on an inode, not a name: not checked).
+	 */
+	for (i = 0; !ret && !tracepoint && !file &&
+		    i < ARRAY_SIZE(pcore_builtins); i++) {
 		struct pcore_builtin *q = &pcore_builtins[i];
 
-		if (q == b || !q->used || q->timer || q->mode != b->mode ||
+		if (q == b || !q->used || q->timer || q->user ||
+		    q->mode != b->mode ||
 		    q->arg != b->arg ||
 		    strcmp(pcore_probe_symbol(q->probe),
 			   pcore_probe_symbol(b->probe)))
@@ -317,19 +392,21 @@ static int pcore_builtin_add_locked(bool tracepoint, const char *param,
  * @param: where the request came from, for log lines ("target", "attach")
  * @name: function or tracepoint, and the histogram's name
  * @spec: histogram layout
- * @maxactive: kretprobe maxactive, 0 for the default
+ * @maxactive: kretprobe (or uretprobe) maxactive, 0 for the default
+ * @file: a user-space file, whose function at @offset to probe, or NULL
+ * @offset: where in @file
  *
  * Return: 0, or an errno with one log line; nothing stays on error.
  */
 int pcore_builtin_attach(bool tracepoint, const char *param, const char *name,
 			 const struct pcore_hist_spec *spec,
-			 unsigned int maxactive)
+			 unsigned int maxactive, struct file *file, u64 offset)
 {
 	int ret;
 
 	mutex_lock(&pcore_builtin_lock);
 	ret = pcore_builtin_add_locked(tracepoint, param, name, spec,
-				       maxactive);
+				       maxactive, file, offset);
 	mutex_unlock(&pcore_builtin_lock);
 	return ret;
 }
@@ -372,6 +449,19 @@ int pcore_builtin_set_enabled(const char *name, bool on)
 	return ret;
 }
 
+/* Detach the user-space probes whose file went away, with their hists. */
+static void pcore_builtin_reap(struct work_struct *work)
+{
+	unsigned int i;
+
+	mutex_lock(&pcore_builtin_lock);
+	for (i = 0; i < ARRAY_SIZE(pcore_builtins); i++)
+		if (pcore_builtins[i].used && pcore_builtins[i].user &&
+		    pcore_probe_gone(pcore_builtins[i].probe))
+			pcore_builtin_free(&pcore_builtins[i]);
+	mutex_unlock(&pcore_builtin_lock);
+}
+
 /* Detach and free them all, at unload or when the load fails. */
 void pcore_builtin_free_all(void)
 {
@@ -389,6 +479,8 @@ void pcore_builtin_free_all(void)
 		pcore_builtin_free(&pcore_builtins[i]);
 	}
 	mutex_unlock(&pcore_builtin_lock);
+	/* No probe left to call pcore_builtin_gone(): no work comes after. */
+	cancel_work_sync(&pcore_builtin_reap_work);
 }
 
 /* Said once the whole load succeeded: a failed load logs only its error. */

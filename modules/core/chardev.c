@@ -15,6 +15,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/slab.h>
@@ -90,6 +91,8 @@ static void pcore_fill_entry(struct pcore_hist *h, struct pcore_ioc_entry *e)
 		e->flags |= PCORE_ENT_DISABLED;
 	if (pcore_probe_waiting(p))
 		e->flags |= PCORE_ENT_WAITING;
+	if (pcore_probe_gone(p))
+		e->flags |= PCORE_ENT_GONE;
 }
 
 /*
@@ -421,24 +424,37 @@ static long pcore_ioc_attach(void __user *arg)
 {
 	struct pcore_hist_spec spec = {};
 	struct pcore_ioc_attach a;
+	struct file *file = NULL;
+	long ret;
 
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
 	if (!pcore_str_ok(a.name, sizeof(a.name)) ||
-	    !pcore_zero(a.reserved, sizeof(a.reserved)) ||
+	    !pcore_zero(a.reserved, sizeof(a.reserved)) || a.pad ||
 	    (a.kind != PCORE_ATTACH_KRETPROBE &&
-	     a.kind != PCORE_ATTACH_TRACEPOINT) ||
+	     a.kind != PCORE_ATTACH_TRACEPOINT &&
+	     a.kind != PCORE_ATTACH_UPROBE) ||
 	    !pcore_attach_spec_ok(&a) ||
 	    a.maxactive > PCORE_MAXACTIVE_MAX ||
-	    (a.kind == PCORE_ATTACH_TRACEPOINT && a.maxactive))
+	    (a.kind == PCORE_ATTACH_TRACEPOINT && a.maxactive) ||
+	    (a.kind != PCORE_ATTACH_UPROBE && (a.fd || a.offset)))
 		return -EINVAL;
+	if (a.kind == PCORE_ATTACH_UPROBE) {
+		file = fget(a.fd);
+		if (!file)
+			return -EBADF;
+	}
 	spec.kind = a.hist_kind;	/* 0: the target's default */
 	spec.precision = a.precision;
 	spec.min = a.min;
 	spec.max = a.max;
 	spec.step = a.step;
-	return pcore_builtin_attach(a.kind == PCORE_ATTACH_TRACEPOINT,
-				    "attach", a.name, &spec, a.maxactive);
+	ret = pcore_builtin_attach(a.kind == PCORE_ATTACH_TRACEPOINT,
+				   "attach", a.name, &spec, a.maxactive, file,
+				   a.offset);
+	if (file)
+		fput(file);
+	return ret;
 }
 
 static long pcore_ioc_detach(void __user *arg)

@@ -258,7 +258,8 @@ static int pcore_probes_show(struct seq_file *m, void *unused)
 	pcore_for_each_probe(p) {
 		strscpy(r->client, p->client->name, sizeof(r->client));
 		strscpy(r->name, p->name, sizeof(r->name));
-		strscpy(r->symbol, pcore_probe_waiting(p) ? "(waiting)" : p->symbol,
+		strscpy(r->symbol, pcore_probe_waiting(p) ? "(waiting)" :
+			pcore_probe_gone(p) ? "(gone)" : p->symbol,
 			sizeof(r->symbol));
 		r->kind = pcore_probe_kind_name(p);
 		r->hits = pcore_probe_hits(p);

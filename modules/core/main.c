@@ -196,7 +196,7 @@ static int pcore_builtin_list(bool tracepoint, const char *param,
 	s = copy;
 	while ((name = strsep(&s, ",")) && !ret)
 		ret = pcore_builtin_attach(tracepoint, param, name, spec,
-					   active);
+					   active, NULL, 0);
 	kfree(copy);
 	return ret;
 }
@@ -229,6 +229,9 @@ static int __init pcore_init(void)
 	ret = pcore_timer_init();
 	if (ret)
 		goto err_tp;
+	ret = pcore_uprobe_init();
+	if (ret)
+		goto err_timer;
 	ret = pcore_builtin_list(false, "target", target.val,
 				 PCORE_TARGET_MAX, &spec, active);
 	if (!ret)
@@ -243,6 +246,8 @@ static int __init pcore_init(void)
 
 err_builtins:
 	pcore_builtin_free_all();
+	pcore_uprobe_exit();
+err_timer:
 	pcore_timer_exit();
 err_tp:
 	pcore_tp_exit();
@@ -257,6 +262,7 @@ static void __exit pcore_exit(void)
 {
 	pcore_chardev_exit();
 	pcore_builtin_free_all();
+	pcore_uprobe_exit();
 	pcore_timer_exit();
 	pcore_tp_exit();
 	pcore_client_exit();
@@ -267,5 +273,5 @@ module_init(pcore_init);
 module_exit(pcore_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("probe_core: per-CPU histograms from kprobes and tracepoints");
+MODULE_DESCRIPTION("probe_core: per-CPU histograms from kprobes, uprobes and tracepoints");
 MODULE_VERSION("0.2.0");

@@ -8,7 +8,9 @@
  * hot path never takes it.
  *
  * Lock order: tracepoint_module_list_mutex (module notifier) -> pcore_lock
- * -> pcore_hist.lock; pcore_builtin_lock (builtin.c) -> pcore_lock.  A
+ * -> pcore_hist.lock; pcore_builtin_lock (builtin.c) -> pcore_lock; the
+ * locks of a file's deletion or unmount (fsnotify tells uprobe.c) ->
+ * pcore_lock -> the locks of uprobes and of the mm.  A
  * harvest waits for a grace period under pcore_hist.lock, so
  * /dev/probe_core harvests without pcore_lock, holding a reference.
  * Debugfs readers take pcore_lock, so debugfs files are removed only
@@ -21,7 +23,9 @@
  *   chardev, debugfs     the export files: /dev/probe_core; the text files
  *   builtin, client      probe_core's own probes (target=, tracepoints=,
  *                        attach through /dev/probe_core); clients
- *   probe                kprobes, kretprobes, tracepoints
+ *   probe                kprobes, kretprobes, tracepoints; the API of
+ *                        uprobes
+ *   uprobe               uprobes: handlers, what they hold of the file
  *   hist, timer          histograms, timers
  *   registry, names,     pcore_lock, the lists, lookups, the observer;
  *   pcore_engine         checks of names and options; the math
@@ -41,6 +45,7 @@
 #include <linux/percpu.h>
 #include <linux/kprobes.h>
 #include <linux/tracepoint.h>
+#include <linux/uprobes.h>
 #include <linux/workqueue.h>
 #include <asm/local64.h>
 #include "probe_core/probe_core.h"
@@ -338,10 +343,63 @@ int pcore_timer_init(void);
 void pcore_timer_exit(void);
 void pcore_timer_release(struct pcore_timer *t);
 
+/*
+ * Call tables (timer.c): the calls in flight of a user-space function
+ * that a uretprobe times, each named by its task and stack pointer, with
+ * the start stamp and the handlers' per-call data.  Bounded; see timer.c.
+ */
+struct pcore_calls;
+
+/* A call's slot: key is pid | generation << 32; per-call data follows. */
+struct pcore_cslot {
+	atomic64_t key;
+	u64 born;		/* the task's start_time: with the pid, who */
+	unsigned long sp;	/* pcore_ucall_sp(): which call of the task */
+	u64 start;
+	u64 data[];
+};
+
+struct pcore_calls *pcore_calls_create(u32 slots, size_t data_size);
+void pcore_calls_unlink(struct pcore_calls *t);
+void pcore_calls_free(struct pcore_calls *t);
+struct pcore_cslot *pcore_calls_enter(struct pcore_calls *t, unsigned long sp);
+void pcore_calls_publish(struct pcore_cslot *s);
+void pcore_calls_cancel(struct pcore_cslot *s);
+struct pcore_cslot *pcore_calls_take(struct pcore_calls *t, unsigned long sp,
+				     u64 *ns);
+u64 pcore_calls_missed(const struct pcore_calls *t);
+
 enum pcore_probe_kind {
 	PCORE_PROBE_KPROBE,
 	PCORE_PROBE_KRETPROBE,
 	PCORE_PROBE_TRACEPOINT,
+	PCORE_PROBE_UPROBE,
+	PCORE_PROBE_URETPROBE,
+};
+
+struct pcore_umark;
+
+/**
+ * struct pcore_uprobe - what a uprobe or uretprobe holds (uprobe.c)
+ * @uc: the consumer registered with uprobes
+ * @inode: the file's inode, referenced while the probe has it
+ * @offset: where in the file
+ * @uprobe: what uprobe_register() returned (v6.12+), else NULL
+ * @mark: the watch that tells of the file's deletion or unmount, NULL
+ *	once the probe let go of the file
+ * @calls: %PCORE_PROBE_URETPROBE: the calls in flight
+ * @gone: the client's callback for a file that went away, or NULL
+ * @armed: registered with uprobes (not disabled, file not gone)
+ */
+struct pcore_uprobe {
+	struct uprobe_consumer uc;
+	struct inode *inode;
+	loff_t offset;
+	struct uprobe *uprobe;
+	struct pcore_umark *mark;
+	struct pcore_calls *calls;
+	void (*gone)(struct pcore_probe *p);
+	bool armed;
 };
 
 /**
@@ -357,10 +415,11 @@ enum pcore_probe_kind {
  * @hits: per CPU, handler calls
  * @kp: %PCORE_PROBE_KPROBE
  * @rp: %PCORE_PROBE_KRETPROBE
+ * @up: %PCORE_PROBE_UPROBE and %PCORE_PROBE_URETPROBE
  * @pre: kprobe pre handler
  * @post: kprobe post handler
- * @entry: kretprobe entry handler
- * @ret: kretprobe return handler
+ * @entry: kretprobe or uprobe entry handler
+ * @ret: kretprobe or uretprobe return handler
  * @tp: %PCORE_PROBE_TRACEPOINT: the tracepoint while attached, else NULL
  * @tp_fn: the tracepoint handler
  * @tp_mod: the module @tp is in, NULL for the core kernel's
@@ -379,6 +438,7 @@ struct pcore_probe {
 	union {
 		struct kprobe kp;
 		struct kretprobe rp;
+		struct pcore_uprobe up;
 	};
 	void (*pre)(struct pcore_probe *p, struct pt_regs *regs);
 	void (*post)(struct pcore_probe *p, struct pt_regs *regs);
@@ -399,6 +459,40 @@ static inline bool pcore_probe_waiting(const struct pcore_probe *p)
 {
 	return p->kind == PCORE_PROBE_TRACEPOINT && !p->tp && !p->disabled;
 }
+
+static inline bool pcore_probe_is_user(const struct pcore_probe *p)
+{
+	return p->kind == PCORE_PROBE_UPROBE || p->kind == PCORE_PROBE_URETPROBE;
+}
+
+/* A uprobe whose file was deleted or unmounted: it let go of it. */
+static inline bool pcore_probe_gone(const struct pcore_probe *p)
+{
+	return pcore_probe_is_user(p) && !READ_ONCE(p->up.inode);
+}
+
+/* Count a handler call; kprobe and kretprobe handlers run with preemption off. */
+static __always_inline void pcore_hit_nopreempt(struct pcore_probe *p)
+{
+	local64_inc(this_cpu_ptr(p->hits));
+}
+
+static __always_inline void pcore_hit(struct pcore_probe *p)
+{
+	preempt_disable_notrace();
+	pcore_hit_nopreempt(p);
+	preempt_enable_notrace();
+}
+
+/* uprobes and uretprobes (uprobe.c); callers hold pcore_lock. */
+int pcore_uprobe_init(void);
+void pcore_uprobe_exit(void);
+int pcore_uprobe_hold(struct pcore_probe *p, struct file *file, u64 offset,
+		      u32 slots, size_t data_size);
+int pcore_uprobe_arm(struct pcore_probe *p);
+bool pcore_uprobe_disarm(struct pcore_probe *p);
+void pcore_uprobe_unlink_calls(struct pcore_probe *p);
+void pcore_uprobe_release(struct pcore_probe *p);
 
 u64 pcore_probe_hits(const struct pcore_probe *p);
 unsigned long pcore_probe_missed(const struct pcore_probe *p);
@@ -452,7 +546,7 @@ void pcore_client_exit(void);
 /* probe_core's own probes (builtin.c). */
 int pcore_builtin_attach(bool tracepoint, const char *param, const char *name,
 			 const struct pcore_hist_spec *spec,
-			 unsigned int maxactive);
+			 unsigned int maxactive, struct file *file, u64 offset);
 int pcore_builtin_detach(const char *name);
 int pcore_builtin_set_enabled(const char *name, bool on);
 void pcore_builtin_log(void);

@@ -26,16 +26,25 @@ static LIST_HEAD(pcore_tp_mods);
 	       *(p)->client->name ? ": " : "", pcore_probe_kind_name(p),	\
 	       (p)->name, ##__VA_ARGS__)
 
-const char *pcore_probe_kind_name(const struct pcore_probe *p)
+static const char *pcore_probe_kind_str(enum pcore_probe_kind kind)
 {
-	switch (p->kind) {
+	switch (kind) {
 	case PCORE_PROBE_KPROBE:
 		return "kprobe";
 	case PCORE_PROBE_KRETPROBE:
 		return "kretprobe";
+	case PCORE_PROBE_UPROBE:
+		return "uprobe";
+	case PCORE_PROBE_URETPROBE:
+		return "uretprobe";
 	default:
 		return "tracepoint";
 	}
+}
+
+const char *pcore_probe_kind_name(const struct pcore_probe *p)
+{
+	return pcore_probe_kind_str(p->kind);
 }
 
 u64 pcore_probe_hits(const struct pcore_probe *p)
@@ -50,22 +59,11 @@ unsigned long pcore_probe_missed(const struct pcore_probe *p)
 		return READ_ONCE(p->kp.nmissed);
 	case PCORE_PROBE_KRETPROBE:
 		return pcore_kretprobe_nmissed(&p->rp);
+	case PCORE_PROBE_URETPROBE:
+		return p->up.calls ? pcore_calls_missed(p->up.calls) : 0;
 	default:
 		return 0;
 	}
-}
-
-/* Kprobe and kretprobe handlers run with preemption off: no toggles. */
-static __always_inline void pcore_hit_nopreempt(struct pcore_probe *p)
-{
-	local64_inc(this_cpu_ptr(p->hits));
-}
-
-static __always_inline void pcore_hit(struct pcore_probe *p)
-{
-	preempt_disable_notrace();
-	pcore_hit_nopreempt(p);
-	preempt_enable_notrace();
 }
 
 /**
@@ -140,8 +138,7 @@ static struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 					   const char *name, const char *dflt,
 					   struct pcore_hist *h, void *priv)
 {
-	const char *what = kind == PCORE_PROBE_TRACEPOINT ? "tracepoint" :
-			   kind == PCORE_PROBE_KPROBE ? "kprobe" : "kretprobe";
+	const char *what = pcore_probe_kind_str(kind);
 	struct pcore_probe *p;
 	int ret;
 
@@ -722,10 +719,120 @@ err_free:
 }
 EXPORT_SYMBOL_GPL(pcore_tracepoint_attach);
 
+/* uprobes */
+
+/* Options that the kind (entry only, or timed) does not use are refused. */
+static const char *pcore_uprobe_check(const struct pcore_uprobe_opts *o)
+{
+	if (!o->path == !o->file)
+		return "give exactly one of path and file";
+	if (o->flags & ~PCORE_UPROBE_RET)
+		return "unknown flags";
+	if (!(o->flags & PCORE_UPROBE_RET)) {
+		if (o->ret || o->maxactive || o->data_size)
+			return "ret, maxactive and data_size need PCORE_UPROBE_RET";
+		if (!o->entry && !o->hist)
+			return "no handler, and no hist to count calls into";
+		return NULL;
+	}
+	if (!o->ret && !o->hist)
+		return "needs a return handler or a hist";
+	if (o->maxactive < 0 || o->maxactive > PCORE_MAXACTIVE_MAX)
+		return "maxactive is not 0 to 4096";
+	if (o->data_size > PCORE_KRET_DATA_MAX)
+		return "data_size is more than 256";
+	return NULL;
+}
+
+/**
+ * pcore_uprobe_attach() - attach a uprobe, or a uretprobe that times calls
+ * @c: the client it belongs to
+ * @o: what to attach; see struct pcore_uprobe_opts
+ *
+ * Sleeps.
+ *
+ * Return: the probe, or ERR_PTR(-EINVAL) for bad options, a file that is
+ * not a regular file, an offset past its end or a place uprobes refuses,
+ * ERR_PTR(-ENOEXEC) for a file that is not ELF, ERR_PTR(-ENOENT) for a
+ * path that does not exist, ERR_PTR(-EEXIST) when the client has a probe
+ * of that name, ERR_PTR(-EPERM) when the kernel is locked down
+ * (confidentiality); one log line says which.
+ */
+struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
+					const struct pcore_uprobe_opts *o)
+{
+	bool ret_probe = o && (o->flags & PCORE_UPROBE_RET);
+	struct file *file;
+	struct pcore_probe *p;
+	const char *why;
+	int ret;
+
+	ret = pcore_check_args("uprobe", c, o);
+	if (ret)
+		return ERR_PTR(ret);
+	if (!o->name) {
+		pr_err("%s%suprobe: needs a name\n", c->name,
+		       *c->name ? ": " : "");
+		return ERR_PTR(-EINVAL);
+	}
+	p = pcore_probe_new(c, ret_probe ? PCORE_PROBE_URETPROBE :
+					   PCORE_PROBE_UPROBE,
+			    o->name, NULL, o->hist, o->priv);
+	if (IS_ERR(p))
+		return p;
+	p->entry = o->entry;
+	p->ret = o->ret;
+	p->up.gone = o->gone;
+	why = pcore_uprobe_check(o);
+	if (why) {
+		pcore_perr(p, "%s", why);
+		ret = -EINVAL;
+		goto err_free;
+	}
+	file = o->file;
+	if (o->path) {
+		file = filp_open(o->path, O_RDONLY | O_LARGEFILE, 0);
+		if (IS_ERR(file)) {
+			ret = PTR_ERR(file);
+			pcore_perr(p, "cannot open %s (%pe)", o->path, file);
+			goto err_free;
+		}
+	}
+	ret = pcore_uprobe_hold(p, file, o->offset,
+				o->maxactive ?: max(64U, 8 * num_possible_cpus()),
+				o->data_size);
+	if (o->path)
+		fput(file);
+	if (ret)
+		goto err_free;
+	mutex_lock(&pcore_lock);
+	ret = pcore_probe_check_slot(p);
+	if (!ret)
+		ret = pcore_uprobe_arm(p);
+	if (!ret) {
+		pcore_probe_link(p);
+	} else {
+		/* Off the exit handler's list, a grace period, then free. */
+		pcore_uprobe_unlink_calls(p);
+		synchronize_rcu();
+		pcore_uprobe_release(p);
+	}
+	mutex_unlock(&pcore_lock);
+	if (ret)
+		goto err_free;
+	return p;
+
+err_free:
+	pcore_probe_free(p);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(pcore_uprobe_attach);
+
 /*
  * Disarm the probes on @batch (linked by ->node, on no other list) and
- * free them.  One unregister_kprobes(), one unregister_kretprobes() and
- * one tracepoint_synchronize_unregister() serve the whole batch, so
+ * free them.  One unregister_kprobes(), one unregister_kretprobes(), one
+ * tracepoint_synchronize_unregister() and one uprobe_unregister_sync()
+ * (v6.12+) serve the whole batch, so
  * detaching N probes waits for a grace period per kind, not per probe
  * (BCC's 40 s to detach many probes, bcc#1317).  Without memory for the
  * arrays, one probe at a time: slower, as correct.  Caller holds
@@ -737,7 +844,7 @@ static void pcore_probes_free_batch(struct list_head *batch)
 	struct pcore_probe *p, *tmp;
 	struct kprobe **kps = NULL;
 	unsigned int n = 0, nk = 0, nr = 0;
-	bool tp = false;
+	bool tp = false, up = false, calls = false;
 
 	list_for_each_entry(p, batch, node)
 		n++;
@@ -759,6 +866,12 @@ static void pcore_probes_free_batch(struct list_head *batch)
 			else
 				unregister_kretprobe(&p->rp);
 			break;
+		case PCORE_PROBE_UPROBE:
+		case PCORE_PROBE_URETPROBE:
+			up |= pcore_uprobe_disarm(p);
+			calls |= !!p->up.calls;
+			pcore_uprobe_unlink_calls(p);
+			break;
 		case PCORE_PROBE_TRACEPOINT:
 			break;
 		}
@@ -777,10 +890,16 @@ static void pcore_probes_free_batch(struct list_head *batch)
 		unregister_kretprobes(rps, nr);
 	if (tp)
 		tracepoint_synchronize_unregister();
+	if (up)
+		pcore_uprobe_unregister_sync();
+	if (calls)
+		synchronize_rcu();	/* call tables: the exit handler */
 	kfree(kps);
 	kfree(rps);
 	list_for_each_entry_safe(p, tmp, batch, node) {
 		list_del(&p->node);
+		if (pcore_probe_is_user(p))
+			pcore_uprobe_release(p);
 		if (p->hist)
 			p->hist->probe = NULL;
 		pcore_probe_free(p);
@@ -833,8 +952,9 @@ EXPORT_SYMBOL_GPL(pcore_probe_detach);
  * A disabled probe stays attached and listed but its handlers do not
  * run: kprobes are disarmed, tracepoint probes unregistered.  Sleeps.
  *
- * Return: 0, or the errno of kprobes or tracepoints; -ENOENT when a
- * tracepoint probe's module is gone (it stays disabled).
+ * Return: 0, or the errno of kprobes, uprobes or tracepoints; -ENOENT
+ * when a tracepoint probe's module is gone or a uprobe's file is (it
+ * stays disabled).
  */
 int pcore_probe_set_enabled(struct pcore_probe *p, bool on)
 {
@@ -851,6 +971,15 @@ int pcore_probe_set_enabled(struct pcore_probe *p, bool on)
 		break;
 	case PCORE_PROBE_KRETPROBE:
 		ret = on ? enable_kretprobe(&p->rp) : disable_kretprobe(&p->rp);
+		break;
+	case PCORE_PROBE_UPROBE:
+	case PCORE_PROBE_URETPROBE:
+		if (!on) {
+			if (pcore_uprobe_disarm(p))
+				pcore_uprobe_unregister_sync();
+			break;
+		}
+		ret = pcore_probe_gone(p) ? -ENOENT : pcore_uprobe_arm(p);
 		break;
 	case PCORE_PROBE_TRACEPOINT:
 		if (!on) {

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobes and uretprobes: their handlers, and what they hold of the
+ * probed file.
+ *
+ * A probe holds the file's inode (a reference) and an fsnotify mark on
+ * it, never its path: a path would keep the filesystem mounted, and
+ * unmounting it would fail with EBUSY.  When the file is deleted (its
+ * last link and last user gone) or its filesystem unmounted, fsnotify
+ * tells the mark, and the probe lets go of the file there and then: it
+ * unregisters from uprobes and drops the inode before the unmount goes on
+ * to evict it.  The probe stays listed, gone, until its owner detaches
+ * it; probe_core's own probes are detached by builtin.c, told through the
+ * probe's gone callback.
+ *
+ * A uretprobe times each call: the entry claims a slot of the probe's
+ * call table (timer.c) for the call, named by its task and stack pointer,
+ * and the return finds it.  Handlers run in the probed task, in process
+ * context with preemption on.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/fsnotify_backend.h>
+#include <linux/slab.h>
+#include "pcore.h"
+
+/* Every mark of probe_core's is in this group. */
+static struct fsnotify_group *pcore_fsn_group;
+
+/*
+ * The watch on a probed file.  fsnotify frees it, after a grace period of
+ * its own; @p is the probe while the probe holds the file, NULL after
+ * (under pcore_lock).
+ */
+struct pcore_umark {
+	struct fsnotify_mark fsm;
+	struct pcore_probe *p;
+};
+
+#define pcore_uperr(p, fmt, ...)					\
+	pr_err("%s%s%s %s: " fmt "\n", (p)->client->name,		\
+	       *(p)->client->name ? ": " : "",				\
+	       (p)->kind == PCORE_PROBE_URETPROBE ? "uretprobe" : "uprobe",	\
+	       (p)->name, ##__VA_ARGS__)
+
+/* A uprobe: count the call, then the client's handler or a count. */
+static int notrace pcore_up_handler(struct uprobe_consumer *uc,
+				    struct pt_regs *regs)
+{
+	struct pcore_probe *p = container_of(uc, struct pcore_probe, up.uc);
+
+	pcore_hit(p);
+	if (p->entry)
+		p->entry(p, regs, NULL);
+	else
+		pcore_hist_count(p->hist);
+	return 0;
+}
+NOKPROBE_SYMBOL(pcore_up_handler);
+
+/* A uretprobe's entry: a slot for the call, the client's handler, a stamp. */
+static int notrace pcore_uret_entry(struct uprobe_consumer *uc,
+				    struct pt_regs *regs)
+{
+	struct pcore_probe *p = container_of(uc, struct pcore_probe, up.uc);
+	struct pcore_cslot *s;
+
+	pcore_hit(p);
+	s = pcore_calls_enter(p->up.calls, pcore_ucall_sp(regs, true));
+	if (!s)
+		return 0;
+	if (p->entry && p->entry(p, regs, s->data))
+		pcore_calls_cancel(s);
+	else
+		pcore_calls_publish(s);
+	return 0;
+}
+NOKPROBE_SYMBOL(pcore_uret_entry);
+
+/* A uretprobe's return: the call's slot, its time, the handler or hist. */
+static int notrace pcore_uret_return(struct uprobe_consumer *uc,
+				     unsigned long func, struct pt_regs *regs)
+{
+	struct pcore_probe *p = container_of(uc, struct pcore_probe, up.uc);
+	struct pcore_cslot *s;
+	u64 ns;
+
+	s = pcore_calls_take(p->up.calls, pcore_ucall_sp(regs, false), &ns);
+	if (!s)
+		return 0;
+	if (p->ret)
+		p->ret(p, regs, s->data, ns);
+	else
+		pcore_hist_add(p->hist, ns);
+	pcore_calls_cancel(s);
+	return 0;
+}
+NOKPROBE_SYMBOL(pcore_uret_return);
+
+/**
+ * pcore_uprobe_hold() - take what a probe needs of its file
+ * @p: a new uprobe or uretprobe, not listed yet
+ * @file: the file, open for reading
+ * @offset: where in it
+ * @slots: uretprobe: calls in flight kept
+ * @data_size: uretprobe: per-call data
+ *
+ * Checks that @file is a regular ELF file and @offset inside it, then
+ * references its inode and, for a uretprobe, creates the call table.
+ * Sleeps.
+ *
+ * Return: 0, or an errno with one log line; on error, nothing is held.
+ */
+int pcore_uprobe_hold(struct pcore_probe *p, struct file *file, u64 offset,
+		      u32 slots, size_t data_size)
+{
+	struct inode *inode = d_real_inode(file->f_path.dentry);
+	unsigned char magic[SELFMAG];
+	loff_t pos = 0, size;
+	unsigned int i;
+	ssize_t n;
+
+	if (!inode || !S_ISREG(inode->i_mode)) {
+		pcore_uperr(p, "%pD is not a regular file", file);
+		return -EINVAL;
+	}
+	if (!(file->f_mode & FMODE_READ)) {
+		pcore_uperr(p, "%pD is not open for reading", file);
+		return -EBADF;
+	}
+	n = kernel_read(file, magic, sizeof(magic), &pos);
+	if (n != sizeof(magic) || memcmp(magic, ELFMAG, SELFMAG)) {
+		pcore_uperr(p, "%pD is not an ELF file", file);
+		return n < 0 ? n : -ENOEXEC;
+	}
+	size = i_size_read(inode);
+	if (offset >= size) {
+		pcore_uperr(p, "offset %#llx is past the end of %pD (%lld bytes)",
+			    offset, file, size);
+		return -EINVAL;
+	}
+	p->up.inode = igrab(inode);
+	if (!p->up.inode) {
+		/* Being evicted: as good as deleted. */
+		pcore_uperr(p, "%pD is being deleted", file);
+		return -ENOENT;
+	}
+	if (p->kind == PCORE_PROBE_URETPROBE) {
+		p->up.calls = pcore_calls_create(slots, data_size);
+		if (!p->up.calls) {
+			pcore_uperr(p, "out of memory");
+			iput(p->up.inode);
+			p->up.inode = NULL;
+			return -ENOMEM;
+		}
+	}
+	p->up.offset = offset;
+	snprintf(p->symbol, sizeof(p->symbol), "%pD+%#llx", file, offset);
+	/* One word in the probes file, whatever the file's name. */
+	for (i = 0; p->symbol[i]; i++)
+		if (!isgraph(p->symbol[i]))
+			p->symbol[i] = '?';
+	return 0;
+}
+
+/*
+ * Register with uprobes and watch the file; caller holds pcore_lock.  On
+ * error, nothing is registered or watched (what pcore_uprobe_hold() took
+ * stays, for pcore_uprobe_release()).
+ */
+int pcore_uprobe_arm(struct pcore_probe *p)
+{
+	struct pcore_umark *m;
+	int ret;
+
+	lockdep_assert_held(&pcore_lock);
+	p->up.uc.handler = p->kind == PCORE_PROBE_URETPROBE ? pcore_uret_entry :
+							      pcore_up_handler;
+	p->up.uc.ret_handler = p->kind == PCORE_PROBE_URETPROBE ?
+			       pcore_uret_return : NULL;
+	if (!p->up.mark) {
+		m = kzalloc(sizeof(*m), GFP_KERNEL);
+		if (!m) {
+			pcore_uperr(p, "out of memory");
+			return -ENOMEM;
+		}
+		fsnotify_init_mark(&m->fsm, pcore_fsn_group);
+		m->fsm.mask = FS_DELETE_SELF | FS_UNMOUNT;
+		ret = fsnotify_add_inode_mark(&m->fsm, p->up.inode, 0);
+		if (ret) {
+			pcore_uperr(p, "cannot watch the file (%pe)",
+				    ERR_PTR(ret));
+			fsnotify_put_mark(&m->fsm);
+			return ret;
+		}
+		m->p = p;
+		p->up.mark = m;
+	}
+	ret = pcore_uprobe_register(p->up.inode, p->up.offset, &p->up.uc,
+				    &p->up.uprobe);
+	if (ret) {
+		pcore_uperr(p, "uprobes refused %s (%pe)", p->symbol,
+			    ERR_PTR(ret));
+		return ret;
+	}
+	p->up.armed = true;
+	return 0;
+}
+
+/*
+ * Unregister from uprobes, without waiting; true when it was registered.
+ * Caller holds pcore_lock and calls pcore_uprobe_unregister_sync() (once
+ * for any number of probes) before anything the handlers use goes.
+ */
+bool pcore_uprobe_disarm(struct pcore_probe *p)
+{
+	lockdep_assert_held(&pcore_lock);
+	if (!p->up.armed)
+		return false;
+	pcore_uprobe_unregister_nosync(p->up.inode, p->up.offset, &p->up.uc,
+				       p->up.uprobe);
+	p->up.armed = false;
+	return true;
+}
+
+/* Stop watching the file; caller holds pcore_lock. */
+static void pcore_uprobe_unwatch(struct pcore_probe *p)
+{
+	struct pcore_umark *m = p->up.mark;
+
+	if (!m)
+		return;
+	m->p = NULL;
+	p->up.mark = NULL;
+	fsnotify_destroy_mark(&m->fsm, pcore_fsn_group);
+	fsnotify_put_mark(&m->fsm);
+}
+
+/* Take the call table off the exit handler's list, before a grace period. */
+void pcore_uprobe_unlink_calls(struct pcore_probe *p)
+{
+	if (p->up.calls)
+		pcore_calls_unlink(p->up.calls);
+}
+
+/*
+ * Let go of the file and free the call table: after pcore_uprobe_disarm()
+ * and its sync, when no handler runs, and a grace period after
+ * pcore_uprobe_unlink_calls().  Caller holds pcore_lock.
+ */
+void pcore_uprobe_release(struct pcore_probe *p)
+{
+	pcore_uprobe_unwatch(p);
+	if (p->up.inode)
+		iput(p->up.inode);
+	p->up.inode = NULL;
+	pcore_calls_free(p->up.calls);
+	p->up.calls = NULL;
+}
+
+/*
+ * The file was deleted or its filesystem is being unmounted: the probe
+ * lets go of it now (the unmount evicts the inode when this returns).
+ * Runs in the task that deletes or unmounts.
+ */
+static int pcore_fsn_event(struct fsnotify_mark *fsm, u32 mask,
+			   struct inode *inode, struct inode *dir,
+			   const struct qstr *name, u32 cookie)
+{
+	struct pcore_umark *m = container_of(fsm, struct pcore_umark, fsm);
+	void (*gone)(struct pcore_probe *p) = NULL;
+	struct inode *held = NULL;
+	struct pcore_probe *p;
+
+	mutex_lock(&pcore_lock);
+	p = m->p;
+	if (p) {
+		if (pcore_uprobe_disarm(p))
+			pcore_uprobe_unregister_sync();
+		pcore_uprobe_unwatch(p);
+		held = p->up.inode;
+		WRITE_ONCE(p->up.inode, NULL);
+		gone = p->up.gone;
+		pr_info("%s%s%s: %s: the file was %s: detached from it\n",
+			p->client->name, *p->client->name ? "/" : "", p->name,
+			p->symbol, mask & FS_UNMOUNT ? "unmounted" : "deleted");
+		if (gone)
+			gone(p);
+	}
+	mutex_unlock(&pcore_lock);
+	iput(held);
+	return 0;
+}
+
+static void pcore_fsn_free_mark(struct fsnotify_mark *fsm)
+{
+	kfree(container_of(fsm, struct pcore_umark, fsm));
+}
+
+static const struct fsnotify_ops pcore_fsn_ops = {
+	.handle_inode_event = pcore_fsn_event,
+	.free_mark = pcore_fsn_free_mark,
+};
+
+int pcore_uprobe_init(void)
+{
+	/* DUPS: two probes on one file have a mark each. */
+	pcore_fsn_group = fsnotify_alloc_group(&pcore_fsn_ops,
+					       FSNOTIFY_GROUP_DUPS);
+	if (IS_ERR(pcore_fsn_group)) {
+		pr_err("cannot create an fsnotify group (%pe): no uprobes\n",
+		       pcore_fsn_group);
+		return PTR_ERR(pcore_fsn_group);
+	}
+	return 0;
+}
+
+/* At unload, every probe detached: wait until fsnotify freed our marks. */
+void pcore_uprobe_exit(void)
+{
+	fsnotify_wait_marks_destroyed();
+	fsnotify_put_group(pcore_fsn_group);
+}
