@@ -478,6 +478,79 @@ FIXTURE_VARIANT_ADD(bad, tp_flags) {
 	.log = "pcore_apitest: tracepoint sched_switch: unknown flags 0x2",
 };
 
+/* uprobes. */
+FIXTURE_VARIANT_ADD(bad, uprobe_no_name) {
+	.name = "uprobe_no_name",
+	.err = EINVAL,
+	.log = "pcore_apitest: uprobe: needs a name",
+};
+
+FIXTURE_VARIANT_ADD(bad, uprobe_no_path) {
+	.name = "uprobe_no_path",
+	.err = EINVAL,
+	.log = "pcore_apitest: uprobe u: give exactly one of path and file",
+};
+
+FIXTURE_VARIANT_ADD(bad, uprobe_flags) {
+	.name = "uprobe_flags",
+	.err = EINVAL,
+	.log = "pcore_apitest: uprobe u: unknown flags",
+};
+
+FIXTURE_VARIANT_ADD(bad, uprobe_ret_no_flag) {
+	.name = "uprobe_ret_no_flag",
+	.err = EINVAL,
+	.log = "pcore_apitest: uprobe u: ret, maxactive and data_size need PCORE_UPROBE_RET",
+};
+
+FIXTURE_VARIANT_ADD(bad, uprobe_no_handler) {
+	.name = "uprobe_no_handler",
+	.err = EINVAL,
+	.log = "pcore_apitest: uprobe u: no handler, and no hist to count calls into",
+};
+
+FIXTURE_VARIANT_ADD(bad, uretprobe_maxactive) {
+	.name = "uretprobe_maxactive",
+	.err = EINVAL,
+	.log = "pcore_apitest: uretprobe u: maxactive is not 0 to 4096",
+};
+
+FIXTURE_VARIANT_ADD(bad, uretprobe_data_size) {
+	.name = "uretprobe_data_size",
+	.err = EINVAL,
+	.log = "pcore_apitest: uretprobe u: data_size is more than 256",
+};
+
+FIXTURE_VARIANT_ADD(bad, uretprobe_no_ret) {
+	.name = "uretprobe_no_ret",
+	.err = EINVAL,
+	.log = "pcore_apitest: uretprobe u: needs a return handler or a hist",
+};
+
+FIXTURE_VARIANT_ADD(bad, uprobe_no_file) {
+	.name = "uprobe_no_file",
+	.err = ENOENT,
+	.log = "pcore_apitest: uprobe u: cannot open /pcore/no/such/file (-ENOENT)",
+};
+
+FIXTURE_VARIANT_ADD(bad, uprobe_not_elf) {
+	.name = "uprobe_not_elf",
+	.err = ENOEXEC,
+	.log = "pcore_apitest: uprobe u: settings is not an ELF file",
+};
+
+FIXTURE_VARIANT_ADD(bad, uprobe_dir) {
+	.name = "uprobe_dir",
+	.err = EINVAL,
+	.log = "pcore_apitest: uprobe u: selftests is not a regular file",
+};
+
+FIXTURE_VARIANT_ADD(bad, uprobe_past_end) {
+	.name = "uprobe_past_end",
+	.err = EINVAL,
+	.log = "pcore_apitest: uprobe u: offset 0x10000000000 is past the end of uwork",
+};
+
 FIXTURE_VARIANT_ADD(bad, tp_no_fn) {
 	.name = "tp_no_fn",
 	.err = EINVAL,

@@ -114,11 +114,11 @@ FIXTURE(up) {
 	int kmsg;
 };
 
+static const char * const mods[] = { "pcore_apitest", "probe_core" };
+
 FIXTURE_SETUP(up)
 {
-	static const char * const mods[] = { "probe_core" };
-
-	ASSERT_EQ(0, pcore_mods_unload(mods, 1));
+	ASSERT_EQ(0, pcore_mods_unload(mods, 2));
 	self->kmsg = kmsg_open();
 	ASSERT_LE(0, self->kmsg);
 	ASSERT_EQ(0, pcore_load(NULL));
@@ -131,11 +131,10 @@ FIXTURE_SETUP(up)
 
 FIXTURE_TEARDOWN(up)
 {
-	static const char * const mods[] = { "probe_core" };
 	static char log[65536];
 
 	close(self->fd);
-	EXPECT_EQ(0, pcore_mods_unload(mods, 1));
+	EXPECT_EQ(0, pcore_mods_unload(mods, 2));
 	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log, sizeof(log))) {
 		TH_LOG("kernel log:\n%s", log);
 	}
@@ -285,7 +284,6 @@ TEST_F_TIMEOUT(up, unmounted, PCORE_TIMEOUT_PATCHING)
  */
 TEST_F_TIMEOUT(up, unload_mid_call, PCORE_TIMEOUT_PATCHING)
 {
-	static const char * const mods[] = { "probe_core" };
 	pid_t pid;
 	int st;
 
@@ -302,12 +300,45 @@ TEST_F_TIMEOUT(up, unload_mid_call, PCORE_TIMEOUT_PATCHING)
 	}
 	usleep(100000);
 	close(self->fd);
-	EXPECT_EQ(0, pcore_mods_unload(mods, 1));
+	EXPECT_EQ(0, pcore_mods_unload(mods, 2));
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) TH_LOG("status %#x", st);
 	ASSERT_EQ(0, pcore_load(NULL));
 	self->fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
+}
+
+/*
+ * The API with per-call data (pcore_apitest case uprobe_data): the entry
+ * keeps the argument of uwork_ret(V), the return sees V returned; calls
+ * whose entry declined (V < 0) are not timed.  And probectl's offset of
+ * a symbol is the one the running program maps it at.
+ */
+TEST_F_TIMEOUT(up, api_per_call_data, PCORE_TIMEOUT_PATCHING)
+{
+	char params[128], off[32];
+	struct pcore_ioc_entry e;
+
+	ASSERT_EQ(0, UWORK_RUN("offset", "0", "uwork_ret"));
+	snprintf(off, sizeof(off), "%.31s", out);
+	off[strcspn(off, "\n")] = '\0';
+	snprintf(params, sizeof(params), "case=uprobe_data upath=%s/uwork uoff=%s",
+		 DIR, off);
+	ASSERT_EQ(0, pcore_mod_load("pcore_apitest", params)) TH_LOG("%s", params);
+	ASSERT_EQ(0, UWORK_RUN("ret", "40", "7"));
+	ASSERT_EQ(0, UWORK_RUN("ret", "9", "-3"));
+	EXPECT_EQ(40, pcore_stat("pcore_apitest/uret_ok", "count"));
+	EXPECT_EQ(0, pcore_stat("pcore_apitest/uret_bad", "count"));
+	ASSERT_EQ(0, pcore_mod_unload("pcore_apitest"));
+
+	/* probectl resolves malloc in the ELF symbols to the mapped offset */
+	ASSERT_EQ(0, UWORK_RUN("offset", "0", "malloc"));
+	snprintf(off, sizeof(off), "%.31s", out);
+	off[strcspn(off, "\n")] = '\0';
+	ASSERT_EQ(0, CTL("attach", "--uprobe", DIR "/libc.so.6:malloc",
+			 "--count")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_list_one(self->fd, "malloc:count", &e));
+	EXPECT_NE(NULL, strstr(e.symbol, off)) TH_LOG("%s vs %s", e.symbol, off);
 }
 
 /* One ATTACH of kind uprobe; 0 or the errno. */

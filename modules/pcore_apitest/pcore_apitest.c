@@ -66,6 +66,14 @@ static unsigned long addr_key;
 module_param(addr_key, ulong, 0400);
 MODULE_PARM_DESC(addr_key, "keys_addr: the address used as a key (read it)");
 
+static char *upath;
+module_param(upath, charp, 0400);
+MODULE_PARM_DESC(upath, "uprobe_data: the ELF file to probe");
+
+static unsigned long long uoff;
+module_param(uoff, ullong, 0400);
+MODULE_PARM_DESC(uoff, "uprobe_data: the offset in it of a function long f(long) returning its argument");
+
 static struct pcore_client *pc;
 static bool skip_destroy;
 static bool many_report;
@@ -215,6 +223,87 @@ static const struct {
 	{ "tp_no_name", { .fn = apitest_switch } },
 	{ "tp_bad_name", { .tracepoint = "sched-switch", .fn = apitest_switch } },
 };
+
+static int apitest_uentry(struct pcore_probe *p, struct pt_regs *regs,
+			  void *data)
+{
+	return 0;
+}
+
+static void apitest_uret(struct pcore_probe *p, struct pt_regs *regs,
+			 void *data, u64 ns)
+{
+}
+
+#define APITEST_UWORK	"/pcore/selftests/uwork"
+
+static const struct {
+	const char *name;
+	struct pcore_uprobe_opts o;
+} uprobe_cases[] = {
+	{ "uprobe_no_name", { .path = APITEST_UWORK, .entry = apitest_uentry } },
+	{ "uprobe_no_path", { .name = "u", .entry = apitest_uentry } },
+	{ "uprobe_flags", { .name = "u", .path = APITEST_UWORK,
+		.entry = apitest_uentry, .flags = 2 } },
+	{ "uprobe_ret_no_flag", { .name = "u", .path = APITEST_UWORK,
+		.ret = apitest_uret } },
+	{ "uprobe_no_handler", { .name = "u", .path = APITEST_UWORK } },
+	{ "uretprobe_maxactive", { .name = "u", .path = APITEST_UWORK,
+		.flags = PCORE_UPROBE_RET, .ret = apitest_uret,
+		.maxactive = 4097 } },
+	{ "uretprobe_data_size", { .name = "u", .path = APITEST_UWORK,
+		.flags = PCORE_UPROBE_RET, .ret = apitest_uret,
+		.data_size = 257 } },
+	{ "uretprobe_no_ret", { .name = "u", .path = APITEST_UWORK,
+		.flags = PCORE_UPROBE_RET } },
+	{ "uprobe_no_file", { .name = "u", .path = "/pcore/no/such/file",
+		.entry = apitest_uentry } },
+	{ "uprobe_not_elf", { .name = "u", .path = "/pcore/selftests/settings",
+		.entry = apitest_uentry } },
+	{ "uprobe_dir", { .name = "u", .path = "/pcore/selftests",
+		.entry = apitest_uentry } },
+	{ "uprobe_past_end", { .name = "u", .path = APITEST_UWORK,
+		.offset = 1ULL << 40, .entry = apitest_uentry } },
+};
+
+/*
+ * uprobe_data: a uretprobe on upath:uoff, a function that returns its
+ * argument, with per-call data: the entry keeps the argument (and does
+ * not time calls with a negative one), the return checks the return
+ * value against it and records the time into uret_ok or uret_bad.
+ */
+static struct pcore_hist *uret_ok, *uret_bad;
+
+static int apitest_udata_entry(struct pcore_probe *p, struct pt_regs *regs,
+			       void *data)
+{
+	long arg = pcore_arg(regs, 0);
+
+	*(long *)data = arg;
+	return arg < 0;
+}
+
+static void apitest_udata_ret(struct pcore_probe *p, struct pt_regs *regs,
+			      void *data, u64 ns)
+{
+	bool ok = *(long *)data == (long)pcore_retval(regs);
+
+	pcore_hist_add(ok ? uret_ok : uret_bad, ns);
+}
+
+static int uprobe_data(void)
+{
+	uret_ok = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "uret_ok" });
+	uret_bad = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "uret_bad" });
+	return apitest_err(uret_ok) ?: apitest_err(uret_bad) ?:
+	       apitest_err(pcore_uprobe_attach(pc, &(struct pcore_uprobe_opts){
+			.name = "uret", .path = upath, .offset = uoff,
+			.flags = PCORE_UPROBE_RET, .data_size = sizeof(long),
+			.entry = apitest_udata_entry,
+			.ret = apitest_udata_ret }));
+}
 
 /* Bad input that takes more than one call. */
 
@@ -1201,6 +1290,7 @@ static const struct {
 	{ "tp_nowait", tp_nowait },
 	{ "kprobe_hist_error", kprobe_hist_error },
 	{ "no_destroy", no_destroy },
+	{ "uprobe_data", uprobe_data },
 };
 
 static int apitest_run(const char *name)
@@ -1227,6 +1317,10 @@ static int apitest_run(const char *name)
 		if (!strcmp(name, tp_cases[i].name))
 			return apitest_err(pcore_tracepoint_attach(pc,
 							&tp_cases[i].o));
+	for (i = 0; i < ARRAY_SIZE(uprobe_cases); i++)
+		if (!strcmp(name, uprobe_cases[i].name))
+			return apitest_err(pcore_uprobe_attach(pc,
+							&uprobe_cases[i].o));
 	for (i = 0; i < ARRAY_SIZE(apitest_funcs); i++)
 		if (!strcmp(name, apitest_funcs[i].name))
 			return apitest_funcs[i].fn();

@@ -10,10 +10,14 @@
  *                            itself down to 1 (N * DEPTH calls)
  *   uwork count N            N calls of uwork_count()
  *   uwork ret N V            N calls of uwork_ret(V), which returns V
+ *   uwork offset 0 FUNC      prints the file offset of FUNC (uwork_ret or
+ *                            malloc) from /proc/self/maps: what probectl
+ *                            should find in the ELF symbols
  *
  * It prints nothing and calls nothing else of libc's that allocates
  * before it exits, so that the calls it makes are all there are.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -51,6 +55,22 @@ NOIPA long uwork_ret(long v)
 	return v;
 }
 
+/* The file offset of @addr, from the mapping that holds it; 0 if none. */
+static unsigned long file_offset(unsigned long addr)
+{
+	unsigned long lo, hi, off, ret = 0;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %*s %lx", &lo, &hi, &off) == 3 &&
+		    addr >= lo && addr < hi)
+			ret = addr - lo + off;
+	if (f)
+		fclose(f);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	long n, i, j;
@@ -80,6 +100,11 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "ret") && argc == 4) {
 		for (i = 0; i < n; i++)
 			uwork_ret(atol(argv[3]));
+	} else if (!strcmp(argv[1], "offset") && argc == 4) {
+		void *fn = !strcmp(argv[3], "malloc") ? (void *)malloc :
+			   (void *)uwork_ret;
+
+		printf("%#lx\n", file_offset((unsigned long)fn));
 	} else {
 		return 2;
 	}
