@@ -157,6 +157,24 @@ bool pcore_timer_stop(struct pcore_timer *t, struct task_struct *task,
 		      u64 *ns);
 
 /**
+ * struct pcore_filter - the tasks a probe runs its handlers for
+ * @pid: only the threads of this process (its thread group id, what
+ *	getpid() returns in it), or 0 for any.  The probe holds the
+ *	process's struct pid: a process that gets the same number after it
+ *	exited is another process, and does not match.
+ * @comm: only tasks of this name (as /proc/PID/comm shows it: at most 15
+ *	characters), or "" for any
+ *
+ * A call of another task runs no handler: it is not a hit, and a return
+ * probe does not time it.  It costs one comparison per filter given (the
+ * probe uses other handlers than unfiltered probes: those pay nothing).
+ */
+struct pcore_filter {
+	pid_t pid;
+	char comm[16];
+};
+
+/**
  * struct pcore_kprobe_opts - a kprobe to attach
  * @name: probe name, unique within the client; default @symbol
  * @symbol: function to probe, or NULL with @addr
@@ -170,6 +188,7 @@ bool pcore_timer_stop(struct pcore_timer *t, struct task_struct *task,
  *	@post, the probe counts each hit into @hist (pcore_hist_count()) and
  *	does nothing else: give it a %PCORE_HIST_COUNT histogram.
  * @priv: handler data, see pcore_probe_priv()
+ * @filter: only for these tasks; see struct pcore_filter (zero: all)
  */
 struct pcore_kprobe_opts {
 	const char *name;
@@ -180,6 +199,7 @@ struct pcore_kprobe_opts {
 	void (*post)(struct pcore_probe *p, struct pt_regs *regs);
 	struct pcore_hist *hist;
 	void *priv;
+	struct pcore_filter filter;
 };
 
 /**
@@ -198,6 +218,7 @@ struct pcore_kprobe_opts {
  *	symbol and missed count; one probe per histogram); required when
  *	@ret is NULL
  * @priv: handler data, see pcore_probe_priv()
+ * @filter: only for these tasks; see struct pcore_filter (zero: all)
  *
  * The entry is always stamped (ktime_get_mono_fast_ns()): every return
  * probe times its calls.
@@ -212,6 +233,7 @@ struct pcore_kretprobe_opts {
 		    u64 ns);
 	struct pcore_hist *hist;
 	void *priv;
+	struct pcore_filter filter;
 };
 
 /**
@@ -266,6 +288,7 @@ struct pcore_tracepoint_opts {
  *	that deleted or unmounted, under filesystem locks: only queue work.
  * @hist: the histogram this probe feeds (one probe per histogram)
  * @priv: handler data, see pcore_probe_priv()
+ * @filter: only for these tasks; see struct pcore_filter (zero: all)
  *
  * The probe holds the file's inode, not its path: it does not keep its
  * filesystem mounted.  Handlers run in the task that called the
@@ -285,6 +308,7 @@ struct pcore_uprobe_opts {
 	void (*gone)(struct pcore_probe *p);
 	struct pcore_hist *hist;
 	void *priv;
+	struct pcore_filter filter;
 };
 
 /* Time each call, from the entry to the return: a uretprobe. */

@@ -25,7 +25,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define PCORE_ABI_VERSION	2	/* 2: PCORE_ATTACH_UPROBE */
+#define PCORE_ABI_VERSION	2	/* 2: uprobes, pid and comm filters */
 #define PCORE_IOC_MAGIC		0xB8
 #define PCORE_DEVICE		"/dev/probe_core"
 
@@ -218,7 +218,10 @@ struct pcore_ioc_name {
  *	instruction (not its address: probectl turns an ELF symbol into it)
  * @fd: uprobe: an open file descriptor of the ELF file (executable or
  *	shared library) to probe
- * @pad: zero
+ * @pid: only the threads of this process, or 0 for any (not for
+ *	tracepoints); ESRCH when there is no such process
+ * @comm: only tasks of this name (/proc/PID/comm), or "" for any (not
+ *	for tracepoints)
  * @reserved: zero
  *
  * Of @precision, @min, @max and @step, those @hist_kind does not use must
@@ -228,7 +231,9 @@ struct pcore_ioc_name {
  * PCORE_ATTACH_UPROBE: @name is "SYMBOL" (a uretprobe that times each
  * call), "SYMBOL:retval[:UNIT]" (a uretprobe, the return value),
  * "SYMBOL:count" or "SYMBOL:argN[:UNIT]" (a uprobe at the entry); SYMBOL
- * only names it.  The probe holds the file's inode, not its path or
+ * only names it.  Every kind but the tracepoint takes a last suffix
+ * ":by=pid" (not with ":retval"): one histogram per process, keyed by its
+ * pid and labelled with its name.  The probe holds the file's inode, not its path or
  * mount: when the file is deleted or its filesystem unmounted, the probe
  * and its histogram go away (since ABI version 2).
  */
@@ -243,7 +248,8 @@ struct pcore_ioc_attach {
 	__u64 step;
 	__u64 offset;
 	__s32 fd;
-	__u32 pad;
+	__s32 pid;
+	char comm[16];
 	__u64 reserved[2];
 };
 

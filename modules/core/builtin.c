@@ -40,9 +40,14 @@ struct pcore_builtin {
 	struct pcore_hist *errs;	/* PCORE_BUILTIN_RETVAL: by errno */
 	struct pcore_timer *timer;
 	struct pcore_probe *probe;
+	struct pcore_filter filter;	/* pid=, comm= */
+	bool by_pid;			/* ":by=pid": keyed by process */
 	bool user;			/* a uprobe or uretprobe */
 	bool used;
 };
+
+/* Processes told apart by a ":by=pid" histogram in an interval. */
+#define PCORE_BUILTIN_PIDS	256
 
 /* Protects the table; taken before pcore_lock (inside the API calls). */
 static DEFINE_MUTEX(pcore_builtin_lock);
@@ -130,9 +135,14 @@ static struct pcore_builtin *pcore_builtin_find(const char *name)
  */
 static int pcore_builtin_parse(struct pcore_builtin *b, const char *param)
 {
-	char *what = strchr(b->symbol, ':'), *unit;
+	char *what, *unit;
+	size_t len = strlen(b->symbol);
 
 	b->mode = PCORE_BUILTIN_TIME;
+	b->by_pid = len > 7 && !strcmp(b->symbol + len - 7, ":by=pid");
+	if (b->by_pid)
+		b->symbol[len - 7] = '\0';
+	what = strchr(b->symbol, ':');
 	if (!what)
 		return 0;
 	*what++ = '\0';
@@ -149,9 +159,14 @@ static int pcore_builtin_parse(struct pcore_builtin *b, const char *param)
 		b->mode = PCORE_BUILTIN_ARG;
 		b->arg = what[3] - '1';
 	} else {
-		pr_err("%s=%*pE: unknown suffix ':%*pE' (known: ':count', ':arg1' to ':arg%d', ':retval', the last two with an optional ':UNIT')\n",
+		pr_err("%s=%*pE: unknown suffix ':%*pE' (known: ':count', ':arg1' to ':arg%d', ':retval', the last two with an optional ':UNIT'; then ':by=pid')\n",
 		       param, (int)strlen(b->name), b->name, (int)strlen(what),
 		       what, PCORE_BUILTIN_ARGS);
+		return -EINVAL;
+	}
+	if (b->by_pid && b->mode == PCORE_BUILTIN_RETVAL) {
+		pr_err("%s=%*pE: ':by=pid' is not for ':retval'\n", param,
+		       (int)strlen(b->name), b->name);
 		return -EINVAL;
 	}
 	if (unit && !pcore_one_word(unit)) {
@@ -163,16 +178,76 @@ static int pcore_builtin_parse(struct pcore_builtin *b, const char *param)
 	return 0;
 }
 
-/* :argN of a user-space function, from the uprobe at its entry. */
+/*
+ * ":by=pid": under the process (its tgid), labelled with its name (the
+ * comm of its main thread, as ps shows it).
+ */
+static __always_inline void pcore_builtin_add_pid(struct pcore_builtin *b,
+						  u64 v)
+{
+	pcore_hist_add_key(b->hist, task_tgid_nr(current),
+			   current->group_leader->comm, v);
+}
+
+/* The latency of a call, by process (a kretprobe's or uretprobe's return). */
+static void notrace pcore_builtin_time_pid(struct pcore_probe *p,
+					   struct pt_regs *regs, void *data,
+					   u64 ns)
+{
+	pcore_builtin_add_pid(pcore_probe_priv(p), ns);
+}
+NOKPROBE_SYMBOL(pcore_builtin_time_pid);
+
+/* A call, counted by process (a kprobe). */
+static void notrace pcore_builtin_count_pid(struct pcore_probe *p,
+					    struct pt_regs *regs)
+{
+	pcore_builtin_add_pid(pcore_probe_priv(p), 0);
+}
+NOKPROBE_SYMBOL(pcore_builtin_count_pid);
+
+/* :argN, by process (a kprobe). */
+static void notrace pcore_builtin_arg_pid(struct pcore_probe *p,
+					  struct pt_regs *regs)
+{
+	struct pcore_builtin *b = pcore_probe_priv(p);
+
+	pcore_builtin_add_pid(b, pcore_arg(regs, b->arg));
+}
+NOKPROBE_SYMBOL(pcore_builtin_arg_pid);
+
+/* :argN or :count of a user-space function, from the uprobe at its entry. */
 static int notrace pcore_builtin_uarg(struct pcore_probe *p,
 				     struct pt_regs *regs, void *data)
 {
 	struct pcore_builtin *b = pcore_probe_priv(p);
+	u64 v = b->mode == PCORE_BUILTIN_ARG ? pcore_arg(regs, b->arg) : 0;
 
-	pcore_hist_add(b->hist, pcore_arg(regs, b->arg));
+	if (b->by_pid)
+		pcore_builtin_add_pid(b, v);
+	else
+		pcore_hist_add(b->hist, v);
 	return 0;
 }
 NOKPROBE_SYMBOL(pcore_builtin_uarg);
+
+/* The histogram of @b: keyed by process with ":by=pid". */
+static struct pcore_hist *pcore_builtin_hist(struct pcore_client *c,
+					     struct pcore_builtin *b,
+					     const char *unit,
+					     const struct pcore_hist_spec *spec)
+{
+	struct pcore_hist_opts o = {
+		.name = b->name, .unit = unit, .spec = *spec,
+	};
+
+	if (b->by_pid) {
+		o.key_mode = PCORE_KEYS_HASHED;
+		o.keys = PCORE_BUILTIN_PIDS;
+		o.key_name = "pid";
+	}
+	return pcore_hist_create(c, &o);
+}
 
 static void pcore_builtin_retval(struct pcore_probe *p, struct pt_regs *regs,
 				 void *data, u64 ns);
@@ -198,9 +273,11 @@ static struct pcore_probe *pcore_builtin_uprobe(struct pcore_client *c,
 	struct pcore_uprobe_opts o = {
 		.name = b->name, .file = file, .offset = offset,
 		.gone = pcore_builtin_gone, .hist = b->hist, .priv = b,
+		.filter = b->filter,
 	};
 
-	if (b->mode == PCORE_BUILTIN_ARG)
+	if (b->mode == PCORE_BUILTIN_ARG ||
+	    (b->mode == PCORE_BUILTIN_COUNT && b->by_pid))
 		o.entry = pcore_builtin_uarg;
 	if (b->mode == PCORE_BUILTIN_TIME || b->mode == PCORE_BUILTIN_RETVAL) {
 		o.flags = PCORE_UPROBE_RET;
@@ -208,6 +285,8 @@ static struct pcore_probe *pcore_builtin_uprobe(struct pcore_client *c,
 	}
 	if (b->mode == PCORE_BUILTIN_RETVAL)
 		o.ret = pcore_builtin_retval;
+	else if (b->mode == PCORE_BUILTIN_TIME && b->by_pid)
+		o.ret = pcore_builtin_time_pid;
 	return pcore_uprobe_attach(c, &o);
 }
 
@@ -254,8 +333,7 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 	/* Sizes and counts span decades: log2 unless hist= says otherwise. */
 	if (!s.kind)
 		s.kind = PCORE_HIST_LOG2;
-	b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
-		.name = b->name, .unit = b->unit, .spec = s });
+	b->hist = pcore_builtin_hist(c, b, b->unit, &s);
 	if (IS_ERR(b->hist))
 		return PTR_ERR(b->hist);
 	if (b->mode == PCORE_BUILTIN_ARG && file) {
@@ -265,8 +343,9 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 	if (b->mode == PCORE_BUILTIN_ARG) {
 		b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
 			.name = b->name, .symbol = b->symbol,
-			.pre = pcore_builtin_arg, .hist = b->hist,
-			.priv = b });
+			.pre = b->by_pid ? pcore_builtin_arg_pid :
+					   pcore_builtin_arg,
+			.hist = b->hist, .priv = b, .filter = b->filter });
 		return PTR_ERR_OR_ZERO(b->probe);
 	}
 	if (snprintf(errs, sizeof(errs), "%s.errno", b->name) >= sizeof(errs)) {
@@ -285,7 +364,8 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 	}
 	b->probe = pcore_kretprobe_attach(c, &(struct pcore_kretprobe_opts){
 		.name = b->name, .symbol = b->symbol, .maxactive = active,
-		.ret = pcore_builtin_retval, .hist = b->hist, .priv = b });
+		.ret = pcore_builtin_retval, .hist = b->hist, .priv = b,
+		.filter = b->filter });
 	return PTR_ERR_OR_ZERO(b->probe);
 }
 
@@ -293,27 +373,25 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 static int pcore_builtin_count(struct pcore_client *c, struct pcore_builtin *b,
 			       struct file *file, u64 offset)
 {
-	b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
-		.name = b->name, .unit = "calls",
-		.spec = { .kind = PCORE_HIST_COUNT } });
+	b->hist = pcore_builtin_hist(c, b, "calls", &(struct pcore_hist_spec){
+		.kind = PCORE_HIST_COUNT });
 	if (IS_ERR(b->hist))
 		return PTR_ERR(b->hist);
 	if (file)
 		b->probe = pcore_builtin_uprobe(c, b, file, offset, 0);
 	else
 		b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
-		.name = b->name, .symbol = b->symbol, .hist = b->hist });
+			.name = b->name, .symbol = b->symbol, .hist = b->hist,
+			.pre = b->by_pid ? pcore_builtin_count_pid : NULL,
+			.priv = b, .filter = b->filter });
 	return PTR_ERR_OR_ZERO(b->probe);
 }
 
 /* Attach one; on error nothing of it stays.  Caller holds the table lock. */
-static int pcore_builtin_add_locked(bool tracepoint, const char *param,
-				    const char *name,
-				    const struct pcore_hist_spec *spec,
-				    unsigned int active, struct file *file,
-				    u64 offset)
+static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 {
 	struct pcore_client *c = pcore_client_get_own();
+	const char *param = r->param, *name = r->name;
 	struct pcore_builtin *b = NULL;
 	unsigned int i;
 	int ret;
@@ -331,6 +409,11 @@ static int pcore_builtin_add_locked(bool tracepoint, const char *param,
 		pr_err("%s=%s: given twice\n", param, name);
 		return -EINVAL;
 	}
+	if (r->tracepoint && (r->filter.pid || r->filter.comm[0])) {
+		pr_err("%s=%s: pid and comm filters are for function probes\n",
+		       param, name);
+		return -EINVAL;
+	}
 	for (i = 0; i < ARRAY_SIZE(pcore_builtins) && !b; i++)
 		if (!pcore_builtins[i].used)
 			b = &pcore_builtins[i];
@@ -340,40 +423,46 @@ static int pcore_builtin_add_locked(bool tracepoint, const char *param,
 		return -EINVAL;
 	}
 	b->used = true;
-	b->user = file;
+	b->user = r->file;
+	b->filter = r->filter;
 	strscpy(b->name, name, sizeof(b->name));
 	strscpy(b->symbol, name, sizeof(b->symbol));
-	ret = tracepoint ? 0 : pcore_builtin_parse(b, param);
+	ret = r->tracepoint ? 0 : pcore_builtin_parse(b, param);
 	if (!ret && b->mode == PCORE_BUILTIN_COUNT) {
-		ret = pcore_builtin_count(c, b, file, offset);
+		ret = pcore_builtin_count(c, b, r->file, r->offset);
 	} else if (!ret && b->mode != PCORE_BUILTIN_TIME) {
-		ret = pcore_builtin_value(c, b, spec, active, file, offset);
+		ret = pcore_builtin_value(c, b, &r->spec, r->maxactive,
+					  r->file, r->offset);
 	} else if (!ret) {
-		b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
-			.name = name, .spec = *spec });
+		b->hist = pcore_builtin_hist(c, b, NULL, &r->spec);
 		ret = PTR_ERR_OR_ZERO(b->hist);
-		if (!ret && tracepoint)
+		if (!ret && r->tracepoint)
 			ret = pcore_builtin_tracepoint(c, b, param);
-		else if (!ret && file)
+		else if (!ret && r->file)
 			ret = PTR_ERR_OR_ZERO(b->probe = pcore_builtin_uprobe(c,
-						b, file, offset, active));
+						b, r->file, r->offset,
+						r->maxactive));
 		else if (!ret)
 			ret = PTR_ERR_OR_ZERO(b->probe = pcore_kretprobe_attach(c,
 				&(struct pcore_kretprobe_opts){
-					.name = name, .symbol = name,
-					.maxactive = active, .hist = b->hist }));
+					.name = name, .symbol = b->symbol,
+					.maxactive = r->maxactive,
+					.ret = b->by_pid ?
+					       pcore_builtin_time_pid : NULL,
+					.hist = b->hist, .priv = b,
+					.filter = b->filter }));
 	}
 	/*
 	 * One probe of each kind per kernel function, whatever name it had
 	 * (user-space probes are on an inode, not a name: not checked).
 	 */
-	for (i = 0; !ret && !tracepoint && !file &&
+	for (i = 0; !ret && !r->tracepoint && !r->file &&
 		    i < ARRAY_SIZE(pcore_builtins); i++) {
 		struct pcore_builtin *q = &pcore_builtins[i];
 
 		if (q == b || !q->used || q->timer || q->user ||
-		    q->mode != b->mode ||
-		    q->arg != b->arg ||
+		    q->mode != b->mode || q->arg != b->arg ||
+		    q->by_pid != b->by_pid ||
 		    strcmp(pcore_probe_symbol(q->probe),
 			   pcore_probe_symbol(b->probe)))
 			continue;
@@ -388,25 +477,16 @@ static int pcore_builtin_add_locked(bool tracepoint, const char *param,
 
 /**
  * pcore_builtin_attach() - attach one of probe_core's own probes
- * @tracepoint: a tracepoint with a built-in handler, else a kretprobe
- * @param: where the request came from, for log lines ("target", "attach")
- * @name: function or tracepoint, and the histogram's name
- * @spec: histogram layout
- * @maxactive: kretprobe (or uretprobe) maxactive, 0 for the default
- * @file: a user-space file, whose function at @offset to probe, or NULL
- * @offset: where in @file
+ * @r: what to attach; see struct pcore_builtin_req
  *
  * Return: 0, or an errno with one log line; nothing stays on error.
  */
-int pcore_builtin_attach(bool tracepoint, const char *param, const char *name,
-			 const struct pcore_hist_spec *spec,
-			 unsigned int maxactive, struct file *file, u64 offset)
+int pcore_builtin_attach(const struct pcore_builtin_req *r)
 {
 	int ret;
 
 	mutex_lock(&pcore_builtin_lock);
-	ret = pcore_builtin_add_locked(tracepoint, param, name, spec,
-				       maxactive, file, offset);
+	ret = pcore_builtin_add_locked(r);
 	mutex_unlock(&pcore_builtin_lock);
 	return ret;
 }

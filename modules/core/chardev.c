@@ -30,7 +30,8 @@ static_assert(sizeof(struct pcore_ioc_list) == 32);
 static_assert(sizeof(struct pcore_ioc_bucket) == 24);
 static_assert(sizeof(struct pcore_ioc_read) == 328);
 static_assert(sizeof(struct pcore_ioc_name) == 144);
-static_assert(sizeof(struct pcore_ioc_attach) == 200);
+static_assert(sizeof(struct pcore_ioc_attach) == 216);
+static_assert(sizeof(((struct pcore_ioc_attach *)0)->comm) == TASK_COMM_LEN);
 static_assert(PCORE_UAPI_NAME_MAX == PCORE_NAME_MAX);
 static_assert(PCORE_UAPI_LABEL_MAX == PCORE_LABEL_MAX);
 
@@ -422,15 +423,15 @@ static bool pcore_attach_spec_ok(const struct pcore_ioc_attach *a)
 
 static long pcore_ioc_attach(void __user *arg)
 {
-	struct pcore_hist_spec spec = {};
+	struct pcore_builtin_req r = { .param = "attach" };
 	struct pcore_ioc_attach a;
-	struct file *file = NULL;
 	long ret;
 
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
 	if (!pcore_str_ok(a.name, sizeof(a.name)) ||
-	    !pcore_zero(a.reserved, sizeof(a.reserved)) || a.pad ||
+	    !memchr(a.comm, '\0', sizeof(a.comm)) ||
+	    !pcore_zero(a.reserved, sizeof(a.reserved)) ||
 	    (a.kind != PCORE_ATTACH_KRETPROBE &&
 	     a.kind != PCORE_ATTACH_TRACEPOINT &&
 	     a.kind != PCORE_ATTACH_UPROBE) ||
@@ -440,20 +441,24 @@ static long pcore_ioc_attach(void __user *arg)
 	    (a.kind != PCORE_ATTACH_UPROBE && (a.fd || a.offset)))
 		return -EINVAL;
 	if (a.kind == PCORE_ATTACH_UPROBE) {
-		file = fget(a.fd);
-		if (!file)
+		r.file = fget(a.fd);
+		if (!r.file)
 			return -EBADF;
 	}
-	spec.kind = a.hist_kind;	/* 0: the target's default */
-	spec.precision = a.precision;
-	spec.min = a.min;
-	spec.max = a.max;
-	spec.step = a.step;
-	ret = pcore_builtin_attach(a.kind == PCORE_ATTACH_TRACEPOINT,
-				   "attach", a.name, &spec, a.maxactive, file,
-				   a.offset);
-	if (file)
-		fput(file);
+	r.tracepoint = a.kind == PCORE_ATTACH_TRACEPOINT;
+	r.name = a.name;
+	r.spec.kind = a.hist_kind;	/* 0: the target's default */
+	r.spec.precision = a.precision;
+	r.spec.min = a.min;
+	r.spec.max = a.max;
+	r.spec.step = a.step;
+	r.maxactive = a.maxactive;
+	r.offset = a.offset;
+	r.filter.pid = a.pid;
+	memcpy(r.filter.comm, a.comm, sizeof(r.filter.comm));
+	ret = pcore_builtin_attach(&r);
+	if (r.file)
+		fput(r.file);
 	return ret;
 }
 

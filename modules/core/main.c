@@ -71,7 +71,7 @@ static struct pcore_str_param target;
 module_param_cb(target, &pcore_param_str_ops, &target, 0400);
 __MODULE_PARM_TYPE(target, "charp");
 MODULE_PARM_DESC(target,
-	"functions to count and time from entry to return, comma-separated; do_fork and sys_<name> resolve to this kernel's names");
+	"functions to count and time from entry to return, comma-separated; do_fork and sys_<name> resolve to this kernel's names; suffixes :count, :argN[:UNIT], :retval[:UNIT] record calls, an argument or the return value instead, and a last :by=pid keeps one histogram per process");
 
 static struct pcore_str_param tracepoints;
 module_param_cb(tracepoints, &pcore_param_str_ops, &tracepoints, 0400);
@@ -84,22 +84,34 @@ MODULE_PARM_DESC(tracepoints,
  * for 2^32 and more.  The kernel logs the one line ("invalid for
  * parameter").
  */
-static int pcore_param_set_maxactive(const char *val,
+static int pcore_param_set_uint(const char *val,
 				     const struct kernel_param *kp)
 {
 	return param_set_uint(val, kp) ? -EINVAL : 0;
 }
 
-static const struct kernel_param_ops pcore_param_maxactive_ops = {
-	.set = pcore_param_set_maxactive,
+static const struct kernel_param_ops pcore_param_uint_ops = {
+	.set = pcore_param_set_uint,
 	.get = param_get_uint,
 };
 
 static unsigned int maxactive;
-module_param_cb(maxactive, &pcore_param_maxactive_ops, &maxactive, 0400);
+module_param_cb(maxactive, &pcore_param_uint_ops, &maxactive, 0400);
 __MODULE_PARM_TYPE(maxactive, "uint");
 MODULE_PARM_DESC(maxactive,
 	"calls of one target that may be in flight at once (0: max(32, 4 * possible CPUs); at most 4096); calls beyond are counted as missed");
+
+static unsigned int pid;
+module_param_cb(pid, &pcore_param_uint_ops, &pid, 0400);
+__MODULE_PARM_TYPE(pid, "uint");
+MODULE_PARM_DESC(pid,
+	"target= probes see only the threads of this process (0: all)");
+
+static struct pcore_str_param comm;
+module_param_cb(comm, &pcore_param_str_ops, &comm, 0400);
+__MODULE_PARM_TYPE(comm, "charp");
+MODULE_PARM_DESC(comm,
+	"target= probes see only tasks of this name, as /proc/PID/comm shows it (at most 15 characters)");
 
 static struct pcore_str_param hist;
 module_param_cb(hist, &pcore_param_str_ops, &hist, 0400);
@@ -173,7 +185,11 @@ static int pcore_builtin_list(bool tracepoint, const char *param,
 			      const char *val, unsigned int max,
 			      const struct pcore_hist_spec *spec, int active)
 {
-	char *copy, *s, *name;
+	struct pcore_builtin_req r = {
+		.tracepoint = tracepoint, .param = param, .spec = *spec,
+		.maxactive = active,
+	};
+	char *copy, *s;
 	unsigned int n;
 	int ret = 0;
 
@@ -193,10 +209,13 @@ static int pcore_builtin_list(bool tracepoint, const char *param,
 	copy = kstrdup(val, GFP_KERNEL);
 	if (!copy)
 		return -ENOMEM;
+	if (!tracepoint) {
+		r.filter.pid = pid;
+		strscpy(r.filter.comm, comm.val ?: "", sizeof(r.filter.comm));
+	}
 	s = copy;
-	while ((name = strsep(&s, ",")) && !ret)
-		ret = pcore_builtin_attach(tracepoint, param, name, spec,
-					   active, NULL, 0);
+	while ((r.name = strsep(&s, ",")) && !ret)
+		ret = pcore_builtin_attach(&r);
 	kfree(copy);
 	return ret;
 }
@@ -209,10 +228,20 @@ static int __init pcore_init(void)
 
 	ret = pcore_param_check_str(&target) ?:
 	      pcore_param_check_str(&tracepoints) ?:
+	      pcore_param_check_str(&comm) ?:
 	      pcore_param_check_str(&hist) ?:
 	      pcore_parse_hist(hist.val, &spec);
 	if (ret)
 		return ret;
+	if (comm.val && strlen(comm.val) >= TASK_COMM_LEN) {
+		pr_err("comm=%*pE: longer than %d characters\n",
+		       (int)strlen(comm.val), comm.val, TASK_COMM_LEN - 1);
+		return -EINVAL;
+	}
+	if ((pid || comm.val) && !target.val) {
+		pr_err("pid= and comm= filter target= probes: give target=\n");
+		return -EINVAL;
+	}
 	if (active > PCORE_MAXACTIVE_MAX) {
 		pr_err("maxactive=%u: more than %d\n", active,
 		       PCORE_MAXACTIVE_MAX);

@@ -47,6 +47,8 @@
 #include <linux/tracepoint.h>
 #include <linux/uprobes.h>
 #include <linux/workqueue.h>
+#include <linux/pid.h>
+#include <linux/sched/signal.h>
 #include <asm/local64.h>
 #include "probe_core/probe_core.h"
 #include "pcore_engine.h"
@@ -424,6 +426,9 @@ struct pcore_uprobe {
  * @tp_fn: the tracepoint handler
  * @tp_mod: the module @tp is in, NULL for the core kernel's
  * @disabled: disabled with pcore_probe_set_enabled()
+ * @fpid: filter: only the process of this struct pid (held), or NULL
+ * @fcomm: filter: only tasks of this comm, NUL-padded; zero for any
+ * @filtered: @fpid or @fcomm is set
  */
 struct pcore_probe {
 	struct list_head node;
@@ -449,7 +454,29 @@ struct pcore_probe {
 	void *tp_fn;
 	struct module *tp_mod;
 	bool disabled;
+	struct pid *fpid;
+	u64 fcomm[2];
+	bool filtered;
 };
+
+/*
+ * Does current pass @p's filter?  A pid compares struct pids (a reused
+ * number is another struct pid); a comm compares the 16 NUL-padded bytes
+ * of task->comm as two words, with one branch.
+ */
+static __always_inline bool pcore_filter_pass(const struct pcore_probe *p)
+{
+	u64 c[2];
+
+	if (p->fpid && task_tgid(current) != p->fpid)
+		return false;
+	if (!p->fcomm[0])
+		return true;
+	/* Two loads: the size is known (TASK_COMM_LEN is 16). */
+	BUILD_BUG_ON(sizeof(current->comm) != sizeof(c));
+	memcpy(c, current->comm, sizeof(c));
+	return !((c[0] ^ p->fcomm[0]) | (c[1] ^ p->fcomm[1]));
+}
 
 /*
  * A tracepoint probe waiting for the module that has its tracepoint; a
@@ -544,9 +571,30 @@ int pcore_client_init(void);
 void pcore_client_exit(void);
 
 /* probe_core's own probes (builtin.c). */
-int pcore_builtin_attach(bool tracepoint, const char *param, const char *name,
-			 const struct pcore_hist_spec *spec,
-			 unsigned int maxactive, struct file *file, u64 offset);
+/**
+ * struct pcore_builtin_req - one of probe_core's own probes to attach
+ * @tracepoint: a tracepoint with a built-in handler, else a function
+ * @param: where the request came from, for log lines ("target", "attach")
+ * @name: function (with target='s suffixes) or tracepoint; the
+ *	histogram's name
+ * @spec: histogram layout
+ * @maxactive: kretprobe or uretprobe: calls in flight, 0 for the default
+ * @file: a user-space file whose function at @offset to probe, or NULL
+ * @offset: where in @file
+ * @filter: only these tasks (function probes only)
+ */
+struct pcore_builtin_req {
+	bool tracepoint;
+	const char *param;
+	const char *name;
+	struct pcore_hist_spec spec;
+	unsigned int maxactive;
+	struct file *file;
+	u64 offset;
+	struct pcore_filter filter;
+};
+
+int pcore_builtin_attach(const struct pcore_builtin_req *r);
 int pcore_builtin_detach(const char *name);
 int pcore_builtin_set_enabled(const char *name, bool on);
 void pcore_builtin_log(void);

@@ -183,8 +183,41 @@ static struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 
 static void pcore_probe_free(struct pcore_probe *p)
 {
+	put_pid(p->fpid);
 	free_percpu(p->hits);
 	kfree(p);
+}
+
+/*
+ * Take @f for @p: hold the struct pid of its process.  Return: 0, or
+ * -EINVAL or -ESRCH with one log line.
+ */
+static int pcore_filter_set(struct pcore_probe *p, const struct pcore_filter *f)
+{
+	size_t len = strnlen(f->comm, sizeof(f->comm));
+	struct task_struct *task;
+
+	if (len == sizeof(f->comm)) {
+		pcore_perr(p, "filter comm is not NUL-terminated within 16 bytes");
+		return -EINVAL;
+	}
+	if (f->pid < 0) {
+		pcore_perr(p, "filter pid %d is not a process id", f->pid);
+		return -EINVAL;
+	}
+	if (f->pid) {
+		p->fpid = find_get_pid(f->pid);
+		rcu_read_lock();
+		task = p->fpid ? pid_task(p->fpid, PIDTYPE_TGID) : NULL;
+		rcu_read_unlock();
+		if (!task) {
+			pcore_perr(p, "filter pid %d: no such process", f->pid);
+			return -ESRCH;
+		}
+	}
+	memcpy(p->fcomm, f->comm, len);
+	p->filtered = f->pid || len;
+	return 0;
 }
 
 /*
@@ -265,9 +298,30 @@ static void notrace pcore_kp_post(struct kprobe *kp, struct pt_regs *regs,
 {
 	struct pcore_probe *p = container_of(kp, struct pcore_probe, kp);
 
+	if (p->filtered && !pcore_filter_pass(p))
+		return;
 	p->post(p, regs);
 }
 NOKPROBE_SYMBOL(pcore_kp_post);
+
+/* The same, for a probe with a filter: other tasks' calls stop here. */
+static int notrace pcore_kp_pre_filtered(struct kprobe *kp,
+					 struct pt_regs *regs)
+{
+	struct pcore_probe *p = container_of(kp, struct pcore_probe, kp);
+
+	return pcore_filter_pass(p) ? pcore_kp_pre(kp, regs) : 0;
+}
+NOKPROBE_SYMBOL(pcore_kp_pre_filtered);
+
+static int notrace pcore_kp_count_filtered(struct kprobe *kp,
+					   struct pt_regs *regs)
+{
+	struct pcore_probe *p = container_of(kp, struct pcore_probe, kp);
+
+	return pcore_filter_pass(p) ? pcore_kp_count(kp, regs) : 0;
+}
+NOKPROBE_SYMBOL(pcore_kp_count_filtered);
 
 /*
  * Register with @sym, then with what it is called in this kernel: do_fork
@@ -312,7 +366,12 @@ static int pcore_kp_register(struct pcore_probe *p)
 	void *addr = kp->addr;
 
 	memset(kp, 0, sizeof(*kp));
-	kp->pre_handler = p->pre || p->post ? pcore_kp_pre : pcore_kp_count;
+	if (p->filtered)
+		kp->pre_handler = p->pre || p->post ? pcore_kp_pre_filtered :
+						      pcore_kp_count_filtered;
+	else
+		kp->pre_handler = p->pre || p->post ? pcore_kp_pre :
+						      pcore_kp_count;
 	kp->post_handler = p->post ? pcore_kp_post : NULL;
 	kp->offset = offset;
 	if (addr)
@@ -386,6 +445,9 @@ struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
 		if (ret)
 			goto err_free;
 	}
+	ret = pcore_filter_set(p, &o->filter);
+	if (ret)
+		goto err_free;
 	p->kp.offset = o->offset;
 	mutex_lock(&pcore_lock);
 	ret = pcore_probe_check_slot(p);
@@ -440,6 +502,27 @@ static int notrace pcore_kret_entry_stamp(struct kretprobe_instance *ri,
 }
 NOKPROBE_SYMBOL(pcore_kret_entry_stamp);
 
+/* With a filter: another task's call is not timed (no return handler). */
+static int notrace pcore_kret_entry_filtered(struct kretprobe_instance *ri,
+					     struct pt_regs *regs)
+{
+	struct pcore_probe *p = container_of(get_kretprobe(ri),
+					     struct pcore_probe, rp);
+
+	return pcore_filter_pass(p) ? pcore_kret_entry(ri, regs) : 1;
+}
+NOKPROBE_SYMBOL(pcore_kret_entry_filtered);
+
+static int notrace pcore_kret_entry_stamp_filtered(struct kretprobe_instance *ri,
+						   struct pt_regs *regs)
+{
+	struct pcore_probe *p = container_of(get_kretprobe(ri),
+					     struct pcore_probe, rp);
+
+	return pcore_filter_pass(p) ? pcore_kret_entry_stamp(ri, regs) : 1;
+}
+NOKPROBE_SYMBOL(pcore_kret_entry_stamp_filtered);
+
 /* The time since the entry's stamp. */
 static __always_inline u64 pcore_kret_ns(const struct pcore_kret_data *d)
 {
@@ -483,7 +566,12 @@ static int pcore_kret_register(struct pcore_probe *p)
 
 	memset(rp, 0, sizeof(*rp));
 	rp->kp.symbol_name = p->symbol;
-	rp->entry_handler = p->entry ? pcore_kret_entry : pcore_kret_entry_stamp;
+	if (p->filtered)
+		rp->entry_handler = p->entry ? pcore_kret_entry_filtered :
+					       pcore_kret_entry_stamp_filtered;
+	else
+		rp->entry_handler = p->entry ? pcore_kret_entry :
+					       pcore_kret_entry_stamp;
 	rp->handler = p->ret ? pcore_kret_return : pcore_kret_return_hist;
 	rp->data_size = data_size;
 	rp->maxactive = maxactive;
@@ -537,7 +625,8 @@ struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
 			   PCORE_KRET_DATA_MAX);
 		goto err_free;
 	}
-	ret = pcore_check_symbol(p, o->symbol);
+	ret = pcore_check_symbol(p, o->symbol) ?:
+	      pcore_filter_set(p, &o->filter);
 	if (ret)
 		goto err_free;
 	p->rp.maxactive = o->maxactive ?: max(32U, 4 * num_possible_cpus());
@@ -789,6 +878,9 @@ struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
 		ret = -EINVAL;
 		goto err_free;
 	}
+	ret = pcore_filter_set(p, &o->filter);
+	if (ret)
+		goto err_free;
 	file = o->file;
 	if (o->path) {
 		file = filp_open(o->path, O_RDONLY | O_LARGEFILE, 0);

@@ -52,6 +52,8 @@ static int notrace pcore_up_handler(struct uprobe_consumer *uc,
 {
 	struct pcore_probe *p = container_of(uc, struct pcore_probe, up.uc);
 
+	if (p->filtered && !pcore_filter_pass(p))
+		return 0;
 	pcore_hit(p);
 	if (p->entry)
 		p->entry(p, regs, NULL);
@@ -68,6 +70,8 @@ static int notrace pcore_uret_entry(struct uprobe_consumer *uc,
 	struct pcore_probe *p = container_of(uc, struct pcore_probe, up.uc);
 	struct pcore_cslot *s;
 
+	if (p->filtered && !pcore_filter_pass(p))
+		return 0;
 	pcore_hit(p);
 	s = pcore_calls_enter(p->up.calls, pcore_ucall_sp(regs, true));
 	if (!s)
