@@ -6,9 +6,11 @@
 # probectl's host tests, TAP on stdout (make check keeps it as
 # build/results/userspace.tap); build logs go to O.  Exits 1 when anything
 # failed.
-#   1. probectl builds (-Wall -Wextra -Werror, libkmod);
+#   1. probectl builds (-Wall -Wextra -Werror, libkmod, libelf);
 #   2. test_probectl (kselftest harness, ASan and UBSan): command line,
-#      commands against a fake device, outputs against golden/;
+#      commands against a fake device, outputs against golden/, ELF
+#      symbol resolution against what readelf says of the files that
+#      mkelf.sh builds (in O/elf) and of the host's C library;
 #   3. the golden files: JSON parses with jq and holds the expected values,
 #      Prometheus passes promtool check metrics and has cumulative buckets
 #      that never decrease and end at _count;
@@ -39,13 +41,16 @@ mkdir -p "$out"
 log=$out/run.log
 
 make -C "$top/userspace" O="$out" > "$out/build.log" 2>&1
-tap $? "probectl builds (-Wall -Wextra -Werror, libkmod)" "$out/build.log"
+tap $? "probectl builds (-Wall -Wextra -Werror, libkmod, libelf)" "$out/build.log"
 bin=$out/probectl
+
+"$here/mkelf.sh" "$out/elf" > "$out/mkelf.log" 2>&1
+tap $? "mkelf.sh builds the test ELF files (gcc, readelf)" "$out/mkelf.log"
 
 if make -C "$here" KSFT="$ksft" O="$out" all > "$out/test-build.log" 2>&1
 then
 	rm -f "$out"/*.got
-	TEST_OUT=$out ASAN_OPTIONS=detect_leaks=0 \
+	TEST_OUT=$out TEST_ELF=$out/elf ASAN_OPTIONS=detect_leaks=0 \
 		UBSAN_OPTIONS=print_stacktrace=1 "$out/test_probectl" ||
 		failed=1
 else

@@ -12,7 +12,10 @@
  */
 #include <errno.h>
 #include <dirent.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +23,7 @@
 
 #include "kselftest_harness.h"
 #include "args.h"
+#include "elfsym.h"
 #include "fake.h"
 #include "format.h"
 
@@ -643,6 +647,275 @@ TEST(attach_values_and_counts)
 		result_free(&r);
 		fake_free(&f);
 	}
+}
+
+/* ---- uprobes: ELF files that mkelf.sh built in $TEST_ELF ---- */
+
+/* $TEST_ELF/@name into @buf. */
+static const char *elf_file(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", getenv("TEST_ELF") ?: "elf", name);
+	return buf;
+}
+
+/*
+ * The @nth (from 0) value of @key in $TEST_ELF/expect, what mkelf.sh
+ * worked out with readelf, into @buf.  Return: false when absent.
+ */
+static bool expect_str(const char *key, unsigned int nth, char *buf,
+		       size_t len)
+{
+	char path[512], k[128], v[512];
+	bool found = false;
+	FILE *f;
+
+	f = fopen(elf_file(path, sizeof(path), "expect"), "r");
+	if (!f)
+		return false;
+	while (!found && fscanf(f, "%127s %511s", k, v) == 2)
+		if (!strcmp(k, key) && !nth--) {
+			snprintf(buf, len, "%s", v);
+			found = true;
+		}
+	fclose(f);
+	return found;
+}
+
+static uint64_t expect_off(struct __test_metadata *_metadata,
+			   const char *key, unsigned int nth)
+{
+	char v[64];
+
+	if (!expect_str(key, nth, v, sizeof(v)))
+		ASSERT_TRUE(0) TH_LOG("no %s in $TEST_ELF/expect: did mkelf.sh run?",
+				      key);
+	return strtoull(v, NULL, 0);
+}
+
+/* pc_elf_resolve() of @file's @sym; the error in @err. */
+static int resolve(const char *path, const char *sym, uint64_t *off,
+		   char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = pc_elf_resolve(fd, path, sym, off, err, errlen);
+	close(fd);
+	return ret;
+}
+
+/* Names, versions, aliases and offsets against readelf's answers. */
+TEST(elf_resolve)
+{
+	static const struct {
+		const char *file;
+		const char *sym;	/* NULL: the expected offset, as text */
+		const char *key;
+	} cases[] = {
+		/* a bare name: the default version */
+		{ "libver.so", "foo", "libver.foo@@VER_2" },
+		{ "libver.so", "foo@@VER_2", "libver.foo@@VER_2" },
+		/* @V: hidden or default */
+		{ "libver.so", "foo@VER_2", "libver.foo@@VER_2" },
+		{ "libver.so", "foo@VER_1", "libver.foo@VER_1" },
+		{ "libver.so", "bar@VER_0", "libver.bar@VER_0" },
+		{ "libver.so", "bar@VER_1", "libver.bar@VER_1" },
+		/* two hidden versions, one function: not ambiguous */
+		{ "libver.so", "baz", "libver.baz@VER_0" },
+		{ "libver.so", "baz@VER_1", "libver.baz@VER_0" },
+		/* unversioned in .symtab, @@VER_2 in .dynsym; an alias */
+		{ "libver.so", "plain", "libver.plain" },
+		{ "libver.so", "plain@@VER_2", "libver.plain" },
+		{ "libver.so", "plain_alias", "libver.plain" },
+		/* .dynsym only, versions from .gnu.version and _d */
+		{ "libver-stripped.so", "foo", "libver.foo@@VER_2" },
+		{ "libver-stripped.so", "foo@VER_1", "libver.foo@VER_1" },
+		{ "libver-stripped.so", "baz", "libver.baz@VER_0" },
+		/* a PATH with ':' */
+		{ "a:b/libver.so", "foo@VER_1", "libver.foo@VER_1" },
+		/* not PIE: the address is not the offset */
+		{ "prog", "main", "prog.main" },
+		/* offsets come back as they are */
+		{ "libver.so", NULL, "libver.foo@VER_1" },
+		{ "prog", NULL, "prog.helper" },
+	};
+	char path[512], err[600], sym[64];
+	unsigned int i;
+	uint64_t off, want;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		want = expect_off(_metadata, cases[i].key, 0);
+		snprintf(sym, sizeof(sym), "0x%llx", (unsigned long long)want);
+		if (cases[i].sym)
+			snprintf(sym, sizeof(sym), "%s", cases[i].sym);
+		elf_file(path, sizeof(path), cases[i].file);
+		off = 0;
+		EXPECT_EQ(0, resolve(path, sym, &off, err, sizeof(err)))
+			TH_LOG("%s:%s: %s", cases[i].file, sym, err);
+		EXPECT_EQ(want, off) TH_LOG("%s:%s", cases[i].file, sym);
+	}
+	/* an offset in decimal */
+	want = expect_off(_metadata, "prog.main", 0);
+	snprintf(sym, sizeof(sym), "%llu", (unsigned long long)want);
+	ASSERT_EQ(0, resolve(elf_file(path, sizeof(path), "prog"), sym, &off,
+			     err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(want, off);
+}
+
+/* The host's C library: what readelf says of malloc@@GLIBC_2.2.5. */
+TEST(elf_resolve_libc)
+{
+	static const char *const syms[] = { "malloc", "malloc@@GLIBC_2.2.5",
+		"malloc@GLIBC_2.2.5" };
+	char libc[512], err[600];
+	unsigned int i;
+	uint64_t off, want;
+
+	if (!expect_str("libc", 0, libc, sizeof(libc)))
+		SKIP(return, "no C library at mkelf.sh's LIBC");
+	want = expect_off(_metadata, "libc.malloc", 0);
+	for (i = 0; i < ARRAY_SIZE(syms); i++) {
+		off = 0;
+		EXPECT_EQ(0, resolve(libc, syms[i], &off, err, sizeof(err)))
+			TH_LOG("%s: %s", syms[i], err);
+		EXPECT_EQ(want, off) TH_LOG("%s", syms[i]);
+	}
+}
+
+struct elf_err_case {
+	const char *file;
+	const char *sym;
+	int ret;
+	const char *want[2];	/* in the message; %s: the path (twice) */
+};
+
+static const struct elf_err_case elf_err_cases[] = {
+	{ "libver.so", "nosuch", -ENOENT,
+	  { "no function nosuch in %s (neither .symtab nor .dynsym has it)" } },
+	{ "libver.so", "foo@@VER_1", -ENOENT,
+	  { "no function foo@@VER_1 in %s: it has ", "foo@VER_1" } },
+	{ "libver.so", "foo@VER_9", -ENOENT,
+	  { "no function foo@VER_9 in %s: it has ", "foo@@VER_2" } },
+	{ "libver.so", "fo", -ENOENT, { "no function fo in %s" } },
+	{ "prog", "__libc_start_main", -ENOENT,
+	  { "no function __libc_start_main in %s: it uses __libc_start_main from a shared library (ldd %s lists them): probe it there" } },
+	{ "libver.so", "bar", -ENOTUNIQ,
+	  { "ambiguous: bar@VER_0, bar@VER_1 are different functions in %s: name one with its version" } },
+	{ "libver.so", "data_obj", -EINVAL,
+	  { "data_obj in %s is a data object, not a function" } },
+	{ "libver.so", "ifn", -EINVAL,
+	  { "ifn in %s is an IFUNC resolver (STT_GNU_IFUNC)",
+	    "probe that implementation instead" } },
+	{ "libver.so", "VER_1", -EINVAL,
+	  { "VER_1 in %s is an absolute value, not a function" } },
+	{ "libver-stripped.so", "bar_v0", -ENOENT,
+	  { "no function bar_v0 in %s (.dynsym does not have it, and there is no .symtab: the file is stripped)" } },
+	{ "nosym", "helper", -ENOENT,
+	  { "%s has no symbols (no .symtab: stripped; no .dynsym: not dynamically linked): give the function's file offset" } },
+	{ "libver.so", "0x7fffffff", -ERANGE,
+	  { "offset 0x7fffffff is not in an executable segment of %s" } },
+	{ "libver.so", "18446744073709551615", -ERANGE,
+	  { "offset 0xffffffffffffffff is not in an executable segment of %s" } },
+	{ "libver.so", "18446744073709551616", -EINVAL,
+	  { "symbol '18446744073709551616': offset above 2^64" } },
+	{ "libver.so", "", -EINVAL, { "symbol '': empty symbol" } },
+	{ "libver.so", "foo@", -EINVAL,
+	  { "symbol 'foo@': a version is NAME@VERSION or NAME@@VERSION" } },
+	{ "text.txt", "foo", -ENOEXEC, { "%s is not an ELF file" } },
+	{ "empty", "foo", -ENOEXEC, { "%s is not an ELF file" } },
+	{ "a:b", "foo", -EINVAL, { "%s is not a regular file" } },
+};
+
+TEST(elf_resolve_errors)
+{
+	char path[512], err[600], want[700];
+	unsigned int i, j;
+	uint64_t off;
+
+	for (i = 0; i < ARRAY_SIZE(elf_err_cases); i++) {
+		const struct elf_err_case *c = &elf_err_cases[i];
+
+		elf_file(path, sizeof(path), c->file);
+		off = 12345;
+		EXPECT_EQ(c->ret, resolve(path, c->sym, &off, err,
+					  sizeof(err)))
+			TH_LOG("%s:%s: %s", c->file, c->sym, err);
+		EXPECT_EQ(12345ULL, off) TH_LOG("%s:%s", c->file, c->sym);
+		for (j = 0; j < 2 && c->want[j]; j++) {
+			snprintf(want, sizeof(want), c->want[j], path, path);
+			EXPECT_NE(NULL, strstr(err, want))
+				TH_LOG("%s:%s: got '%s', want '%s'", c->file,
+				       c->sym, err, want);
+		}
+	}
+}
+
+/* Local functions of one name: their offsets are the way out. */
+TEST(elf_resolve_ambiguous_locals)
+{
+	char path[512], err[600], want[700];
+	uint64_t off;
+
+	elf_file(path, sizeof(path), "prog");
+	ASSERT_EQ(-ENOTUNIQ, resolve(path, "helper", &off, err, sizeof(err)));
+	snprintf(want, sizeof(want),
+		 "ambiguous: helper at offset 0x%llx, helper at offset 0x%llx are different functions in %s: give the offset of one instead (PATH:0xOFFSET)",
+		 (unsigned long long)expect_off(_metadata, "prog.helper", 0),
+		 (unsigned long long)expect_off(_metadata, "prog.helper", 1),
+		 path);
+	ASSERT_STREQ(want, err);
+}
+
+TEST(elf_resolve_32bit)
+{
+	char path[512], err[600], want[700];
+	uint64_t off;
+
+	elf_file(path, sizeof(path), "lib32.so");
+	if (access(path, F_OK))
+		SKIP(return, "gcc -m32 could not link %s (see mkelf.log)", path);
+	ASSERT_EQ(-ENOEXEC, resolve(path, "f32", &off, err, sizeof(err)));
+	snprintf(want, sizeof(want),
+		 "%s is a 32-bit ELF file: probectl probes 64-bit programs only",
+		 path);
+	ASSERT_STREQ(want, err);
+}
+
+/* A 64-bit ELF file of another machine: libver.so with e_machine changed. */
+TEST(elf_resolve_other_machine)
+{
+#if defined(__x86_64__)
+	const uint16_t machine = EM_AARCH64;
+#else
+	const uint16_t machine = EM_X86_64;
+#endif
+	char src[512], dst[] = "/tmp/probectl-elf-XXXXXX", err[600];
+	FILE *in, *out;
+	uint64_t off;
+	int fd, c;
+
+	fd = mkstemp(dst);
+	ASSERT_LE(0, fd);
+	out = fdopen(fd, "wb");
+	ASSERT_NE(NULL, out);
+	in = fopen(elf_file(src, sizeof(src), "libver.so"), "rb");
+	ASSERT_NE(NULL, in);
+	while ((c = fgetc(in)) != EOF)
+		fputc(c, out);
+	fclose(in);
+	fseek(out, 18, SEEK_SET);	/* e_machine, little-endian */
+	fputc(machine & 0xff, out);
+	fputc(machine >> 8, out);
+	fclose(out);
+	EXPECT_EQ(-ENOEXEC, resolve(dst, "foo", &off, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, " is an ELF file for ")) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, ", not for this machine (")) TH_LOG("%s", err);
+#if defined(__x86_64__)
+	EXPECT_NE(NULL, strstr(err, " for aarch64, not for this machine (x86-64)"))
+		TH_LOG("%s", err);
+#endif
+	unlink(dst);
 }
 
 struct err_case {
