@@ -87,6 +87,9 @@ jqcheck show_empty.json "empty: count 0, no buckets, absolute error" \
 	 .error_abs == 50 and .flags == ["waiting"]'
 jqcheck list.json "six histograms, flags" \
 	'length == 6 and .[4].flags == ["own", "disabled"]'
+jqcheck list_uprobes.json "uprobe kinds, the gone flag" \
+	'length == 3 and map(.probe_kind) == ["uprobe", "uretprobe", "uprobe"] and
+	 .[2].flags == ["own", "disabled", "gone"]'
 jqcheck watch.json "three intervals of 1, 2 and 3 values" \
 	-s 'map(.count) == [1, 2, 3] and map(.missed) == [0, 1, 2] and
 	    all(.[]; ([.buckets[].count] | add) == .count)'
@@ -146,6 +149,15 @@ if [ -x "$bin" ]; then
 	"$bin" --help > "$out/stdout" 2> "$log" &&
 		grep -q "^Examples:" "$out/stdout" && ! [ -s "$log" ]
 	tap $? "probectl --help: exit 0, examples on stdout" "$log"
+	# libelf linked and working; only failures here, which stop before
+	# the device: a success would attach on a host with probe_core
+	"$bin" attach --uprobe "$out/elf/libver.so:nosuch" --count \
+		> "$out/stdout" 2> "$log"
+	[ $? = 1 ] && ! [ -s "$out/stdout" ] &&
+		grep -qxF "probectl: no function nosuch in $out/elf/libver.so (neither .symtab nor .dynsym has it)" "$log"
+	tap $? "probectl attach --uprobe FILE:nosuch: exit 1, the resolver's message" "$log"
+	"$bin" attach --uretprobe "$out/elf/libver.so" > /dev/null 2> "$log"
+	tap $(($? != 2)) "probectl attach --uretprobe without :SYMBOL: exit 2" "$log"
 fi
 
 exit $failed

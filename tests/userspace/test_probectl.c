@@ -326,6 +326,83 @@ TEST(export_percpu_prom)
 	GOLDEN("export_percpu.prom", "export", "--per-cpu", "--prometheus");
 }
 
+/*
+ * Uprobes in LIST: their kinds, and a file deleted since (gone).  The
+ * symbol text is the fake's: probectl prints whatever the kernel says.
+ */
+static void uprobe_fake(struct fake *f)
+{
+	struct pcore_hist_spec loglin = { .kind = PCORE_HIST_LOGLINEAR };
+	struct pcore_hist_spec log2 = { .kind = PCORE_HIST_LOG2 };
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	struct fake_hist *h;
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	h = fake_add(f, "malloc:arg1:bytes", "uprobe",
+		     "/usr/lib/x86_64-linux-gnu/libc.so.6+0x98930", "bytes",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE, &log2, "", 1);
+	for (i = 0; i < 10; i++)
+		fake_record(h, i % 2, 0, 16 << i);
+	h->e.hits = 10;
+	h = fake_add(f, "getaddrinfo", "uretprobe",
+		     "/usr/lib/x86_64-linux-gnu/libc.so.6+0xe5c10", "ns",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE, &loglin, "", 1);
+	fake_record(h, 0, 0, 2500000);
+	fake_record(h, 1, 0, 31000000);
+	h->e.hits = 3;
+	h->e.missed = 1;
+	h = fake_add(f, "a.out_0x1139:count", "uprobe", "/tmp/a.out+0x1139",
+		     "calls", PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE |
+		     PCORE_ENT_DISABLED | PCORE_ENT_GONE, &count, "", 1);
+	for (i = 0; i < 5; i++)
+		fake_record(h, 0, 0, 1);
+	h->e.hits = 5;
+}
+
+static void uprobe_golden(struct __test_metadata *_metadata,
+			  const char *file, const char *cmd, const char *arg)
+{
+	struct result r;
+	struct fake f;
+
+	uprobe_fake(&f);
+	r = arg ? RUN(&f, cmd, arg) : RUN(&f, cmd);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.err);
+	check_golden(_metadata, file, r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
+TEST(list_uprobes_text)
+{
+	uprobe_golden(_metadata, "list_uprobes.txt", "list", NULL);
+}
+
+TEST(list_uprobes_json)
+{
+	uprobe_golden(_metadata, "list_uprobes.json", "list", "--json");
+}
+
+TEST(show_uprobe_gone)
+{
+	struct result r;
+	struct fake f;
+
+	uprobe_fake(&f);
+	r = RUN(&f, "show", "a.out_0x1139:count");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_NE(NULL, strstr(r.out, "\nprobe: uprobe /tmp/a.out+0x1139\n"));
+	ASSERT_NE(NULL, strstr(r.out, "\nflags: own,disabled,gone\n"));
+	result_free(&r);
+	r = RUN(&f, "show", "getaddrinfo", "--json");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_NE(NULL, strstr(r.out, "\"probe_kind\":\"uretprobe\""));
+	result_free(&r);
+	fake_free(&f);
+}
+
 TEST(status_loaded)
 {
 	struct fake f;
@@ -918,6 +995,263 @@ TEST(elf_resolve_other_machine)
 	unlink(dst);
 }
 
+/* attach --uprobe, --uretprobe: what reaches PCORE_IOC_ATTACH. */
+TEST(attach_uprobe_passes_fd_and_offset)
+{
+	static const struct {
+		const char *file;
+		const char *sym;	/* NULL: the expected offset, as text */
+		const char *opts[8];
+		const char *name;	/* %s: the offset */
+		const char *key;
+		const char *kind;
+		unsigned int maxactive;
+		unsigned int hist_kind;
+	} cases[] = {
+		{ "libver.so", "foo", { "--arg", "2", "--unit", "bytes" },
+		  "foo:arg2:bytes", "libver.foo@@VER_2", "uprobe", 0,
+		  PCORE_UAPI_HIST_DEFAULT },
+		{ "libver.so", "foo@VER_1", { NULL }, "foo",
+		  "libver.foo@VER_1", "uretprobe", 0, PCORE_UAPI_HIST_DEFAULT },
+		{ "libver.so", "foo@VER_1", { "--retval", "--maxactive", "16",
+		  "--name", "foo_v1", "--hist", "linear:0,100,10" },
+		  "foo_v1:retval", "libver.foo@VER_1", "uretprobe", 16,
+		  PCORE_UAPI_HIST_LINEAR },
+		{ "libver-stripped.so", "baz", { "--count" }, "baz:count",
+		  "libver.baz@VER_0", "uprobe", 0, PCORE_UAPI_HIST_DEFAULT },
+		{ "a:b/libver.so", "plain_alias", { "--arg", "6" },
+		  "plain_alias:arg6", "libver.plain", "uprobe", 0,
+		  PCORE_UAPI_HIST_DEFAULT },
+		{ "prog", NULL, { "--count" }, "prog_%s:count", "prog.helper",
+		  "uprobe", 0, PCORE_UAPI_HIST_DEFAULT },
+		{ "prog", "main", { "--hist", "log2" }, "main", "prog.main",
+		  "uretprobe", 0, PCORE_UAPI_HIST_LOG2 },
+	};
+	char path[512], arg[600], name[128], off[32];
+	unsigned int i, n;
+	struct stat st;
+	uint64_t want;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *argv[16] = { "probectl", "attach", NULL, arg };
+		struct fake_hist *h;
+		struct result r;
+		struct fake f;
+
+		want = expect_off(_metadata, cases[i].key, 0);
+		snprintf(off, sizeof(off), "0x%llx", (unsigned long long)want);
+		elf_file(path, sizeof(path), cases[i].file);
+		snprintf(arg, sizeof(arg), "%s:%s", path, cases[i].sym ?: off);
+		argv[2] = "--uretprobe";
+		if (!strcmp(cases[i].kind, "uprobe"))
+			argv[2] = "--uprobe";
+		for (n = 0; n < 8 && cases[i].opts[n]; n++)
+			argv[4 + n] = (char *)cases[i].opts[n];
+		snprintf(name, sizeof(name), cases[i].name, off);
+		ASSERT_EQ(0, stat(path, &st));
+
+		std_fake(&f);
+		r = run_argv(&f, 4 + n, argv);
+		EXPECT_EQ(0, r.ret) TH_LOG("case %u: stderr: %s", i, r.err);
+		EXPECT_STREQ("", r.err);
+		EXPECT_STREQ("", r.out);
+		EXPECT_EQ(1U, f.calls[_IOC_NR(PCORE_IOC_ATTACH)]);
+		EXPECT_EQ((unsigned int)PCORE_ATTACH_UPROBE, f.attached.kind);
+		EXPECT_STREQ(name, f.attached.name) TH_LOG("case %u", i);
+		EXPECT_EQ(want, f.attached.offset) TH_LOG("case %u", i);
+		EXPECT_EQ(cases[i].maxactive, f.attached.maxactive);
+		EXPECT_EQ(cases[i].hist_kind, f.attached.hist_kind);
+		EXPECT_EQ(0U, f.attached.pad);
+		/* the descriptor: PATH's file, read-only, close-on-exec... */
+		EXPECT_LE(0, f.attached.fd);
+		EXPECT_EQ(st.st_dev, f.attached_st.st_dev);
+		EXPECT_EQ(st.st_ino, f.attached_st.st_ino) TH_LOG("case %u", i);
+		EXPECT_EQ(O_RDONLY, f.attached_fl_flags & O_ACCMODE);
+		EXPECT_NE(0, f.attached_fd_flags & FD_CLOEXEC);
+		/* ...and closed once the ioctl returned */
+		EXPECT_EQ(-1, fcntl(f.attached.fd, F_GETFD));
+		EXPECT_EQ(f.opens, f.closes);
+		h = fake_find(&f, name);
+		ASSERT_NE(NULL, h) TH_LOG("case %u", i);
+		EXPECT_STREQ(cases[i].kind, h->e.probe_kind);
+		result_free(&r);
+		fake_free(&f);
+	}
+}
+
+/* Uprobes with the C library: the README's examples. */
+TEST(attach_uprobe_libc)
+{
+	char libc[512], arg[600];
+	struct result r;
+	struct fake f;
+	uint64_t want;
+
+	if (!expect_str("libc", 0, libc, sizeof(libc)))
+		SKIP(return, "no C library at mkelf.sh's LIBC");
+	want = expect_off(_metadata, "libc.malloc", 0);
+	snprintf(arg, sizeof(arg), "%s:malloc", libc);
+	std_fake(&f);
+	r = RUN(&f, "attach", "--uprobe", arg, "--arg", "1");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("malloc:arg1", f.attached.name);
+	ASSERT_EQ(want, f.attached.offset);
+	result_free(&r);
+	snprintf(arg, sizeof(arg), "%s:malloc@@GLIBC_2.2.5", libc);
+	r = RUN(&f, "attach", "--uretprobe", arg);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("malloc", f.attached.name);
+	ASSERT_EQ(want, f.attached.offset);
+	result_free(&r);
+	/* a second one of the same name: the kernel's EEXIST */
+	r = RUN(&f, "attach", "--uretprobe", arg);
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: attach malloc: a histogram of that name exists already\n",
+		     r.err);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/*
+ * Files that are not what --uprobe needs: one line on stderr, exit 1,
+ * and neither the device nor the ioctl is touched.  %s in the argument
+ * and the message: $TEST_ELF.
+ */
+TEST(attach_uprobe_errors)
+{
+	static const struct {
+		const char *argv[6];
+		const char *err;
+	} cases[] = {
+		{ { "--uretprobe", "%s/nosuch.so:foo" },
+		  "probectl: cannot open %s/nosuch.so: No such file or directory\n" },
+		{ { "--uretprobe", "%s/a:b:foo" },
+		  "probectl: %s/a:b is a directory, not an ELF file\n" },
+		{ { "--uretprobe", "/dev/null:foo" },
+		  "probectl: /dev/null is not a regular file (a device, FIFO or socket), not an ELF file\n" },
+		{ { "--uprobe", "%s/text.txt:foo", "--count" },
+		  "probectl: %s/text.txt is not an ELF file\n" },
+		{ { "--uprobe", "%s/libver.so:nosuch", "--count" },
+		  "probectl: no function nosuch in %s/libver.so (neither .symtab nor .dynsym has it)\n" },
+		{ { "--uprobe", "%s/libver.so:0x7fffffff", "--count" },
+		  "probectl: offset 0x7fffffff is not in an executable segment of %s/libver.so\n" },
+		{ { "--uretprobe", "%s/libver.so:bar" },
+		  "probectl: ambiguous: bar@VER_0, bar@VER_1 are different functions in %s/libver.so: name one with its version\n" },
+		{ { "--uretprobe", "%s/libver.so:data_obj", "--retval" },
+		  "probectl: data_obj in %s/libver.so is a data object, not a function\n" },
+		{ { "--uretprobe", "%s/nosym:helper" },
+		  "probectl: %s/nosym has no symbols (no .symtab: stripped; no .dynsym: not dynamically linked): give the function's file offset instead of its name (PATH:0xOFFSET)\n" },
+	};
+	const char *dir = getenv("TEST_ELF") ?: "elf";
+	char arg[600], want[1200];
+	unsigned int i, n;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *argv[10] = { "probectl", "attach" };
+		struct result r;
+		struct fake f;
+
+		for (n = 0; n < 6 && cases[i].argv[n]; n++)
+			argv[2 + n] = (char *)cases[i].argv[n];
+		snprintf(arg, sizeof(arg), cases[i].argv[1], dir);
+		argv[3] = arg;
+		snprintf(want, sizeof(want), cases[i].err, dir, dir);
+		std_fake(&f);
+		r = run_argv(&f, 2 + n, argv);
+		EXPECT_EQ(1, r.ret) TH_LOG("case %u", i);
+		EXPECT_STREQ(want, r.err) TH_LOG("case %u", i);
+		EXPECT_STREQ("", r.out);
+		EXPECT_EQ(0U, f.opens) TH_LOG("case %u", i);
+		EXPECT_EQ(0U, f.calls[_IOC_NR(PCORE_IOC_ATTACH)]);
+		result_free(&r);
+		fake_free(&f);
+	}
+}
+
+/* What the kernel answers a uprobe: the file and offset in the words. */
+TEST(attach_uprobe_kernel_errors)
+{
+	char arg[600], want[1200], path[512];
+	struct result r;
+	struct fake f;
+	uint64_t off;
+
+	off = expect_off(_metadata, "libver.foo@@VER_2", 0);
+	elf_file(path, sizeof(path), "libver.so");
+	snprintf(arg, sizeof(arg), "%s:foo", path);
+	std_fake(&f);
+	f.not_admin = true;
+	r = RUN(&f, "attach", "--uprobe", arg, "--count");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: attach foo:count: permission denied: run as root (needs CAP_SYS_ADMIN)\n",
+		     r.err);
+	ASSERT_EQ(f.opens, f.closes);
+	result_free(&r);
+	f.not_admin = false;
+	/* the fake answers ENOENT for names that start with "nosuch" */
+	r = RUN(&f, "attach", "--uprobe", arg, "--count", "--name", "nosuch");
+	ASSERT_EQ(1, r.ret);
+	snprintf(want, sizeof(want),
+		 "probectl: attach nosuch:count (%s at offset 0x%llx): No such file or directory; the kernel log says why: dmesg | tail\n",
+		 path, (unsigned long long)off);
+	ASSERT_STREQ(want, r.err);
+	result_free(&r);
+	/* the module is not loaded: the file was read, the device not */
+	f.open_err = -ENOENT;
+	r = RUN(&f, "attach", "--uretprobe", arg);
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: probe_core is not loaded (load it with: probectl load)\n",
+		     r.err);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* PATH:SYMBOL split at the last ':', and the names made from them. */
+TEST(args_uprobe)
+{
+	static const struct {
+		const char *argv[10];
+		const char *path;
+		const char *sym;
+		const char *full;
+		bool entry;
+	} cases[] = {
+		{ { "--uretprobe", "/usr/lib/a:b/libfoo.so.1:memcpy@@GLIBC_2.14",
+		    "--retval", "--unit", "bytes" },
+		  "/usr/lib/a:b/libfoo.so.1", "memcpy@@GLIBC_2.14",
+		  "memcpy:retval:bytes", false },
+		{ { "--uprobe", "/opt/my prog+x/.libfoo-1.so:0x1a2B", "--count" },
+		  "/opt/my prog+x/.libfoo-1.so", "0x1a2B",
+		  "_libfoo-1.so_0x1a2b:count", true },
+		{ { "--uprobe", "a.out:4096", "--arg", "3" }, "a.out", "4096",
+		  "a.out_0x1000:arg3", true },
+		{ { "--uprobe", "/x:_ZN4core3fmt$LT$impl$GT$3fmt17h01E",
+		    "--arg", "6" }, "/x", "_ZN4core3fmt$LT$impl$GT$3fmt17h01E",
+		  "_ZN4core3fmt_LT_impl_GT_3fmt17h01E:arg6", true },
+		{ { "--uretprobe", "rel:f@V1", "--name", "my-f.v2",
+		    "--maxactive", "4096", "--hist", "log2" }, "rel", "f@V1",
+		  "my-f.v2", false },
+		{ { "--name", "n", "--uprobe", "x::f", "--count" }, "x:", "f",
+		  "n:count", true },
+	};
+	unsigned int i, n;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *argv[14] = { "probectl", "attach" };
+		struct pc_args a;
+
+		for (n = 0; n < 10 && cases[i].argv[n]; n++)
+			argv[2 + n] = (char *)cases[i].argv[n];
+		ASSERT_EQ(0, pc_parse_args(2 + n, argv, &a))
+			TH_LOG("case %u: %s", i, a.err);
+		EXPECT_EQ((unsigned int)PCORE_ATTACH_UPROBE, a.attach_kind);
+		EXPECT_STREQ(cases[i].path, a.attach_path);
+		EXPECT_STREQ(cases[i].sym, a.attach_sym);
+		EXPECT_STREQ(cases[i].full, a.attach_full) TH_LOG("case %u", i);
+		EXPECT_EQ(cases[i].entry, a.attach_entry);
+	}
+}
+
 struct err_case {
 	const char *why;
 	int (*setup)(struct fake *f);
@@ -1418,15 +1752,15 @@ static const struct bad_case bad_cases[] = {
 	{ { "attach", "--kretprobe", N128 }, "--kretprobe: name longer than 127" },
 	{ { "attach", "--kretprobe", "vfs-read" }, "--kretprobe: characters other than" },
 	{ { "attach", "--tracepoint", "" }, "--tracepoint: empty name" },
-	{ { "attach" }, "attach needs --kprobe FUNC, --kretprobe FUNC or --tracepoint TP" },
+	{ { "attach" }, "attach needs --kprobe FUNC, --kretprobe FUNC, --uprobe PATH:SYMBOL, --uretprobe PATH:SYMBOL or --tracepoint TP" },
 	{ { "attach", "--kretprobe", "a", "--tracepoint", "b" },
-	  "give one of --kprobe, --kretprobe and --tracepoint" },
+	  "give one of --kprobe, --kretprobe, --uprobe, --uretprobe and --tracepoint" },
 	{ { "attach", "--kprobe", "a", "--kretprobe", "b" },
-	  "give one of --kprobe, --kretprobe and --tracepoint" },
+	  "give one of --kprobe, --kretprobe, --uprobe, --uretprobe and --tracepoint" },
 	{ { "attach", "--tracepoint", "b", "--maxactive", "1" },
-	  "--maxactive is for --kretprobe only" },
+	  "--maxactive is for --kretprobe and --uretprobe only" },
 	{ { "attach", "--kprobe", "f", "--arg", "1", "--maxactive", "1" },
-	  "--maxactive is for --kretprobe only" },
+	  "--maxactive is for --kretprobe and --uretprobe only" },
 	{ { "attach", "--kretprobe", ":count" }, "--kretprobe: characters other than" },
 	/* values and counts */
 	{ { "attach", "--kprobe", "f" }, "--kprobe needs one of --arg N and --count" },
@@ -1440,11 +1774,14 @@ static const struct bad_case bad_cases[] = {
 	  "--arg: 'x' is not an argument number from 1 to 6" },
 	{ { "attach", "--kprobe", "f", "--arg", "-1" },
 	  "--arg: '-1' is not an argument number from 1 to 6" },
-	{ { "attach", "--kretprobe", "f", "--arg", "1" }, "--arg is for --kprobe only" },
-	{ { "attach", "--tracepoint", "t", "--count" }, "--count is for --kprobe only" },
+	{ { "attach", "--kretprobe", "f", "--arg", "1" },
+	  "--arg is for --kprobe and --uprobe only" },
+	{ { "attach", "--tracepoint", "t", "--count" },
+	  "--count is for --kprobe and --uprobe only" },
 	{ { "attach", "--kprobe", "f", "--count", "--retval" },
-	  "--retval is for --kretprobe only" },
-	{ { "attach", "--tracepoint", "t", "--retval" }, "--retval is for --kretprobe only" },
+	  "--retval is for --kretprobe and --uretprobe only" },
+	{ { "attach", "--tracepoint", "t", "--retval" },
+	  "--retval is for --kretprobe and --uretprobe only" },
 	{ { "attach", "--kretprobe", "f", "--unit", "bytes" },
 	  "--unit is for --arg and --retval only" },
 	{ { "attach", "--kprobe", "f", "--count", "--unit", "bytes" },
@@ -1458,6 +1795,79 @@ static const struct bad_case bad_cases[] = {
 	  "--unit: a unit is 1 to 15" },
 	{ { "attach", "--kprobe", N127, "--count" },
 	  ":count: longer than 127 characters with its suffix" },
+	/* uprobes: PATH:SYMBOL, its syntax only (the file is read later) */
+	{ { "attach", "--uprobe", "/bin/true", "--count" },
+	  "--uprobe: '/bin/true' is not PATH:SYMBOL" },
+	{ { "attach", "--uprobe", "/lib/x.so:", "--count" },
+	  "--uprobe: no SYMBOL after ':' in '/lib/x.so:'" },
+	{ { "attach", "--uretprobe", ":malloc" },
+	  "--uretprobe: no PATH before ':' in ':malloc'" },
+	{ { "attach", "--uretprobe", "/lib/:malloc" },
+	  "--uretprobe: PATH ends with '/'" },
+	{ { "attach", "--uretprobe", "/x.so:mal loc" },
+	  "--uretprobe: blank, control or non-ASCII character in the symbol" },
+	{ { "attach", "--uretprobe", "/x.so:f\x1b[2J" },
+	  "--uretprobe: blank, control or non-ASCII character in the symbol" },
+	{ { "attach", "--uretprobe", "/x.so:0x" }, "--uretprobe: an offset is 0xHEX" },
+	{ { "attach", "--uretprobe", "/x.so:1abc" },
+	  "--uretprobe: a name does not start with a digit" },
+	{ { "attach", "--uretprobe", "/x.so:0x10000000000000000" },
+	  "--uretprobe: offset above 2^64" },
+	{ { "attach", "--uretprobe", "/x.so:foo@" },
+	  "--uretprobe: a version is NAME@VERSION or NAME@@VERSION" },
+	{ { "attach", "--uretprobe", "/x.so:foo@@@V" },
+	  "--uretprobe: a version is NAME@VERSION or NAME@@VERSION" },
+	{ { "attach", "--uretprobe", "/x.so:@V" },
+	  "--uretprobe: no function name before '@'" },
+	{ { "attach", "--uretprobe", "/x.so:" N128 N128 N128 N128 N128 N128 N128 N128 },
+	  "--uretprobe: symbol longer than 1023 characters" },
+	{ { "attach", "--uprobe", "/x.so:f" }, "--uprobe needs one of --arg N and --count" },
+	{ { "attach", "--uprobe", "/x.so:f", "--arg", "1", "--count" },
+	  "--uprobe needs one of --arg N and --count" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--arg", "1" },
+	  "--arg is for --kprobe and --uprobe only" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--count" },
+	  "--count is for --kprobe and --uprobe only" },
+	{ { "attach", "--uprobe", "/x.so:f", "--count", "--retval" },
+	  "--retval is for --kretprobe and --uretprobe only" },
+	{ { "attach", "--uprobe", "/x.so:f", "--arg", "2", "--maxactive", "2" },
+	  "--maxactive is for --kretprobe and --uretprobe only" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--unit", "bytes" },
+	  "--unit is for --arg and --retval only" },
+	{ { "attach", "--uprobe", "/x.so:f", "--count", "--hist", "log2" },
+	  "--hist does not apply to --count" },
+	{ { "attach", "--uprobe", "/x.so:f", "--uretprobe", "/x.so:g" },
+	  "give one of --kprobe, --kretprobe, --uprobe, --uretprobe and --tracepoint" },
+	{ { "attach", "--kprobe", "f", "--uprobe", "/x.so:g" },
+	  "give one of --kprobe, --kretprobe, --uprobe, --uretprobe and --tracepoint" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--uretprobe", "/x.so:f" },
+	  "--uretprobe given twice" },
+	{ { "attach", "--kretprobe", "f", "--name", "x" },
+	  "--name is for --uprobe and --uretprobe only" },
+	{ { "attach", "--tracepoint", "t", "--name", "x" },
+	  "--name is for --uprobe and --uretprobe only" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", "" }, "--name: empty name" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", "a:retval" },
+	  "--name: characters other than A-Z a-z 0-9 _ . -" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", "lib/x" },
+	  "--name: characters other than" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", ".x" },
+	  "--name: characters other than" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", "-x" },
+	  "--name: characters other than" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", "a b" },
+	  "--name: characters other than" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", N128 },
+	  "--name: name longer than 127 characters" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", N127, "--retval" },
+	  ":retval: longer than 127 characters with its suffix" },
+	/* the default name: SYMBOL's, or PATH's last part and the offset */
+	{ { "attach", "--uprobe", "/x.so:" N127 "@V1", "--count" },
+	  "the name made from '" },
+	{ { "attach", "--uprobe", "/x.so:" N127, "--count" },
+	  "too long with its suffix: give --name NAME" },
+	{ { "attach", "--uretprobe", "/x/" N127 ":0x10" },
+	  "too long with its suffix: give --name NAME" },
 	/* lists */
 	{ { "load", "--target", "" }, "--target: empty name" },
 	{ { "load", "--target", "a,,b" }, "--target: empty name" },
