@@ -14,9 +14,10 @@ set -eu
 # rather than keeping a fragile map from each missing file to its package.
 # The kernel matrix: Debian 12's 6.1 and 6.12, cloud and PREEMPT_RT, and
 # what building the debug kernel from linux-source-6.1 takes (flex, bison,
-# libssl-dev for module signing).  dpkg-dev unpacks Debian's qemu source
-# package, whose plugin header make bench's instruction counts build with
-# (scripts/qemu-plugin-h.sh).
+# libssl-dev for module signing, libelf-dev for objtool).  probectl links
+# libkmod and libelf (the ELF symbols of attach --uprobe).  dpkg-dev
+# unpacks Debian's qemu source package, whose plugin header make bench's
+# instruction counts build with (scripts/qemu-plugin-h.sh).
 PKGS="qemu-system-x86 busybox-static linux-image-cloud-amd64
 linux-headers-cloud-amd64 linux-image-6.12-cloud-amd64
 linux-headers-6.12-cloud-amd64 linux-image-rt-amd64 linux-headers-rt-amd64

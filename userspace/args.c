@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 #include "args.h"
+#include "elfsym.h"
 #include "pcore_engine.h"
 
 enum pc_opt_id {
@@ -34,6 +35,9 @@ enum pc_opt_id {
 	OPT_RETVAL,
 	OPT_CALLS,
 	OPT_UNIT,
+	OPT_UPROBE,
+	OPT_URETPROBE,
+	OPT_NAME,
 };
 
 struct pc_opt {
@@ -75,7 +79,10 @@ static const struct pc_opt watch_opts[] = {
 static const struct pc_opt attach_opts[] = {
 	{ "kprobe", 0, true, OPT_KPROBE },
 	{ "kretprobe", 0, true, OPT_KRETPROBE },
+	{ "uprobe", 0, true, OPT_UPROBE },
+	{ "uretprobe", 0, true, OPT_URETPROBE },
 	{ "tracepoint", 0, true, OPT_TRACEPOINT },
+	{ "name", 0, true, OPT_NAME },
 	{ "arg", 0, true, OPT_ARG },
 	{ "retval", 0, false, OPT_RETVAL },
 	{ "count", 0, false, OPT_CALLS },
@@ -135,7 +142,8 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  probectl status\n" },
 	[PC_CMD_LIST] = { "list", list_opts, false, "list [--json]",
 		"Prints one line per histogram: name, probe kind, symbol, hits,\n"
-		"missed, count and flags (own, disabled, waiting), '-' for none.\n"
+		"missed, count and flags (own, disabled, waiting, gone), '-' for\n"
+		"none.\n"
 		"\n"
 		"  --json              one JSON array of objects\n"
 		"\n"
@@ -170,10 +178,18 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  probectl watch do_fork -i 1\n"
 		"  probectl watch do_fork -i 0.5 -n 10 --json\n" },
 	[PC_CMD_ATTACH] = { "attach", attach_opts, false,
-		"attach (--kprobe FUNC (--arg N | --count) | --kretprobe FUNC [--retval] | --tracepoint TP) [--unit UNIT] [--hist SPEC] [--maxactive N]",
+		"attach (--kprobe FUNC (--arg N | --count) | --kretprobe FUNC [--retval] | --uprobe PATH:SYMBOL (--arg N | --count) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP) [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N]",
 		"Adds a probe of probe_core's own and a histogram of the same name\n"
 		"while probe_core is loaded (needs CAP_SYS_ADMIN).  The name is FUNC\n"
 		"with target='s suffix: FUNC:argN[:UNIT], FUNC:count, FUNC:retval[:UNIT].\n"
+		"\n"
+		"--uprobe and --uretprobe probe a function of a program or shared\n"
+		"library: SYMBOL in the 64-bit ELF file PATH (split at the last ':'),\n"
+		"as NAME, NAME@VERSION, NAME@@VERSION (the default version) or a file\n"
+		"offset 0xHEX.  Their name is NAME without its version (characters\n"
+		"other than A-Z a-z 0-9 _ . - made _), or for an offset PATH's last\n"
+		"part, _ and the offset (libc.so.6_0x98930), with the same suffixes;\n"
+		"--name replaces it.\n"
 		"\n"
 		"  --kprobe FUNC       at the entry of FUNC, with --arg or --count\n"
 		"  --arg N             record argument N (1 to 6), like target=FUNC:argN\n"
@@ -181,17 +197,29 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  --kretprobe FUNC    time each call of FUNC, like target=\n"
 		"  --retval            record the return value instead, errors apart by\n"
 		"                      errno, like target=FUNC:retval\n"
+		"  --uprobe PATH:SYMBOL\n"
+		"                      at the entry of a function in a program or\n"
+		"                      library, with --arg or --count\n"
+		"  --uretprobe PATH:SYMBOL\n"
+		"                      time each call of a function in a program or\n"
+		"                      library; with --retval, its return value\n"
+		"  --name NAME         --uprobe, --uretprobe: the name before the suffix,\n"
+		"                      of A-Z a-z 0-9 _ . -\n"
 		"  --tracepoint TP     a tracepoint with a built-in handler, like tracepoints=\n"
 		"  --unit UNIT         --arg, --retval: the unit shown (default: value)\n"
 		"  --hist SPEC         loglinear[:P], log2 or linear:MIN,MAX,STEP\n"
-		"  --maxactive N       kretprobe: calls in flight, 0 to 4096 (0: default)\n"
+		"  --maxactive N       kretprobe, uretprobe: calls in flight, 0 to 4096\n"
+		"                      (0: default)\n"
 		"\n"
 		"Examples:\n"
 		"  probectl attach --kretprobe vfs_read --hist log2\n"
 		"  probectl attach --kprobe tcp_sendmsg --arg 3 --unit bytes\n"
 		"  probectl attach --kprobe do_fork --count\n"
 		"  probectl attach --kretprobe vfs_read --retval --unit bytes\n"
-		"  probectl attach --tracepoint sched_switch\n" },
+		"  probectl attach --tracepoint sched_switch\n"
+		"  probectl attach --uprobe /lib/x86_64-linux-gnu/libc.so.6:malloc --arg 1\n"
+		"  probectl attach --uretprobe /lib/x86_64-linux-gnu/libc.so.6:getaddrinfo\n"
+		"  probectl attach --uprobe ./a.out:0x1139 --count --name a_loop\n" },
 	[PC_CMD_DETACH] = { "detach", no_opts, true, "detach NAME",
 		"Removes a probe of probe_core's own and its histogram.\n"
 		"\n"
@@ -492,6 +520,110 @@ int pc_check_name(const char *s, const char **why)
 	return 0;
 }
 
+/* A character of a uprobe's histogram name; '.' and '-' not first. */
+static bool uprobe_name_char(char ch, bool first)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') || ch == '_' ||
+	       ((ch == '.' || ch == '-') && !first);
+}
+
+/**
+ * pc_check_uprobe_name() - attach --name: a uprobe's histogram name
+ * @s: 1 to PCORE_UAPI_NAME_MAX - 1 characters of [A-Za-z0-9_.-], the
+ *	first neither '.' nor '-'.  probe_core's names also take ':' (not
+ *	first), but it reads what follows the first ':' as the suffix
+ *	(":count", ":argN"...), which probectl adds itself.
+ * @why: set to the reason when refused
+ *
+ * Return: 0 or -EINVAL.
+ */
+int pc_check_uprobe_name(const char *s, const char **why)
+{
+	size_t n = strnlen(s, PCORE_UAPI_NAME_MAX), i;
+
+	if (!n) {
+		*why = "empty name";
+		return -EINVAL;
+	}
+	if (n >= PCORE_UAPI_NAME_MAX) {
+		*why = "name longer than 127 characters";
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		if (!uprobe_name_char(s[i], !i)) {
+			*why = "characters other than A-Z a-z 0-9 _ . - (or '.' or '-' first)";
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * --uprobe or --uretprobe PATH:SYMBOL, split at the last ':' (a PATH may
+ * hold ':', a SYMBOL cannot).  SYMBOL's syntax is checked here, the file
+ * when the command runs.
+ */
+static int set_uprobe(struct pc_args *a, const char *v, const char *shown)
+{
+	const char *colon = strrchr(v, ':'), *why;
+	struct pc_elf_sym q;
+
+	if (!colon)
+		return fail(a, "%s: '%.60s' is not PATH:SYMBOL", shown, v);
+	if (colon == v)
+		return fail(a, "%s: no PATH before ':' in '%.60s'", shown, v);
+	if (colon - v >= PC_PATH_MAX)
+		return fail(a, "%s: PATH longer than 4095 characters%s", shown,
+			    "");
+	if (colon[-1] == '/')
+		return fail(a, "%s: PATH ends with '/' in '%.60s': a directory is not a program",
+			    shown, v);
+	if (!colon[1])
+		return fail(a, "%s: no SYMBOL after ':' in '%.60s'", shown, v);
+	if (pc_elf_parse_sym(colon + 1, &q, &why))
+		return fail(a, "%s: %s", shown, why);
+	memcpy(a->attach_path, v, colon - v);
+	a->attach_path[colon - v] = '\0';
+	a->attach_sym = colon + 1;
+	return 0;
+}
+
+/*
+ * A uprobe's histogram name when --name is not given: SYMBOL's name
+ * without its version, or for an offset PATH's last component, '_' and
+ * the offset ("libc.so.6_0x98930"); characters a name cannot hold become
+ * '_'.  It must leave room for the suffix.
+ */
+static int uprobe_label(struct pc_args *a, size_t room)
+{
+	char *l = a->attach_label;
+	const char *src = a->attach_sym, *slash, *why;
+	struct pc_elf_sym q;
+	size_t n, i;
+
+	if (pc_elf_parse_sym(a->attach_sym, &q, &why))
+		return fail(a, "SYMBOL: %s%s", why, "");	/* checked */
+	n = q.name_len;
+	if (q.is_offset) {
+		slash = strrchr(a->attach_path, '/');
+		src = slash ? slash + 1 : a->attach_path;
+		n = strlen(src);
+	}
+	if (n >= room)
+		return fail(a, "the name made from '%.60s' is too long with its suffix: give --name NAME%s",
+			    src, "");
+	for (i = 0; i < n; i++)
+		l[i] = uprobe_name_char(src[i], !i) ? src[i] : '_';
+	l[n] = '\0';
+	if (q.is_offset &&
+	    snprintf(l + n, room - n, "_0x%llx",
+		     (unsigned long long)q.offset) >= (int)(room - n))
+		return fail(a, "the name made from '%.60s' is too long with its suffix: give --name NAME%s",
+			    src, "");
+	return 0;
+}
+
 /**
  * pc_check_list() - a comma-separated list of symbols for target= or
  *	tracepoints=
@@ -656,16 +788,29 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 	case OPT_KPROBE:
 	case OPT_KRETPROBE:
 	case OPT_TRACEPOINT:
+	case OPT_UPROBE:
+	case OPT_URETPROBE:
 		if (a->attach_kind)
-			return fail(a, "give one of --kprobe, --kretprobe and --tracepoint%s%s",
+			return fail(a, "give one of --kprobe, --kretprobe, --uprobe, --uretprobe and --tracepoint%s%s",
 				    "", "");
+		a->attach_entry = o->id == OPT_KPROBE || o->id == OPT_UPROBE;
+		if (o->id == OPT_UPROBE || o->id == OPT_URETPROBE) {
+			if (set_uprobe(a, v, shown))
+				return PC_EXIT_USAGE;
+			a->attach_kind = PCORE_ATTACH_UPROBE;
+			return 0;
+		}
 		if (pc_check_symbol(v, &why))
 			return fail(a, "%s: %s", shown, why);
-		/* Every function probe is attached as target= takes it. */
+		/* Every kernel function probe is attached as target= takes it. */
 		a->attach_kind = o->id == OPT_TRACEPOINT ?
 			PCORE_ATTACH_TRACEPOINT : PCORE_ATTACH_KRETPROBE;
-		a->attach_kprobe = o->id == OPT_KPROBE;
 		a->attach_name = v;
+		return 0;
+	case OPT_NAME:
+		if (pc_check_uprobe_name(v, &why))
+			return fail(a, "%s: %s", shown, why);
+		a->attach_hist_name = v;
 		return 0;
 	case OPT_ARG:
 		ret = pc_parse_u64(v, PC_ARGS_MAX, &n);
@@ -702,36 +847,58 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 	return fail(a, "internal error%s%s", "", "");
 }
 
-/* attach: the options that go together, and the name with its suffix. */
+/*
+ * attach: the options that go together, and the name with its suffix.
+ * --uprobe and --uretprobe follow the rules of --kprobe and --kretprobe.
+ */
 static int check_attach(struct pc_args *a)
 {
-	bool kret = a->attach_kind == PCORE_ATTACH_KRETPROBE && !a->attach_kprobe;
+	bool uprobe = a->attach_kind == PCORE_ATTACH_UPROBE;
+	bool ret = (a->attach_kind == PCORE_ATTACH_KRETPROBE || uprobe) &&
+		   !a->attach_entry;
+	const char *entry = uprobe ? "--uprobe" : "--kprobe";
 	char suffix[32] = "";
+	size_t room;
 	int n;
 
 	if (!a->attach_kind)
-		return fail(a, "attach needs --kprobe FUNC, --kretprobe FUNC or --tracepoint TP%s%s",
+		return fail(a, "attach needs --kprobe FUNC, --kretprobe FUNC, --uprobe PATH:SYMBOL, --uretprobe PATH:SYMBOL or --tracepoint TP%s%s",
 			    "", "");
-	if (a->maxactive_set && !kret)
-		return fail(a, "--maxactive is for --kretprobe only%s%s", "", "");
-	if ((a->attach_arg || a->attach_count) && !a->attach_kprobe)
-		return fail(a, "--%s is for --kprobe only%s",
+	if (a->maxactive_set && !ret)
+		return fail(a, "--maxactive is for --kretprobe and --uretprobe only%s%s",
+			    "", "");
+	if ((a->attach_arg || a->attach_count) && !a->attach_entry)
+		return fail(a, "--%s is for --kprobe and --uprobe only%s",
 			    a->attach_arg ? "arg" : "count", "");
-	if (a->attach_kprobe && !a->attach_arg == !a->attach_count)
-		return fail(a, "--kprobe needs one of --arg N and --count%s%s",
+	if (a->attach_entry && !a->attach_arg == !a->attach_count)
+		return fail(a, "%s needs one of --arg N and --count%s", entry,
+			    "");
+	if (a->attach_retval && !ret)
+		return fail(a, "--retval is for --kretprobe and --uretprobe only%s%s",
 			    "", "");
-	if (a->attach_retval && !kret)
-		return fail(a, "--retval is for --kretprobe only%s%s", "", "");
 	if (a->attach_unit && !a->attach_arg && !a->attach_retval)
 		return fail(a, "--unit is for --arg and --retval only%s%s", "", "");
 	if (a->attach_count && a->hist.set)
 		return fail(a, "--hist does not apply to --count%s%s", "", "");
+	if (a->attach_hist_name && !uprobe)
+		return fail(a, "--name is for --uprobe and --uretprobe only%s%s",
+			    "", "");
 	if (a->attach_arg)
 		snprintf(suffix, sizeof(suffix), ":arg%u", a->attach_arg);
 	else if (a->attach_count)
 		strcpy(suffix, ":count");
 	else if (a->attach_retval)
 		strcpy(suffix, ":retval");
+	if (uprobe) {
+		room = sizeof(a->attach_label) - strlen(suffix) -
+		       (a->attach_unit ? strlen(a->attach_unit) + 1 : 0);
+		if (!a->attach_hist_name && uprobe_label(a, room))
+			return PC_EXIT_USAGE;
+		if (a->attach_hist_name)
+			snprintf(a->attach_label, sizeof(a->attach_label), "%s",
+				 a->attach_hist_name);
+		a->attach_name = a->attach_label;
+	}
 	n = snprintf(a->attach_full, sizeof(a->attach_full), "%s%s%s%s",
 		     a->attach_name, suffix, a->attach_unit ? ":" : "",
 		     a->attach_unit ? a->attach_unit : "");

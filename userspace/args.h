@@ -38,6 +38,7 @@ enum pc_format {
 #define PC_INTERVAL_MAX_S	86400	/* watch -i: one day */
 #define PC_ARGS_MAX		6	/* attach --arg: as target=FUNC:argN */
 #define PC_UNIT_MAX		15	/* attach --unit: as probe_core's units */
+#define PC_PATH_MAX		4096	/* attach --uprobe PATH, with its NUL */
 
 /**
  * struct pc_hist_arg - a --hist SPEC, as PCORE_IOC_ATTACH wants it
@@ -75,10 +76,18 @@ struct pc_hist_arg {
  * @watch_hist: watch --hist
  * @interval_ns: watch -i, in ns
  * @count: watch -n, 0 for no limit
- * @attach_kind: PCORE_ATTACH_KRETPROBE or PCORE_ATTACH_TRACEPOINT
- * @attach_name: attach --kprobe FUNC, --kretprobe FUNC or --tracepoint TP
- * @attach_kprobe: attach --kprobe (attached, as every function probe, with
- *	the kind PCORE_ATTACH_KRETPROBE and target='s suffix)
+ * @attach_kind: PCORE_ATTACH_KRETPROBE, PCORE_ATTACH_TRACEPOINT or
+ *	PCORE_ATTACH_UPROBE
+ * @attach_name: attach --kprobe FUNC, --kretprobe FUNC or --tracepoint TP;
+ *	for --uprobe and --uretprobe, @attach_label
+ * @attach_entry: attach --kprobe or --uprobe: a probe at the entry (a
+ *	kprobe is attached, as every kernel function probe, with the kind
+ *	PCORE_ATTACH_KRETPROBE and target='s suffix)
+ * @attach_path: attach --uprobe or --uretprobe PATH:SYMBOL: PATH
+ * @attach_sym: SYMBOL: NAME[@[@]VERSION] or an offset (elfsym.h)
+ * @attach_hist_name: attach --name, or NULL
+ * @attach_label: --name, or the name made from SYMBOL (or from PATH's
+ *	last component and the offset)
  * @attach_arg: attach --arg N, 0 when not given
  * @attach_retval: attach --retval
  * @attach_count: attach --count
@@ -107,7 +116,11 @@ struct pc_args {
 	unsigned int count;
 	unsigned int attach_kind;
 	const char *attach_name;
-	bool attach_kprobe;
+	bool attach_entry;
+	char attach_path[PC_PATH_MAX];
+	const char *attach_sym;
+	const char *attach_hist_name;
+	char attach_label[PCORE_UAPI_NAME_MAX];
 	unsigned int attach_arg;
 	bool attach_retval;
 	bool attach_count;
@@ -127,6 +140,7 @@ int pc_parse_seconds(const char *s, unsigned long long *ns);
 int pc_parse_hist(const char *s, struct pc_hist_arg *h, const char **why);
 int pc_check_symbol(const char *s, const char **why);
 int pc_check_name(const char *s, const char **why);
+int pc_check_uprobe_name(const char *s, const char **why);
 int pc_check_list(const char *s, const char **why);
 int pc_load_params(const struct pc_args *a, char *buf, size_t len);
 

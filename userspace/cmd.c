@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "args.h"
 #include "cmd.h"
+#include "elfsym.h"
 #include "format.h"
 
 #define DMESG	"the kernel log says why: dmesg | tail"
@@ -341,13 +342,56 @@ err:
 	return dev_error(env, ret, "watch", a->name);
 }
 
+/*
+ * --uprobe, --uretprobe: opens PATH and finds SYMBOL's offset in what it
+ * opened; the kernel gets the same descriptor, so the file resolved is
+ * the file probed, whatever happens to PATH meanwhile.  O_NONBLOCK and
+ * O_NOCTTY: opening a FIFO or a terminal named by mistake neither hangs
+ * nor takes it over.  Return: 0 with *fdp set, or PC_EXIT_ERR after the
+ * message.
+ */
+static int open_elf(struct pc_env *env, const struct pc_args *a, int *fdp,
+		    uint64_t *offset)
+{
+	char why[600];
+	struct stat st;
+	int fd, ret;
+
+	fd = open(a->attach_path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return error(env, "cannot open %s: %s", a->attach_path,
+			     strerror(errno));
+	if (fstat(fd, &st))
+		ret = error(env, "cannot stat %s: %s", a->attach_path,
+			    strerror(errno));
+	else if (S_ISDIR(st.st_mode))
+		ret = error(env, "%s is a directory, not an ELF file",
+			    a->attach_path);
+	else if (!S_ISREG(st.st_mode))
+		ret = error(env, "%s is not a regular file (a device, FIFO or socket), not an ELF file",
+			    a->attach_path);
+	else if (pc_elf_resolve(fd, a->attach_path, a->attach_sym, offset,
+				why, sizeof(why)))
+		ret = error(env, "%s", why);
+	else
+		ret = 0;
+	if (ret)
+		close(fd);
+	else
+		*fdp = fd;
+	return ret;
+}
+
 static int cmd_attach(struct pc_env *env, const struct pc_args *a)
 {
+	bool uprobe = a->attach_kind == PCORE_ATTACH_UPROBE;
 	bool kret = a->attach_kind == PCORE_ATTACH_KRETPROBE;
 	const char *what = kret ? "function" : "tracepoint";
 	struct pcore_ioc_attach at;
+	char where[PC_PATH_MAX + 40] = "";
 	struct pc_dev d;
-	int ret;
+	uint64_t offset;
+	int ret, fd = -1;
 
 	memset(&at, 0, sizeof(at));
 	strcpy(at.name, a->attach_full);	/* checked: below NAME_MAX */
@@ -360,10 +404,23 @@ static int cmd_attach(struct pc_env *env, const struct pc_args *a)
 		at.max = a->hist.max;
 		at.step = a->hist.step;
 	}
-	if (open_dev(env, true, &d))
+	if (uprobe) {
+		if (open_elf(env, a, &fd, &offset))
+			return PC_EXIT_ERR;
+		at.fd = fd;
+		at.offset = offset;
+		snprintf(where, sizeof(where), " (%s at offset 0x%llx)",
+			 a->attach_path, (unsigned long long)offset);
+	}
+	if (open_dev(env, true, &d)) {
+		if (fd >= 0)
+			close(fd);
 		return PC_EXIT_ERR;
+	}
 	ret = pc_dev_attach(&d, &at);
 	env->dev_close(env, &d);
+	if (fd >= 0)
+		close(fd);
 	switch (-ret) {
 	case 0:
 		return PC_EXIT_OK;
@@ -372,18 +429,21 @@ static int cmd_attach(struct pc_env *env, const struct pc_args *a)
 		return error(env, "attach %s: permission denied: run as root (needs CAP_SYS_ADMIN)",
 			     at.name);
 	case ENOENT:
+		if (uprobe)	/* the name is not what the kernel looks up */
+			break;
 		return error(env, "attach %s: no %s of that name here; %s",
 			     at.name, what, DMESG);
 	case EEXIST:
 		return error(env, "attach %s: a histogram of that name exists already",
 			     at.name);
 	case EINVAL:
-		return error(env, "attach %s: probe_core refused it; %s",
-			     at.name, DMESG);
+		return error(env, "attach %s%s: probe_core refused it; %s",
+			     at.name, where, DMESG);
 	default:
-		return error(env, "attach %s: %s; %s", at.name,
-			     strerror(-ret), DMESG);
+		break;
 	}
+	return error(env, "attach %s%s: %s; %s", at.name, where,
+		     strerror(-ret), DMESG);
 }
 
 static int cmd_name(struct pc_env *env, const struct pc_args *a)

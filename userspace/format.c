@@ -124,6 +124,7 @@ static void flags_text(char *buf, size_t len, unsigned int flags)
 		{ PCORE_ENT_OWN, "own" },
 		{ PCORE_ENT_DISABLED, "disabled" },
 		{ PCORE_ENT_WAITING, "waiting" },
+		{ PCORE_ENT_GONE, "gone" },
 	};
 	size_t i, used = 0;
 
@@ -162,7 +163,8 @@ static void flags_json(FILE *f, unsigned int flags)
  * @n: how many
  *
  * "# name kind symbol hits missed count flags", then one line each; an
- * empty field is "-", flags are own, disabled and waiting, comma-separated.
+ * empty field is "-", flags are own, disabled, waiting and gone,
+ * comma-separated.
  */
 void pc_fmt_list_text(FILE *f, const struct pcore_ioc_entry *e,
 		      unsigned int n)

@@ -243,19 +243,37 @@ static int do_name(struct fake *f, unsigned long cmd,
 	}
 }
 
+/* A uprobe at the entry (":count", ":argN") or a uretprobe. */
+static const char *uprobe_kind(const char *name)
+{
+	const char *colon = strchr(name, ':');
+
+	return colon && (!strncmp(colon, ":count", 6) ||
+			 !strncmp(colon, ":arg", 4)) ? "uprobe" : "uretprobe";
+}
+
 static int do_attach(struct fake *f, struct pcore_ioc_attach *a)
 {
 	struct pcore_hist_spec spec = { .kind = a->hist_kind,
 		.precision = a->precision, .min = a->min, .max = a->max,
 		.step = a->step };
+	bool uprobe = a->kind == PCORE_ATTACH_UPROBE;
 	struct pcore_layout l;
 	const char *why;
 
 	if (!TERMINATED(a->name) || !zero(a->reserved, sizeof(a->reserved)) ||
-	    (a->kind != PCORE_ATTACH_KRETPROBE &&
-	     a->kind != PCORE_ATTACH_TRACEPOINT))
+	    a->pad || (a->kind != PCORE_ATTACH_KRETPROBE &&
+			a->kind != PCORE_ATTACH_TRACEPOINT && !uprobe) ||
+	    (!uprobe && (a->offset || a->fd)))
 		return -EINVAL;
 	f->attached = *a;
+	if (uprobe) {
+		/* as the kernel would: the file behind the descriptor */
+		if (fstat(a->fd, &f->attached_st))
+			return -EBADF;
+		f->attached_fd_flags = fcntl(a->fd, F_GETFD);
+		f->attached_fl_flags = fcntl(a->fd, F_GETFL);
+	}
 	if (f->not_admin)
 		return -EPERM;
 	if (fake_find(f, a->name))
@@ -266,7 +284,8 @@ static int do_attach(struct fake *f, struct pcore_ioc_attach *a)
 		spec.kind = PCORE_HIST_LOGLINEAR;
 	if (pcore_layout_init(&l, &spec, &why))
 		return -EINVAL;
-	fake_add(f, a->name, a->kind == PCORE_ATTACH_KRETPROBE ? "kretprobe" :
+	fake_add(f, a->name, uprobe ? uprobe_kind(a->name) :
+		 a->kind == PCORE_ATTACH_KRETPROBE ? "kretprobe" :
 		 "tracepoint", a->name, "ns",
 		 PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE, &spec, "", 1);
 	return 0;

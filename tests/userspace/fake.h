@@ -9,6 +9,7 @@
 #ifndef PROBECTL_FAKE_H
 #define PROBECTL_FAKE_H
 
+#include <sys/stat.h>
 #include "cmd.h"
 #include "pcore_engine.h"
 
@@ -48,6 +49,10 @@ struct fake {
 	unsigned int bad_reads;		/* RESET READs not of cpu -1 */
 	unsigned int opens, closes;
 	struct pcore_ioc_attach attached;
+	/* PCORE_ATTACH_UPROBE: what attached.fd was during the ioctl */
+	struct stat attached_st;	/* fstat() */
+	int attached_fd_flags;		/* F_GETFD: FD_CLOEXEC */
+	int attached_fl_flags;		/* F_GETFL: O_ACCMODE... */
 	/* load, unload */
 	int load_ret;
 	enum pc_kmod_step load_step;

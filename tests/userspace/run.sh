@@ -6,9 +6,11 @@
 # probectl's host tests, TAP on stdout (make check keeps it as
 # build/results/userspace.tap); build logs go to O.  Exits 1 when anything
 # failed.
-#   1. probectl builds (-Wall -Wextra -Werror, libkmod);
+#   1. probectl builds (-Wall -Wextra -Werror, libkmod, libelf);
 #   2. test_probectl (kselftest harness, ASan and UBSan): command line,
-#      commands against a fake device, outputs against golden/;
+#      commands against a fake device, outputs against golden/, ELF
+#      symbol resolution against what readelf says of the files that
+#      mkelf.sh builds (in O/elf) and of the host's C library;
 #   3. the golden files: JSON parses with jq and holds the expected values,
 #      Prometheus passes promtool check metrics and has cumulative buckets
 #      that never decrease and end at _count;
@@ -39,13 +41,16 @@ mkdir -p "$out"
 log=$out/run.log
 
 make -C "$top/userspace" O="$out" > "$out/build.log" 2>&1
-tap $? "probectl builds (-Wall -Wextra -Werror, libkmod)" "$out/build.log"
+tap $? "probectl builds (-Wall -Wextra -Werror, libkmod, libelf)" "$out/build.log"
 bin=$out/probectl
+
+"$here/mkelf.sh" "$out/elf" > "$out/mkelf.log" 2>&1
+tap $? "mkelf.sh builds the test ELF files (gcc, readelf)" "$out/mkelf.log"
 
 if make -C "$here" KSFT="$ksft" O="$out" all > "$out/test-build.log" 2>&1
 then
 	rm -f "$out"/*.got
-	TEST_OUT=$out ASAN_OPTIONS=detect_leaks=0 \
+	TEST_OUT=$out TEST_ELF=$out/elf ASAN_OPTIONS=detect_leaks=0 \
 		UBSAN_OPTIONS=print_stacktrace=1 "$out/test_probectl" ||
 		failed=1
 else
@@ -82,6 +87,9 @@ jqcheck show_empty.json "empty: count 0, no buckets, absolute error" \
 	 .error_abs == 50 and .flags == ["waiting"]'
 jqcheck list.json "six histograms, flags" \
 	'length == 6 and .[4].flags == ["own", "disabled"]'
+jqcheck list_uprobes.json "uprobe kinds, the gone flag" \
+	'length == 3 and map(.probe_kind) == ["uprobe", "uretprobe", "uprobe"] and
+	 .[2].flags == ["own", "disabled", "gone"]'
 jqcheck watch.json "three intervals of 1, 2 and 3 values" \
 	-s 'map(.count) == [1, 2, 3] and map(.missed) == [0, 1, 2] and
 	    all(.[]; ([.buckets[].count] | add) == .count)'
@@ -141,6 +149,15 @@ if [ -x "$bin" ]; then
 	"$bin" --help > "$out/stdout" 2> "$log" &&
 		grep -q "^Examples:" "$out/stdout" && ! [ -s "$log" ]
 	tap $? "probectl --help: exit 0, examples on stdout" "$log"
+	# libelf linked and working; only failures here, which stop before
+	# the device: a success would attach on a host with probe_core
+	"$bin" attach --uprobe "$out/elf/libver.so:nosuch" --count \
+		> "$out/stdout" 2> "$log"
+	[ $? = 1 ] && ! [ -s "$out/stdout" ] &&
+		grep -qxF "probectl: no function nosuch in $out/elf/libver.so (neither .symtab nor .dynsym has it)" "$log"
+	tap $? "probectl attach --uprobe FILE:nosuch: exit 1, the resolver's message" "$log"
+	"$bin" attach --uretprobe "$out/elf/libver.so" > /dev/null 2> "$log"
+	tap $(($? != 2)) "probectl attach --uretprobe without :SYMBOL: exit 2" "$log"
 fi
 
 exit $failed

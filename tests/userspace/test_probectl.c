@@ -12,7 +12,10 @@
  */
 #include <errno.h>
 #include <dirent.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +23,7 @@
 
 #include "kselftest_harness.h"
 #include "args.h"
+#include "elfsym.h"
 #include "fake.h"
 #include "format.h"
 
@@ -322,6 +326,83 @@ TEST(export_percpu_prom)
 	GOLDEN("export_percpu.prom", "export", "--per-cpu", "--prometheus");
 }
 
+/*
+ * Uprobes in LIST: their kinds, and a file deleted since (gone).  The
+ * symbol text is the fake's: probectl prints whatever the kernel says.
+ */
+static void uprobe_fake(struct fake *f)
+{
+	struct pcore_hist_spec loglin = { .kind = PCORE_HIST_LOGLINEAR };
+	struct pcore_hist_spec log2 = { .kind = PCORE_HIST_LOG2 };
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	struct fake_hist *h;
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	h = fake_add(f, "malloc:arg1:bytes", "uprobe",
+		     "/usr/lib/x86_64-linux-gnu/libc.so.6+0x98930", "bytes",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE, &log2, "", 1);
+	for (i = 0; i < 10; i++)
+		fake_record(h, i % 2, 0, 16 << i);
+	h->e.hits = 10;
+	h = fake_add(f, "getaddrinfo", "uretprobe",
+		     "/usr/lib/x86_64-linux-gnu/libc.so.6+0xe5c10", "ns",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE, &loglin, "", 1);
+	fake_record(h, 0, 0, 2500000);
+	fake_record(h, 1, 0, 31000000);
+	h->e.hits = 3;
+	h->e.missed = 1;
+	h = fake_add(f, "a.out_0x1139:count", "uprobe", "/tmp/a.out+0x1139",
+		     "calls", PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE |
+		     PCORE_ENT_DISABLED | PCORE_ENT_GONE, &count, "", 1);
+	for (i = 0; i < 5; i++)
+		fake_record(h, 0, 0, 1);
+	h->e.hits = 5;
+}
+
+static void uprobe_golden(struct __test_metadata *_metadata,
+			  const char *file, const char *cmd, const char *arg)
+{
+	struct result r;
+	struct fake f;
+
+	uprobe_fake(&f);
+	r = arg ? RUN(&f, cmd, arg) : RUN(&f, cmd);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.err);
+	check_golden(_metadata, file, r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
+TEST(list_uprobes_text)
+{
+	uprobe_golden(_metadata, "list_uprobes.txt", "list", NULL);
+}
+
+TEST(list_uprobes_json)
+{
+	uprobe_golden(_metadata, "list_uprobes.json", "list", "--json");
+}
+
+TEST(show_uprobe_gone)
+{
+	struct result r;
+	struct fake f;
+
+	uprobe_fake(&f);
+	r = RUN(&f, "show", "a.out_0x1139:count");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_NE(NULL, strstr(r.out, "\nprobe: uprobe /tmp/a.out+0x1139\n"));
+	ASSERT_NE(NULL, strstr(r.out, "\nflags: own,disabled,gone\n"));
+	result_free(&r);
+	r = RUN(&f, "show", "getaddrinfo", "--json");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_NE(NULL, strstr(r.out, "\"probe_kind\":\"uretprobe\""));
+	result_free(&r);
+	fake_free(&f);
+}
+
 TEST(status_loaded)
 {
 	struct fake f;
@@ -332,7 +413,7 @@ TEST(status_loaded)
 	r = RUN(&f, "status");
 	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
 	ASSERT_STREQ("module: loaded\nkernel: 6.1.0-test\nversion: 0.9-test\n"
-		     "abi: 1\nnr_cpu_ids: 2\nhistograms: 6\nprobes: 5\n", r.out);
+		     "abi: 2\nnr_cpu_ids: 2\nhistograms: 6\nprobes: 5\n", r.out);
 	result_free(&r);
 	fake_free(&f);
 }
@@ -645,6 +726,532 @@ TEST(attach_values_and_counts)
 	}
 }
 
+/* ---- uprobes: ELF files that mkelf.sh built in $TEST_ELF ---- */
+
+/* $TEST_ELF/@name into @buf. */
+static const char *elf_file(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", getenv("TEST_ELF") ?: "elf", name);
+	return buf;
+}
+
+/*
+ * The @nth (from 0) value of @key in $TEST_ELF/expect, what mkelf.sh
+ * worked out with readelf, into @buf.  Return: false when absent.
+ */
+static bool expect_str(const char *key, unsigned int nth, char *buf,
+		       size_t len)
+{
+	char path[512], k[128], v[512];
+	bool found = false;
+	FILE *f;
+
+	f = fopen(elf_file(path, sizeof(path), "expect"), "r");
+	if (!f)
+		return false;
+	while (!found && fscanf(f, "%127s %511s", k, v) == 2)
+		if (!strcmp(k, key) && !nth--) {
+			snprintf(buf, len, "%s", v);
+			found = true;
+		}
+	fclose(f);
+	return found;
+}
+
+static uint64_t expect_off(struct __test_metadata *_metadata,
+			   const char *key, unsigned int nth)
+{
+	char v[64];
+
+	if (!expect_str(key, nth, v, sizeof(v)))
+		ASSERT_TRUE(0) TH_LOG("no %s in $TEST_ELF/expect: did mkelf.sh run?",
+				      key);
+	return strtoull(v, NULL, 0);
+}
+
+/* pc_elf_resolve() of @file's @sym; the error in @err. */
+static int resolve(const char *path, const char *sym, uint64_t *off,
+		   char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = pc_elf_resolve(fd, path, sym, off, err, errlen);
+	close(fd);
+	return ret;
+}
+
+/* Names, versions, aliases and offsets against readelf's answers. */
+TEST(elf_resolve)
+{
+	static const struct {
+		const char *file;
+		const char *sym;	/* NULL: the expected offset, as text */
+		const char *key;
+	} cases[] = {
+		/* a bare name: the default version */
+		{ "libver.so", "foo", "libver.foo@@VER_2" },
+		{ "libver.so", "foo@@VER_2", "libver.foo@@VER_2" },
+		/* @V: hidden or default */
+		{ "libver.so", "foo@VER_2", "libver.foo@@VER_2" },
+		{ "libver.so", "foo@VER_1", "libver.foo@VER_1" },
+		{ "libver.so", "bar@VER_0", "libver.bar@VER_0" },
+		{ "libver.so", "bar@VER_1", "libver.bar@VER_1" },
+		/* two hidden versions, one function: not ambiguous */
+		{ "libver.so", "baz", "libver.baz@VER_0" },
+		{ "libver.so", "baz@VER_1", "libver.baz@VER_0" },
+		/* unversioned in .symtab, @@VER_2 in .dynsym; an alias */
+		{ "libver.so", "plain", "libver.plain" },
+		{ "libver.so", "plain@@VER_2", "libver.plain" },
+		{ "libver.so", "plain_alias", "libver.plain" },
+		/* .dynsym only, versions from .gnu.version and _d */
+		{ "libver-stripped.so", "foo", "libver.foo@@VER_2" },
+		{ "libver-stripped.so", "foo@VER_1", "libver.foo@VER_1" },
+		{ "libver-stripped.so", "baz", "libver.baz@VER_0" },
+		/* a PATH with ':' */
+		{ "a:b/libver.so", "foo@VER_1", "libver.foo@VER_1" },
+		/* not PIE: the address is not the offset */
+		{ "prog", "main", "prog.main" },
+		/* offsets come back as they are */
+		{ "libver.so", NULL, "libver.foo@VER_1" },
+		{ "prog", NULL, "prog.helper" },
+	};
+	char path[512], err[600], sym[64];
+	unsigned int i;
+	uint64_t off, want;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		want = expect_off(_metadata, cases[i].key, 0);
+		snprintf(sym, sizeof(sym), "0x%llx", (unsigned long long)want);
+		if (cases[i].sym)
+			snprintf(sym, sizeof(sym), "%s", cases[i].sym);
+		elf_file(path, sizeof(path), cases[i].file);
+		off = 0;
+		EXPECT_EQ(0, resolve(path, sym, &off, err, sizeof(err)))
+			TH_LOG("%s:%s: %s", cases[i].file, sym, err);
+		EXPECT_EQ(want, off) TH_LOG("%s:%s", cases[i].file, sym);
+	}
+	/* an offset in decimal */
+	want = expect_off(_metadata, "prog.main", 0);
+	snprintf(sym, sizeof(sym), "%llu", (unsigned long long)want);
+	ASSERT_EQ(0, resolve(elf_file(path, sizeof(path), "prog"), sym, &off,
+			     err, sizeof(err))) TH_LOG("%s", err);
+	ASSERT_EQ(want, off);
+}
+
+/* The host's C library: what readelf says of malloc@@GLIBC_2.2.5. */
+TEST(elf_resolve_libc)
+{
+	static const char *const syms[] = { "malloc", "malloc@@GLIBC_2.2.5",
+		"malloc@GLIBC_2.2.5" };
+	char libc[512], err[600];
+	unsigned int i;
+	uint64_t off, want;
+
+	if (!expect_str("libc", 0, libc, sizeof(libc)))
+		SKIP(return, "no C library at mkelf.sh's LIBC");
+	want = expect_off(_metadata, "libc.malloc", 0);
+	for (i = 0; i < ARRAY_SIZE(syms); i++) {
+		off = 0;
+		EXPECT_EQ(0, resolve(libc, syms[i], &off, err, sizeof(err)))
+			TH_LOG("%s: %s", syms[i], err);
+		EXPECT_EQ(want, off) TH_LOG("%s", syms[i]);
+	}
+}
+
+struct elf_err_case {
+	const char *file;
+	const char *sym;
+	int ret;
+	const char *want[2];	/* in the message; %s: the path (twice) */
+};
+
+static const struct elf_err_case elf_err_cases[] = {
+	{ "libver.so", "nosuch", -ENOENT,
+	  { "no function nosuch in %s (neither .symtab nor .dynsym has it)" } },
+	{ "libver.so", "foo@@VER_1", -ENOENT,
+	  { "no function foo@@VER_1 in %s: it has ", "foo@VER_1" } },
+	{ "libver.so", "foo@VER_9", -ENOENT,
+	  { "no function foo@VER_9 in %s: it has ", "foo@@VER_2" } },
+	{ "libver.so", "fo", -ENOENT, { "no function fo in %s" } },
+	{ "prog", "__libc_start_main", -ENOENT,
+	  { "no function __libc_start_main in %s: it uses __libc_start_main from a shared library (ldd %s lists them): probe it there" } },
+	{ "libver.so", "bar", -ENOTUNIQ,
+	  { "ambiguous: bar@VER_0, bar@VER_1 are different functions in %s: name one with its version" } },
+	{ "libver.so", "data_obj", -EINVAL,
+	  { "data_obj in %s is a data object, not a function" } },
+	{ "libver.so", "ifn", -EINVAL,
+	  { "ifn in %s is an IFUNC resolver (STT_GNU_IFUNC)",
+	    "probe that implementation instead" } },
+	{ "libver.so", "VER_1", -EINVAL,
+	  { "VER_1 in %s is an absolute value, not a function" } },
+	{ "libver-stripped.so", "bar_v0", -ENOENT,
+	  { "no function bar_v0 in %s (.dynsym does not have it, and there is no .symtab: the file is stripped)" } },
+	{ "nosym", "helper", -ENOENT,
+	  { "%s has no symbols (no .symtab: stripped; no .dynsym: not dynamically linked): give the function's file offset" } },
+	{ "libver.so", "0x7fffffff", -ERANGE,
+	  { "offset 0x7fffffff is not in an executable segment of %s" } },
+	{ "libver.so", "18446744073709551615", -ERANGE,
+	  { "offset 0xffffffffffffffff is not in an executable segment of %s" } },
+	{ "libver.so", "18446744073709551616", -EINVAL,
+	  { "symbol '18446744073709551616': offset above 2^64" } },
+	{ "libver.so", "", -EINVAL, { "symbol '': empty symbol" } },
+	{ "libver.so", "foo@", -EINVAL,
+	  { "symbol 'foo@': a version is NAME@VERSION or NAME@@VERSION" } },
+	{ "text.txt", "foo", -ENOEXEC, { "%s is not an ELF file" } },
+	{ "empty", "foo", -ENOEXEC, { "%s is not an ELF file" } },
+	{ "a:b", "foo", -EINVAL, { "%s is not a regular file" } },
+};
+
+TEST(elf_resolve_errors)
+{
+	char path[512], err[600], want[700];
+	unsigned int i, j;
+	uint64_t off;
+
+	for (i = 0; i < ARRAY_SIZE(elf_err_cases); i++) {
+		const struct elf_err_case *c = &elf_err_cases[i];
+
+		elf_file(path, sizeof(path), c->file);
+		off = 12345;
+		EXPECT_EQ(c->ret, resolve(path, c->sym, &off, err,
+					  sizeof(err)))
+			TH_LOG("%s:%s: %s", c->file, c->sym, err);
+		EXPECT_EQ(12345ULL, off) TH_LOG("%s:%s", c->file, c->sym);
+		for (j = 0; j < 2 && c->want[j]; j++) {
+			snprintf(want, sizeof(want), c->want[j], path, path);
+			EXPECT_NE(NULL, strstr(err, want))
+				TH_LOG("%s:%s: got '%s', want '%s'", c->file,
+				       c->sym, err, want);
+		}
+	}
+}
+
+/* Local functions of one name: their offsets are the way out. */
+TEST(elf_resolve_ambiguous_locals)
+{
+	char path[512], err[600], want[700];
+	uint64_t off;
+
+	elf_file(path, sizeof(path), "prog");
+	ASSERT_EQ(-ENOTUNIQ, resolve(path, "helper", &off, err, sizeof(err)));
+	snprintf(want, sizeof(want),
+		 "ambiguous: helper at offset 0x%llx, helper at offset 0x%llx are different functions in %s: give the offset of one instead (PATH:0xOFFSET)",
+		 (unsigned long long)expect_off(_metadata, "prog.helper", 0),
+		 (unsigned long long)expect_off(_metadata, "prog.helper", 1),
+		 path);
+	ASSERT_STREQ(want, err);
+}
+
+TEST(elf_resolve_32bit)
+{
+	char path[512], err[600], want[700];
+	uint64_t off;
+
+	elf_file(path, sizeof(path), "lib32.so");
+	if (access(path, F_OK))
+		SKIP(return, "gcc -m32 could not link %s (see mkelf.log)", path);
+	ASSERT_EQ(-ENOEXEC, resolve(path, "f32", &off, err, sizeof(err)));
+	snprintf(want, sizeof(want),
+		 "%s is a 32-bit ELF file: probectl probes 64-bit programs only",
+		 path);
+	ASSERT_STREQ(want, err);
+}
+
+/* A 64-bit ELF file of another machine: libver.so with e_machine changed. */
+TEST(elf_resolve_other_machine)
+{
+#if defined(__x86_64__)
+	const uint16_t machine = EM_AARCH64;
+#else
+	const uint16_t machine = EM_X86_64;
+#endif
+	char src[512], dst[] = "/tmp/probectl-elf-XXXXXX", err[600];
+	FILE *in, *out;
+	uint64_t off;
+	int fd, c;
+
+	fd = mkstemp(dst);
+	ASSERT_LE(0, fd);
+	out = fdopen(fd, "wb");
+	ASSERT_NE(NULL, out);
+	in = fopen(elf_file(src, sizeof(src), "libver.so"), "rb");
+	ASSERT_NE(NULL, in);
+	while ((c = fgetc(in)) != EOF)
+		fputc(c, out);
+	fclose(in);
+	fseek(out, 18, SEEK_SET);	/* e_machine, little-endian */
+	fputc(machine & 0xff, out);
+	fputc(machine >> 8, out);
+	fclose(out);
+	EXPECT_EQ(-ENOEXEC, resolve(dst, "foo", &off, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, " is an ELF file for ")) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, ", not for this machine (")) TH_LOG("%s", err);
+#if defined(__x86_64__)
+	EXPECT_NE(NULL, strstr(err, " for aarch64, not for this machine (x86-64)"))
+		TH_LOG("%s", err);
+#endif
+	unlink(dst);
+}
+
+/* attach --uprobe, --uretprobe: what reaches PCORE_IOC_ATTACH. */
+TEST(attach_uprobe_passes_fd_and_offset)
+{
+	static const struct {
+		const char *file;
+		const char *sym;	/* NULL: the expected offset, as text */
+		const char *opts[8];
+		const char *name;	/* %s: the offset */
+		const char *key;
+		const char *kind;
+		unsigned int maxactive;
+		unsigned int hist_kind;
+	} cases[] = {
+		{ "libver.so", "foo", { "--arg", "2", "--unit", "bytes" },
+		  "foo:arg2:bytes", "libver.foo@@VER_2", "uprobe", 0,
+		  PCORE_UAPI_HIST_DEFAULT },
+		{ "libver.so", "foo@VER_1", { NULL }, "foo",
+		  "libver.foo@VER_1", "uretprobe", 0, PCORE_UAPI_HIST_DEFAULT },
+		{ "libver.so", "foo@VER_1", { "--retval", "--maxactive", "16",
+		  "--name", "foo_v1", "--hist", "linear:0,100,10" },
+		  "foo_v1:retval", "libver.foo@VER_1", "uretprobe", 16,
+		  PCORE_UAPI_HIST_LINEAR },
+		{ "libver-stripped.so", "baz", { "--count" }, "baz:count",
+		  "libver.baz@VER_0", "uprobe", 0, PCORE_UAPI_HIST_DEFAULT },
+		{ "a:b/libver.so", "plain_alias", { "--arg", "6" },
+		  "plain_alias:arg6", "libver.plain", "uprobe", 0,
+		  PCORE_UAPI_HIST_DEFAULT },
+		{ "prog", NULL, { "--count" }, "prog_%s:count", "prog.helper",
+		  "uprobe", 0, PCORE_UAPI_HIST_DEFAULT },
+		{ "prog", "main", { "--hist", "log2" }, "main", "prog.main",
+		  "uretprobe", 0, PCORE_UAPI_HIST_LOG2 },
+	};
+	char path[512], arg[600], name[128], off[32];
+	unsigned int i, n;
+	struct stat st;
+	uint64_t want;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *argv[16] = { "probectl", "attach", NULL, arg };
+		struct fake_hist *h;
+		struct result r;
+		struct fake f;
+
+		want = expect_off(_metadata, cases[i].key, 0);
+		snprintf(off, sizeof(off), "0x%llx", (unsigned long long)want);
+		elf_file(path, sizeof(path), cases[i].file);
+		snprintf(arg, sizeof(arg), "%s:%s", path, cases[i].sym ?: off);
+		argv[2] = "--uretprobe";
+		if (!strcmp(cases[i].kind, "uprobe"))
+			argv[2] = "--uprobe";
+		for (n = 0; n < 8 && cases[i].opts[n]; n++)
+			argv[4 + n] = (char *)cases[i].opts[n];
+		snprintf(name, sizeof(name), cases[i].name, off);
+		ASSERT_EQ(0, stat(path, &st));
+
+		std_fake(&f);
+		r = run_argv(&f, 4 + n, argv);
+		EXPECT_EQ(0, r.ret) TH_LOG("case %u: stderr: %s", i, r.err);
+		EXPECT_STREQ("", r.err);
+		EXPECT_STREQ("", r.out);
+		EXPECT_EQ(1U, f.calls[_IOC_NR(PCORE_IOC_ATTACH)]);
+		EXPECT_EQ((unsigned int)PCORE_ATTACH_UPROBE, f.attached.kind);
+		EXPECT_STREQ(name, f.attached.name) TH_LOG("case %u", i);
+		EXPECT_EQ(want, f.attached.offset) TH_LOG("case %u", i);
+		EXPECT_EQ(cases[i].maxactive, f.attached.maxactive);
+		EXPECT_EQ(cases[i].hist_kind, f.attached.hist_kind);
+		EXPECT_EQ(0U, f.attached.pad);
+		/* the descriptor: PATH's file, read-only, close-on-exec... */
+		EXPECT_LE(0, f.attached.fd);
+		EXPECT_EQ(st.st_dev, f.attached_st.st_dev);
+		EXPECT_EQ(st.st_ino, f.attached_st.st_ino) TH_LOG("case %u", i);
+		EXPECT_EQ(O_RDONLY, f.attached_fl_flags & O_ACCMODE);
+		EXPECT_NE(0, f.attached_fd_flags & FD_CLOEXEC);
+		/* ...and closed once the ioctl returned */
+		EXPECT_EQ(-1, fcntl(f.attached.fd, F_GETFD));
+		EXPECT_EQ(f.opens, f.closes);
+		h = fake_find(&f, name);
+		ASSERT_NE(NULL, h) TH_LOG("case %u", i);
+		EXPECT_STREQ(cases[i].kind, h->e.probe_kind);
+		result_free(&r);
+		fake_free(&f);
+	}
+}
+
+/* Uprobes with the C library: the README's examples. */
+TEST(attach_uprobe_libc)
+{
+	char libc[512], arg[600];
+	struct result r;
+	struct fake f;
+	uint64_t want;
+
+	if (!expect_str("libc", 0, libc, sizeof(libc)))
+		SKIP(return, "no C library at mkelf.sh's LIBC");
+	want = expect_off(_metadata, "libc.malloc", 0);
+	snprintf(arg, sizeof(arg), "%s:malloc", libc);
+	std_fake(&f);
+	r = RUN(&f, "attach", "--uprobe", arg, "--arg", "1");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("malloc:arg1", f.attached.name);
+	ASSERT_EQ(want, f.attached.offset);
+	result_free(&r);
+	snprintf(arg, sizeof(arg), "%s:malloc@@GLIBC_2.2.5", libc);
+	r = RUN(&f, "attach", "--uretprobe", arg);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("malloc", f.attached.name);
+	ASSERT_EQ(want, f.attached.offset);
+	result_free(&r);
+	/* a second one of the same name: the kernel's EEXIST */
+	r = RUN(&f, "attach", "--uretprobe", arg);
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: attach malloc: a histogram of that name exists already\n",
+		     r.err);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/*
+ * Files that are not what --uprobe needs: one line on stderr, exit 1,
+ * and neither the device nor the ioctl is touched.  %s in the argument
+ * and the message: $TEST_ELF.
+ */
+TEST(attach_uprobe_errors)
+{
+	static const struct {
+		const char *argv[6];
+		const char *err;
+	} cases[] = {
+		{ { "--uretprobe", "%s/nosuch.so:foo" },
+		  "probectl: cannot open %s/nosuch.so: No such file or directory\n" },
+		{ { "--uretprobe", "%s/a:b:foo" },
+		  "probectl: %s/a:b is a directory, not an ELF file\n" },
+		{ { "--uretprobe", "/dev/null:foo" },
+		  "probectl: /dev/null is not a regular file (a device, FIFO or socket), not an ELF file\n" },
+		{ { "--uprobe", "%s/text.txt:foo", "--count" },
+		  "probectl: %s/text.txt is not an ELF file\n" },
+		{ { "--uprobe", "%s/libver.so:nosuch", "--count" },
+		  "probectl: no function nosuch in %s/libver.so (neither .symtab nor .dynsym has it)\n" },
+		{ { "--uprobe", "%s/libver.so:0x7fffffff", "--count" },
+		  "probectl: offset 0x7fffffff is not in an executable segment of %s/libver.so\n" },
+		{ { "--uretprobe", "%s/libver.so:bar" },
+		  "probectl: ambiguous: bar@VER_0, bar@VER_1 are different functions in %s/libver.so: name one with its version\n" },
+		{ { "--uretprobe", "%s/libver.so:data_obj", "--retval" },
+		  "probectl: data_obj in %s/libver.so is a data object, not a function\n" },
+		{ { "--uretprobe", "%s/nosym:helper" },
+		  "probectl: %s/nosym has no symbols (no .symtab: stripped; no .dynsym: not dynamically linked): give the function's file offset instead of its name (PATH:0xOFFSET)\n" },
+	};
+	const char *dir = getenv("TEST_ELF") ?: "elf";
+	char arg[600], want[1200];
+	unsigned int i, n;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *argv[10] = { "probectl", "attach" };
+		struct result r;
+		struct fake f;
+
+		for (n = 0; n < 6 && cases[i].argv[n]; n++)
+			argv[2 + n] = (char *)cases[i].argv[n];
+		snprintf(arg, sizeof(arg), cases[i].argv[1], dir);
+		argv[3] = arg;
+		snprintf(want, sizeof(want), cases[i].err, dir, dir);
+		std_fake(&f);
+		r = run_argv(&f, 2 + n, argv);
+		EXPECT_EQ(1, r.ret) TH_LOG("case %u", i);
+		EXPECT_STREQ(want, r.err) TH_LOG("case %u", i);
+		EXPECT_STREQ("", r.out);
+		EXPECT_EQ(0U, f.opens) TH_LOG("case %u", i);
+		EXPECT_EQ(0U, f.calls[_IOC_NR(PCORE_IOC_ATTACH)]);
+		result_free(&r);
+		fake_free(&f);
+	}
+}
+
+/* What the kernel answers a uprobe: the file and offset in the words. */
+TEST(attach_uprobe_kernel_errors)
+{
+	char arg[600], want[1200], path[512];
+	struct result r;
+	struct fake f;
+	uint64_t off;
+
+	off = expect_off(_metadata, "libver.foo@@VER_2", 0);
+	elf_file(path, sizeof(path), "libver.so");
+	snprintf(arg, sizeof(arg), "%s:foo", path);
+	std_fake(&f);
+	f.not_admin = true;
+	r = RUN(&f, "attach", "--uprobe", arg, "--count");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: attach foo:count: permission denied: run as root (needs CAP_SYS_ADMIN)\n",
+		     r.err);
+	ASSERT_EQ(f.opens, f.closes);
+	result_free(&r);
+	f.not_admin = false;
+	/* the fake answers ENOENT for names that start with "nosuch" */
+	r = RUN(&f, "attach", "--uprobe", arg, "--count", "--name", "nosuch");
+	ASSERT_EQ(1, r.ret);
+	snprintf(want, sizeof(want),
+		 "probectl: attach nosuch:count (%s at offset 0x%llx): No such file or directory; the kernel log says why: dmesg | tail\n",
+		 path, (unsigned long long)off);
+	ASSERT_STREQ(want, r.err);
+	result_free(&r);
+	/* the module is not loaded: the file was read, the device not */
+	f.open_err = -ENOENT;
+	r = RUN(&f, "attach", "--uretprobe", arg);
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: probe_core is not loaded (load it with: probectl load)\n",
+		     r.err);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* PATH:SYMBOL split at the last ':', and the names made from them. */
+TEST(args_uprobe)
+{
+	static const struct {
+		const char *argv[10];
+		const char *path;
+		const char *sym;
+		const char *full;
+		bool entry;
+	} cases[] = {
+		{ { "--uretprobe", "/usr/lib/a:b/libfoo.so.1:memcpy@@GLIBC_2.14",
+		    "--retval", "--unit", "bytes" },
+		  "/usr/lib/a:b/libfoo.so.1", "memcpy@@GLIBC_2.14",
+		  "memcpy:retval:bytes", false },
+		{ { "--uprobe", "/opt/my prog+x/.libfoo-1.so:0x1a2B", "--count" },
+		  "/opt/my prog+x/.libfoo-1.so", "0x1a2B",
+		  "_libfoo-1.so_0x1a2b:count", true },
+		{ { "--uprobe", "a.out:4096", "--arg", "3" }, "a.out", "4096",
+		  "a.out_0x1000:arg3", true },
+		{ { "--uprobe", "/x:_ZN4core3fmt$LT$impl$GT$3fmt17h01E",
+		    "--arg", "6" }, "/x", "_ZN4core3fmt$LT$impl$GT$3fmt17h01E",
+		  "_ZN4core3fmt_LT_impl_GT_3fmt17h01E:arg6", true },
+		{ { "--uretprobe", "rel:f@V1", "--name", "my-f.v2",
+		    "--maxactive", "4096", "--hist", "log2" }, "rel", "f@V1",
+		  "my-f.v2", false },
+		{ { "--name", "n", "--uprobe", "x::f", "--count" }, "x:", "f",
+		  "n:count", true },
+	};
+	unsigned int i, n;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *argv[14] = { "probectl", "attach" };
+		struct pc_args a;
+
+		for (n = 0; n < 10 && cases[i].argv[n]; n++)
+			argv[2 + n] = (char *)cases[i].argv[n];
+		ASSERT_EQ(0, pc_parse_args(2 + n, argv, &a))
+			TH_LOG("case %u: %s", i, a.err);
+		EXPECT_EQ((unsigned int)PCORE_ATTACH_UPROBE, a.attach_kind);
+		EXPECT_STREQ(cases[i].path, a.attach_path);
+		EXPECT_STREQ(cases[i].sym, a.attach_sym);
+		EXPECT_STREQ(cases[i].full, a.attach_full) TH_LOG("case %u", i);
+		EXPECT_EQ(cases[i].entry, a.attach_entry);
+	}
+}
+
 struct err_case {
 	const char *why;
 	int (*setup)(struct fake *f);
@@ -670,9 +1277,16 @@ static int open_enoent(struct fake *f)
 	return 0;
 }
 
-static int abi_2(struct fake *f)
+/* A probe_core of ABI 1, before PCORE_ATTACH_UPROBE, and one from later. */
+static int abi_older(struct fake *f)
 {
-	f->abi = 2;
+	f->abi = PCORE_ABI_VERSION - 1;
+	return 0;
+}
+
+static int abi_newer(struct fake *f)
+{
+	f->abi = PCORE_ABI_VERSION + 1;
 	return 0;
 }
 
@@ -687,8 +1301,10 @@ static const struct err_case err_cases[] = {
 	  "probectl: probe_core is not loaded (load it with: probectl load)\n" },
 	{ "not root: open", open_eacces, { "show", "do_fork" },
 	  "probectl: permission denied opening /dev/probe_core: run as root\n" },
-	{ "ABI mismatch", abi_2, { "list" },
-	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 2, this probectl ABI 1; use the probectl built with this probe_core\n" },
+	{ "ABI mismatch: older module", abi_older, { "list" },
+	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 1, this probectl ABI 2; use the probectl built with this probe_core\n" },
+	{ "ABI mismatch: newer module", abi_newer, { "attach", "--kretprobe", "vfs_read" },
+	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 3, this probectl ABI 2; use the probectl built with this probe_core\n" },
 	{ "no VERSION ioctl", version_enotty, { "list" },
 	  "probectl: /dev/probe_core does not answer PCORE_IOC_VERSION: not probe_core's device?\n" },
 	{ "unknown histogram", NULL, { "show", "nosuch" },
@@ -1136,15 +1752,15 @@ static const struct bad_case bad_cases[] = {
 	{ { "attach", "--kretprobe", N128 }, "--kretprobe: name longer than 127" },
 	{ { "attach", "--kretprobe", "vfs-read" }, "--kretprobe: characters other than" },
 	{ { "attach", "--tracepoint", "" }, "--tracepoint: empty name" },
-	{ { "attach" }, "attach needs --kprobe FUNC, --kretprobe FUNC or --tracepoint TP" },
+	{ { "attach" }, "attach needs --kprobe FUNC, --kretprobe FUNC, --uprobe PATH:SYMBOL, --uretprobe PATH:SYMBOL or --tracepoint TP" },
 	{ { "attach", "--kretprobe", "a", "--tracepoint", "b" },
-	  "give one of --kprobe, --kretprobe and --tracepoint" },
+	  "give one of --kprobe, --kretprobe, --uprobe, --uretprobe and --tracepoint" },
 	{ { "attach", "--kprobe", "a", "--kretprobe", "b" },
-	  "give one of --kprobe, --kretprobe and --tracepoint" },
+	  "give one of --kprobe, --kretprobe, --uprobe, --uretprobe and --tracepoint" },
 	{ { "attach", "--tracepoint", "b", "--maxactive", "1" },
-	  "--maxactive is for --kretprobe only" },
+	  "--maxactive is for --kretprobe and --uretprobe only" },
 	{ { "attach", "--kprobe", "f", "--arg", "1", "--maxactive", "1" },
-	  "--maxactive is for --kretprobe only" },
+	  "--maxactive is for --kretprobe and --uretprobe only" },
 	{ { "attach", "--kretprobe", ":count" }, "--kretprobe: characters other than" },
 	/* values and counts */
 	{ { "attach", "--kprobe", "f" }, "--kprobe needs one of --arg N and --count" },
@@ -1158,11 +1774,14 @@ static const struct bad_case bad_cases[] = {
 	  "--arg: 'x' is not an argument number from 1 to 6" },
 	{ { "attach", "--kprobe", "f", "--arg", "-1" },
 	  "--arg: '-1' is not an argument number from 1 to 6" },
-	{ { "attach", "--kretprobe", "f", "--arg", "1" }, "--arg is for --kprobe only" },
-	{ { "attach", "--tracepoint", "t", "--count" }, "--count is for --kprobe only" },
+	{ { "attach", "--kretprobe", "f", "--arg", "1" },
+	  "--arg is for --kprobe and --uprobe only" },
+	{ { "attach", "--tracepoint", "t", "--count" },
+	  "--count is for --kprobe and --uprobe only" },
 	{ { "attach", "--kprobe", "f", "--count", "--retval" },
-	  "--retval is for --kretprobe only" },
-	{ { "attach", "--tracepoint", "t", "--retval" }, "--retval is for --kretprobe only" },
+	  "--retval is for --kretprobe and --uretprobe only" },
+	{ { "attach", "--tracepoint", "t", "--retval" },
+	  "--retval is for --kretprobe and --uretprobe only" },
 	{ { "attach", "--kretprobe", "f", "--unit", "bytes" },
 	  "--unit is for --arg and --retval only" },
 	{ { "attach", "--kprobe", "f", "--count", "--unit", "bytes" },
@@ -1176,6 +1795,79 @@ static const struct bad_case bad_cases[] = {
 	  "--unit: a unit is 1 to 15" },
 	{ { "attach", "--kprobe", N127, "--count" },
 	  ":count: longer than 127 characters with its suffix" },
+	/* uprobes: PATH:SYMBOL, its syntax only (the file is read later) */
+	{ { "attach", "--uprobe", "/bin/true", "--count" },
+	  "--uprobe: '/bin/true' is not PATH:SYMBOL" },
+	{ { "attach", "--uprobe", "/lib/x.so:", "--count" },
+	  "--uprobe: no SYMBOL after ':' in '/lib/x.so:'" },
+	{ { "attach", "--uretprobe", ":malloc" },
+	  "--uretprobe: no PATH before ':' in ':malloc'" },
+	{ { "attach", "--uretprobe", "/lib/:malloc" },
+	  "--uretprobe: PATH ends with '/'" },
+	{ { "attach", "--uretprobe", "/x.so:mal loc" },
+	  "--uretprobe: blank, control or non-ASCII character in the symbol" },
+	{ { "attach", "--uretprobe", "/x.so:f\x1b[2J" },
+	  "--uretprobe: blank, control or non-ASCII character in the symbol" },
+	{ { "attach", "--uretprobe", "/x.so:0x" }, "--uretprobe: an offset is 0xHEX" },
+	{ { "attach", "--uretprobe", "/x.so:1abc" },
+	  "--uretprobe: a name does not start with a digit" },
+	{ { "attach", "--uretprobe", "/x.so:0x10000000000000000" },
+	  "--uretprobe: offset above 2^64" },
+	{ { "attach", "--uretprobe", "/x.so:foo@" },
+	  "--uretprobe: a version is NAME@VERSION or NAME@@VERSION" },
+	{ { "attach", "--uretprobe", "/x.so:foo@@@V" },
+	  "--uretprobe: a version is NAME@VERSION or NAME@@VERSION" },
+	{ { "attach", "--uretprobe", "/x.so:@V" },
+	  "--uretprobe: no function name before '@'" },
+	{ { "attach", "--uretprobe", "/x.so:" N128 N128 N128 N128 N128 N128 N128 N128 },
+	  "--uretprobe: symbol longer than 1023 characters" },
+	{ { "attach", "--uprobe", "/x.so:f" }, "--uprobe needs one of --arg N and --count" },
+	{ { "attach", "--uprobe", "/x.so:f", "--arg", "1", "--count" },
+	  "--uprobe needs one of --arg N and --count" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--arg", "1" },
+	  "--arg is for --kprobe and --uprobe only" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--count" },
+	  "--count is for --kprobe and --uprobe only" },
+	{ { "attach", "--uprobe", "/x.so:f", "--count", "--retval" },
+	  "--retval is for --kretprobe and --uretprobe only" },
+	{ { "attach", "--uprobe", "/x.so:f", "--arg", "2", "--maxactive", "2" },
+	  "--maxactive is for --kretprobe and --uretprobe only" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--unit", "bytes" },
+	  "--unit is for --arg and --retval only" },
+	{ { "attach", "--uprobe", "/x.so:f", "--count", "--hist", "log2" },
+	  "--hist does not apply to --count" },
+	{ { "attach", "--uprobe", "/x.so:f", "--uretprobe", "/x.so:g" },
+	  "give one of --kprobe, --kretprobe, --uprobe, --uretprobe and --tracepoint" },
+	{ { "attach", "--kprobe", "f", "--uprobe", "/x.so:g" },
+	  "give one of --kprobe, --kretprobe, --uprobe, --uretprobe and --tracepoint" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--uretprobe", "/x.so:f" },
+	  "--uretprobe given twice" },
+	{ { "attach", "--kretprobe", "f", "--name", "x" },
+	  "--name is for --uprobe and --uretprobe only" },
+	{ { "attach", "--tracepoint", "t", "--name", "x" },
+	  "--name is for --uprobe and --uretprobe only" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", "" }, "--name: empty name" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", "a:retval" },
+	  "--name: characters other than A-Z a-z 0-9 _ . -" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", "lib/x" },
+	  "--name: characters other than" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", ".x" },
+	  "--name: characters other than" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", "-x" },
+	  "--name: characters other than" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", "a b" },
+	  "--name: characters other than" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", N128 },
+	  "--name: name longer than 127 characters" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--name", N127, "--retval" },
+	  ":retval: longer than 127 characters with its suffix" },
+	/* the default name: SYMBOL's, or PATH's last part and the offset */
+	{ { "attach", "--uprobe", "/x.so:" N127 "@V1", "--count" },
+	  "the name made from '" },
+	{ { "attach", "--uprobe", "/x.so:" N127, "--count" },
+	  "too long with its suffix: give --name NAME" },
+	{ { "attach", "--uretprobe", "/x/" N127 ":0x10" },
+	  "too long with its suffix: give --name NAME" },
 	/* lists */
 	{ { "load", "--target", "" }, "--target: empty name" },
 	{ { "load", "--target", "a,,b" }, "--target: empty name" },
