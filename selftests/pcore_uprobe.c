@@ -364,7 +364,10 @@ TEST_F_TIMEOUT(up, bad_input, PCORE_TIMEOUT_PATCHING)
 
 	elf = open(DIR "/uwork", O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, elf);
-	ASSERT_EQ(0, pcore_write(DIR "/notelf", "#!/bin/sh\nexit 0\n", 18));
+	txt = open(DIR "/notelf", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+	ASSERT_LE(0, txt);
+	ASSERT_EQ(18, write(txt, "#!/bin/sh\nexit 0\n", 18));
+	close(txt);
 	txt = open(DIR "/notelf", O_RDONLY | O_CLOEXEC);
 	dir = open(DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	wr = open(DIR "/notelf", O_WRONLY | O_CLOEXEC);
@@ -388,9 +391,17 @@ TEST_F_TIMEOUT(up, bad_input, PCORE_TIMEOUT_PATCHING)
 	pcore_att_init(&a, "do_fork", PCORE_ATTACH_KRETPROBE, 0);
 	a.offset = 1;
 	EXPECT_EQ(EINVAL, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a));
+	/* filters: a comm without its NUL, a process that does not exist */
 	pcore_att_init(&a, "u", PCORE_ATTACH_UPROBE, 0);
 	a.fd = elf;
-	a.pad = 1;
+	memset(a.comm, 'x', sizeof(a.comm));
+	EXPECT_EQ(EINVAL, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a));
+	pcore_att_init(&a, "u:count", PCORE_ATTACH_UPROBE, 0);
+	a.fd = elf;
+	a.offset = 0x100;
+	a.pid = 999999;
+	EXPECT_EQ(ESRCH, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a));
+	a.pid = -2;
 	EXPECT_EQ(EINVAL, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a));
 	ASSERT_EQ(0, pcore_list(self->fd, NULL, 0, &n));
 	EXPECT_EQ(0, n);

@@ -38,6 +38,9 @@ enum pc_opt_id {
 	OPT_UPROBE,
 	OPT_URETPROBE,
 	OPT_NAME,
+	OPT_PID,
+	OPT_COMM,
+	OPT_BY_PID,
 };
 
 struct pc_opt {
@@ -89,6 +92,9 @@ static const struct pc_opt attach_opts[] = {
 	{ "unit", 0, true, OPT_UNIT },
 	{ "hist", 0, true, OPT_HIST_SPEC },
 	{ "maxactive", 0, true, OPT_MAXACTIVE },
+	{ "pid", 0, true, OPT_PID },
+	{ "comm", 0, true, OPT_COMM },
+	{ "by-pid", 0, false, OPT_BY_PID },
 	{ NULL }
 };
 
@@ -178,7 +184,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  probectl watch do_fork -i 1\n"
 		"  probectl watch do_fork -i 0.5 -n 10 --json\n" },
 	[PC_CMD_ATTACH] = { "attach", attach_opts, false,
-		"attach (--kprobe FUNC (--arg N | --count) | --kretprobe FUNC [--retval] | --uprobe PATH:SYMBOL (--arg N | --count) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP) [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N]",
+		"attach (--kprobe FUNC (--arg N | --count) | --kretprobe FUNC [--retval] | --uprobe PATH:SYMBOL (--arg N | --count) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP) [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid]",
 		"Adds a probe of probe_core's own and a histogram of the same name\n"
 		"while probe_core is loaded (needs CAP_SYS_ADMIN).  The name is FUNC\n"
 		"with target='s suffix: FUNC:argN[:UNIT], FUNC:count, FUNC:retval[:UNIT].\n"
@@ -210,6 +216,10 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  --hist SPEC         loglinear[:P], log2 or linear:MIN,MAX,STEP\n"
 		"  --maxactive N       kretprobe, uretprobe: calls in flight, 0 to 4096\n"
 		"                      (0: default)\n"
+		"  --pid PID           only the calls of this process's threads\n"
+		"  --comm COMM         only the calls of tasks of this name (comm)\n"
+		"  --by-pid            one histogram per process, keyed by pid and\n"
+		"                      labelled with its name (not with --retval)\n"
 		"\n"
 		"Examples:\n"
 		"  probectl attach --kretprobe vfs_read --hist log2\n"
@@ -219,7 +229,9 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  probectl attach --tracepoint sched_switch\n"
 		"  probectl attach --uprobe /lib/x86_64-linux-gnu/libc.so.6:malloc --arg 1\n"
 		"  probectl attach --uretprobe /lib/x86_64-linux-gnu/libc.so.6:getaddrinfo\n"
-		"  probectl attach --uprobe ./a.out:0x1139 --count --name a_loop\n" },
+		"  probectl attach --uprobe ./a.out:0x1139 --count --name a_loop\n"
+		"  probectl attach --kretprobe vfs_read --pid 1234\n"
+		"  probectl attach --kretprobe vfs_read --by-pid\n" },
 	[PC_CMD_DETACH] = { "detach", no_opts, true, "detach NAME",
 		"Removes a probe of probe_core's own and its histogram.\n"
 		"\n"
@@ -822,6 +834,21 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 	case OPT_RETVAL:
 		a->attach_retval = true;
 		return 0;
+	case OPT_PID:
+		ret = pc_parse_u64(v, INT32_MAX, &n);
+		if (ret || !n)
+			return fail(a, "%s: '%s' is not a process id", shown, v);
+		a->attach_pid = n;
+		return 0;
+	case OPT_COMM:
+		if (!*v || strlen(v) > PC_COMM_MAX)
+			return fail(a, "%s: '%s' is not 1 to 15 characters (a task name)",
+				    shown, v);
+		a->attach_comm = v;
+		return 0;
+	case OPT_BY_PID:
+		a->attach_by_pid = true;
+		return 0;
 	case OPT_CALLS:
 		a->attach_count = true;
 		return 0;
@@ -883,6 +910,12 @@ static int check_attach(struct pc_args *a)
 	if (a->attach_hist_name && !uprobe)
 		return fail(a, "--name is for --uprobe and --uretprobe only%s%s",
 			    "", "");
+	if ((a->attach_pid || a->attach_comm || a->attach_by_pid) &&
+	    a->attach_kind == PCORE_ATTACH_TRACEPOINT)
+		return fail(a, "--pid, --comm and --by-pid are for function probes, not --tracepoint%s%s",
+			    "", "");
+	if (a->attach_by_pid && a->attach_retval)
+		return fail(a, "--by-pid does not go with --retval%s%s", "", "");
 	if (a->attach_arg)
 		snprintf(suffix, sizeof(suffix), ":arg%u", a->attach_arg);
 	else if (a->attach_count)
@@ -899,9 +932,10 @@ static int check_attach(struct pc_args *a)
 				 a->attach_hist_name);
 		a->attach_name = a->attach_label;
 	}
-	n = snprintf(a->attach_full, sizeof(a->attach_full), "%s%s%s%s",
+	n = snprintf(a->attach_full, sizeof(a->attach_full), "%s%s%s%s%s",
 		     a->attach_name, suffix, a->attach_unit ? ":" : "",
-		     a->attach_unit ? a->attach_unit : "");
+		     a->attach_unit ? a->attach_unit : "",
+		     a->attach_by_pid ? ":by=pid" : "");
 	if (n >= (int)sizeof(a->attach_full))
 		return fail(a, "%s%s: longer than 127 characters with its suffix",
 			    a->attach_name, suffix);

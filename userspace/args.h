@@ -39,6 +39,7 @@ enum pc_format {
 #define PC_ARGS_MAX		6	/* attach --arg: as target=FUNC:argN */
 #define PC_UNIT_MAX		15	/* attach --unit: as probe_core's units */
 #define PC_PATH_MAX		4096	/* attach --uprobe PATH, with its NUL */
+#define PC_COMM_MAX		15	/* attach --comm: a task's name */
 
 /**
  * struct pc_hist_arg - a --hist SPEC, as PCORE_IOC_ATTACH wants it
@@ -93,6 +94,9 @@ struct pc_hist_arg {
  * @attach_count: attach --count
  * @attach_unit: attach --unit, or NULL
  * @attach_full: the name sent: @attach_name and its suffix
+ * @attach_pid: attach --pid, 0 when not given
+ * @attach_comm: attach --comm, or NULL
+ * @attach_by_pid: attach --by-pid: the suffix ":by=pid"
  * @prometheus: export --prometheus
  * @textfile_dir: export --textfile-dir
  * @err: why the command line was refused
@@ -126,6 +130,9 @@ struct pc_args {
 	bool attach_count;
 	const char *attach_unit;
 	char attach_full[PCORE_UAPI_NAME_MAX];
+	unsigned int attach_pid;
+	const char *attach_comm;
+	bool attach_by_pid;
 	bool prometheus;
 	const char *textfile_dir;
 	char err[200];

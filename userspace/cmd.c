@@ -397,6 +397,9 @@ static int cmd_attach(struct pc_env *env, const struct pc_args *a)
 	strcpy(at.name, a->attach_full);	/* checked: below NAME_MAX */
 	at.kind = a->attach_kind;
 	at.maxactive = a->maxactive;
+	at.pid = a->attach_pid;
+	if (a->attach_comm)
+		strcpy(at.comm, a->attach_comm);	/* checked: 15 at most */
 	if (a->hist.set) {
 		at.hist_kind = a->hist.kind;
 		at.precision = a->hist.precision;
@@ -436,6 +439,9 @@ static int cmd_attach(struct pc_env *env, const struct pc_args *a)
 	case EEXIST:
 		return error(env, "attach %s: a histogram of that name exists already",
 			     at.name);
+	case ESRCH:
+		return error(env, "attach %s: --pid %d: no such process",
+			     at.name, at.pid);
 	case EINVAL:
 		return error(env, "attach %s%s: probe_core refused it; %s",
 			     at.name, where, DMESG);

@@ -262,8 +262,9 @@ static int do_attach(struct fake *f, struct pcore_ioc_attach *a)
 	const char *why;
 
 	if (!TERMINATED(a->name) || !zero(a->reserved, sizeof(a->reserved)) ||
-	    a->pad || (a->kind != PCORE_ATTACH_KRETPROBE &&
-			a->kind != PCORE_ATTACH_TRACEPOINT && !uprobe) ||
+	    !memchr(a->comm, '\0', sizeof(a->comm)) ||
+	    (a->kind != PCORE_ATTACH_KRETPROBE &&
+	     a->kind != PCORE_ATTACH_TRACEPOINT && !uprobe) ||
 	    (!uprobe && (a->offset || a->fd)))
 		return -EINVAL;
 	f->attached = *a;

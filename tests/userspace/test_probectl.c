@@ -700,6 +700,12 @@ TEST(attach_values_and_counts)
 		/* the suffix in the name, as target= takes it */
 		{ { "--kretprobe", "do_fork:count" }, "do_fork:count",
 		  PCORE_UAPI_HIST_DEFAULT },
+		/* one histogram per process: the last suffix */
+		{ { "--kretprobe", "vfs_read", "--by-pid" }, "vfs_read:by=pid",
+		  PCORE_UAPI_HIST_DEFAULT },
+		{ { "--by-pid", "--kprobe", "tcp_sendmsg", "--arg", "3", "--unit",
+		    "bytes" }, "tcp_sendmsg:arg3:bytes:by=pid",
+		  PCORE_UAPI_HIST_DEFAULT },
 	};
 	unsigned int i, n;
 	struct fake f;
@@ -724,6 +730,31 @@ TEST(attach_values_and_counts)
 		result_free(&r);
 		fake_free(&f);
 	}
+}
+
+/* --pid and --comm reach the ioctl as they were given; nothing else does. */
+TEST(attach_filters)
+{
+	struct result r;
+	struct fake f;
+
+	std_fake(&f);
+	r = RUN(&f, "attach", "--kretprobe", "ksys_read", "--pid", "4242",
+		"--comm", "sshd");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("ksys_read", f.attached.name);
+	EXPECT_EQ(4242, f.attached.pid);
+	EXPECT_STREQ("sshd", f.attached.comm);
+	result_free(&r);
+	fake_free(&f);
+
+	std_fake(&f);
+	r = RUN(&f, "attach", "--kprobe", "do_fork", "--count");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_EQ(0, f.attached.pid);
+	EXPECT_STREQ("", f.attached.comm);
+	result_free(&r);
+	fake_free(&f);
 }
 
 /* ---- uprobes: ELF files that mkelf.sh built in $TEST_ELF ---- */
@@ -1061,7 +1092,7 @@ TEST(attach_uprobe_passes_fd_and_offset)
 		EXPECT_EQ(want, f.attached.offset) TH_LOG("case %u", i);
 		EXPECT_EQ(cases[i].maxactive, f.attached.maxactive);
 		EXPECT_EQ(cases[i].hist_kind, f.attached.hist_kind);
-		EXPECT_EQ(0U, f.attached.pad);
+		EXPECT_EQ(0, f.attached.pid);
 		/* the descriptor: PATH's file, read-only, close-on-exec... */
 		EXPECT_LE(0, f.attached.fd);
 		EXPECT_EQ(st.st_dev, f.attached_st.st_dev);
@@ -1788,6 +1819,25 @@ static const struct bad_case bad_cases[] = {
 	  "--unit is for --arg and --retval only" },
 	{ { "attach", "--kprobe", "f", "--count", "--hist", "log2" },
 	  "--hist does not apply to --count" },
+	/* filters and per-process histograms */
+	{ { "attach", "--kretprobe", "f", "--pid", "0" },
+	  "--pid: '0' is not a process id" },
+	{ { "attach", "--kretprobe", "f", "--pid", "x" },
+	  "--pid: 'x' is not a process id" },
+	{ { "attach", "--kretprobe", "f", "--pid", "-5" },
+	  "--pid: '-5' is not a process id" },
+	{ { "attach", "--kretprobe", "f", "--pid", "4294967296" },
+	  "--pid: '4294967296' is not a process id" },
+	{ { "attach", "--kretprobe", "f", "--comm", "" },
+	  "--comm: '' is not 1 to 15 characters (a task name)" },
+	{ { "attach", "--kretprobe", "f", "--comm", "0123456789abcdef" },
+	  "--comm: '0123456789abcdef' is not 1 to 15 characters (a task name)" },
+	{ { "attach", "--tracepoint", "t", "--pid", "1" },
+	  "--pid, --comm and --by-pid are for function probes, not --tracepoint" },
+	{ { "attach", "--tracepoint", "t", "--by-pid" },
+	  "--pid, --comm and --by-pid are for function probes, not --tracepoint" },
+	{ { "attach", "--kretprobe", "f", "--retval", "--by-pid" },
+	  "--by-pid does not go with --retval" },
 	{ { "attach", "--kprobe", "f", "--arg", "1", "--unit", "" }, "--unit: a unit is 1 to 15" },
 	{ { "attach", "--kprobe", "f", "--arg", "1", "--unit", "a b" }, "--unit: a unit is 1 to 15" },
 	{ { "attach", "--kprobe", "f", "--arg", "1", "--unit", "a:b" }, "--unit: a unit is 1 to 15" },
