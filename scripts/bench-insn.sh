@@ -38,18 +38,23 @@ N=2000
 REPS=5
 CPU=1
 
-# The system calls, and the function each one's probes are attached to.
-CALLS="getppid:__x64_sys_getppid read:vfs_read"
+# The calls, and the function each one's probes are attached to: two
+# system calls and their kernel functions, and insn_ufunc(), a function of
+# insn_load itself, for the user-space probes.
+CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc"
 
-# The rows: key|label|attach|hits|detach.  In the guest, in /pcore, $fn
-# is the probed function; attach and detach are shell commands that
+# The rows: key|label|attach|hits|detach|calls.  In the guest, in /pcore,
+# $fn is the probed function; attach and detach are shell commands that
 # place and remove the probe; hits, when not empty, prints the number of
 # calls the probe saw, which must be at least the N x REPS made.  The
 # commands may use the guest's helpers (pcore_hits, ftrace_count and
-# ftrace_lat, in insn.sh below).  The ratios are to the rows with keys
-# kprobe and kretprobe; "none" is the baseline.  Add rows here.
+# ftrace_lat, in insn.sh below), and for user-space probes $bin and $off,
+# insn_load's file and insn_ufunc's offset in it.  calls is "user" for a
+# row of the ufunc call only, "all" for every call, empty for the system
+# calls.  The ratios are to the rows with keys kprobe and kretprobe, or
+# uprobe and uretprobe for ufunc; "none" is the baseline.  Add rows here.
 # shellcheck disable=SC2016 # $fn is the guest's, expanded there
-ROWS='none|no probe|:||:
+ROWS='none|no probe|:||:|all
 kprobe|kprobe, empty handler|insmod kmods/insn_kprobe.ko symbol=$fn||rmmod insn_kprobe
 kretprobe|kretprobe reference (stamp, log2 add)|insmod kmods/insn_kretprobe.ko symbol=$fn|cat /sys/module/insn_kretprobe/parameters/calls|rmmod insn_kretprobe
 pcore|probe_core target= (loglinear)|insmod modules/probe_core.ko target=$fn|pcore_hits|rmmod probe_core
@@ -61,7 +66,12 @@ pcore-by-pid|probe_core target=F:by=pid (latency by process)|insmod modules/prob
 pcore-arg|probe_core target=F:arg1 (kprobe, log2)|insmod modules/probe_core.ko target=$fn:arg1|pcore_hits :arg1|rmmod probe_core
 pcore-retval|probe_core target=F:retval (kretprobe, log2)|insmod modules/probe_core.ko target=$fn:retval|pcore_hits :retval|rmmod probe_core
 ftrace-count|ftrace hist trigger, keys=common_pid|ftrace_count attach|ftrace_count hits|ftrace_count detach
-ftrace-lat|ftrace latency hist (synthetic event), log2|ftrace_lat attach|ftrace_lat hits|ftrace_lat detach'
+ftrace-lat|ftrace latency hist (synthetic event), log2|ftrace_lat attach|ftrace_lat hits|ftrace_lat detach
+uprobe|uprobe, empty handler|insmod kmods/insn_uprobe.ko path=$bin offset=$off|cat /sys/module/insn_uprobe/parameters/calls|rmmod insn_uprobe|user
+uretprobe|uretprobe, empty handlers|insmod kmods/insn_uprobe.ko path=$bin offset=$off ret=1|cat /sys/module/insn_uprobe/parameters/calls|rmmod insn_uprobe|user
+pcore-ucount|probe_core uprobe :count|insmod modules/probe_core.ko && bin/insn_attach $fn:count $bin $off|pcore_hits :count|rmmod probe_core|user
+pcore-uarg|probe_core uprobe :arg1 (log2)|insmod modules/probe_core.ko && bin/insn_attach $fn:arg1 $bin $off|pcore_hits :arg1|rmmod probe_core|user
+pcore-uret|probe_core uretprobe (latency, loglinear)|insmod modules/probe_core.ko && bin/insn_attach $fn $bin $off|pcore_hits|rmmod probe_core|user'
 
 die() {
 	echo "bench-insn: $*" >&2
@@ -91,12 +101,28 @@ fi
 
 cp "build/$kver/modules/core/probe_core.ko" "$out/payload/modules/"
 cp "$out/build/kmods/"*.ko "$out/payload/kmods/"
-cp "$out/build/insn_load" "$out/payload/bin/"
+cp "$out/build/insn_load" "$out/build/insn_attach" "$out/payload/bin/"
+# insn_ufunc's offset in insn_load: its address, less the address of the
+# executable segment that holds it, plus that segment's file offset.
+ufunc=$(nm "$out/build/insn_load" | awk '$3 == "insn_ufunc" { print $1 }')
+[ -n "$ufunc" ] || die "no insn_ufunc in insn_load"
+a=$((16#$ufunc))
+readelf -lW "$out/build/insn_load" |
+	while read -r type off va _ size _ flags; do
+		# flags: "R E 0x1000" for the executable segment
+		if [ "$type" = LOAD ] && [[ $flags == *E* ]] &&
+			[ "$a" -ge $((va)) ] && [ "$a" -lt $((va + size)) ]; then
+			printf '%#x\n' $((a - va + off))
+		fi
+	done >"$out/payload/ufunc_offset"
+[ -s "$out/payload/ufunc_offset" ] || die "insn_ufunc is in no executable segment of insn_load"
 printf '%s\n' "$ROWS" >"$out/payload/rows"
 cat >"$out/payload/insn.sh" <<'EOF'
 # Runs in the guest: sh insn.sh N REPS CPU CALLS
 set -eu
 n=$1 reps=$2 cpu=$3 calls=$4
+bin=/pcore/bin/insn_load
+off=$(cat ufunc_offset)
 
 # probe_core's hits on the probe named $fn, or $fn$1 (a target's suffix).
 pcore_hits() {
@@ -156,9 +182,13 @@ echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_cl
 # The plugin's check first: no probe, no call, a loop of known length.
 echo "insn-row check check - plugin check"
 insn_load check "$n" "$reps" "$cpu"
-while IFS='|' read -r key label attach hits detach; do
+while IFS='|' read -r key label attach hits detach where; do
 	for c in $calls; do
 		call=${c%%:*} fn=${c#*:}
+		case $where:$call in
+		all:*|user:ufunc|:getppid|:read) ;;
+		*) continue ;;
+		esac
 		eval "$attach"
 		echo "insn-row $key $call $fn $label"
 		insn_load "$call" "$n" "$reps" "$cpu"
@@ -265,18 +295,21 @@ if ! awk -v n="$N" '
 			fail("no plugin check in the results")
 		for (c = 1; c <= ncalls; c++) {
 			call = calls[c]
-			if (!((call, "none") in med) || !((call, "kprobe") in med) ||
-			    !((call, "kretprobe") in med))
-				fail(call ": the rows none, kprobe and kretprobe are needed")
+			# References: the bare probes of the same kind.
+			re = call == "ufunc" ? "uprobe" : "kprobe"
+			rr = call == "ufunc" ? "uretprobe" : "kretprobe"
+			if (!((call, "none") in med) || !((call, re) in med) ||
+			    !((call, rr) in med))
+				fail(call ": the rows none, " re " and " rr " are needed")
 			base = med[call, "none"]
-			kp = med[call, "kprobe"] - base
-			kr = med[call, "kretprobe"] - base
+			kp = med[call, re] - base
+			kr = med[call, rr] - base
 			if (kp <= 0 || kr <= 0)
 				fail(call ": a reference probe costs nothing: did it fire?")
 			printf "\n%s(), probes on %s: %.1f instructions per call without a probe (spread %.1f)\n",
 				call, fn[call], base, spread[call, "none"]
 			printf "%-44s %10s %7s %9s %12s\n", "probe", "+insn/call", "spread",
-				"x kprobe", "x kretprobe"
+				"x " re, "x " rr
 			for (i = 1; i <= nrows[call]; i++) {
 				key = rk[call, i]
 				if (key == "none")

@@ -7,6 +7,8 @@
  *
  *	getppid		getppid()
  *	read		read() of 1 byte from /dev/zero
+ *	ufunc		insn_ufunc(), a function of this program that returns
+ *			its argument: the target of the user-space probes
  *	check		no call: one iteration of a dec/jnz loop, exactly two
  *			instructions, which checks the plugin's counting
  *
@@ -14,7 +16,7 @@
  * the measured ones neither fault nor take any other first-time path.
  * Built static: the guest has no C library.
  *
- * Usage: insn_load getppid|read|check N REPS CPU
+ * Usage: insn_load getppid|read|ufunc|check N REPS CPU
  * Prints one line, "insn_load CALL N REPS cpu=CPU"; exits 1 with a line
  * on stderr when a call fails or the CPU cannot be had.
  */
@@ -56,6 +58,22 @@ static int loop_read(long n)
 	return bad;
 }
 
+/* Not inlined, cloned or folded: a real call at its own address. */
+__attribute__((noipa)) long insn_ufunc(long v)
+{
+	return v;
+}
+
+static int loop_ufunc(long n)
+{
+	int bad = 0;
+	long i;
+
+	for (i = 0; i < n; i++)
+		bad |= insn_ufunc(i) != i;
+	return bad;
+}
+
 static int loop_check(long n)
 {
 	asm volatile("1:\n\tdec %0\n\tjnz 1b" : "+r" (n) : : "cc");
@@ -76,7 +94,7 @@ static long number(const char *s, long min, long max)
 
 static int bad_usage(void)
 {
-	fprintf(stderr, "usage: insn_load getppid|read|check N REPS CPU\n");
+	fprintf(stderr, "usage: insn_load getppid|read|ufunc|check N REPS CPU\n");
 	return 2;
 }
 
@@ -105,10 +123,12 @@ int main(int argc, char **argv)
 				strerror(errno));
 			return 1;
 		}
+	} else if (!strcmp(argv[1], "ufunc")) {
+		loop = loop_ufunc;
 	} else if (!strcmp(argv[1], "check")) {
 		loop = loop_check;
 	} else {
-		fprintf(stderr, "insn_load: unknown call '%s' (getppid, read, check)\n",
+		fprintf(stderr, "insn_load: unknown call '%s' (getppid, read, ufunc, check)\n",
 			argv[1]);
 		return 2;
 	}

@@ -18,8 +18,8 @@
  * @dashes: allow '-' too
  *
  * Names become debugfs directory names: ASCII letters and digits, '_',
- * '.' and ':' (not first, as in "foo.isra.0" and "do_fork:count") and,
- * when @dashes, '-'.  The
+ * '.', ':' and '=' (not first, as in "foo.isra.0", "do_fork:count" and
+ * "vfs_read:by=pid") and, when @dashes, '-'.  The
  * kernel's isalnum() also takes Latin-1 letters (0xc0-0xff): not here.
  *
  * Return: 0 or -EINVAL, with one log line naming the problem.
@@ -44,7 +44,7 @@ int pcore_check_name(const char *what, const char *name, bool dashes)
 	}
 	for (i = 0; i < len; i++) {
 		if ((isascii(name[i]) && isalnum(name[i])) || name[i] == '_' ||
-		    ((name[i] == '.' || name[i] == ':') && i) ||
+		    ((name[i] == '.' || name[i] == ':' || name[i] == '=') && i) ||
 		    (name[i] == '-' && dashes))
 			continue;
 		pr_err("%s: '%*pE' is not a valid name (bad character at %zu)\n",
