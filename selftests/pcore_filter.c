@@ -13,7 +13,7 @@
 #include "kselftest_harness.h"
 
 #define PCORE_CTL	"/pcore/bin/probectl"
-#define OUT		"/tmp/pcore_filter.out"
+#define OUT		"/tmp/pcore_filter.ctl"	/* not .out: run_tests.sh writes that */
 
 static char out[PCORE_BUF];
 static struct pcore_ioc_bucket bk[PCORE_MAXB];

@@ -16,7 +16,7 @@
 #define UWORK		"/pcore/selftests/uwork"
 #define DIR		"/tmp/pcu"
 #define LIBC		"/lib/x86_64-linux-gnu/libc.so.6"
-#define OUT		"/tmp/pcore_uprobe.out"
+#define OUT		"/tmp/pcore_uprobe.ctl"	/* not .out: run_tests.sh writes that */
 #define MNT		"/tmp/pcu-mnt"
 
 static char out[PCORE_BUF];
