@@ -341,6 +341,47 @@ TEST_F_TIMEOUT(up, api_per_call_data, PCORE_TIMEOUT_PATCHING)
 	EXPECT_NE(NULL, strstr(e.symbol, off)) TH_LOG("%s vs %s", e.symbol, off);
 }
 
+/*
+ * A handler module's uprobe whose file is deleted: its gone callback runs
+ * once, the probe stays listed, gone (LIST's flag, "(gone)" in the probes
+ * file), counts no more, and goes with its module.
+ */
+TEST_F_TIMEOUT(up, api_gone, PCORE_TIMEOUT_PATCHING)
+{
+	struct pcore_probe_line l;
+	struct pcore_ioc_entry e;
+	char params[128], off[32];
+	int i;
+
+	ASSERT_EQ(0, UWORK_RUN("offset", "0", "uwork_ret"));
+	snprintf(off, sizeof(off), "%.31s", out);
+	off[strcspn(off, "\n")] = '\0';
+	snprintf(params, sizeof(params), "case=uprobe_gone upath=%s/uwork uoff=%s",
+		 DIR, off);
+	ASSERT_EQ(0, pcore_mod_load("pcore_apitest", params)) TH_LOG("%s", params);
+	ASSERT_EQ(0, UWORK_RUN("ret", "7", "1"));
+	EXPECT_EQ(7, pcore_rd_count(self->fd, "pcore_apitest/ucount"));
+	ASSERT_EQ(0, pcore_list_one(self->fd, "pcore_apitest/ucount", &e));
+	EXPECT_EQ(0, e.flags & PCORE_ENT_GONE);
+	ASSERT_EQ(0, unlink(DIR "/uwork"));
+	/* fsnotify tells when the last reference to the name goes: wait */
+	for (i = 0; i < 1000; i++) {
+		ASSERT_LT(0, pcore_read("/sys/module/pcore_apitest/parameters/gone_calls",
+					out, sizeof(out)));
+		if (atoi(out))
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(1, atoi(out));
+	ASSERT_EQ(0, pcore_list_one(self->fd, "pcore_apitest/ucount", &e));
+	EXPECT_EQ(PCORE_ENT_GONE, e.flags & PCORE_ENT_GONE);
+	ASSERT_EQ(0, pcore_probe_line("pcore_apitest/ucount", &l));
+	EXPECT_STREQ("(gone)", l.symbol);
+	EXPECT_EQ(7, pcore_rd_count(self->fd, "pcore_apitest/ucount"));
+	ASSERT_EQ(0, pcore_mod_unload("pcore_apitest"));
+	EXPECT_NE(0, pcore_list_one(self->fd, "pcore_apitest/ucount", &e));
+}
+
 /* One ATTACH of kind uprobe; 0 or the errno. */
 static int uattach(int fd, const char *name, int file, unsigned long long off)
 {

@@ -291,6 +291,32 @@ static void apitest_udata_ret(struct pcore_probe *p, struct pt_regs *regs,
 	pcore_hist_add(ok ? uret_ok : uret_bad, ns);
 }
 
+/*
+ * uprobe_gone: a counting uprobe on upath:uoff whose gone callback counts
+ * its calls in gone_calls; the test deletes the file, and the probe
+ * stays listed, gone, until this module unloads.
+ */
+static unsigned int gone_calls;
+module_param(gone_calls, uint, 0444);
+MODULE_PARM_DESC(gone_calls, "uprobe_gone: calls of the gone callback (read it)");
+
+static void apitest_gone(struct pcore_probe *p)
+{
+	WRITE_ONCE(gone_calls, gone_calls + 1);
+}
+
+static int uprobe_gone(void)
+{
+	struct pcore_hist *h = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "ucount", .unit = "calls",
+		.spec = { .kind = PCORE_HIST_COUNT } });
+
+	return apitest_err(h) ?:
+	       apitest_err(pcore_uprobe_attach(pc, &(struct pcore_uprobe_opts){
+			.name = "ucount", .path = upath, .offset = uoff,
+			.gone = apitest_gone, .hist = h }));
+}
+
 static int uprobe_data(void)
 {
 	uret_ok = pcore_hist_create(pc, &(struct pcore_hist_opts){
@@ -1291,6 +1317,7 @@ static const struct {
 	{ "kprobe_hist_error", kprobe_hist_error },
 	{ "no_destroy", no_destroy },
 	{ "uprobe_data", uprobe_data },
+	{ "uprobe_gone", uprobe_gone },
 };
 
 static int apitest_run(const char *name)
