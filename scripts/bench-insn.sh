@@ -65,6 +65,8 @@ pcore-count-other|target=F:count pid=1 (every call filtered out)|insmod modules/
 pcore-by-pid|probe_core target=F:by=pid (latency by process)|insmod modules/probe_core.ko target=$fn:by=pid|pcore_hits :by=pid|rmmod probe_core
 pcore-arg|probe_core target=F:arg1 (kprobe, log2)|insmod modules/probe_core.ko target=$fn:arg1|pcore_hits :arg1|rmmod probe_core
 pcore-retval|probe_core target=F:retval (kretprobe, log2)|insmod modules/probe_core.ko target=$fn:retval|pcore_hits :retval|rmmod probe_core
+tp-ref|tracepoint reference: sys_enter, counts|insmod kmods/insn_tp_ref.ko|cat /sys/module/insn_tp_ref/parameters/calls|rmmod insn_tp_ref
+pcore-tp|probe_core API tracepoint handler: sys_enter, counts|insmod modules/probe_core.ko && insmod kmods/insn_tp_pcore.ko|pcore_tp_hits|rmmod insn_tp_pcore && rmmod probe_core
 ftrace-count|ftrace hist trigger, keys=common_pid|ftrace_count attach|ftrace_count hits|ftrace_count detach
 ftrace-lat|ftrace latency hist (synthetic event), log2|ftrace_lat attach|ftrace_lat hits|ftrace_lat detach
 uprobe|uprobe, empty handler|insmod kmods/insn_uprobe.ko path=$bin offset=$off|cat /sys/module/insn_uprobe/parameters/calls|rmmod insn_uprobe|user
@@ -94,7 +96,8 @@ if ! make -s --no-print-directory KDIR="$kdir" modules >"$out/build.log" 2>&1; t
 	die "the modules did not build; see $out/build.log"
 fi
 if ! make --no-print-directory -C bench/insn O="$out/build" \
-	QEMU_PLUGIN_H="$hdr" KDIR="$kdir" >>"$out/build.log" 2>&1 ||
+	QEMU_PLUGIN_H="$hdr" KDIR="$kdir" \
+	PCORE_SYMVERS="$top/build/$kver/Module.symvers" >>"$out/build.log" 2>&1 ||
 	grep -q 'warning:' "$out/build.log"; then
 	die "the plugin, the workload or the reference modules did not build cleanly; see $out/build.log"
 fi
@@ -123,6 +126,11 @@ set -eu
 n=$1 reps=$2 cpu=$3 calls=$4
 bin=/pcore/bin/insn_load
 off=$(cat ufunc_offset)
+
+# The hits of insn_tp_pcore's sys_enter handler.
+pcore_tp_hits() {
+	awk '$1 == "insn_tp_pcore/sys_enter" { print $4 }' /sys/kernel/debug/probe_core/probes
+}
 
 # probe_core's hits on the probe named $fn, or $fn$1 (a target's suffix).
 pcore_hits() {
