@@ -189,14 +189,20 @@ TEST_F_TIMEOUT(up, malloc_sizes, PCORE_TIMEOUT_PATCHING)
 }
 
 /*
- * A uretprobe on a function that sleeps 1 ms: each call timed; the p50 is
- * in [1 ms, 2 ms): nanosleep() never returns early, and the wake-up of a
- * quiet guest takes well under a millisecond even under emulation.
+ * A uretprobe on a function that sleeps 1 ms: each call timed.  Its p50
+ * is at least 1 ms (nanosleep() never returns early) and at most what
+ * uwork itself measures around the calls (its median, which includes the
+ * probe's own traps), each within the percentile's stated error.  On the
+ * Debian kernels that is the 1 ms bucket (1.0 to 1.1 ms); the debug
+ * kernel under emulation takes several ms to wake a task, and both
+ * measures agree on that.
  */
 TEST_F_TIMEOUT(up, uretprobe_sleep, PCORE_TIMEOUT_PATCHING)
 {
 	struct pcore_ioc_read r;
 	struct pcore_ioc_entry e;
+	long long user_p50;
+	double err;
 
 	ASSERT_EQ(0, CTL("attach", "--uretprobe", DIR "/uwork:uwork_sleep"))
 		TH_LOG("%s", out);
@@ -204,12 +210,17 @@ TEST_F_TIMEOUT(up, uretprobe_sleep, PCORE_TIMEOUT_PATCHING)
 	EXPECT_STREQ("uretprobe", e.probe_kind);
 	EXPECT_STREQ("ns", e.unit);
 	ASSERT_EQ(0, UWORK_RUN("sleep", "50"));
+	user_p50 = atoll(out);
 	ASSERT_EQ(0, pcore_rd(self->fd, "uwork_sleep", -1, 0, 0, &r, bk));
 	EXPECT_EQ(50, r.count);
 	EXPECT_EQ(0, r.missed);
 	EXPECT_LE(1000000, r.min);
-	EXPECT_LE(1000000, r.p50);
-	EXPECT_GT(2000000, r.p50);
+	err = r.error_ppm / 1e6;
+	EXPECT_LE(1e6 * (1 - err), (double)r.p50);
+	EXPECT_GE(user_p50 * (1 + err), (double)r.p50)
+		TH_LOG("p50 %llu ns, uwork's median %lld ns", r.p50, user_p50);
+	TH_LOG("p50 %llu ns (error %u ppm), uwork's own median %lld ns",
+	       r.p50, r.error_ppm, user_p50);
 }
 
 /*

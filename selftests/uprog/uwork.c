@@ -5,7 +5,9 @@
  * its own for uprobes on an executable:
  *
  *   uwork malloc N SIZE...   N calls of malloc(SIZE) for each SIZE
- *   uwork sleep N            N calls of uwork_sleep(), 1 ms each
+ *   uwork sleep N            N calls of uwork_sleep(), 1 ms each (N at
+ *                            most 1000); then prints the median time of
+ *                            a call, in ns, measured around each call
  *   uwork recurse N DEPTH    N calls of uwork_recurse(DEPTH), which calls
  *                            itself down to 1 (N * DEPTH calls)
  *   uwork count N            N calls of uwork_count()
@@ -55,6 +57,21 @@ NOIPA long uwork_ret(long v)
 	return v;
 }
 
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* The file offset of @addr, from the mapping that holds it; 0 if none. */
 static unsigned long file_offset(unsigned long addr)
 {
@@ -87,9 +104,16 @@ int main(int argc, char **argv)
 				__asm__ volatile("" : : "r"(p) : "memory");
 				free(p);
 			}
-	} else if (!strcmp(argv[1], "sleep")) {
-		for (i = 0; i < n; i++)
+	} else if (!strcmp(argv[1], "sleep") && n > 0 && n <= 1000) {
+		static long long t[1000];
+
+		for (i = 0; i < n; i++) {
+			t[i] = now_ns();
 			uwork_sleep();
+			t[i] = now_ns() - t[i];
+		}
+		qsort(t, n, sizeof(t[0]), cmp_ll);
+		printf("%lld\n", t[n / 2]);
 	} else if (!strcmp(argv[1], "recurse") && argc == 4) {
 		for (i = 0; i < n; i++)
 			if (uwork_recurse(atol(argv[3])) != atol(argv[3]))
