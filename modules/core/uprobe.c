@@ -202,6 +202,14 @@ int pcore_uprobe_arm(struct pcore_probe *p)
 		}
 		m->p = p;
 		p->up.mark = m;
+		/*
+		 * Deleted before the watch was in place: its deletion was
+		 * told to no one.  After it, the mark hears of it.
+		 */
+		if (!READ_ONCE(p->up.inode->i_nlink)) {
+			pcore_uperr(p, "the file was deleted");
+			return -ENOENT;
+		}
 	}
 	ret = pcore_uprobe_register(p->up.inode, p->up.offset, &p->up.uc,
 				    &p->up.uprobe);
