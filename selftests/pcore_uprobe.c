@@ -239,6 +239,24 @@ TEST_F_TIMEOUT(up, uretprobe_recursion, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(0, r.missed);
 }
 
+/*
+ * The calls in flight are bounded: with room for 2 (--maxactive 2), a
+ * recursion 8 deep keeps the 2 innermost calls; each deeper entry takes
+ * the oldest call's place, counted as missed, and the 6 evicted calls'
+ * returns find nothing.  Per outer call: 2 timed, 6 missed, exactly.
+ */
+TEST_F_TIMEOUT(up, uretprobe_bounded, PCORE_TIMEOUT_PATCHING)
+{
+	struct pcore_ioc_read r;
+
+	ASSERT_EQ(0, CTL("attach", "--uretprobe", DIR "/uwork:uwork_recurse",
+			 "--maxactive", "2")) TH_LOG("%s", out);
+	ASSERT_EQ(0, UWORK_RUN("recurse", "10", "8"));
+	ASSERT_EQ(0, pcore_rd(self->fd, "uwork_recurse", -1, 0, 0, &r, bk));
+	EXPECT_EQ(20, r.count);
+	EXPECT_EQ(60, r.missed);
+}
+
 /* Counting calls of an executable's function; return values by errno. */
 TEST_F_TIMEOUT(up, count_and_retval, PCORE_TIMEOUT_PATCHING)
 {
