@@ -485,7 +485,7 @@ static const unsigned long fuzz_cmds[] = {
 /* Answers per kind; the last is anything else (a failure). */
 enum {
 	A_OK, A_ENOTTY, A_EFAULT, A_EINVAL, A_ENOENT, A_ENOSPC, A_EIO,
-	A_ESPIPE, A_OTHER, A_N
+	A_ESPIPE, A_EFILE, A_OTHER, A_N
 };
 
 struct fuzz_counts {
@@ -512,6 +512,9 @@ static int answer(int err)
 		return A_EIO;
 	case ESPIPE:
 		return A_ESPIPE;
+	case EBADF:	/* a uprobe's file: fd 0 may be none... */
+	case ENOEXEC:	/* ...or not ELF */
+		return A_EFILE;
 	}
 	return A_OTHER;
 }
@@ -520,7 +523,7 @@ static int answer(int err)
 static int fuzz_ioctl(int fd, void *unmapped, unsigned long *cmdp)
 {
 	static unsigned char arg[8192], out[1 << 17];
-	static const unsigned int sizes[] = { 72, 392, 32, 24, 328, 144, 200 };
+	static const unsigned int sizes[] = { 72, 392, 32, 24, 328, 144, 216 };
 	unsigned long cmd, nr = pcore_rnd() % 12, dir = pcore_rnd() % 4, size;
 	unsigned int mode = pcore_rnd() % 4, type = PCORE_IOC_MAGIC, j, i;
 	void *p = arg;
@@ -682,7 +685,7 @@ static int fuzzer(struct fuzz_counts *fc, unsigned long long seed,
 			 * FMODE_PWRITE away); EIO: a file whose histogram
 			 * went while it was open.
 			 */
-			if (a == A_ENOTTY || a == A_ENOSPC)
+			if (a == A_ENOTTY || a == A_ENOSPC || a == A_EFILE)
 				a = A_OTHER;
 			if (a == A_OTHER && !fc->why[0])
 				snprintf(fc->why, sizeof(fc->why), "op %llu: %s: %s",
@@ -699,7 +702,7 @@ TEST_F_TIMEOUT(soak, fuzz, 36000)
 {
 	static const char * const kinds[A_N] = {
 		"ok", "ENOTTY", "EFAULT", "EINVAL", "ENOENT", "ENOSPC", "EIO",
-		"ESPIPE", "other",
+		"ESPIPE", "EBADF/ENOEXEC", "other",
 	};
 	static char before[PCORE_BUF], after[PCORE_BUF];
 	unsigned long long ops = param("PCORE_SOAK_FUZZ_OPS", 2000);
