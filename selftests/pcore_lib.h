@@ -394,6 +394,38 @@ static inline double pcore_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Runs @argv (no shell; with @env, or this program's environment when
+ * NULL) with stdout and stderr in @file, then reads @file into @out (@len
+ * bytes); returns the exit status, or -1.  One fork per call: do_fork
+ * counts it before the program runs.
+ */
+static inline int pcore_run(const char * const *argv, const char * const *env,
+			    const char *file, char *out, size_t len)
+{
+	pid_t pid = fork();
+	int st, fd;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		if (env)
+			execve(argv[0], (char * const *)argv,
+			       (char * const *)env);
+		else
+			execv(argv[0], (char * const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	if (pcore_read(file, out, len) < 0)
+		out[0] = '\0';
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 /* fork() and exit n times, waiting for each child. */
 static inline int pcore_forks(int n)
 {

@@ -16,30 +16,10 @@
 
 static char out[PCORE_BUF];
 
-/*
- * Runs @argv (no shell) with stdout and stderr in OUT, then reads OUT
- * into out[]; returns the exit status.  One fork per call: do_fork counts
- * it before the program runs.
- */
+/* Runs @argv with stdout and stderr in OUT, read into out[]. */
 static int runv(const char * const *argv)
 {
-	pid_t pid = fork();
-	int st, fd;
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		fd = open(OUT, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		execv(argv[0], (char * const *)argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	if (pcore_read(OUT, out, sizeof(out)) < 0)
-		out[0] = '\0';
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return pcore_run(argv, NULL, OUT, out, sizeof(out));
 }
 
 #define CTL(...)	runv((const char * const []){ PCORE_CTL, __VA_ARGS__, NULL })

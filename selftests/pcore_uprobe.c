@@ -23,36 +23,27 @@ static char out[PCORE_BUF];
 static struct pcore_ioc_bucket bk[PCORE_MAXB];
 
 /*
- * Runs @argv with @env (NULL: none) and stdout and stderr in OUT, then
- * reads OUT into out[]; returns the exit status, or -1.
+ * Runs @argv with @env (NULL: this program's) and stdout and stderr in
+ * OUT, read into out[]; returns the exit status, or -1.
  */
 static int runve(const char * const *argv, const char * const *env)
 {
-	static const char * const none[] = { NULL };
-	pid_t pid = fork();
-	int st, fd;
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		fd = open(OUT, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(126);
-		execve(argv[0], (char * const *)argv,
-		       (char * const *)(env ?: none));
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) != pid)
-		return -1;
-	if (pcore_read(OUT, out, sizeof(out)) < 0)
-		out[0] = '\0';
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return pcore_run(argv, env, OUT, out, sizeof(out));
 }
 
 #define CTL(...)	runve((const char * const []){ PCORE_CTL, __VA_ARGS__, NULL }, NULL)
 /* uwork with the private libc. */
 #define UWORK_RUN(...)	runve((const char * const []){ DIR "/uwork", __VA_ARGS__, NULL }, \
 			      (const char * const []){ "LD_LIBRARY_PATH=" DIR, NULL })
+
+/* The file offset uwork maps @fn at ("0x..."), into @off; 0 or -1. */
+static int uwork_offset(const char *fn, char *off, size_t len)
+{
+	if (UWORK_RUN("offset", "0", fn))
+		return -1;
+	snprintf(off, len, "%.*s", (int)strcspn(out, "\n"), out);
+	return 0;
+}
 
 static int copy_file(const char *from, const char *to)
 {
@@ -348,9 +339,7 @@ TEST_F_TIMEOUT(up, api_per_call_data, PCORE_TIMEOUT_PATCHING)
 	char params[128], off[32];
 	struct pcore_ioc_entry e;
 
-	ASSERT_EQ(0, UWORK_RUN("offset", "0", "uwork_ret"));
-	snprintf(off, sizeof(off), "%.31s", out);
-	off[strcspn(off, "\n")] = '\0';
+	ASSERT_EQ(0, uwork_offset("uwork_ret", off, sizeof(off)));
 	snprintf(params, sizeof(params), "case=uprobe_data upath=%s/uwork uoff=%s",
 		 DIR, off);
 	ASSERT_EQ(0, pcore_mod_load("pcore_apitest", params)) TH_LOG("%s", params);
@@ -361,9 +350,7 @@ TEST_F_TIMEOUT(up, api_per_call_data, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_mod_unload("pcore_apitest"));
 
 	/* probectl resolves malloc in the ELF symbols to the mapped offset */
-	ASSERT_EQ(0, UWORK_RUN("offset", "0", "malloc"));
-	snprintf(off, sizeof(off), "%.31s", out);
-	off[strcspn(off, "\n")] = '\0';
+	ASSERT_EQ(0, uwork_offset("malloc", off, sizeof(off)));
 	ASSERT_EQ(0, CTL("attach", "--uprobe", DIR "/libc.so.6:malloc",
 			 "--count")) TH_LOG("%s", out);
 	ASSERT_EQ(0, pcore_list_one(self->fd, "malloc:count", &e));
@@ -382,9 +369,7 @@ TEST_F_TIMEOUT(up, api_gone, PCORE_TIMEOUT_PATCHING)
 	char params[128], off[32];
 	int i;
 
-	ASSERT_EQ(0, UWORK_RUN("offset", "0", "uwork_ret"));
-	snprintf(off, sizeof(off), "%.31s", out);
-	off[strcspn(off, "\n")] = '\0';
+	ASSERT_EQ(0, uwork_offset("uwork_ret", off, sizeof(off)));
 	snprintf(params, sizeof(params), "case=uprobe_gone upath=%s/uwork uoff=%s",
 		 DIR, off);
 	ASSERT_EQ(0, pcore_mod_load("pcore_apitest", params)) TH_LOG("%s", params);

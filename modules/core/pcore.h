@@ -60,6 +60,14 @@
 #define PCORE_TIMER_TASKS_MAX	65536
 #define PCORE_UNIT_MAX		16
 
+/* Count one outcome @f in this CPU's @stats, from any context. */
+#define pcore_pcpu_stat_inc(stats, f)					\
+	do {								\
+		preempt_disable_notrace();				\
+		local64_inc(&this_cpu_ptr(stats)->f);			\
+		preempt_enable_notrace();				\
+	} while (0)
+
 /* The total of a per-CPU counter over all possible CPUs. */
 static inline u64 pcore_pcpu_sum(local64_t __percpu *c)
 {
@@ -285,11 +293,19 @@ void pcore_hist_unlink(struct pcore_hist *h);
 void pcore_hist_release(struct pcore_hist *h);
 void pcore_hist_put(struct pcore_hist *h);
 
-/* A task timer slot: key is pid | generation << 32, 0 when free. */
-struct pcore_tslot {
+/*
+ * The head of a task timer's or a call table's slot: key is pid |
+ * generation << 32 (pid 0: free; PCORE_TSLOT_BUSY: claimed), the stamp,
+ * and the task's start_time, which with the pid says who.
+ */
+struct pcore_slot {
 	atomic64_t key;
 	u64 start;
-	u64 born;		/* the task's start_time: with the pid, who */
+	u64 born;
+};
+
+struct pcore_tslot {
+	struct pcore_slot head;
 	const void *task;	/* current at the start */
 	unsigned long nsw;
 };
@@ -352,12 +368,10 @@ void pcore_timer_release(struct pcore_timer *t);
  */
 struct pcore_calls;
 
-/* A call's slot: key is pid | generation << 32; per-call data follows. */
+/* A call's slot; per-call data follows. */
 struct pcore_cslot {
-	atomic64_t key;
-	u64 born;		/* the task's start_time: with the pid, who */
+	struct pcore_slot head;
 	unsigned long sp;	/* pcore_ucall_sp(): which call of the task */
-	u64 start;
 	u64 data[];
 };
 
@@ -521,9 +535,35 @@ bool pcore_uprobe_disarm(struct pcore_probe *p);
 void pcore_uprobe_unlink_calls(struct pcore_probe *p);
 void pcore_uprobe_release(struct pcore_probe *p);
 
+static inline const char *pcore_probe_kind_str(enum pcore_probe_kind kind)
+{
+	switch (kind) {
+	case PCORE_PROBE_KPROBE:
+		return "kprobe";
+	case PCORE_PROBE_KRETPROBE:
+		return "kretprobe";
+	case PCORE_PROBE_UPROBE:
+		return "uprobe";
+	case PCORE_PROBE_URETPROBE:
+		return "uretprobe";
+	default:
+		return "tracepoint";
+	}
+}
+
+static inline const char *pcore_probe_kind_name(const struct pcore_probe *p)
+{
+	return pcore_probe_kind_str(p->kind);
+}
+
+/* One log line about probe @p: "<client>: <kind> <name>: ..." */
+#define pcore_perr(p, fmt, ...)						\
+	pr_err("%s%s%s %s: " fmt "\n", (p)->client->name,		\
+	       *(p)->client->name ? ": " : "", pcore_probe_kind_name(p),	\
+	       (p)->name, ##__VA_ARGS__)
+
 u64 pcore_probe_hits(const struct pcore_probe *p);
 unsigned long pcore_probe_missed(const struct pcore_probe *p);
-const char *pcore_probe_kind_name(const struct pcore_probe *p);
 void pcore_client_detach_probes(struct pcore_client *c);
 int pcore_tp_init(void);
 bool pcore_tp_exists(const char *name);

@@ -21,32 +21,6 @@ struct pcore_tp_mod {
 };
 static LIST_HEAD(pcore_tp_mods);
 
-#define pcore_perr(p, fmt, ...)						\
-	pr_err("%s%s%s %s: " fmt "\n", (p)->client->name,		\
-	       *(p)->client->name ? ": " : "", pcore_probe_kind_name(p),	\
-	       (p)->name, ##__VA_ARGS__)
-
-static const char *pcore_probe_kind_str(enum pcore_probe_kind kind)
-{
-	switch (kind) {
-	case PCORE_PROBE_KPROBE:
-		return "kprobe";
-	case PCORE_PROBE_KRETPROBE:
-		return "kretprobe";
-	case PCORE_PROBE_UPROBE:
-		return "uprobe";
-	case PCORE_PROBE_URETPROBE:
-		return "uretprobe";
-	default:
-		return "tracepoint";
-	}
-}
-
-const char *pcore_probe_kind_name(const struct pcore_probe *p)
-{
-	return pcore_probe_kind_str(p->kind);
-}
-
 u64 pcore_probe_hits(const struct pcore_probe *p)
 {
 	return pcore_pcpu_sum(p->hits);
@@ -133,10 +107,54 @@ static int pcore_check_symbol(struct pcore_probe *p, const char *sym)
 	return 0;
 }
 
+static void pcore_probe_free(struct pcore_probe *p)
+{
+	put_pid(p->fpid);
+	free_percpu(p->hits);
+	kfree(p);
+}
+
+/*
+ * Take @f for @p: hold the struct pid of its process.  Return: 0, or
+ * -EINVAL or -ESRCH with one log line.
+ */
+static int pcore_filter_set(struct pcore_probe *p, const struct pcore_filter *f)
+{
+	size_t len = strnlen(f->comm, sizeof(f->comm));
+	struct task_struct *task;
+
+	if (len == sizeof(f->comm)) {
+		pcore_perr(p, "filter comm is not NUL-terminated within 16 bytes");
+		return -EINVAL;
+	}
+	if (f->pid < 0) {
+		pcore_perr(p, "filter pid %d is not a process id", f->pid);
+		return -EINVAL;
+	}
+	if (f->pid) {
+		p->fpid = find_get_pid(f->pid);
+		rcu_read_lock();
+		task = p->fpid ? pid_task(p->fpid, PIDTYPE_TGID) : NULL;
+		rcu_read_unlock();
+		if (!task) {
+			pcore_perr(p, "filter pid %d: no such process", f->pid);
+			return -ESRCH;
+		}
+	}
+	memcpy(p->fcomm, f->comm, len);
+	p->filtered = f->pid || len;
+	return 0;
+}
+
+/*
+ * A new probe, not registered; @f: its filter, or NULL (tracepoints).
+ * Return: the probe, or an ERR_PTR() with one log line.
+ */
 static struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 					   enum pcore_probe_kind kind,
 					   const char *name, const char *dflt,
-					   struct pcore_hist *h, void *priv)
+					   struct pcore_hist *h, void *priv,
+					   const struct pcore_filter *f)
 {
 	const char *what = pcore_probe_kind_str(kind);
 	struct pcore_probe *p;
@@ -178,47 +196,14 @@ static struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 	p->hist = h;
 	p->priv = priv;
 	strscpy(p->name, name ?: dflt, sizeof(p->name));
+	ret = f ? pcore_filter_set(p, f) : 0;
+	if (ret) {
+		pcore_probe_free(p);
+		return ERR_PTR(ret);
+	}
 	return p;
 }
 
-static void pcore_probe_free(struct pcore_probe *p)
-{
-	put_pid(p->fpid);
-	free_percpu(p->hits);
-	kfree(p);
-}
-
-/*
- * Take @f for @p: hold the struct pid of its process.  Return: 0, or
- * -EINVAL or -ESRCH with one log line.
- */
-static int pcore_filter_set(struct pcore_probe *p, const struct pcore_filter *f)
-{
-	size_t len = strnlen(f->comm, sizeof(f->comm));
-	struct task_struct *task;
-
-	if (len == sizeof(f->comm)) {
-		pcore_perr(p, "filter comm is not NUL-terminated within 16 bytes");
-		return -EINVAL;
-	}
-	if (f->pid < 0) {
-		pcore_perr(p, "filter pid %d is not a process id", f->pid);
-		return -EINVAL;
-	}
-	if (f->pid) {
-		p->fpid = find_get_pid(f->pid);
-		rcu_read_lock();
-		task = p->fpid ? pid_task(p->fpid, PIDTYPE_TGID) : NULL;
-		rcu_read_unlock();
-		if (!task) {
-			pcore_perr(p, "filter pid %d: no such process", f->pid);
-			return -ESRCH;
-		}
-	}
-	memcpy(p->fcomm, f->comm, len);
-	p->filtered = f->pid || len;
-	return 0;
-}
 
 /*
  * Arm last: before a probe is registered, check that it may be listed (its
@@ -426,7 +411,7 @@ struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
 	if (ret)
 		return ERR_PTR(ret);
 	p = pcore_probe_new(c, PCORE_PROBE_KPROBE, o->name,
-			    o->symbol ?: "kprobe", o->hist, o->priv);
+			    o->symbol ?: "kprobe", o->hist, o->priv, &o->filter);
 	if (IS_ERR(p))
 		return p;
 	p->pre = o->pre;
@@ -445,9 +430,6 @@ struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
 		if (ret)
 			goto err_free;
 	}
-	ret = pcore_filter_set(p, &o->filter);
-	if (ret)
-		goto err_free;
 	p->kp.offset = o->offset;
 	mutex_lock(&pcore_lock);
 	ret = pcore_probe_check_slot(p);
@@ -601,7 +583,8 @@ struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
 	if (ret)
 		return ERR_PTR(ret);
 	p = pcore_probe_new(c, PCORE_PROBE_KRETPROBE, o->name,
-			    o->symbol ?: "kretprobe", o->hist, o->priv);
+			    o->symbol ?: "kretprobe", o->hist, o->priv,
+			    &o->filter);
 	if (IS_ERR(p))
 		return p;
 	p->entry = o->entry;
@@ -625,8 +608,7 @@ struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
 			   PCORE_KRET_DATA_MAX);
 		goto err_free;
 	}
-	ret = pcore_check_symbol(p, o->symbol) ?:
-	      pcore_filter_set(p, &o->filter);
+	ret = pcore_check_symbol(p, o->symbol);
 	if (ret)
 		goto err_free;
 	p->rp.maxactive = o->maxactive ?: max(32U, 4 * num_possible_cpus());
@@ -768,7 +750,8 @@ struct pcore_probe *pcore_tracepoint_attach(struct pcore_client *c,
 	if (ret)
 		return ERR_PTR(ret);
 	p = pcore_probe_new(c, PCORE_PROBE_TRACEPOINT, o->name,
-			    o->tracepoint ?: "tracepoint", o->hist, o->priv);
+			    o->tracepoint ?: "tracepoint", o->hist, o->priv,
+			    NULL);
 	if (IS_ERR(p))
 		return p;
 	p->tp_fn = o->fn;
@@ -866,7 +849,7 @@ struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
 	}
 	p = pcore_probe_new(c, ret_probe ? PCORE_PROBE_URETPROBE :
 					   PCORE_PROBE_UPROBE,
-			    o->name, NULL, o->hist, o->priv);
+			    o->name, NULL, o->hist, o->priv, &o->filter);
 	if (IS_ERR(p))
 		return p;
 	p->entry = o->entry;
@@ -878,9 +861,6 @@ struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
 		ret = -EINVAL;
 		goto err_free;
 	}
-	ret = pcore_filter_set(p, &o->filter);
-	if (ret)
-		goto err_free;
 	file = o->file;
 	if (o->path) {
 		file = filp_open(o->path, O_RDONLY | O_LARGEFILE, 0);

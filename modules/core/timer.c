@@ -219,39 +219,40 @@ static __always_inline unsigned long pcore_switches(void)
 }
 
 /* Count an outcome on this CPU. */
-#define pcore_timer_inc(t, f)						\
-	do {								\
-		preempt_disable_notrace();				\
-		local64_inc(&this_cpu_ptr((t)->stats)->f);		\
-		preempt_enable_notrace();				\
-	} while (0)
+#define pcore_timer_inc(t, f)	pcore_pcpu_stat_inc((t)->stats, f)
 
 /* Is slot key @k, whose stamp says @born, the stamp of @task? */
 static __always_inline bool pcore_tslot_is(const struct pcore_tslot *s, u64 k,
 					   const struct task_struct *task)
 {
 	return PCORE_TSLOT_PID(k) == (u32)task->pid &&
-	       READ_ONCE(s->born) == task->start_time;
+	       READ_ONCE(s->head.born) == task->start_time;
 }
 
-static void notrace pcore_timer_start_task(struct pcore_timer *t,
-					   struct task_struct *task)
+/*
+ * Claim a slot for @pid in the window of slots it hashes to, in a table of
+ * @mask + 1 slots of @stride bytes: the slot that @is says is the
+ * caller's, else a free one, else the one with the oldest stamp.  The
+ * whole window is looked at first: the caller's own slot wins over a
+ * free one.  The slot is left busy, the caller's until it publishes or
+ * frees it.  Task timers and call tables both claim this way.
+ *
+ * Return: the slot, or NULL when the window has none to take or another
+ * CPU took it first; *@evicted says whether it held another's stamp.
+ */
+static __always_inline struct pcore_slot *
+pcore_slot_claim(u8 *slots, u32 mask, size_t stride, u32 pid,
+		 bool (*is)(const struct pcore_slot *h, u64 k, const void *arg),
+		 const void *arg, bool *evicted)
 {
-	struct pcore_tslot *s, *mine = NULL, *free = NULL, *victim = NULL;
+	struct pcore_slot *s, *mine = NULL, *free = NULL, *victim = NULL;
+	u32 i = hash_32(pid, ilog2(mask + 1)), n;
 	u64 k, start, oldest = U64_MAX;
-	u32 i, n, pid;
 
-	if (!task || task->pid <= 0) {
-		pcore_timer_inc(t, unmatched);
-		return;
-	}
-	pid = task->pid;
-	i = hash_32(pid, ilog2(t->mask + 1));
-	/* The whole window first: the task's own slot wins over a free one. */
-	for (n = 0; n < PCORE_TIMER_PROBES && n <= t->mask; n++) {
-		s = &t->slots[(i + n) & t->mask];
+	for (n = 0; n < PCORE_TIMER_PROBES && n <= mask; n++) {
+		s = (struct pcore_slot *)(slots + ((i + n) & mask) * stride);
 		k = atomic64_read_acquire(&s->key);
-		if (pcore_tslot_is(s, k, task)) {
+		if (is(s, k, arg)) {
 			mine = s;
 			break;
 		}
@@ -267,27 +268,58 @@ static void notrace pcore_timer_start_task(struct pcore_timer *t,
 		}
 	}
 	s = mine ?: free ?: victim;
-	if (!s) {
-		pcore_timer_inc(t, evicted);
-		return;
-	}
+	if (!s)
+		return NULL;
 	k = atomic64_read(&s->key);
 	if (PCORE_TSLOT_PID(k) == PCORE_TSLOT_BUSY ||
 	    atomic64_cmpxchg(&s->key, k,
 			     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1,
-					     PCORE_TSLOT_BUSY)) != k) {
-		/* Lost a race for the slot: this start is not timed. */
-		pcore_timer_inc(t, evicted);
+					     PCORE_TSLOT_BUSY)) != k)
+		return NULL;
+	*evicted = s != mine && PCORE_TSLOT_PID(k);
+	return s;
+}
+
+/* Make a claimed slot @s the stamp of @pid (0: free it again). */
+static __always_inline void pcore_slot_publish(struct pcore_slot *s, u32 pid)
+{
+	u64 k = atomic64_read(&s->key);
+
+	atomic64_set_release(&s->key,
+			     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1, pid));
+}
+
+static __always_inline bool pcore_tslot_mine(const struct pcore_slot *h, u64 k,
+					     const void *task)
+{
+	return pcore_tslot_is(container_of(h, struct pcore_tslot, head), k,
+			      task);
+}
+
+static void notrace pcore_timer_start_task(struct pcore_timer *t,
+					   struct task_struct *task)
+{
+	struct pcore_slot *h;
+	struct pcore_tslot *s;
+	bool evicted = false;
+
+	if (!task || task->pid <= 0) {
+		pcore_timer_inc(t, unmatched);
 		return;
 	}
-	if (s != mine && PCORE_TSLOT_PID(k))
+	h = pcore_slot_claim((u8 *)t->slots, t->mask, sizeof(*t->slots),
+			     task->pid, pcore_tslot_mine, task, &evicted);
+	/* No slot, or a race for it lost: this start is not timed. */
+	if (!h || evicted)
 		pcore_timer_inc(t, evicted);
-	s->start = ktime_get_mono_fast_ns();
+	if (!h)
+		return;
+	s = container_of(h, struct pcore_tslot, head);
+	h->start = ktime_get_mono_fast_ns();
 	s->nsw = pcore_switches();
 	s->task = current;
-	WRITE_ONCE(s->born, task->start_time);
-	atomic64_set_release(&s->key,
-			     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 2, pid));
+	WRITE_ONCE(h->born, task->start_time);
+	pcore_slot_publish(h, task->pid);
 }
 NOKPROBE_SYMBOL(pcore_timer_start_task);
 
@@ -309,13 +341,13 @@ static bool notrace pcore_timer_take_task(struct pcore_timer *t,
 	i = hash_32(task->pid, ilog2(t->mask + 1));
 	for (n = 0; n < PCORE_TIMER_PROBES && n <= t->mask; n++) {
 		s = &t->slots[(i + n) & t->mask];
-		k = atomic64_read_acquire(&s->key);
+		k = atomic64_read_acquire(&s->head.key);
 		if (!pcore_tslot_is(s, k, task))
 			continue;
-		start = READ_ONCE(s->start);
+		start = READ_ONCE(s->head.start);
 		*nsw = READ_ONCE(s->nsw);
 		*stamper = READ_ONCE(s->task);
-		if (atomic64_cmpxchg(&s->key, k,
+		if (atomic64_cmpxchg(&s->head.key, k,
 				     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1,
 						     0)) != k)
 			return false;
@@ -445,12 +477,7 @@ struct pcore_calls {
 	struct pcore_calls_stats __percpu *stats;
 };
 
-#define pcore_calls_inc(t, f)						\
-	do {								\
-		preempt_disable_notrace();				\
-		local64_inc(&this_cpu_ptr((t)->stats)->f);		\
-		preempt_enable_notrace();				\
-	} while (0)
+#define pcore_calls_inc(t, f)	pcore_pcpu_stat_inc((t)->stats, f)
 
 static __always_inline struct pcore_cslot *pcore_cslot_at(const struct pcore_calls *t,
 							  u32 i)
@@ -515,8 +542,15 @@ static __always_inline bool pcore_cslot_is(const struct pcore_cslot *s, u64 k,
 					   unsigned long sp)
 {
 	return PCORE_TSLOT_PID(k) == (u32)current->pid &&
-	       READ_ONCE(s->born) == current->start_time &&
+	       READ_ONCE(s->head.born) == current->start_time &&
 	       READ_ONCE(s->sp) == sp;
+}
+
+static __always_inline bool pcore_cslot_mine(const struct pcore_slot *h, u64 k,
+					     const void *sp)
+{
+	return pcore_cslot_is(container_of(h, struct pcore_cslot, head), k,
+			      *(const unsigned long *)sp);
 }
 
 /**
@@ -533,49 +567,24 @@ static __always_inline bool pcore_cslot_is(const struct pcore_cslot *s, u64 k,
 notrace struct pcore_cslot *pcore_calls_enter(struct pcore_calls *t,
 					      unsigned long sp)
 {
-	struct pcore_cslot *s, *mine = NULL, *free = NULL, *victim = NULL;
-	u64 k, start, oldest = U64_MAX;
-	u32 i, n;
+	struct pcore_slot *h;
+	struct pcore_cslot *s;
+	bool evicted = false;
 
 	if (current->pid <= 0) {
 		pcore_calls_inc(t, missed);
 		return NULL;
 	}
-	i = hash_32(current->pid, ilog2(t->mask + 1));
-	for (n = 0; n < PCORE_TIMER_PROBES && n <= t->mask; n++) {
-		s = pcore_cslot_at(t, i + n);
-		k = atomic64_read_acquire(&s->key);
-		if (pcore_cslot_is(s, k, sp)) {
-			mine = s;
-			break;
-		}
-		if (!PCORE_TSLOT_PID(k)) {
-			if (!free)
-				free = s;
-			continue;
-		}
-		start = READ_ONCE(s->start);
-		if (PCORE_TSLOT_PID(k) != PCORE_TSLOT_BUSY && start < oldest) {
-			oldest = start;
-			victim = s;
-		}
-	}
-	s = mine ?: free ?: victim;
-	if (!s) {
+	h = pcore_slot_claim(t->slots, t->mask, t->stride, current->pid,
+			     pcore_cslot_mine, &sp, &evicted);
+	if (!h) {
 		pcore_calls_inc(t, missed);
 		return NULL;
 	}
-	k = atomic64_read(&s->key);
-	if (PCORE_TSLOT_PID(k) == PCORE_TSLOT_BUSY ||
-	    atomic64_cmpxchg(&s->key, k,
-			     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1,
-					     PCORE_TSLOT_BUSY)) != k) {
-		pcore_calls_inc(t, missed);
-		return NULL;
-	}
-	if (s != mine && PCORE_TSLOT_PID(k))
+	if (evicted)
 		pcore_calls_inc(t, evicted);
-	s->born = current->start_time;
+	s = container_of(h, struct pcore_cslot, head);
+	h->born = current->start_time;
 	s->sp = sp;
 	return s;
 }
@@ -584,20 +593,15 @@ NOKPROBE_SYMBOL(pcore_calls_enter);
 /* Stamp the call's start and make its slot findable by its return. */
 void notrace pcore_calls_publish(struct pcore_cslot *s)
 {
-	u64 k = atomic64_read(&s->key);
-
-	s->start = ktime_get_mono_fast_ns();
-	atomic64_set_release(&s->key, PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1,
-						      current->pid));
+	s->head.start = ktime_get_mono_fast_ns();
+	pcore_slot_publish(&s->head, current->pid);
 }
 NOKPROBE_SYMBOL(pcore_calls_publish);
 
 /* Give up a slot that pcore_calls_enter() or pcore_calls_take() claimed. */
 void notrace pcore_calls_cancel(struct pcore_cslot *s)
 {
-	u64 k = atomic64_read(&s->key);
-
-	atomic64_set_release(&s->key, PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1, 0));
+	pcore_slot_publish(&s->head, 0);
 }
 NOKPROBE_SYMBOL(pcore_calls_cancel);
 
@@ -623,14 +627,14 @@ notrace struct pcore_cslot *pcore_calls_take(struct pcore_calls *t,
 	i = hash_32(current->pid, ilog2(t->mask + 1));
 	for (n = 0; n < PCORE_TIMER_PROBES && n <= t->mask; n++) {
 		s = pcore_cslot_at(t, i + n);
-		k = atomic64_read_acquire(&s->key);
+		k = atomic64_read_acquire(&s->head.key);
 		if (!pcore_cslot_is(s, k, sp))
 			continue;
-		if (atomic64_cmpxchg(&s->key, k,
+		if (atomic64_cmpxchg(&s->head.key, k,
 				     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1,
 						     PCORE_TSLOT_BUSY)) != k)
 			return NULL;
-		start = s->start;
+		start = s->head.start;
 		now = ktime_get_mono_fast_ns();
 		*ns = now > start ? now - start : 0;
 		return s;
@@ -667,11 +671,11 @@ static void notrace pcore_calls_task_exit(struct task_struct *task)
 		i = hash_32(task->pid, ilog2(t->mask + 1));
 		for (n = 0; n < PCORE_TIMER_PROBES && n <= t->mask; n++) {
 			s = pcore_cslot_at(t, i + n);
-			k = atomic64_read_acquire(&s->key);
+			k = atomic64_read_acquire(&s->head.key);
 			if (PCORE_TSLOT_PID(k) != (u32)task->pid ||
-			    READ_ONCE(s->born) != task->start_time)
+			    READ_ONCE(s->head.born) != task->start_time)
 				continue;
-			if (atomic64_cmpxchg(&s->key, k,
+			if (atomic64_cmpxchg(&s->head.key, k,
 					     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1,
 							     0)) == k)
 				pcore_calls_inc(t, exited);

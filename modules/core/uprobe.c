@@ -40,12 +40,6 @@ struct pcore_umark {
 	struct pcore_probe *p;
 };
 
-#define pcore_uperr(p, fmt, ...)					\
-	pr_err("%s%s%s %s: " fmt "\n", (p)->client->name,		\
-	       *(p)->client->name ? ": " : "",				\
-	       (p)->kind == PCORE_PROBE_URETPROBE ? "uretprobe" : "uprobe",	\
-	       (p)->name, ##__VA_ARGS__)
-
 /* A uprobe: count the call, then the client's handler or a count. */
 static int notrace pcore_up_handler(struct uprobe_consumer *uc,
 				    struct pt_regs *regs)
@@ -128,34 +122,34 @@ int pcore_uprobe_hold(struct pcore_probe *p, struct file *file, u64 offset,
 	ssize_t n;
 
 	if (!inode || !S_ISREG(inode->i_mode)) {
-		pcore_uperr(p, "%pD is not a regular file", file);
+		pcore_perr(p, "%pD is not a regular file", file);
 		return -EINVAL;
 	}
 	if (!(file->f_mode & FMODE_READ)) {
-		pcore_uperr(p, "%pD is not open for reading", file);
+		pcore_perr(p, "%pD is not open for reading", file);
 		return -EBADF;
 	}
 	n = kernel_read(file, magic, sizeof(magic), &pos);
 	if (n != sizeof(magic) || memcmp(magic, ELFMAG, SELFMAG)) {
-		pcore_uperr(p, "%pD is not an ELF file", file);
+		pcore_perr(p, "%pD is not an ELF file", file);
 		return n < 0 ? n : -ENOEXEC;
 	}
 	size = i_size_read(inode);
 	if (offset >= size) {
-		pcore_uperr(p, "offset %#llx is past the end of %pD (%lld bytes)",
-			    offset, file, size);
+		pcore_perr(p, "offset %#llx is past the end of %pD (%lld bytes)",
+			   offset, file, size);
 		return -EINVAL;
 	}
 	p->up.inode = igrab(inode);
 	if (!p->up.inode) {
 		/* Being evicted: as good as deleted. */
-		pcore_uperr(p, "%pD is being deleted", file);
+		pcore_perr(p, "%pD is being deleted", file);
 		return -ENOENT;
 	}
 	if (p->kind == PCORE_PROBE_URETPROBE) {
 		p->up.calls = pcore_calls_create(slots, data_size);
 		if (!p->up.calls) {
-			pcore_uperr(p, "out of memory");
+			pcore_perr(p, "out of memory");
 			iput(p->up.inode);
 			p->up.inode = NULL;
 			return -ENOMEM;
@@ -188,15 +182,15 @@ int pcore_uprobe_arm(struct pcore_probe *p)
 	if (!p->up.mark) {
 		m = kzalloc(sizeof(*m), GFP_KERNEL);
 		if (!m) {
-			pcore_uperr(p, "out of memory");
+			pcore_perr(p, "out of memory");
 			return -ENOMEM;
 		}
 		fsnotify_init_mark(&m->fsm, pcore_fsn_group);
 		m->fsm.mask = FS_DELETE_SELF | FS_UNMOUNT;
 		ret = fsnotify_add_inode_mark(&m->fsm, p->up.inode, 0);
 		if (ret) {
-			pcore_uperr(p, "cannot watch the file (%pe)",
-				    ERR_PTR(ret));
+			pcore_perr(p, "cannot watch the file (%pe)",
+				   ERR_PTR(ret));
 			fsnotify_put_mark(&m->fsm);
 			return ret;
 		}
@@ -207,15 +201,15 @@ int pcore_uprobe_arm(struct pcore_probe *p)
 		 * told to no one.  After it, the mark hears of it.
 		 */
 		if (!READ_ONCE(p->up.inode->i_nlink)) {
-			pcore_uperr(p, "the file was deleted");
+			pcore_perr(p, "the file was deleted");
 			return -ENOENT;
 		}
 	}
 	ret = pcore_uprobe_register(p->up.inode, p->up.offset, &p->up.uc,
 				    &p->up.uprobe);
 	if (ret) {
-		pcore_uperr(p, "uprobes refused %s (%pe)", p->symbol,
-			    ERR_PTR(ret));
+		pcore_perr(p, "uprobes refused %s (%pe)", p->symbol,
+			   ERR_PTR(ret));
 		return ret;
 	}
 	p->up.armed = true;
