@@ -416,6 +416,48 @@ FIXTURE_VARIANT_ADD(bad, hist_destroy_bound) {
 	.log = "pcore_apitest: hist h: still fed by probe vfs_read; detach it first",
 };
 
+FIXTURE_VARIANT_ADD(bad, funcs_glob_null) {
+	.name = "funcs_glob_null",
+	.err = EINVAL,
+	.log = "probe_core: functions: no glob",
+};
+
+FIXTURE_VARIANT_ADD(bad, funcs_max_big) {
+	.name = "funcs_max_big",
+	.err = EINVAL,
+	.log = "probe_core: functions vfs_read: max 257 is not 1 to 256",
+};
+
+FIXTURE_VARIANT_ADD(bad, funcs_too_many) {
+	.name = "funcs_too_many",
+	.err = E2BIG,
+	.log = "probe_core: functions vfs_*: matches ",
+};
+
+FIXTURE_VARIANT_ADD(bad, funcs_null_opts) {
+	.name = "funcs_null_opts",
+	.err = EINVAL,
+	.log = "probe_core: functions: no options (NULL)",
+};
+
+FIXTURE_VARIANT_ADD(bad, funcs_flags) {
+	.name = "funcs_flags",
+	.err = EINVAL,
+	.log = "pcore_apitest: functions vfs_fsync*: unknown flags 0x8",
+};
+
+FIXTURE_VARIANT_ADD(bad, funcs_hist_twice) {
+	.name = "funcs_hist_twice",
+	.err = EINVAL,
+	.log = "pcore_apitest: functions vfs_fsync*: hist vfs_fsync is given for vfs_fsync",
+};
+
+FIXTURE_VARIANT_ADD(bad, funcs_hist_busy) {
+	.name = "funcs_hist_busy",
+	.err = EBUSY,
+	.log = "pcore_apitest: functions vfs_fsync*: hist vfs_fsync is already fed by vfs_fsync",
+};
+
 FIXTURE_VARIANT_ADD(bad, too_many_probes) {
 	.name = "too_many_probes",
 	.err = ENOSPC,

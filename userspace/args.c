@@ -200,7 +200,8 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  --kprobe FUNC       at the entry of FUNC, with --arg or --count\n"
 		"  --arg N             record argument N (1 to 6), like target=FUNC:argN\n"
 		"  --count             only count the calls, like target=FUNC:count\n"
-		"  --kretprobe FUNC    time each call of FUNC, like target=\n"
+		"  --kretprobe FUNC    time each call of FUNC, like target=; a glob\n"
+		"                      (vfs_*) takes every function it matches\n"
 		"  --retval            record the return value instead, errors apart by\n"
 		"                      errno, like target=FUNC:retval\n"
 		"  --uprobe PATH:SYMBOL\n"
@@ -225,6 +226,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  probectl attach --kretprobe vfs_read --hist log2\n"
 		"  probectl attach --kprobe tcp_sendmsg --arg 3 --unit bytes\n"
 		"  probectl attach --kprobe do_fork --count\n"
+		"  probectl attach --kretprobe 'vfs_*'\n"
 		"  probectl attach --kretprobe vfs_read --retval --unit bytes\n"
 		"  probectl attach --tracepoint sched_switch\n"
 		"  probectl attach --uprobe /lib/x86_64-linux-gnu/libc.so.6:malloc --arg 1\n"
@@ -473,8 +475,9 @@ int pc_parse_hist(const char *s, struct pc_hist_arg *h, const char **why)
 
 /**
  * pc_check_symbol() - a function or tracepoint name, as target= takes it
- * @s: 1 to PCORE_UAPI_NAME_MAX - 1 characters of [A-Za-z0-9_.:], the
- *	first not ':' (a target's suffix, which probe_core checks)
+ * @s: 1 to PCORE_UAPI_NAME_MAX - 1 characters of [A-Za-z0-9_.:*?], the
+ *	first not ':' (a target's suffix, which probe_core checks; '*' and
+ *	'?' make a glob of functions, which probe_core expands)
  * @why: set to the reason when refused
  *
  * Return: 0 or -EINVAL.
@@ -495,9 +498,9 @@ int pc_check_symbol(const char *s, const char **why)
 	for (p = s; *p; p++) {
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' ||
-		    (*p == ':' && p != s))
+		    *p == '*' || *p == '?' || (*p == ':' && p != s))
 			continue;
-		*why = "characters other than A-Z a-z 0-9 _ . : (or ':' first)";
+		*why = "characters other than A-Z a-z 0-9 _ . * ? : (or ':' first)";
 		return -EINVAL;
 	}
 	return 0;

@@ -130,4 +130,18 @@ static inline unsigned long pcore_ucall_sp(struct pt_regs *regs, bool entry)
 	return user_stack_pointer(regs);
 }
 
+/*
+ * fprobe: one ftrace registration for many functions, with an entry
+ * handler and an exit handler that get the function's ftrace address.
+ * Taken from v6.5 (entry handlers return int from v6.4, ftrace's list
+ * with addresses from v6.5) to before v6.14, where the handlers take a
+ * struct ftrace_regs; elsewhere (Debian's 6.1 has no CONFIG_FPROBE) one
+ * kretprobe or kprobe per function.
+ */
+#if IS_ENABLED(CONFIG_FPROBE) && \
+	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
+#define PCORE_HAVE_FPROBE	1
+#endif
+
 #endif /* PROBE_CORE_COMPAT_H */

@@ -314,6 +314,48 @@ struct pcore_uprobe_opts {
 /* Time each call, from the entry to the return: a uretprobe. */
 #define PCORE_UPROBE_RET	0x1
 
+/* Functions one probe may cover: see pcore_funcs_find(). */
+#define PCORE_FUNCS_MAX		256
+
+struct pcore_funcs;
+
+/**
+ * struct pcore_funcs_opts - one probe on many kernel functions
+ * @name: probe name, unique within the client; required (e.g. the glob)
+ * @funcs: the functions, from pcore_funcs_find(); the probe copies what
+ *	it needs: free them after the attach
+ * @hists: one histogram per function, in the order of @funcs
+ *	(pcore_funcs_name()); each fed by this probe only, as @hist of the
+ *	other kinds
+ * @flags: %PCORE_FUNCS_COUNT: count each call into its function's
+ *	histogram (give %PCORE_HIST_COUNT histograms); 0: time each call
+ *	from entry to return, in ns
+ * @maxactive: timed calls in flight at once: per function (kretprobes),
+ *	or for all of them together (one fprobe); 0: max(32, 4 * CPUs) per
+ *	function.  Calls beyond it are counted as missed.
+ * @priv: handler data, see pcore_probe_priv()
+ * @filter: only for these tasks; see struct pcore_filter (zero: all)
+ */
+struct pcore_funcs_opts {
+	const char *name;
+	const struct pcore_funcs *funcs;
+	struct pcore_hist * const *hists;
+	u32 flags;
+	int maxactive;
+	void *priv;
+	struct pcore_filter filter;
+};
+
+/* Count calls, do not time them. */
+#define PCORE_FUNCS_COUNT	0x1
+
+struct pcore_funcs *pcore_funcs_find(const char *glob, unsigned int max);
+unsigned int pcore_funcs_count(const struct pcore_funcs *f);
+const char *pcore_funcs_name(const struct pcore_funcs *f, unsigned int i);
+void pcore_funcs_free(struct pcore_funcs *f);
+struct pcore_probe *pcore_funcs_attach(struct pcore_client *c,
+				       const struct pcore_funcs_opts *o);
+
 struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
 					const struct pcore_kprobe_opts *o);
 struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,

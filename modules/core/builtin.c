@@ -40,6 +40,8 @@ struct pcore_builtin {
 	struct pcore_hist *errs;	/* PCORE_BUILTIN_RETVAL: by errno */
 	struct pcore_timer *timer;
 	struct pcore_probe *probe;
+	struct pcore_hist **hists;	/* a glob: one per function */
+	unsigned int nhists;
 	struct pcore_filter filter;	/* pid=, comm= */
 	bool by_pid;			/* ":by=pid": keyed by process */
 	bool user;			/* a uprobe or uretprobe */
@@ -114,6 +116,9 @@ static void pcore_builtin_free(struct pcore_builtin *b)
 		pcore_hist_destroy(b->errs);
 	if (!IS_ERR_OR_NULL(b->hist))
 		pcore_hist_destroy(b->hist);
+	while (b->nhists)
+		pcore_hist_destroy(b->hists[--b->nhists]);
+	kfree(b->hists);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -387,6 +392,62 @@ static int pcore_builtin_count(struct pcore_client *c, struct pcore_builtin *b,
 	return PTR_ERR_OR_ZERO(b->probe);
 }
 
+/*
+ * A glob ("vfs_*", "vfs_*:count"): a histogram per function it matches,
+ * named after the function, and one probe on them all.
+ */
+static int pcore_builtin_glob(struct pcore_client *c, struct pcore_builtin *b,
+			      const struct pcore_builtin_req *r)
+{
+	bool count = b->mode == PCORE_BUILTIN_COUNT;
+	struct pcore_hist_opts o = {
+		.unit = count ? "calls" : NULL,
+		.spec = count ? (struct pcore_hist_spec){
+				.kind = PCORE_HIST_COUNT } : r->spec,
+	};
+	char name[PCORE_NAME_MAX];
+	struct pcore_funcs *f;
+	unsigned int i, n;
+	int ret = 0;
+
+	if ((b->mode != PCORE_BUILTIN_TIME && !count) || b->by_pid) {
+		pr_err("%s=%s: a glob takes no suffix but ':count'\n", r->param,
+		       b->name);
+		return -EINVAL;
+	}
+	f = pcore_funcs_find(b->symbol, PCORE_FUNCS_MAX);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = pcore_funcs_count(f);
+	b->hists = kcalloc(n, sizeof(*b->hists), GFP_KERNEL);
+	if (!b->hists)
+		ret = -ENOMEM;
+	o.name = name;
+	for (i = 0; !ret && i < n; i++) {
+		if (snprintf(name, sizeof(name), "%s%s", pcore_funcs_name(f, i),
+			     count ? ":count" : "") >= sizeof(name)) {
+			pr_err("%s=%s: %s: name too long for a histogram\n",
+			       r->param, b->name, pcore_funcs_name(f, i));
+			ret = -EINVAL;
+			break;
+		}
+		b->hists[i] = pcore_hist_create(c, &o);
+		ret = PTR_ERR_OR_ZERO(b->hists[i]);
+		if (!ret)
+			b->nhists++;
+	}
+	if (!ret) {
+		b->probe = pcore_funcs_attach(c, &(struct pcore_funcs_opts){
+			.name = b->name, .funcs = f, .hists = b->hists,
+			.flags = count ? PCORE_FUNCS_COUNT : 0,
+			.maxactive = r->maxactive, .priv = b,
+			.filter = b->filter });
+		ret = PTR_ERR_OR_ZERO(b->probe);
+	}
+	pcore_funcs_free(f);
+	return ret;
+}
+
 /* Attach one; on error nothing of it stays.  Caller holds the table lock. */
 static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 {
@@ -428,7 +489,9 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 	strscpy(b->name, name, sizeof(b->name));
 	strscpy(b->symbol, name, sizeof(b->symbol));
 	ret = r->tracepoint ? 0 : pcore_builtin_parse(b, param);
-	if (!ret && b->mode == PCORE_BUILTIN_COUNT) {
+	if (!ret && !r->tracepoint && !r->file && strpbrk(b->symbol, "*?")) {
+		ret = pcore_builtin_glob(c, b, r);
+	} else if (!ret && b->mode == PCORE_BUILTIN_COUNT) {
 		ret = pcore_builtin_count(c, b, r->file, r->offset);
 	} else if (!ret && b->mode != PCORE_BUILTIN_TIME) {
 		ret = pcore_builtin_value(c, b, &r->spec, r->maxactive,
@@ -460,7 +523,8 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 		    i < ARRAY_SIZE(pcore_builtins); i++) {
 		struct pcore_builtin *q = &pcore_builtins[i];
 
-		if (q == b || !q->used || q->timer || q->user ||
+		if (q == b || !q->used || q->timer || q->user || q->hists ||
+		    b->hists ||
 		    q->mode != b->mode || q->arg != b->arg ||
 		    q->by_pid != b->by_pid ||
 		    strcmp(pcore_probe_symbol(q->probe),
@@ -570,7 +634,12 @@ void pcore_builtin_log(void)
 
 	mutex_lock(&pcore_builtin_lock);
 	for (i = 0; i < ARRAY_SIZE(pcore_builtins); i++)
-		if (pcore_builtins[i].used)
+		if (pcore_builtins[i].used && pcore_builtins[i].hists)
+			pr_info("%s: %u functions, %s\n",
+				pcore_builtins[i].name,
+				pcore_builtins[i].nhists,
+				pcore_fgroup_how(pcore_builtins[i].probe));
+		else if (pcore_builtins[i].used)
 			pr_info("%s: %s on %s\n", pcore_builtins[i].name,
 				pcore_probe_kind_name(pcore_builtins[i].probe),
 				pcore_probe_symbol(pcore_builtins[i].probe));

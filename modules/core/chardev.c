@@ -84,9 +84,9 @@ static void pcore_fill_entry(struct pcore_hist *h, struct pcore_ioc_entry *e)
 	if (!p)
 		return;
 	e->flags |= PCORE_ENT_HAS_PROBE;
-	strscpy(e->symbol, p->symbol, sizeof(e->symbol));
+	strscpy(e->symbol, pcore_probe_hist_symbol(p, h), sizeof(e->symbol));
 	strscpy(e->probe_kind, pcore_probe_kind_name(p), sizeof(e->probe_kind));
-	e->hits = pcore_probe_hits(p);
+	e->hits = pcore_probe_hist_hits(p, h);
 	e->missed = pcore_probe_missed(p);
 	if (p->disabled)
 		e->flags |= PCORE_ENT_DISABLED;

@@ -126,8 +126,8 @@ static void pcore_about_get(struct pcore_hist *h, struct pcore_about *a)
 {
 	mutex_lock(&pcore_lock);
 	a->missed = h->probe ? pcore_probe_missed(h->probe) : 0;
-	strscpy(a->symbol, h->probe ? h->probe->symbol : "-",
-		sizeof(a->symbol));
+	strscpy(a->symbol, h->probe ? pcore_probe_hist_symbol(h->probe, h) :
+				      "-", sizeof(a->symbol));
 	mutex_unlock(&pcore_lock);
 }
 

@@ -428,7 +428,7 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	ret = pcore_check_args("hist", c, o);
 	if (ret)
 		return ERR_PTR(ret);
-	ret = pcore_check_name("hist", o->name, true);
+	ret = pcore_check_name("hist", o->name, "-");
 	if (ret)
 		return ERR_PTR(ret);
 	/* "<module>/<name>" must fit the ioctl ABI's names too. */

@@ -71,7 +71,7 @@ static struct pcore_str_param target;
 module_param_cb(target, &pcore_param_str_ops, &target, 0400);
 __MODULE_PARM_TYPE(target, "charp");
 MODULE_PARM_DESC(target,
-	"functions to count and time from entry to return, comma-separated; do_fork and sys_<name> resolve to this kernel's names; suffixes :count, :argN[:UNIT], :retval[:UNIT] record calls, an argument or the return value instead, and a last :by=pid keeps one histogram per process");
+	"functions to count and time from entry to return, comma-separated; do_fork and sys_<name> resolve to this kernel's names; suffixes :count, :argN[:UNIT], :retval[:UNIT] record calls, an argument or the return value instead, and a last :by=pid keeps one histogram per process; a glob (vfs_*, with * and ?) takes every function it matches, at most 256, with or without :count");
 
 static struct pcore_str_param tracepoints;
 module_param_cb(tracepoints, &pcore_param_str_ops, &tracepoints, 0400);

@@ -15,16 +15,17 @@
  * pcore_check_name() - refuse names that are not plain identifiers
  * @what: the kind of object, for the log line (e.g. "hist")
  * @name: the name
- * @dashes: allow '-' too
+ * @more: other characters allowed anywhere: "-", or "-*?" for the name
+ *	of a probe on the functions of a glob
  *
  * Names become debugfs directory names: ASCII letters and digits, '_',
  * '.', ':' and '=' (not first, as in "foo.isra.0", "do_fork:count" and
- * "vfs_read:by=pid") and, when @dashes, '-'.  The
+ * "vfs_read:by=pid") and those of @more.  The
  * kernel's isalnum() also takes Latin-1 letters (0xc0-0xff): not here.
  *
  * Return: 0 or -EINVAL, with one log line naming the problem.
  */
-int pcore_check_name(const char *what, const char *name, bool dashes)
+int pcore_check_name(const char *what, const char *name, const char *more)
 {
 	size_t len, i;
 
@@ -45,7 +46,7 @@ int pcore_check_name(const char *what, const char *name, bool dashes)
 	for (i = 0; i < len; i++) {
 		if ((isascii(name[i]) && isalnum(name[i])) || name[i] == '_' ||
 		    ((name[i] == '.' || name[i] == ':' || name[i] == '=') && i) ||
-		    (name[i] == '-' && dashes))
+		    strchr(more, name[i]))
 			continue;
 		pr_err("%s: '%*pE' is not a valid name (bad character at %zu)\n",
 		       what, (int)len, name, i);

@@ -24,8 +24,10 @@
  *   builtin, client      probe_core's own probes (target=, tracepoints=,
  *                        attach through /dev/probe_core); clients
  *   probe                kprobes, kretprobes, tracepoints; the API of
- *                        uprobes
- *   uprobe               uprobes: handlers, what they hold of the file
+ *                        uprobes and of probes on many functions
+ *   uprobe, funcs        uprobes: handlers, what they hold of the file;
+ *                        the functions of a glob, their handlers (one
+ *                        fprobe, or a kretprobe or kprobe each)
  *   hist, timer          histograms, timers
  *   registry, names,     pcore_lock, the lists, lookups, the observer;
  *   pcore_engine         checks of names and options; the math
@@ -43,6 +45,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/fprobe.h>
 #include <linux/kprobes.h>
 #include <linux/tracepoint.h>
 #include <linux/uprobes.h>
@@ -391,6 +394,7 @@ enum pcore_probe_kind {
 	PCORE_PROBE_TRACEPOINT,
 	PCORE_PROBE_UPROBE,
 	PCORE_PROBE_URETPROBE,
+	PCORE_PROBE_FUNCS,
 };
 
 struct pcore_umark;
@@ -418,6 +422,63 @@ struct pcore_uprobe {
 	bool armed;
 };
 
+struct pcore_fgroup;
+
+/**
+ * struct pcore_fmember - one function of a %PCORE_PROBE_FUNCS probe
+ * @name: the function
+ * @addr: where kprobes put a probe on it (with fprobe: its ftrace call)
+ * @hist: the histogram its calls feed
+ * @g: its probe's functions
+ * @kp: without fprobe, %PCORE_FUNCS_COUNT: its kprobe
+ * @rp: without fprobe: its kretprobe
+ */
+struct pcore_fmember {
+	char *name;
+	unsigned long addr;
+	struct pcore_hist *hist;
+	struct pcore_fgroup *g;
+#ifndef PCORE_HAVE_FPROBE
+	union {
+		struct kprobe kp;
+		struct kretprobe rp;
+	};
+#endif
+};
+
+/**
+ * struct pcore_fgroup - the functions of a %PCORE_PROBE_FUNCS probe (funcs.c)
+ * @p: the probe
+ * @n: functions
+ * @flags: %PCORE_FUNCS_COUNT or 0
+ * @maxactive: as the options gave it
+ * @hits: per CPU, @n counters: calls of each function
+ * @fp: with fprobe: the one fprobe on all of them
+ * @m: the functions, by address
+ */
+struct pcore_fgroup {
+	struct pcore_probe *p;
+	u32 n;
+	u32 flags;
+	int maxactive;
+	local64_t __percpu *hits;
+#ifdef PCORE_HAVE_FPROBE
+	struct fprobe fp;
+#endif
+	struct pcore_fmember m[];
+};
+
+int pcore_fgroup_init(struct pcore_probe *p, const struct pcore_funcs_opts *o);
+int pcore_fgroup_arm(struct pcore_probe *p);
+bool pcore_fgroup_disarm(struct pcore_probe *p);
+void pcore_fgroup_release(struct pcore_probe *p);
+int pcore_fgroup_set_enabled(struct pcore_probe *p, bool on);
+unsigned long pcore_fgroup_missed(const struct pcore_probe *p);
+const char *pcore_fgroup_how(const struct pcore_probe *p);
+u64 pcore_fgroup_hits(const struct pcore_probe *p, const struct pcore_hist *h);
+const char *pcore_fgroup_symbol(const struct pcore_probe *p,
+				const struct pcore_hist *h);
+
 /**
  * struct pcore_probe - one attached probe
  * @node: in pcore_probes (the probes file)
@@ -432,6 +493,7 @@ struct pcore_uprobe {
  * @kp: %PCORE_PROBE_KPROBE
  * @rp: %PCORE_PROBE_KRETPROBE
  * @up: %PCORE_PROBE_UPROBE and %PCORE_PROBE_URETPROBE
+ * @fg: %PCORE_PROBE_FUNCS: its functions, each with its histogram
  * @pre: kprobe pre handler
  * @post: kprobe post handler
  * @entry: kretprobe or uprobe entry handler
@@ -458,6 +520,7 @@ struct pcore_probe {
 		struct kprobe kp;
 		struct kretprobe rp;
 		struct pcore_uprobe up;
+		struct pcore_fgroup *fg;
 	};
 	void (*pre)(struct pcore_probe *p, struct pt_regs *regs);
 	void (*post)(struct pcore_probe *p, struct pt_regs *regs);
@@ -546,6 +609,8 @@ static inline const char *pcore_probe_kind_str(enum pcore_probe_kind kind)
 		return "uprobe";
 	case PCORE_PROBE_URETPROBE:
 		return "uretprobe";
+	case PCORE_PROBE_FUNCS:
+		return "functions";
 	default:
 		return "tracepoint";
 	}
@@ -563,6 +628,10 @@ static inline const char *pcore_probe_kind_name(const struct pcore_probe *p)
 	       (p)->name, ##__VA_ARGS__)
 
 u64 pcore_probe_hits(const struct pcore_probe *p);
+u64 pcore_probe_hist_hits(const struct pcore_probe *p,
+			  const struct pcore_hist *h);
+const char *pcore_probe_hist_symbol(const struct pcore_probe *p,
+				    const struct pcore_hist *h);
 unsigned long pcore_probe_missed(const struct pcore_probe *p);
 void pcore_client_detach_probes(struct pcore_client *c);
 int pcore_tp_init(void);
@@ -602,7 +671,7 @@ void pcore_notify_hist_added(struct pcore_hist *h);
 void pcore_notify_hist_removed(struct pcore_hist *h);
 
 /* Checks of what the API is given (names.c). */
-int pcore_check_name(const char *what, const char *name, bool dashes);
+int pcore_check_name(const char *what, const char *name, const char *more);
 int pcore_check_args(const char *what, const struct pcore_client *c,
 		     const void *o);
 bool pcore_one_word(const char *s);

@@ -23,7 +23,30 @@ static LIST_HEAD(pcore_tp_mods);
 
 u64 pcore_probe_hits(const struct pcore_probe *p)
 {
+	if (p->kind == PCORE_PROBE_FUNCS)
+		return pcore_fgroup_hits(p, NULL);
 	return pcore_pcpu_sum(p->hits);
+}
+
+/*
+ * The hits and symbol of the probe that feeds @h: for a probe on many
+ * functions, those of the function whose histogram @h is.  Caller holds
+ * pcore_lock.
+ */
+u64 pcore_probe_hist_hits(const struct pcore_probe *p,
+			  const struct pcore_hist *h)
+{
+	if (p->kind == PCORE_PROBE_FUNCS)
+		return pcore_fgroup_hits(p, h);
+	return pcore_probe_hits(p);
+}
+
+const char *pcore_probe_hist_symbol(const struct pcore_probe *p,
+				    const struct pcore_hist *h)
+{
+	if (p->kind == PCORE_PROBE_FUNCS)
+		return pcore_fgroup_symbol(p, h) ?: p->symbol;
+	return p->symbol;
 }
 
 unsigned long pcore_probe_missed(const struct pcore_probe *p)
@@ -35,6 +58,8 @@ unsigned long pcore_probe_missed(const struct pcore_probe *p)
 		return pcore_kretprobe_nmissed(&p->rp);
 	case PCORE_PROBE_URETPROBE:
 		return p->up.calls ? pcore_calls_missed(p->up.calls) : 0;
+	case PCORE_PROBE_FUNCS:
+		return pcore_fgroup_missed(p);
 	default:
 		return 0;
 	}
@@ -160,7 +185,8 @@ static struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 	struct pcore_probe *p;
 	int ret;
 
-	ret = pcore_check_name(what, name ?: dflt, true);
+	ret = pcore_check_name(what, name ?: dflt,
+			       kind == PCORE_PROBE_FUNCS ? "-*?" : "-");
 	if (ret)
 		return ERR_PTR(ret);
 	/*
@@ -205,6 +231,36 @@ static struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 }
 
 
+/* Each function's histogram: the client's, fed by no other probe, once. */
+static int pcore_funcs_check_hists(struct pcore_probe *p)
+{
+	const struct pcore_fgroup *g = p->fg;
+	u32 i, j;
+
+	for (i = 0; i < g->n; i++) {
+		const struct pcore_hist *h = g->m[i].hist;
+
+		if (h->client != p->client) {
+			pcore_perr(p, "hist %s belongs to another module",
+				   h->name);
+			return -EINVAL;
+		}
+		if (h->probe) {
+			pcore_perr(p, "hist %s is already fed by %s", h->name,
+				   h->probe->name);
+			return -EBUSY;
+		}
+		for (j = 0; j < i; j++) {
+			if (g->m[j].hist != h)
+				continue;
+			pcore_perr(p, "hist %s is given for %s and %s", h->name,
+				   g->m[j].name, g->m[i].name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /*
  * Arm last: before a probe is registered, check that it may be listed (its
  * name is free in its client, the probe limit is not reached, its hist is
@@ -238,12 +294,16 @@ static int pcore_probe_check_slot(struct pcore_probe *p)
 			   p->hist->probe->name);
 		return -EBUSY;
 	}
-	return 0;
+	return p->kind == PCORE_PROBE_FUNCS ? pcore_funcs_check_hists(p) : 0;
 }
 
 /* List a probe that pcore_probe_check_slot() passed; caller holds pcore_lock. */
 static void pcore_probe_link(struct pcore_probe *p)
 {
+	u32 i;
+
+	for (i = 0; p->kind == PCORE_PROBE_FUNCS && i < p->fg->n; i++)
+		p->fg->m[i].hist->probe = p;
 	if (p->hist)
 		p->hist->probe = p;
 	list_add_tail(&p->node, &pcore_probes);
@@ -630,6 +690,83 @@ err_free:
 }
 EXPORT_SYMBOL_GPL(pcore_kretprobe_attach);
 
+/* probes on many functions */
+
+/**
+ * pcore_funcs_attach() - attach one probe to many kernel functions
+ * @c: the client it belongs to
+ * @o: what to attach; see struct pcore_funcs_opts
+ *
+ * Where the kernel has fprobe, one fprobe covers every function: one
+ * registration, one unregistration.  Elsewhere, a kretprobe (or, to
+ * count, a kprobe) per function, unregistered in one batch.  Sleeps.
+ *
+ * Return: the probe, or ERR_PTR(-EINVAL) for bad options,
+ * ERR_PTR(-EEXIST) when the client has a probe of that name,
+ * ERR_PTR(-EPERM) when the kernel is locked down (confidentiality), or
+ * the errno of fprobe or kprobes; one log line says which.
+ */
+struct pcore_probe *pcore_funcs_attach(struct pcore_client *c,
+				       const struct pcore_funcs_opts *o)
+{
+	struct pcore_probe *p;
+	u32 i;
+	int ret;
+
+	ret = pcore_check_args("functions", c, o);
+	if (ret)
+		return ERR_PTR(ret);
+	p = pcore_probe_new(c, PCORE_PROBE_FUNCS, o->name, NULL, NULL,
+			    o->priv, &o->filter);
+	if (IS_ERR(p))
+		return p;
+	ret = -EINVAL;
+	if (IS_ERR_OR_NULL(o->funcs) || !o->hists) {
+		pcore_perr(p, "needs funcs (from pcore_funcs_find()) and hists");
+		goto err_free;
+	}
+	for (i = 0; !IS_ERR_OR_NULL(o->funcs) && o->hists &&
+		    i < pcore_funcs_count(o->funcs); i++) {
+		if (IS_ERR_OR_NULL(o->hists[i])) {
+			pcore_perr(p, "no hist for function %u (%s)", i,
+				   pcore_funcs_name(o->funcs, i));
+			goto err_free;
+		}
+	}
+	if (o->flags & ~PCORE_FUNCS_COUNT) {
+		pcore_perr(p, "unknown flags %#x", o->flags);
+		goto err_free;
+	}
+	if (o->maxactive < 0 || o->maxactive > PCORE_MAXACTIVE_MAX) {
+		pcore_perr(p, "maxactive %d is not 0 to %d", o->maxactive,
+			   PCORE_MAXACTIVE_MAX);
+		goto err_free;
+	}
+	ret = pcore_fgroup_init(p, o);
+	if (ret) {
+		pcore_perr(p, "out of memory");
+		goto err_free;
+	}
+	/* One word, as every field of the probes file. */
+	snprintf(p->symbol, sizeof(p->symbol), "%u_functions", p->fg->n);
+	mutex_lock(&pcore_lock);
+	ret = pcore_probe_check_slot(p);
+	if (!ret)
+		ret = pcore_fgroup_arm(p);
+	if (!ret)
+		pcore_probe_link(p);
+	mutex_unlock(&pcore_lock);
+	if (ret)
+		goto err_free;
+	return p;
+
+err_free:
+	pcore_fgroup_release(p);
+	pcore_probe_free(p);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(pcore_funcs_attach);
+
 /* tracepoints */
 
 struct pcore_tp_find {
@@ -915,8 +1052,8 @@ static void pcore_probes_free_batch(struct list_head *batch)
 	struct kretprobe **rps = NULL;
 	struct pcore_probe *p, *tmp;
 	struct kprobe **kps = NULL;
-	unsigned int n = 0, nk = 0, nr = 0;
-	bool tp = false, up = false, calls = false;
+	unsigned int n = 0, nk = 0, nr = 0, i;
+	bool tp = false, up = false, calls = false, fg = false;
 
 	list_for_each_entry(p, batch, node)
 		n++;
@@ -944,6 +1081,9 @@ static void pcore_probes_free_batch(struct list_head *batch)
 			calls |= !!p->up.calls;
 			pcore_uprobe_unlink_calls(p);
 			break;
+		case PCORE_PROBE_FUNCS:
+			fg |= pcore_fgroup_disarm(p);
+			break;
 		case PCORE_PROBE_TRACEPOINT:
 			break;
 		}
@@ -964,14 +1104,18 @@ static void pcore_probes_free_batch(struct list_head *batch)
 		tracepoint_synchronize_unregister();
 	if (up)
 		pcore_uprobe_unregister_sync();
-	if (calls)
-		synchronize_rcu();	/* call tables: the exit handler */
+	if (calls || fg)
+		synchronize_rcu();	/* the exit handler; fprobe's return */
 	kfree(kps);
 	kfree(rps);
 	list_for_each_entry_safe(p, tmp, batch, node) {
 		list_del(&p->node);
 		if (pcore_probe_is_user(p))
 			pcore_uprobe_release(p);
+		for (i = 0; p->kind == PCORE_PROBE_FUNCS && i < p->fg->n; i++)
+			p->fg->m[i].hist->probe = NULL;
+		if (p->kind == PCORE_PROBE_FUNCS)
+			pcore_fgroup_release(p);
 		if (p->hist)
 			p->hist->probe = NULL;
 		pcore_probe_free(p);
@@ -1052,6 +1196,9 @@ int pcore_probe_set_enabled(struct pcore_probe *p, bool on)
 			break;
 		}
 		ret = pcore_probe_gone(p) ? -ENOENT : pcore_uprobe_arm(p);
+		break;
+	case PCORE_PROBE_FUNCS:
+		ret = pcore_fgroup_set_enabled(p, on);
 		break;
 	case PCORE_PROBE_TRACEPOINT:
 		if (!on) {

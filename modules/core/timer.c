@@ -120,7 +120,7 @@ struct pcore_timer *pcore_timer_create(struct pcore_client *c,
 	ret = pcore_check_args("timer", c, o);
 	if (ret)
 		return ERR_PTR(ret);
-	ret = pcore_check_name("timer", o->name, true);
+	ret = pcore_check_name("timer", o->name, "-");
 	if (!ret)
 		ret = pcore_timer_check(c, o);
 	if (ret)

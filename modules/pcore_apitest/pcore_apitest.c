@@ -585,6 +585,82 @@ static int partial(void)
 		.symbol = "pcore_no_such_function", .pre = apitest_pre }));
 }
 
+/* Probes on the functions of a glob (pcore_funcs_find/attach). */
+
+static int funcs_glob_null(void)
+{
+	return apitest_err(pcore_funcs_find(NULL, 4));
+}
+
+static int funcs_max_big(void)
+{
+	return apitest_err(pcore_funcs_find("vfs_read", PCORE_FUNCS_MAX + 1));
+}
+
+static int funcs_too_many(void)
+{
+	return apitest_err(pcore_funcs_find("vfs_*", 2));
+}
+
+static int funcs_null_opts(void)
+{
+	return apitest_err(pcore_funcs_attach(pc, NULL));
+}
+
+/*
+ * Options around a good pcore_funcs_find(): of vfs_fsync and
+ * vfs_fsync_range, in that order.
+ */
+static int funcs_attach_with(const char *what)
+{
+	struct pcore_funcs *f = pcore_funcs_find("vfs_fsync*", 2);
+	struct pcore_hist *h[2] = {}, *busy = NULL;
+	struct pcore_funcs_opts o = { .name = "vfs_fsync*", .hists = h };
+	unsigned int i, n;
+	int ret = apitest_err(f);
+
+	if (ret)
+		return ret;
+	o.funcs = f;
+	n = pcore_funcs_count(f);
+	for (i = 0; i < n && !ret; i++) {
+		h[i] = pcore_hist_create(pc, &(struct pcore_hist_opts){
+			.name = pcore_funcs_name(f, i) });
+		ret = apitest_err(h[i]);
+	}
+	if (!strcmp(what, "flags"))
+		o.flags = 0x8;
+	else if (!strcmp(what, "hist_error"))
+		h[n - 1] = ERR_PTR(-ENOMEM);
+	else if (!strcmp(what, "hist_twice"))
+		h[n - 1] = h[0];
+	else if (!strcmp(what, "hist_busy"))
+		busy = h[0];
+	if (!ret && busy)
+		ret = apitest_err(pcore_kretprobe_attach(pc,
+			&(struct pcore_kretprobe_opts){
+				.symbol = "vfs_fsync", .hist = busy }));
+	if (!ret)
+		ret = apitest_err(pcore_funcs_attach(pc, &o));
+	pcore_funcs_free(f);
+	return ret;
+}
+
+static int funcs_flags(void)
+{
+	return funcs_attach_with("flags");
+}
+
+static int funcs_hist_twice(void)
+{
+	return funcs_attach_with("hist_twice");
+}
+
+static int funcs_hist_busy(void)
+{
+	return funcs_attach_with("hist_busy");
+}
+
 /* Good input: the load succeeds and the numbers are known. */
 
 /*
@@ -1318,6 +1394,13 @@ static const struct {
 	{ "no_destroy", no_destroy },
 	{ "uprobe_data", uprobe_data },
 	{ "uprobe_gone", uprobe_gone },
+	{ "funcs_glob_null", funcs_glob_null },
+	{ "funcs_max_big", funcs_max_big },
+	{ "funcs_too_many", funcs_too_many },
+	{ "funcs_null_opts", funcs_null_opts },
+	{ "funcs_flags", funcs_flags },
+	{ "funcs_hist_twice", funcs_hist_twice },
+	{ "funcs_hist_busy", funcs_hist_busy },
 };
 
 static int apitest_run(const char *name)
