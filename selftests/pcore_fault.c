@@ -20,7 +20,7 @@
  *   client, hist, keyed, timer, cputimer, kprobe, kretprobe, tracepoint
  *                     one call of the API in pcore_faultmod (a write to
  *                     /sys/kernel/debug/pcore_faultmod/op runs it)
- *   attach_kretprobe, attach_tracepoint
+ *   attach_kretprobe, attach_tracepoint, attach glob (vfs_fsyn?:count)
  *                     PCORE_IOC_ATTACH on /dev/probe_core
  *   debugfs files     open, read to the end and close each file of a
  *                     histogram, a keyed histogram and the root
@@ -529,6 +529,9 @@ TEST_F_TIMEOUT(fault, ioctl_attach, 3600)
 		  "vfs_fsync", NULL },
 		{ "PCORE_IOC_ATTACH tracepoint", no_op, op_attach, op_detach,
 		  "sched_switch", NULL },
+		/* a glob: ftrace's list read, kprobes' check, a probe on all */
+		{ "PCORE_IOC_ATTACH glob", no_op, op_attach, op_detach,
+		  "vfs_fsyn?:count", NULL },
 	};
 	const char *why = why_skip(_metadata, self->none);
 

@@ -171,6 +171,26 @@ TEST_F_TIMEOUT(glob, probectl_count, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, globt("run", "1"));
 }
 
+/* pid=: a glob's probe sees only that process's calls. */
+TEST_F_TIMEOUT(glob, filter, PCORE_TIMEOUT_PATCHING)
+{
+	char params[128];
+
+	snprintf(params, sizeof(params), "target=pcore_globt_?:count pid=%d",
+		 getpid());
+	ASSERT_EQ(0, pcore_load(params));
+	ASSERT_EQ(0, globt("run", "10"));
+	EXPECT_EQ(10, pcore_stat("pcore_globt_a:count", "count"));
+	EXPECT_EQ(30, pcore_stat("pcore_globt_c:count", "count"));
+	ASSERT_EQ(0, pcore_unload());
+
+	ASSERT_EQ(0, pcore_load("target=pcore_globt_? pid=1"));
+	ASSERT_EQ(0, globt("run", "10"));
+	EXPECT_EQ(0, pcore_stat("pcore_globt_a", "count"));
+	EXPECT_EQ(0, pcore_stat("pcore_globt_c", "count"));
+	ASSERT_EQ(0, pcore_unload());
+}
+
 /* target=vfs_*: lists its probe and times each function it matched. */
 TEST_F_TIMEOUT(glob, vfs, PCORE_TIMEOUT_PATCHING)
 {

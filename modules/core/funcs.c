@@ -230,7 +230,7 @@ static int pcore_funcs_resolve(struct pcore_func *f, unsigned int n)
 {
 	struct kprobe *kp, **kps;
 	unsigned int i, nk = 0;
-	int ret;
+	int ret = 0;
 
 	kp = kcalloc(n, sizeof(*kp), GFP_KERNEL);
 	kps = kcalloc(n, sizeof(*kps), GFP_KERNEL);
@@ -245,11 +245,14 @@ static int pcore_funcs_resolve(struct pcore_func *f, unsigned int n)
 		kp[i].symbol_name = f[i].name;
 		kp[i].flags = KPROBE_FLAG_DISABLED;
 		ret = register_kprobe(&kp[i]);
+		if (ret == -ENOMEM)
+			break;
 		if (ret) {
 			f[i].why = ret == -ENOENT ? "not found" :
 				   "kprobes refuse it";
 			continue;
 		}
+		ret = 0;
 		kps[nk++] = &kp[i];
 		f[i].addr = (unsigned long)kp[i].addr;
 #ifdef PCORE_HAVE_FPROBE
@@ -261,7 +264,7 @@ static int pcore_funcs_resolve(struct pcore_func *f, unsigned int n)
 		unregister_kprobes(kps, nk);
 	kfree(kps);
 	kfree(kp);
-	return 0;
+	return ret == -ENOMEM ? ret : 0;
 }
 
 /* The one line that names every function skipped, and why. */
@@ -342,8 +345,10 @@ struct pcore_funcs *pcore_funcs_find(const char *glob, unsigned int max)
 		return ERR_PTR(ret);
 	}
 	s.f = kcalloc(max, sizeof(*s.f), GFP_KERNEL);
-	if (!s.f)
+	if (!s.f) {
+		pr_err("functions %s: out of memory\n", glob);
 		return ERR_PTR(-ENOMEM);
+	}
 	ret = pcore_funcs_scan(&s);
 	if (ret) {
 		pr_err("functions %s: cannot read ftrace's list of functions (%pe)\n",
@@ -368,8 +373,10 @@ struct pcore_funcs *pcore_funcs_find(const char *glob, unsigned int max)
 		if (!strcmp(s.f[i - 1].name, s.f[i].name))
 			s.f[i - 1].why = s.f[i].why = "more than one";
 	ret = pcore_funcs_resolve(s.f, s.n);
-	if (ret)
+	if (ret) {
+		pr_err("functions %s: out of memory\n", glob);
 		goto out;
+	}
 	sort(s.f, s.n, sizeof(*s.f), pcore_func_cmp, NULL);
 	for (kept = 0; kept < s.n && !s.f[kept].why; kept++)
 		;
@@ -390,6 +397,7 @@ struct pcore_funcs *pcore_funcs_find(const char *glob, unsigned int max)
 	}
 	out = kzalloc(struct_size(out, f, kept), GFP_KERNEL);
 	if (!out) {
+		pr_err("functions %s: out of memory\n", glob);
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -587,9 +595,7 @@ static int notrace pcore_fk_count(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct pcore_fmember *m = container_of(kp, struct pcore_fmember, kp);
 
-	if (m->g->p->filtered && !pcore_filter_pass(m->g->p))
-		return 0;
-	pcore_fg_hit(m->g, m - m->g->m);
+	pcore_fg_hit(m->g, m->i);
 	pcore_hist_count_nopreempt(m->hist);
 	return 0;
 }
@@ -601,13 +607,31 @@ static int notrace pcore_fk_entry(struct kretprobe_instance *ri,
 	struct pcore_fmember *m = container_of(get_kretprobe(ri),
 					       struct pcore_fmember, rp);
 
-	if (m->g->p->filtered && !pcore_filter_pass(m->g->p))
-		return 1;
-	pcore_fg_hit(m->g, m - m->g->m);
+	pcore_fg_hit(m->g, m->i);
 	*(u64 *)ri->data = ktime_get_mono_fast_ns();
 	return 0;
 }
 NOKPROBE_SYMBOL(pcore_fk_entry);
+
+/* With a filter: other tasks' calls stop here, untimed. */
+static int notrace pcore_fk_count_filtered(struct kprobe *kp,
+					   struct pt_regs *regs)
+{
+	struct pcore_fmember *m = container_of(kp, struct pcore_fmember, kp);
+
+	return pcore_filter_pass(m->g->p) ? pcore_fk_count(kp, regs) : 0;
+}
+NOKPROBE_SYMBOL(pcore_fk_count_filtered);
+
+static int notrace pcore_fk_entry_filtered(struct kretprobe_instance *ri,
+					   struct pt_regs *regs)
+{
+	struct pcore_fmember *m = container_of(get_kretprobe(ri),
+					       struct pcore_fmember, rp);
+
+	return pcore_filter_pass(m->g->p) ? pcore_fk_entry(ri, regs) : 1;
+}
+NOKPROBE_SYMBOL(pcore_fk_entry_filtered);
 
 static int notrace pcore_fk_return(struct kretprobe_instance *ri,
 				   struct pt_regs *regs)
@@ -658,12 +682,16 @@ static int pcore_fg_register(struct pcore_fgroup *g, int maxactive)
 		if (g->flags & PCORE_FUNCS_COUNT) {
 			memset(&m->kp, 0, sizeof(m->kp));
 			m->kp.addr = (void *)m->addr;
-			m->kp.pre_handler = pcore_fk_count;
+			m->kp.pre_handler = g->p->filtered ?
+					    pcore_fk_count_filtered :
+					    pcore_fk_count;
 			ret = register_kprobe(&m->kp);
 		} else {
 			memset(&m->rp, 0, sizeof(m->rp));
 			m->rp.kp.addr = (void *)m->addr;
-			m->rp.entry_handler = pcore_fk_entry;
+			m->rp.entry_handler = g->p->filtered ?
+					      pcore_fk_entry_filtered :
+					      pcore_fk_entry;
 			m->rp.handler = pcore_fk_return;
 			m->rp.data_size = sizeof(u64);
 			m->rp.maxactive = maxactive ?:
@@ -720,6 +748,8 @@ int pcore_fgroup_init(struct pcore_probe *p, const struct pcore_funcs_opts *o)
 		g->m[i].g = g;
 	}
 	sort(g->m, g->n, sizeof(*g->m), pcore_fmember_cmp, NULL);
+	for (i = 0; i < g->n; i++)
+		g->m[i].i = i;
 	p->fg = g;
 	return 0;
 }

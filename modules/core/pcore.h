@@ -430,6 +430,7 @@ struct pcore_fgroup;
  * @addr: where kprobes put a probe on it (with fprobe: its ftrace call)
  * @hist: the histogram its calls feed
  * @g: its probe's functions
+ * @i: its index in @g's members (and hits)
  * @kp: without fprobe, %PCORE_FUNCS_COUNT: its kprobe
  * @rp: without fprobe: its kretprobe
  */
@@ -438,6 +439,7 @@ struct pcore_fmember {
 	unsigned long addr;
 	struct pcore_hist *hist;
 	struct pcore_fgroup *g;
+	u32 i;
 #ifndef PCORE_HAVE_FPROBE
 	union {
 		struct kprobe kp;
