@@ -345,10 +345,8 @@ struct pcore_funcs *pcore_funcs_find(const char *glob, unsigned int max)
 		return ERR_PTR(ret);
 	}
 	s.f = kcalloc(max, sizeof(*s.f), GFP_KERNEL);
-	if (!s.f) {
-		pr_err("functions %s: out of memory\n", glob);
+	if (!s.f)
 		return ERR_PTR(-ENOMEM);
-	}
 	ret = pcore_funcs_scan(&s);
 	if (ret) {
 		pr_err("functions %s: cannot read ftrace's list of functions (%pe)\n",
@@ -397,7 +395,6 @@ struct pcore_funcs *pcore_funcs_find(const char *glob, unsigned int max)
 	}
 	out = kzalloc(struct_size(out, f, kept), GFP_KERNEL);
 	if (!out) {
-		pr_err("functions %s: out of memory\n", glob);
 		ret = -ENOMEM;
 		goto out;
 	}
