@@ -23,7 +23,8 @@
 # take about 34 more instructions each, two per timed call.  Before the
 # rows, a loop of known length checks the plugin's count.
 #
-# Usage: scripts/bench-insn.sh [OUTDIR]   (default build/bench-insn)
+# Usage: [BENCH_KERNEL=6.12] scripts/bench-insn.sh [OUTDIR]   (default build/bench-insn;
+# Debian's 6.1 cloud kernel unless BENCH_KERNEL names another version)
 # Exits non-zero, its last line on stderr saying why, when anything
 # cannot be built or measured; it prints no number that it did not
 # measure.
