@@ -13,18 +13,20 @@
 # row of the table below attaches its probe to the function the call
 # goes through, runs insn_load, checks that the probe saw the calls, and
 # detaches: reference kprobes and kretprobes (bench/insn/kmods),
-# probe_core's target= with each histogram kind, and ftrace's hist
-# triggers.  A row's cost is its median instructions per call minus that
-# of the row without a probe; its spread is the difference between its
-# largest and smallest batch.  CPU 1 runs with nohz_full, so that timer
+# probe_core's target= with each histogram kind, ftrace's hist
+# triggers, and bpftrace and BCC from a Debian root on a virtio disk,
+# when scripts/bpf-root.sh can build it.  A row's cost is its median
+# instructions per call minus that of the row without a probe; its spread
+# is the difference between its largest and smallest batch.  CPU 1 runs with nohz_full, so that timer
 # ticks rarely land in a batch.  The clocksource is the TSC
 # (tsc=reliable), as on real machines: under TCG the kernel finds the
 # vCPUs' TSCs out of sync and would fall back to the HPET, whose reads
 # take about 34 more instructions each, two per timed call.  Before the
 # rows, a loop of known length checks the plugin's count.
 #
-# Usage: [BENCH_KERNEL=6.12] scripts/bench-insn.sh [OUTDIR]   (default build/bench-insn;
-# Debian's 6.1 cloud kernel unless BENCH_KERNEL names another version)
+# Usage: [BENCH_KERNEL=6.12] [BENCH_BPF=0] scripts/bench-insn.sh [OUTDIR]
+# (default build/bench-insn; Debian's 6.1 cloud kernel unless BENCH_KERNEL
+# names another version; BENCH_BPF=0 leaves out the bpftrace and BCC rows)
 # Exits non-zero, its last line on stderr saying why, when anything
 # cannot be built or measured; it prints no number that it did not
 # measure.
@@ -52,7 +54,12 @@ CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc"
 # ftrace_lat, in insn.sh below), and for user-space probes $bin and $off,
 # insn_load's file and insn_ufunc's offset in it.  calls is "user" for a
 # row of the ufunc call only, "all" for every call, empty for the system
-# calls.  The ratios are to the rows with keys kprobe and kretprobe, or
+# calls, "bpf" for the system calls with a tool of the Debian root on the
+# guest's disk (bpftrace and BCC: bpf_start below).  Without that root
+# (scripts/bpf-root.sh), the "bpf" rows are left out and the table's
+# last line says why.  They come last: rows that ran after them in the
+# same boot counted differently (a uretprobe 39 instructions fewer).
+# The ratios are to the rows with keys kprobe and kretprobe, or
 # uprobe and uretprobe for ufunc; "none" is the baseline.  Add rows here.
 # shellcheck disable=SC2016 # $fn is the guest's, expanded there
 ROWS='none|no probe|:||:|all
@@ -76,7 +83,10 @@ uprobe|uprobe, empty handler|insmod kmods/insn_uprobe.ko path=$bin offset=$off|c
 uretprobe|uretprobe, empty handlers|insmod kmods/insn_uprobe.ko path=$bin offset=$off ret=1|cat /sys/module/insn_uprobe/parameters/calls|rmmod insn_uprobe|user
 pcore-ucount|probe_core uprobe :count|insmod modules/probe_core.ko && bin/insn_attach $fn:count $bin $off|pcore_hits :count|rmmod probe_core|user
 pcore-uarg|probe_core uprobe :arg1 (log2)|insmod modules/probe_core.ko && bin/insn_attach $fn:arg1 $bin $off|pcore_hits :arg1|rmmod probe_core|user
-pcore-uret|probe_core uretprobe (latency, loglinear)|insmod modules/probe_core.ko && bin/insn_attach $fn $bin $off|pcore_hits|rmmod probe_core|user'
+pcore-uret|probe_core uretprobe (latency, loglinear)|insmod modules/probe_core.ko && bin/insn_attach $fn $bin $off|pcore_hits|rmmod probe_core|user
+bpftrace-count|bpftrace count() (kprobe)|bpf_start 1 bpftrace -e "kprobe:$fn { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
+bpftrace-lat|bpftrace hist() latency (kprobe+kretprobe)|bpf_start 2 bpftrace -e "kprobe:$fn { @s[tid] = nsecs; } kretprobe:$fn /@s[tid]/ { @ = hist(nsecs - @s[tid]); delete(@s[tid]); }"|bpf_stop; bpf_hist|bpf_stop|bpf
+bcc-funclatency|BCC funclatency-bpfcc F (log2 latency)|bpf_start 2 funclatency-bpfcc $fn|bpf_stop; bpf_funclatency|bpf_stop|bpf'
 
 die() {
 	echo "bench-insn: $*" >&2
@@ -125,6 +135,36 @@ readelf -lW "$out/build/insn_load" |
 		fi
 	done >"$out/payload/ufunc_offset"
 [ -s "$out/payload/ufunc_offset" ] || die "insn_ufunc is in no executable segment of insn_load"
+# The bpf rows' Debian root, an ext4 image the guest mounts from a
+# virtio disk (scripts/bpf-root.sh), and the modules of that disk, when
+# they can be had; else the rows are left out, and bpf_why says why.
+bpf_img='' bpf_why='' qbpf=()
+if [ "${BENCH_BPF:-1}" = 0 ]; then
+	bpf_why="BENCH_BPF=0"
+elif bpf_img=$(scripts/bpf-root.sh "$kver" 2>"$out/bpf-root.log"); then
+	mkdir -p "$out/payload/bpfmods"
+	# modprobe prints the modules in load order, each once per module
+	# that needs it, and "builtin NAME" for those built in.
+	modprobe -S "$kver" --show-depends -a virtio_pci virtio_blk |
+		awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
+		while read -r ko; do
+			m=${ko##*/}
+			case $m in
+			*.ko.xz) xz -dc "$ko" >"$out/payload/bpfmods/${m%.xz}" ;;
+			*.ko.zst) zstd -qdc "$ko" >"$out/payload/bpfmods/${m%.zst}" ;;
+			*) cp "$ko" "$out/payload/bpfmods/" ;;
+			esac
+			echo "${m%.ko*}.ko"
+		done >"$out/payload/bpfmods/order"
+	qbpf=(--qemu-arg -drive
+		--qemu-arg "file=$(qesc "$bpf_img"),format=raw,if=virtio,snapshot=on")
+else
+	bpf_why=$(tail -n 1 "$out/bpf-root.log")
+	: "${bpf_why:=scripts/bpf-root.sh failed}"
+fi
+if [ -n "$bpf_why" ]; then
+	ROWS=$(printf '%s\n' "$ROWS" | awk -F'|' '$6 != "bpf"')
+fi
 printf '%s\n' "$ROWS" >"$out/payload/rows"
 cat >"$out/payload/insn.sh" <<'EOF'
 # Runs in the guest: sh insn.sh N REPS CPU CALLS
@@ -198,6 +238,113 @@ ftrace_lat() {
 	esac
 }
 
+# The bpf rows: tools of the Debian root on the virtio disk
+# (scripts/bpf-root.sh), mounted at /bpf with the kernel's file systems
+# and run there in a chroot.  The disk's modules first, if any.
+bpf=/bpf
+bpf_setup() {
+	while read -r m; do
+		insmod "bpfmods/$m"
+	done <bpfmods/order
+	s=0
+	while [ ! -b /dev/vda ]; do
+		s=$((s + 1))
+		if [ $s -gt 30 ]; then
+			echo "insn-bench: no /dev/vda, the bpf rows' disk"
+			exit 1
+		fi
+		sleep 1
+	done
+	mkdir -p $bpf
+	mount -t ext4 /dev/vda $bpf
+	mount -t proc proc $bpf/proc
+	mount -t sysfs sysfs $bpf/sys
+	mount -t devtmpfs devtmpfs $bpf/dev
+	mount -t debugfs debugfs $bpf/sys/kernel/debug
+	mount -t tracefs tracefs $bpf/sys/kernel/tracing
+	mount -t bpf bpf $bpf/sys/fs/bpf
+	mount -t tmpfs tmpfs $bpf/tmp
+	mount -t tmpfs tmpfs $bpf/run
+}
+# The enabled kprobes (all of them with "all"): the rows before a bpf row
+# have removed theirs, so these are the tool's.  They are not matched by
+# name: the list names each by the first symbol at its address, and
+# __x64_sys_getppid's is __do_sys_getppid.
+bpf_probes() {
+	awk -v all="${1:-}" 'all || !/DISABLED/ { n++ } END { print n + 0 }' \
+		/sys/kernel/debug/kprobes/list
+}
+# Starts the tool "$@" in the chroot, in the background, its output in
+# /tmp/bpf.out, and returns once $1 kprobes are enabled: bpftrace and BCC
+# compile their programs with LLVM first, which takes from ten seconds to
+# minutes under TCG, depending on the host's load.  A background job of a shell starts with SIGINT
+# ignored; the chroot's python3 gives it the default action back and
+# executes the tool, so that SIGINT (bpf_stop) makes the tool print its
+# maps or histogram and exit.
+bpf_start() {
+	np=$1
+	shift
+	if [ "$(bpf_probes all)" -ne 0 ]; then
+		echo "insn-bench: kprobes left before $1 starts:" >&2
+		cat /sys/kernel/debug/kprobes/list >&2
+		exit 1
+	fi
+	chroot $bpf /usr/bin/env PATH=/usr/sbin:/usr/bin \
+		/usr/bin/python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' "$@" >/tmp/bpf.out 2>&1 &
+	bpf_pid=$!
+	s=0
+	while [ "$(bpf_probes)" -lt "$np" ]; do
+		if ! kill -0 "$bpf_pid" 2>/dev/null || [ $s -ge 1200 ]; then
+			echo "insn-bench: $1 did not attach to $fn in $s s:" >&2
+			cat /tmp/bpf.out >&2
+			exit 1
+		fi
+		s=$((s + 1))
+		sleep 1
+	done
+	echo "bpf: $1 attached to $fn after $s s"
+}
+# Stops the tool with SIGINT and waits for its exit and its kprobes'
+# removal.  Its messages go to stderr: a row's hits command calls it
+# with stdout to a file.
+bpf_stop() {
+	[ -n "${bpf_pid:-}" ] || return 0
+	kill -INT "$bpf_pid"
+	rc=0
+	wait "$bpf_pid" || rc=$?
+	bpf_pid=
+	s=0
+	while [ "$(bpf_probes all)" -gt 0 ]; do
+		if [ $s -ge 300 ]; then
+			echo "insn-bench: kprobes left $s s after the tool exited:" >&2
+			cat /sys/kernel/debug/kprobes/list >&2
+			exit 1
+		fi
+		s=$((s + 1))
+		sleep 1
+	done
+	if [ $rc -ne 0 ]; then
+		echo "insn-bench: the tool exited $rc:" >&2
+		cat /tmp/bpf.out >&2
+		exit 1
+	fi
+}
+# The calls a stopped tool saw: bpftrace's count() map (@: N), the sum of
+# its hist() map's buckets ([lo, hi) N |@@@|), the sum of funclatency's
+# buckets (lo -> hi : N |***|).
+bpf_count() {
+	awk '$1 == "@:" { print $2 }' /tmp/bpf.out
+}
+bpf_hist() {
+	awk '/^\[/ { sub(/^\[[^])]*[])]/, ""); n += $1 } END { print n + 0 }' /tmp/bpf.out
+}
+bpf_funclatency() {
+	awk -F: '/->/ { split($2, a, " "); n += a[1] } END { print n + 0 }' /tmp/bpf.out
+}
+[ ! -f bpfmods/order ] || bpf_setup
+
 echo "nohz_full: $(cat /sys/devices/system/cpu/nohz_full)"
 echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 # The plugin's check first: no probe, no call, a loop of known length.
@@ -207,14 +354,16 @@ while IFS='|' read -r key label attach hits detach where; do
 	for c in $calls; do
 		call=${c%%:*} fn=${c#*:}
 		case $where:$call in
-		all:*|user:ufunc|:getppid|:read) ;;
+		all:*|user:ufunc|:getppid|:read|bpf:getppid|bpf:read) ;;
 		*) continue ;;
 		esac
 		eval "$attach"
 		echo "insn-row $key $call $fn $label"
 		insn_load "$call" "$n" "$reps" "$cpu"
 		if [ -n "$hits" ]; then
-			h=$(eval "$hits")
+			# In this shell, not in $(...): bpf_stop waits for its tool.
+			eval "$hits" >/tmp/hits
+			h=$(cat /tmp/hits)
 			if [ "${h:-0}" -lt $((n * reps)) ]; then
 				echo "insn-bench: $label on $fn saw ${h:-no} calls of the $((n * reps)) made"
 				exit 1
@@ -226,12 +375,16 @@ done <rows
 EOF
 
 plugin_log=$out/insn_count.log
+# The bpf rows start six tools that compile with LLVM in the guest.
+vm_timeout=900
+[ -z "$bpf_img" ] || vm_timeout=3600
 t0=$SECONDS
 if ! tests/vm/run.sh --kernel "$vmlinuz" --payload "$out/payload" \
-	--out "$out/vm" --timeout 900 \
+	--out "$out/vm" --timeout "$vm_timeout" \
 	--append "nohz_full=$CPU isolcpus=$CPU rcu_nocbs=$CPU tsc=reliable" \
 	--qemu-arg -plugin \
 	--qemu-arg "$(qesc "$out/build/insn_count.so"),out=$(qesc "$plugin_log")" \
+	${qbpf[@]+"${qbpf[@]}"} \
 	-- sh insn.sh "$N" "$REPS" "$CPU" "$CALLS" >"$out/output.log" 2>&1; then
 	cat "$out/output.log" >&2
 	die "the VM run failed; see $out/output.log and $out/vm/"
@@ -344,4 +497,7 @@ if ! awk -v n="$N" '
 		}
 	}' "$out/results"; then
 	die "cannot make the table; see $out/results"
+fi
+if [ -n "$bpf_why" ]; then
+	printf '\nno bpftrace or BCC rows: %s\n' "$bpf_why"
 fi
