@@ -171,6 +171,24 @@ TEST_F_TIMEOUT(glob, probectl_count, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, globt("run", "1"));
 }
 
+/*
+ * The module whose functions a glob probes unloads: the probe stays,
+ * with what it counted, and sees nothing of the module loaded again
+ * (its code may be where the old code was).
+ */
+TEST_F_TIMEOUT(glob, module_unload, PCORE_TIMEOUT_PATCHING)
+{
+	ASSERT_EQ(0, pcore_load("target=pcore_globt_?:count"));
+	ASSERT_EQ(0, globt("run", "5"));
+	ASSERT_EQ(0, pcore_mod_unload_wait("pcore_globt"));
+	EXPECT_EQ(15, pcore_stat("pcore_globt_c:count", "count"));
+	ASSERT_EQ(0, pcore_mod_load("pcore_globt", NULL));
+	ASSERT_EQ(0, globt("run", "5"));
+	EXPECT_EQ(5, pcore_stat("pcore_globt_a:count", "count"));
+	EXPECT_EQ(15, pcore_stat("pcore_globt_c:count", "count"));
+	ASSERT_EQ(0, pcore_unload());
+}
+
 /* pid=: a glob's probe sees only that process's calls. */
 TEST_F_TIMEOUT(glob, filter, PCORE_TIMEOUT_PATCHING)
 {
@@ -197,6 +215,7 @@ TEST_F_TIMEOUT(glob, vfs, PCORE_TIMEOUT_PATCHING)
 	struct pcore_probe_line l;
 	char buf[256];
 	int fd, n, i;
+	char *p;
 
 	ASSERT_EQ(0, pcore_load("target=vfs_*"));
 	ASSERT_EQ(0, pcore_probe_line("vfs_*", &l));
@@ -217,6 +236,12 @@ TEST_F_TIMEOUT(glob, vfs, PCORE_TIMEOUT_PATCHING)
 	EXPECT_LE(100, pcore_stat("vfs_read", "count"));
 	EXPECT_LE(100, pcore_stat("vfs_write", "count"));
 	EXPECT_LT(0, pcore_stat("vfs_write", "p50"));
+	/* probectl lists every function's histogram, kind "functions" */
+	ASSERT_EQ(0, CTL("list")) TH_LOG("%s", out);
+	for (i = 0, p = out; (p = strstr(p, " functions ")); p++)
+		i++;
+	EXPECT_EQ(n, i) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "vfs_write ")) TH_LOG("%s", out);
 	ASSERT_EQ(0, pcore_unload());
 }
 

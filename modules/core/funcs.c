@@ -147,9 +147,9 @@ static int pcore_funcs_scan(struct pcore_scan *s)
 	struct file_system_type *type = get_fs_type("tracefs");
 	size_t have = 0, len;
 	struct vfsmount *mnt;
+	char *buf, *line, *nl;
 	struct file *file;
 	loff_t pos = 0;
-	char *buf, *nl;
 	ssize_t n;
 	int ret = 0;
 
@@ -184,15 +184,17 @@ static int pcore_funcs_scan(struct pcore_scan *s)
 		}
 		have += n;
 		buf[have] = '\0';
-		while (!ret && (nl = strchr(buf, '\n'))) {
+		/* The whole lines; what is left of the last one moves once. */
+		for (line = buf; !ret && (nl = strchr(line, '\n'));
+		     line = nl + 1) {
 			*nl = '\0';
-			ret = pcore_scan_line(s, buf);
-			len = nl + 1 - buf;
-			memmove(buf, nl + 1, have - len + 1);
-			have -= len;
+			ret = pcore_scan_line(s, line);
 		}
 		if (ret)
 			break;
+		len = buf + have - line;
+		memmove(buf, line, len + 1);
+		have = len;
 		/* A line longer than a page: not a list of names. */
 		if (have == PAGE_SIZE - 1) {
 			ret = -EFBIG;
