@@ -39,6 +39,7 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/glob.h>
+#include <linux/module.h>
 #include <linux/mount.h>
 #include <linux/security.h>
 #include <linux/seq_file.h>
@@ -503,7 +504,7 @@ static int notrace pcore_fp_entry(struct fprobe *fp, unsigned long ip,
 	struct pcore_fp_data *d = data;
 	int i = pcore_fg_find(g, ip);
 
-	if (unlikely(i < 0))
+	if (unlikely(i < 0 || READ_ONCE(g->m[i].gone)))
 		return 1;
 	pcore_fg_hit(g, i);
 	d->i = i;
@@ -530,7 +531,7 @@ static int notrace pcore_fp_count(struct fprobe *fp, unsigned long ip,
 	struct pcore_fgroup *g = container_of(fp, struct pcore_fgroup, fp);
 	int i = pcore_fg_find(g, ip);
 
-	if (likely(i >= 0)) {
+	if (likely(i >= 0 && !READ_ONCE(g->m[i].gone))) {
 		pcore_fg_hit(g, i);
 		pcore_hist_count_nopreempt(g->m[i].hist);
 	}
@@ -879,4 +880,49 @@ const char *pcore_fgroup_symbol(const struct pcore_probe *p,
 	const struct pcore_fmember *m = pcore_fgroup_member(p, h);
 
 	return m ? m->name : NULL;
+}
+
+/*
+ * A module goes: the functions of it that fprobes cover are gone.  ftrace
+ * keeps their addresses in an fprobe's filter (v6.12's fprobe follows no
+ * module), and a module loaded at the same place later would be seen
+ * under the old functions' names: their handlers now skip them.  kprobes
+ * (without fprobe) mark their own probes gone.  Called before the
+ * module's code is freed; takes pcore_lock.
+ */
+static int pcore_funcs_module_notify(struct notifier_block *nb,
+				     unsigned long state, void *data)
+{
+#ifdef PCORE_HAVE_FPROBE
+	struct module *mod = data;
+	struct pcore_probe *p;
+	u32 i;
+
+	if (state != MODULE_STATE_GOING)
+		return NOTIFY_OK;
+	mutex_lock(&pcore_lock);
+	pcore_for_each_probe(p) {
+		if (p->kind != PCORE_PROBE_FUNCS)
+			continue;
+		for (i = 0; i < p->fg->n; i++)
+			if (within_module(p->fg->m[i].addr, mod))
+				WRITE_ONCE(p->fg->m[i].gone, true);
+	}
+	mutex_unlock(&pcore_lock);
+#endif
+	return NOTIFY_OK;
+}
+
+static struct notifier_block pcore_funcs_module_nb = {
+	.notifier_call = pcore_funcs_module_notify,
+};
+
+int pcore_funcs_init(void)
+{
+	return register_module_notifier(&pcore_funcs_module_nb);
+}
+
+void pcore_funcs_exit(void)
+{
+	unregister_module_notifier(&pcore_funcs_module_nb);
 }

@@ -261,6 +261,9 @@ static int __init pcore_init(void)
 	ret = pcore_uprobe_init();
 	if (ret)
 		goto err_timer;
+	ret = pcore_funcs_init();
+	if (ret)
+		goto err_uprobe;
 	ret = pcore_builtin_list(false, "target", target.val,
 				 PCORE_TARGET_MAX, &spec, active);
 	if (!ret)
@@ -275,6 +278,8 @@ static int __init pcore_init(void)
 
 err_builtins:
 	pcore_builtin_free_all();
+	pcore_funcs_exit();
+err_uprobe:
 	pcore_uprobe_exit();
 err_timer:
 	pcore_timer_exit();
@@ -291,6 +296,7 @@ static void __exit pcore_exit(void)
 {
 	pcore_chardev_exit();
 	pcore_builtin_free_all();
+	pcore_funcs_exit();
 	pcore_uprobe_exit();
 	pcore_timer_exit();
 	pcore_tp_exit();

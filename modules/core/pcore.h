@@ -7,7 +7,8 @@
  * All of them are created, listed and destroyed under pcore_lock; the
  * hot path never takes it.
  *
- * Lock order: tracepoint_module_list_mutex (module notifier) -> pcore_lock
+ * Lock order: tracepoint_module_list_mutex (module notifier) -> pcore_lock;
+ * the module notifier of funcs.c -> pcore_lock
  * -> pcore_hist.lock; pcore_builtin_lock (builtin.c) -> pcore_lock; the
  * locks of a file's deletion or unmount (fsnotify tells uprobe.c) ->
  * pcore_lock -> the locks of uprobes and of the mm.  A
@@ -431,6 +432,8 @@ struct pcore_fgroup;
  * @hist: the histogram its calls feed
  * @g: its probe's functions
  * @i: its index in @g's members (and hits)
+ * @gone: with fprobe: its module unloaded (ftrace keeps the address in
+ *	the fprobe's filter, and a module loaded there later would be seen)
  * @kp: without fprobe, %PCORE_FUNCS_COUNT: its kprobe
  * @rp: without fprobe: its kretprobe
  */
@@ -440,6 +443,7 @@ struct pcore_fmember {
 	struct pcore_hist *hist;
 	struct pcore_fgroup *g;
 	u32 i;
+	bool gone;
 #ifndef PCORE_HAVE_FPROBE
 	union {
 		struct kprobe kp;
@@ -470,6 +474,8 @@ struct pcore_fgroup {
 	struct pcore_fmember m[];
 };
 
+int pcore_funcs_init(void);
+void pcore_funcs_exit(void);
 int pcore_fgroup_init(struct pcore_probe *p, const struct pcore_funcs_opts *o);
 int pcore_fgroup_arm(struct pcore_probe *p);
 bool pcore_fgroup_disarm(struct pcore_probe *p);
