@@ -178,16 +178,16 @@ pcore_tp_hits() {
 	awk '$1 == "insn_tp_pcore/sys_enter" { print $4 }' /sys/kernel/debug/probe_core/probes
 }
 
-# probe_core's hits on the probe named $fn, or $fn$1 (a target's suffix).
-pcore_hits() {
-	awk -v p="$fn${1:-}" '$1 == p { print $4 }' /sys/kernel/debug/probe_core/probes
-}
-
 # The hits of the probe named $1.  A glob row matches *sys_getppid:
 # ftrace lists one name of each function, and __x64_sys_getppid is an
 # alias of __do_sys_getppid.
 pcore_probe_hits() {
 	awk -v p="$1" '$1 == p { print $4 }' /sys/kernel/debug/probe_core/probes
+}
+
+# probe_core's hits on the probe named $fn, or $fn$1 (a target's suffix).
+pcore_hits() {
+	pcore_probe_hits "$fn${1:-}"
 }
 
 # ftrace's equivalents, through tracefs: attach, hits or detach.

@@ -854,7 +854,7 @@ static const struct pcore_fmember *pcore_fgroup_member(const struct pcore_probe 
 u64 pcore_fgroup_hits(const struct pcore_probe *p, const struct pcore_hist *h)
 {
 	const struct pcore_fmember *m = pcore_fgroup_member(p, h);
-	u32 i, lo = m ? m - p->fg->m : 0, hi = m ? lo + 1 : p->fg->n;
+	u32 i, lo = m ? m->i : 0, hi = m ? lo + 1 : p->fg->n;
 	u64 n = 0;
 
 	for (i = lo; i < hi; i++)
@@ -882,18 +882,18 @@ const char *pcore_fgroup_symbol(const struct pcore_probe *p,
 	return m ? m->name : NULL;
 }
 
+#ifdef PCORE_HAVE_FPROBE
 /*
  * A module goes: the functions of it that fprobes cover are gone.  ftrace
  * keeps their addresses in an fprobe's filter (v6.12's fprobe follows no
  * module), and a module loaded at the same place later would be seen
- * under the old functions' names: their handlers now skip them.  kprobes
- * (without fprobe) mark their own probes gone.  Called before the
- * module's code is freed; takes pcore_lock.
+ * under the old functions' names: their handlers now skip them.  Called
+ * before the module's code is freed; takes pcore_lock.  Without fprobe,
+ * kprobes mark their own probes gone: no notifier.
  */
 static int pcore_funcs_module_notify(struct notifier_block *nb,
 				     unsigned long state, void *data)
 {
-#ifdef PCORE_HAVE_FPROBE
 	struct module *mod = data;
 	struct pcore_probe *p;
 	u32 i;
@@ -909,7 +909,6 @@ static int pcore_funcs_module_notify(struct notifier_block *nb,
 				WRITE_ONCE(p->fg->m[i].gone, true);
 	}
 	mutex_unlock(&pcore_lock);
-#endif
 	return NOTIFY_OK;
 }
 
@@ -926,3 +925,13 @@ void pcore_funcs_exit(void)
 {
 	unregister_module_notifier(&pcore_funcs_module_nb);
 }
+#else
+int pcore_funcs_init(void)
+{
+	return 0;
+}
+
+void pcore_funcs_exit(void)
+{
+}
+#endif

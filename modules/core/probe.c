@@ -725,8 +725,7 @@ struct pcore_probe *pcore_funcs_attach(struct pcore_client *c,
 		pcore_perr(p, "needs funcs (from pcore_funcs_find()) and hists");
 		goto err_free;
 	}
-	for (i = 0; !IS_ERR_OR_NULL(o->funcs) && o->hists &&
-		    i < pcore_funcs_count(o->funcs); i++) {
+	for (i = 0; i < pcore_funcs_count(o->funcs); i++) {
 		if (IS_ERR_OR_NULL(o->hists[i])) {
 			pcore_perr(p, "no hist for function %u (%s)", i,
 				   pcore_funcs_name(o->funcs, i));
