@@ -58,6 +58,10 @@ void pcore_client_destroy(struct pcore_client *c);
  *	table of @keys slots (rounded up to a power of two) that keeps a key
  *	until its interval ends; keys that find no free slot, and the key
  *	U64_MAX, are dropped
+ * @PCORE_KEYS_STACK: the key is a kernel stack, given to
+ *	pcore_hist_add_stack(): a table like %PCORE_KEYS_HASHED's, whose
+ *	slots also hold up to @depth frames.  Stacks are told apart frame by
+ *	frame, never by a hash alone.
  *
  * A keyed histogram's records come from a pool that grows as keys show up
  * (see "Memory" in the README); a value that finds it empty is dropped too.
@@ -67,7 +71,12 @@ enum pcore_key_mode {
 	PCORE_KEYS_NONE = 0,
 	PCORE_KEYS_DIRECT = 1,
 	PCORE_KEYS_HASHED = 2,
+	PCORE_KEYS_STACK = 3,
 };
+
+/* Frames a stack keeps: 1 to %PCORE_STACK_DEPTH_MAX, 32 by default. */
+#define PCORE_STACK_DEPTH_DEFAULT	32
+#define PCORE_STACK_DEPTH_MAX		127
 
 /**
  * struct pcore_hist_opts - a histogram to create
@@ -77,14 +86,20 @@ enum pcore_key_mode {
  *	1 to 15 characters, no spaces or control characters
  * @spec: bucket layout; a zero @spec.kind means the default loglinear
  * @key_mode: an enum pcore_key_mode
- * @keys: %PCORE_KEYS_DIRECT: keys 0 to @keys - 1; %PCORE_KEYS_HASHED: the
- *	number of distinct keys kept; at most %PCORE_KEYS_MAX
+ * @keys: %PCORE_KEYS_DIRECT: keys 0 to @keys - 1; %PCORE_KEYS_HASHED and
+ *	%PCORE_KEYS_STACK: the number of distinct keys kept; at most
+ *	%PCORE_KEYS_MAX
  * @key_name: what a key is, for display ("irq", "vec", "dev", "pid");
- *	default "key"; the same rules as @unit
+ *	default "key" ("stack" for %PCORE_KEYS_STACK); the same rules as
+ *	@unit
  * @flags: %PCORE_HIST_KEY_ADDR, or 0
+ * @depth: %PCORE_KEYS_STACK: the innermost frames kept of each stack, 1
+ *	to %PCORE_STACK_DEPTH_MAX, 0 for %PCORE_STACK_DEPTH_DEFAULT (a deeper
+ *	stack is kept cut, and shown so); 0 for the other modes
  *
- * Memory: one bucket array per key and possible CPU, allocated at creation
- * (pcore_cpu_hist_size of the layout, times @keys, times CPUs).
+ * Memory: see "Memory" in the README: per key in use, a bucket array per
+ * CPU it shows up on; per key slot, its key and label (and @depth frames
+ * for stacks), twice (for intervals).
  */
 struct pcore_hist_opts {
 	const char *name;
@@ -94,6 +109,7 @@ struct pcore_hist_opts {
 	u32 keys;
 	const char *key_name;
 	u32 flags;
+	u32 depth;
 };
 
 /*
@@ -112,6 +128,11 @@ void pcore_hist_add(struct pcore_hist *h, u64 v);
 void pcore_hist_count(struct pcore_hist *h);
 void pcore_hist_add_key(struct pcore_hist *h, u64 key, const char *label,
 			u64 v);
+void pcore_hist_add_stack(struct pcore_hist *h, struct pt_regs *regs,
+			  u32 flags, u64 v);
+
+/* pcore_hist_add_stack(): the idle task's stacks are one frame, [idle]. */
+#define PCORE_STACK_IDLE	0x1
 
 /**
  * enum pcore_timer_scope - where a timer keeps its start stamps

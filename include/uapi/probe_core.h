@@ -25,7 +25,7 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define PCORE_ABI_VERSION	2	/* 2: uprobes, pid and comm filters */
+#define PCORE_ABI_VERSION	3	/* 2: uprobes, pid and comm filters; 3: stacks */
 #define PCORE_IOC_MAGIC		0xB8
 #define PCORE_DEVICE		"/dev/probe_core"
 
@@ -33,6 +33,8 @@
 #define PCORE_UAPI_SYMBOL_MAX	160
 #define PCORE_UAPI_SHORT_MAX	16	/* kinds and units */
 #define PCORE_UAPI_LABEL_MAX	32
+/* Room for a stack's frames as text: 128 lines of at most 255 bytes. */
+#define PCORE_UAPI_FRAMES_MAX	32768
 
 /**
  * struct pcore_ioc_version - PCORE_IOC_VERSION
@@ -151,6 +153,15 @@ struct pcore_ioc_bucket {
  * @error_abs: out: bound of the percentiles' absolute error (linear)
  * @missed: out: events its probe missed
  * @dropped: out: values whose key found no slot
+ * @frames: in: 0, or with PCORE_READ_KEY on a histogram keyed by stack
+ *	(key name "stack"), a user pointer to PCORE_UAPI_FRAMES_MAX bytes
+ *	(since ABI version 3): out: the frames of @slot's stack as text, one
+ *	per line, innermost first ("func+0x1c/0x40 [module]", "[user] COMM",
+ *	"[idle]", "[unknown]"; a last line "[...]" when the stack was cut at
+ *	the histogram's depth), NUL-terminated; "" when @slot holds none
+ * @frames_size: in: PCORE_UAPI_FRAMES_MAX with @frames, else 0; out:
+ *	the bytes written, NUL included
+ * @nframes: out: the stack's frames (its [user] frame counts 1)
  * @reserved: zero
  */
 struct pcore_ioc_read {
@@ -177,7 +188,10 @@ struct pcore_ioc_read {
 	__u64 error_abs;
 	__u64 missed;
 	__u64 dropped;
-	__u64 reserved[4];
+	__u64 frames;
+	__u32 frames_size;
+	__u32 nframes;
+	__u64 reserved[2];
 };
 
 /**
@@ -222,6 +236,9 @@ struct pcore_ioc_name {
  *	tracepoints); ESRCH when there is no such process
  * @comm: only tasks of this name (/proc/PID/comm), or "" for any (not
  *	for tracepoints)
+ * @depth: "FUNC:stacks": the innermost frames kept of each stack, 1 to
+ *	127, or 0 for the default (32); 0 for the others (since ABI 3)
+ * @pad: zero
  * @reserved: zero
  *
  * Of @precision, @min, @max and @step, those @hist_kind does not use must
@@ -250,7 +267,9 @@ struct pcore_ioc_attach {
 	__s32 fd;
 	__s32 pid;
 	char comm[16];
-	__u64 reserved[2];
+	__u32 depth;
+	__u32 pad;
+	__u64 reserved[1];
 };
 
 #define PCORE_IOC_VERSION	_IOR(PCORE_IOC_MAGIC, 0x00, struct pcore_ioc_version)

@@ -24,7 +24,11 @@ enum pcore_builtin_mode {
 	PCORE_BUILTIN_COUNT,	/* "vfs_read:count": how many calls */
 	PCORE_BUILTIN_ARG,	/* "vfs_read:arg3[:UNIT]": an argument */
 	PCORE_BUILTIN_RETVAL,	/* "vfs_read:retval[:UNIT]": the return value */
+	PCORE_BUILTIN_STACKS,	/* "vfs_read:stacks": calls by kernel stack */
 };
+
+/* Distinct stacks a ":stacks" target keeps in an interval. */
+#define PCORE_BUILTIN_STACKS_MAX	1024
 
 /* Arguments in registers on every architecture probe_core builds for. */
 #define PCORE_BUILTIN_ARGS	6
@@ -157,6 +161,8 @@ static int pcore_builtin_parse(struct pcore_builtin *b, const char *param)
 	strscpy(b->unit, unit ?: "value", sizeof(b->unit));
 	if (!strcmp(what, "count") && !unit) {
 		b->mode = PCORE_BUILTIN_COUNT;
+	} else if (!strcmp(what, "stacks") && !unit) {
+		b->mode = PCORE_BUILTIN_STACKS;
 	} else if (!strcmp(what, "retval")) {
 		b->mode = PCORE_BUILTIN_RETVAL;
 	} else if (str_has_prefix(what, "arg") && what[3] >= '1' &&
@@ -164,14 +170,15 @@ static int pcore_builtin_parse(struct pcore_builtin *b, const char *param)
 		b->mode = PCORE_BUILTIN_ARG;
 		b->arg = what[3] - '1';
 	} else {
-		pr_err("%s=%*pE: unknown suffix ':%*pE' (known: ':count', ':arg1' to ':arg%d', ':retval', the last two with an optional ':UNIT'; then ':by=pid')\n",
+		pr_err("%s=%*pE: unknown suffix ':%*pE' (known: ':count', ':stacks', ':arg1' to ':arg%d', ':retval', the last two with an optional ':UNIT'; then ':by=pid')\n",
 		       param, (int)strlen(b->name), b->name, (int)strlen(what),
 		       what, PCORE_BUILTIN_ARGS);
 		return -EINVAL;
 	}
-	if (b->by_pid && b->mode == PCORE_BUILTIN_RETVAL) {
-		pr_err("%s=%*pE: ':by=pid' is not for ':retval'\n", param,
-		       (int)strlen(b->name), b->name);
+	if (b->by_pid && (b->mode == PCORE_BUILTIN_RETVAL ||
+			  b->mode == PCORE_BUILTIN_STACKS)) {
+		pr_err("%s=%*pE: ':by=pid' is not for ':%s'\n", param,
+		       (int)strlen(b->name), b->name, what);
 		return -EINVAL;
 	}
 	if (unit && !pcore_one_word(unit)) {
@@ -374,6 +381,39 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 	return PTR_ERR_OR_ZERO(b->probe);
 }
 
+/* :stacks: a call, counted under its kernel stack (a kprobe). */
+static void notrace pcore_builtin_stack(struct pcore_probe *p,
+					struct pt_regs *regs)
+{
+	struct pcore_builtin *b = pcore_probe_priv(p);
+
+	pcore_hist_add_stack(b->hist, regs, 0, 0);
+}
+NOKPROBE_SYMBOL(pcore_builtin_stack);
+
+/* A kprobe that counts calls by kernel stack. */
+static int pcore_builtin_stacks(struct pcore_client *c,
+				struct pcore_builtin *b,
+				const struct pcore_builtin_req *r)
+{
+	if (r->file) {
+		pr_err("%s=%s: ':stacks' is for kernel functions\n", r->param,
+		       b->name);
+		return -EINVAL;
+	}
+	b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
+		.name = b->name, .unit = "calls",
+		.spec = { .kind = PCORE_HIST_COUNT },
+		.key_mode = PCORE_KEYS_STACK, .keys = PCORE_BUILTIN_STACKS_MAX,
+		.depth = r->depth });
+	if (IS_ERR(b->hist))
+		return PTR_ERR(b->hist);
+	b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
+		.name = b->name, .symbol = b->symbol, .hist = b->hist,
+		.pre = pcore_builtin_stack, .priv = b, .filter = b->filter });
+	return PTR_ERR_OR_ZERO(b->probe);
+}
+
 /* A kprobe (or uprobe) that counts calls into a count histogram. */
 static int pcore_builtin_count(struct pcore_client *c, struct pcore_builtin *b,
 			       struct file *file, u64 offset)
@@ -493,6 +533,8 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 		ret = pcore_builtin_glob(c, b, r);
 	} else if (!ret && b->mode == PCORE_BUILTIN_COUNT) {
 		ret = pcore_builtin_count(c, b, r->file, r->offset);
+	} else if (!ret && b->mode == PCORE_BUILTIN_STACKS) {
+		ret = pcore_builtin_stacks(c, b, r);
 	} else if (!ret && b->mode != PCORE_BUILTIN_TIME) {
 		ret = pcore_builtin_value(c, b, &r->spec, r->maxactive,
 					  r->file, r->offset);

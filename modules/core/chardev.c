@@ -181,8 +181,12 @@ static int pcore_read_check(const struct pcore_ioc_read *r)
 	    r->key_used || r->key || r->pad || r->count || r->sum || r->min ||
 	    r->max || r->p50 || r->p90 || r->p99 || r->p999 ||
 	    r->error_ppm || r->error_abs || r->missed || r->dropped ||
-	    !pcore_zero(r->label, sizeof(r->label)) ||
+	    r->nframes || !pcore_zero(r->label, sizeof(r->label)) ||
 	    !pcore_zero(r->reserved, sizeof(r->reserved)))
+		return -EINVAL;
+	/* Room for any stack, or none: never a stack half written. */
+	if (r->frames ? r->frames_size != PCORE_UAPI_FRAMES_MAX ||
+			!(r->flags & PCORE_READ_KEY) : r->frames_size)
 		return -EINVAL;
 	if (r->cpu < -1 || r->cpu >= (int)nr_cpu_ids ||
 	    (r->cpu >= 0 && !cpu_possible(r->cpu)))
@@ -196,11 +200,14 @@ static int pcore_read_check(const struct pcore_ioc_read *r)
 
 /*
  * The snapshot @in asks for, into @s (of @h's layout, empty), and the key
- * it names into @kv (@kv->s unused): whether the key is in use.
+ * it names into @kv (@kv->s unused; a stack's frames into @kv->frames,
+ * room for the depth): whether the key is in use.
  */
 static int pcore_read_snap(struct pcore_hist *h, const struct pcore_ioc_read *in,
 			   struct pcore_snap *s, struct pcore_keyval *kv)
 {
+	unsigned long *frames = kv->frames;
+
 	bool one = in->flags & PCORE_READ_KEY;
 	struct pcore_kvs kvs;
 	bool used = false;
@@ -219,6 +226,10 @@ static int pcore_read_snap(struct pcore_hist *h, const struct pcore_ioc_read *in
 			pcore_snap_merge(s, kvs.kv[i].s);
 			if (one) {
 				*kv = kvs.kv[i];
+				kv->frames = frames;
+				if (frames)
+					memcpy(frames, kvs.kv[i].frames,
+					       kv->nframes * sizeof(*frames));
 				used = true;
 			}
 		}
@@ -235,6 +246,31 @@ static int pcore_read_snap(struct pcore_hist *h, const struct pcore_ioc_read *in
 	return used;
 }
 
+/*
+ * A stack's frames as text into @buf (PCORE_UAPI_FRAMES_MAX bytes), one a
+ * line, each cut to 254 characters: what fits, whatever the stack.
+ */
+static u32 pcore_frames_text(char *buf, const struct pcore_keyval *kv)
+{
+	char line[256];
+	size_t len = 0;
+	u32 i = 0;
+
+	BUILD_BUG_ON(PCORE_UAPI_FRAMES_MAX <
+		     (PCORE_STACK_DEPTH_MAX + 1) * (sizeof(line) - 1) + 1);
+	while (i < kv->nframes) {
+		i = pcore_stack_frame(line, sizeof(line) - 1, kv->frames,
+				      kv->nframes, kv->fflags, i);
+		len += scnprintf(buf + len, PCORE_UAPI_FRAMES_MAX - len,
+				 "%s\n", line);
+	}
+	if (kv->fflags & PCORE_STACK_F_CUT)
+		len += scnprintf(buf + len, PCORE_UAPI_FRAMES_MAX - len,
+				 "[...]\n");
+	buf[len] = '\0';
+	return len + 1;
+}
+
 static void pcore_read_fill(struct pcore_hist *h, const struct pcore_ioc_read *in,
 			    const struct pcore_snap *s, bool used,
 			    const struct pcore_keyval *kv,
@@ -249,6 +285,7 @@ static void pcore_read_fill(struct pcore_hist *h, const struct pcore_ioc_read *i
 	r->slot = in->slot;
 	r->nbuckets = l->nbuckets;
 	r->buckets = in->buckets;
+	r->frames = in->frames;
 	r->bucket_size = in->bucket_size;
 	if (used) {
 		r->key_used = 1;
@@ -311,6 +348,7 @@ static long pcore_ioc_read(void __user *arg, bool writer)
 	struct pcore_keyval kv = {};
 	unsigned long missed;
 	struct pcore_hist *h;
+	char *text = NULL;
 	u32 need;
 	long ret;
 
@@ -333,6 +371,8 @@ static long pcore_ioc_read(void __user *arg, bool writer)
 		    (clear_user(u64_to_user_ptr(in.buckets),
 				min_t(u32, in.nbuckets, PCORE_MAX_BUCKETS) *
 				sizeof(*b)) ||
+		     (in.frames && clear_user(u64_to_user_ptr(in.frames),
+					      in.frames_size)) ||
 		     copy_to_user(arg, &in, sizeof(in))))
 			return -EFAULT;
 	}
@@ -354,7 +394,13 @@ static long pcore_ioc_read(void __user *arg, bool writer)
 	}
 	s = kvmalloc(pcore_snap_size(&h->layout), GFP_KERNEL);
 	b = kvcalloc(h->layout.nbuckets, sizeof(*b), GFP_KERNEL);
-	if (!s || !b) {
+	if (in.frames && h->key_mode == PCORE_KEYS_STACK) {
+		text = kvmalloc(PCORE_UAPI_FRAMES_MAX, GFP_KERNEL);
+		kv.frames = kmalloc_array(h->depth, sizeof(*kv.frames),
+					  GFP_KERNEL);
+	}
+	if (!s || !b || (in.frames && h->key_mode == PCORE_KEYS_STACK &&
+			 (!text || !kv.frames))) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -365,16 +411,25 @@ static long pcore_ioc_read(void __user *arg, bool writer)
 		r->missed = missed;
 		ret = 0;
 	}
+	if (!ret && text) {
+		r->nframes = kv.nframes;
+		r->frames_size = pcore_frames_text(text, &kv);
+	}
 out:
 	if (h)
 		pcore_hist_put(h);
 	if (!ret && copy_to_user(u64_to_user_ptr(in.buckets), b,
 				 r->nbuckets * sizeof(*b)))
 		ret = -EFAULT;
+	if (!ret && text && copy_to_user(u64_to_user_ptr(in.frames), text,
+					 r->frames_size))
+		ret = -EFAULT;
 	if ((!ret || ret == -ENOSPC) && copy_to_user(arg, r, sizeof(*r)))
 		ret = -EFAULT;
 	kvfree(s);
 	kvfree(b);
+	kvfree(text);
+	kfree(kv.frames);
 	kfree(r);
 	return ret;
 }
@@ -421,6 +476,14 @@ static bool pcore_attach_spec_ok(const struct pcore_ioc_attach *a)
 	return false;
 }
 
+/* A depth is for "FUNC:stacks" only. */
+static bool pcore_attach_stacks(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 7 && !strcmp(name + len - 7, ":stacks");
+}
+
 static long pcore_ioc_attach(void __user *arg)
 {
 	struct pcore_builtin_req r = { .param = "attach" };
@@ -431,7 +494,8 @@ static long pcore_ioc_attach(void __user *arg)
 		return -EFAULT;
 	if (!pcore_str_ok(a.name, sizeof(a.name)) ||
 	    !memchr(a.comm, '\0', sizeof(a.comm)) ||
-	    !pcore_zero(a.reserved, sizeof(a.reserved)) ||
+	    !pcore_zero(a.reserved, sizeof(a.reserved)) || a.pad ||
+	    (a.depth && !pcore_attach_stacks(a.name)) ||
 	    (a.kind != PCORE_ATTACH_KRETPROBE &&
 	     a.kind != PCORE_ATTACH_TRACEPOINT &&
 	     a.kind != PCORE_ATTACH_UPROBE) ||
@@ -456,6 +520,7 @@ static long pcore_ioc_attach(void __user *arg)
 	r.offset = a.offset;
 	r.filter.pid = a.pid;
 	memcpy(r.filter.comm, a.comm, sizeof(r.filter.comm));
+	r.depth = a.depth;	/* over 127: the histogram refuses it */
 	ret = pcore_builtin_attach(&r);
 	if (r.file)
 		fput(r.file);

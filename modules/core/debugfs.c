@@ -20,6 +20,11 @@
  *             taken atomically at open; opening starts a new interval
  *   reset     write 1 to reset
  *   keys      keyed histograms only: one line per key
+ *   stacks    histograms keyed by stack only: one block per stack, the
+ *             most counted first: 'stack <id> count <n> [sum <s> <unit>]'
+ *             then its frames, innermost first, one a line, indented
+ *             two spaces ('[...]' last when it was cut at the depth),
+ *             and an empty line
  *
  * A keyed histogram prints every key in use, in slot order, each under a
  * '<key name> <key> <label>:' line (hist, percpu) or a block of its own
@@ -37,6 +42,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include "pcore.h"
 
@@ -161,6 +167,8 @@ static void pcore_seq_key(struct seq_file *m, const struct pcore_hist *h,
 	/* An address as %pK prints it: 16 hex digits. */
 	if (h->flags & PCORE_HIST_KEY_ADDR)
 		seq_printf(m, "%016llx", kv->key);
+	else if (h->key_mode == PCORE_KEYS_STACK)
+		seq_printf(m, "%08llx", kv->key);
 	else
 		seq_printf(m, "%llu", kv->key);
 }
@@ -450,6 +458,124 @@ static int pcore_keys_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(pcore_keys);
 
+/* One stack of the stacks file: where its frames are, and its values. */
+struct pcore_stack_row {
+	const unsigned long *frames;
+	u32 nframes;
+	u32 fflags;
+	u64 key;
+	u64 count;
+	u64 sum;
+};
+
+struct pcore_stacks_arg {
+	struct pcore_stack_row *rows;
+	u32 n;
+	u32 room;
+};
+
+static void pcore_stacks_one(void *arg, const struct pcore_keyval *kv)
+{
+	struct pcore_stacks_arg *a = arg;
+
+	/* Keys that came between the walk that counted and this one wait. */
+	if (a->n == a->room)
+		return;
+	a->rows[a->n++] = (struct pcore_stack_row){
+		.frames = kv->frames, .nframes = kv->nframes,
+		.fflags = kv->fflags, .key = kv->key, .count = kv->s->count,
+		.sum = kv->s->sum,
+	};
+}
+
+/* By frames, to find twins (see pcore_stack_slot()). */
+static int pcore_stack_cmp_frames(const void *x, const void *y)
+{
+	const struct pcore_stack_row *a = x, *b = y;
+	u32 i;
+
+	if (a->nframes != b->nframes)
+		return a->nframes < b->nframes ? -1 : 1;
+	if (a->fflags != b->fflags)
+		return a->fflags < b->fflags ? -1 : 1;
+	for (i = 0; i < a->nframes; i++)
+		if (a->frames[i] != b->frames[i])
+			return a->frames[i] < b->frames[i] ? -1 : 1;
+	return 0;
+}
+
+/* The most counted first; then by id, for a stable order. */
+static int pcore_stack_cmp_count(const void *x, const void *y)
+{
+	const struct pcore_stack_row *a = x, *b = y;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return 0;
+}
+
+static void pcore_stacks_print(struct seq_file *m, const struct pcore_hist *h,
+			       const struct pcore_stack_row *r)
+{
+	char buf[KSYM_SYMBOL_LEN + 32];
+	u32 i = 0;
+
+	seq_printf(m, "stack %08llx count %llu", r->key, r->count);
+	if (h->layout.kind != PCORE_HIST_COUNT)
+		seq_printf(m, " sum %llu %s", r->sum, h->unit);
+	seq_puts(m, "\n");
+	if (!r->nframes)
+		seq_puts(m, "  [no frames]\n");
+	while (i < r->nframes) {
+		i = pcore_stack_frame(buf, sizeof(buf), r->frames, r->nframes,
+				      r->fflags, i);
+		seq_printf(m, "  %s\n", buf);
+	}
+	if (r->fflags & PCORE_STACK_F_CUT)
+		seq_puts(m, "  [...]\n");
+	seq_puts(m, "\n");
+}
+
+/*
+ * Under h->lock, the frames of the stacks in use stay where they are: a
+ * harvest, which frees them, takes the lock.
+ */
+static int pcore_stacks_show(struct seq_file *m, void *unused)
+{
+	struct pcore_stacks_arg a = {};
+	struct pcore_hist *h = m->private;
+	u32 i, j;
+
+	mutex_lock(&h->lock);
+	a.room = pcore_hist_walk(h, -1, NULL, NULL);
+	a.rows = kvcalloc(max(a.room, 1U), sizeof(*a.rows), GFP_KERNEL);
+	if (!a.rows) {
+		mutex_unlock(&h->lock);
+		return -ENOMEM;
+	}
+	pcore_hist_walk(h, -1, pcore_stacks_one, &a);
+	sort(a.rows, a.n, sizeof(*a.rows), pcore_stack_cmp_frames, NULL);
+	for (i = 0, j = 0; i < a.n; i++) {
+		if (j && !pcore_stack_cmp_frames(&a.rows[j - 1], &a.rows[i])) {
+			a.rows[j - 1].count += a.rows[i].count;
+			a.rows[j - 1].sum += a.rows[i].sum;
+			continue;
+		}
+		a.rows[j++] = a.rows[i];
+	}
+	sort(a.rows, j, sizeof(*a.rows), pcore_stack_cmp_count, NULL);
+	seq_printf(m, "# %u stacks, %llu dropped, depth %u\n", j,
+		   pcore_hist_dropped(h), h->depth);
+	for (i = 0; i < j; i++)
+		pcore_stacks_print(m, h, &a.rows[i]);
+	mutex_unlock(&h->lock);
+	kvfree(a.rows);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pcore_stacks);
+
 static void pcore_seq_totals(struct seq_file *m, const char *what,
 			     const struct pcore_snap *s)
 {
@@ -613,6 +739,9 @@ static void pcore_debugfs_hist_added(struct pcore_hist *h)
 	debugfs_create_file("reset", 0200, h->dir, h, &pcore_reset_fops);
 	if (h->key_mode)
 		debugfs_create_file("keys", 0400, h->dir, h, &pcore_keys_fops);
+	if (h->key_mode == PCORE_KEYS_STACK)
+		debugfs_create_file("stacks", 0400, h->dir, h,
+				    &pcore_stacks_fops);
 }
 
 /* Waits for the files' running operations; later ones fail with -EIO. */

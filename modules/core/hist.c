@@ -62,8 +62,10 @@
 #include <linux/cpu.h>
 #include <linux/err.h>
 #include <linux/hash.h>
+#include <linux/jhash.h>
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
+#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -157,17 +159,23 @@ static int pcore_hist_spec_check(const struct pcore_client *c,
 		break;
 	case PCORE_KEYS_DIRECT:
 	case PCORE_KEYS_HASHED:
+	case PCORE_KEYS_STACK:
 		if (!o->keys || o->keys > PCORE_KEYS_MAX) {
 			why = "keys must be 1 to 65536";
 			break;
 		}
 		*nslots = o->keys;
-		if (o->key_mode == PCORE_KEYS_HASHED)
+		if (o->key_mode != PCORE_KEYS_DIRECT)
 			*nslots = roundup_pow_of_two(max(o->keys, 2U));
 		break;
 	default:
 		why = "unknown key mode";
 	}
+	if (!why && o->key_mode == PCORE_KEYS_STACK &&
+	    o->depth > PCORE_STACK_DEPTH_MAX)
+		why = "depth must be 1 to 127 frames (0: 32)";
+	if (!why && o->key_mode != PCORE_KEYS_STACK && o->depth)
+		why = "depth is for PCORE_KEYS_STACK";
 	if (!why && o->flags & ~PCORE_HIST_KEY_ADDR)
 		why = "unknown flags";
 	if (!why && (o->flags & PCORE_HIST_KEY_ADDR) &&
@@ -307,6 +315,7 @@ static void pcore_hist_free(struct pcore_hist *h)
 		kfree(h->cpu[b]);
 		kvfree(h->keys[b]);
 		kvfree(h->labels[b]);
+		kvfree(h->frames[b]);
 		for (i = 0; h->pool[b].chunk && i < h->pool[b].nchunks; i++)
 			kvfree(h->pool[b].chunk[i]);
 		kfree(h->pool[b].chunk);
@@ -323,7 +332,7 @@ static void pcore_hist_free(struct pcore_hist *h)
  * current total.
  */
 static size_t pcore_hist_mem(const struct pcore_layout *l, u32 key_mode,
-			     u32 nslots)
+			     u32 nslots, u32 depth)
 {
 	size_t stride = pcore_stride(l);
 	size_t bank = nr_cpu_ids * sizeof(void *);
@@ -335,12 +344,15 @@ static size_t pcore_hist_mem(const struct pcore_layout *l, u32 key_mode,
 		u64 cap = (u64)nslots * num_possible_cpus();
 
 		bank += (size_t)num_possible_cpus() * nslots * sizeof(void *) +
-			(size_t)nslots * PCORE_LABEL_MAX +
 			(DIV_ROUND_UP(cap, 1U << shift) * sizeof(void *)) +
 			(stride << shift);
 	}
-	if (key_mode == PCORE_KEYS_HASHED)
+	if (key_mode == PCORE_KEYS_DIRECT || key_mode == PCORE_KEYS_HASHED)
+		bank += (size_t)nslots * PCORE_LABEL_MAX;
+	if (key_mode == PCORE_KEYS_HASHED || key_mode == PCORE_KEYS_STACK)
 		bank += (size_t)nslots * sizeof(u64);
+	if (key_mode == PCORE_KEYS_STACK)
+		bank += (size_t)nslots * depth * sizeof(unsigned long);
 	return sizeof(struct pcore_hist) + 2 * bank + pcore_snap_size(l) +
 	       num_possible_cpus() * sizeof(local64_t);
 }
@@ -388,13 +400,23 @@ static int pcore_hist_alloc(struct pcore_hist *h)
 		}
 		if (!h->key_mode)
 			continue;
-		h->labels[b] = kvcalloc(nslots, sizeof(struct pcore_label), gfp);
 		h->pool[b].chunk = kcalloc(h->pool_chunks, sizeof(void *), gfp);
-		if (!h->labels[b] || !h->pool[b].chunk)
+		if (!h->pool[b].chunk)
 			return -ENOMEM;
 		if (pcore_pool_add(h, &h->pool[b], true))
 			return -ENOMEM;
-		if (h->key_mode == PCORE_KEYS_HASHED) {
+		if (h->key_mode == PCORE_KEYS_STACK) {
+			h->frames[b] = kvmalloc_array((size_t)nslots * h->depth,
+						      sizeof(unsigned long), gfp);
+			if (!h->frames[b])
+				return -ENOMEM;
+		} else {
+			h->labels[b] = kvcalloc(nslots, sizeof(struct pcore_label),
+						gfp);
+			if (!h->labels[b])
+				return -ENOMEM;
+		}
+		if (h->key_mode != PCORE_KEYS_DIRECT) {
 			h->keys[b] = kvmalloc_array(nslots, sizeof(u64), gfp);
 			if (!h->keys[b])
 				return -ENOMEM;
@@ -422,7 +444,7 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 {
 	struct pcore_layout l;
 	struct pcore_hist *h;
-	u32 nslots;
+	u32 nslots, depth = 0;
 	int ret;
 
 	ret = pcore_check_args("hist", c, o);
@@ -440,6 +462,8 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	ret = pcore_hist_spec_check(c, o, &l, &nslots);
 	if (ret)
 		return ERR_PTR(ret);
+	if (o->key_mode == PCORE_KEYS_STACK)
+		depth = o->depth ?: PCORE_STACK_DEPTH_DEFAULT;
 
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
 	if (!h) {
@@ -453,6 +477,9 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	h->layout = l;
 	h->key_mode = o->key_mode;
 	h->flags = o->flags;
+	h->depth = depth;
+	if (h->key_mode == PCORE_KEYS_STACK)
+		h->seed = get_random_u32();
 	h->nslots = nslots;
 	h->stride = pcore_stride(&l);
 	h->pool_shift = pcore_pool_shift(nslots);
@@ -462,8 +489,10 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	INIT_WORK(&h->grow_work, pcore_pool_grow_work);
 	strscpy(h->name, o->name, sizeof(h->name));
 	strscpy(h->unit, o->unit ?: "ns", sizeof(h->unit));
-	strscpy(h->key_name, o->key_name ?: "key", sizeof(h->key_name));
-	h->mem = pcore_hist_mem(&l, h->key_mode, nslots);
+	strscpy(h->key_name, o->key_name ?:
+		h->key_mode == PCORE_KEYS_STACK ? "stack" : "key",
+		sizeof(h->key_name));
+	h->mem = pcore_hist_mem(&l, h->key_mode, nslots, h->depth);
 	ret = pcore_hist_charge(c, h);
 	if (ret) {
 		kfree(h);
@@ -490,7 +519,7 @@ err:
 	/* One line of ours instead of the allocators' warnings. */
 	pr_err("%s%shist %s: out of memory (%zu bytes)\n", c->name,
 	       *c->name ? ": " : "", o->name,
-	       pcore_hist_mem(&l, o->key_mode, nslots));
+	       pcore_hist_mem(&l, o->key_mode, nslots, depth));
 	if (h)
 		pcore_hist_free(h);
 	return ERR_PTR(ret);
@@ -630,6 +659,8 @@ void notrace pcore_hist_add_key(struct pcore_hist *h, u64 key,
 		if (label && READ_ONCE(labels[slot].s[0]))
 			label = NULL;
 		break;
+	case PCORE_KEYS_STACK:
+		goto drop;	/* its keys come from pcore_hist_add_stack() */
 	default:
 		if (key == U64_MAX)
 			goto drop;
@@ -680,6 +711,118 @@ drop:
 }
 EXPORT_SYMBOL_GPL(pcore_hist_add_key);
 NOKPROBE_SYMBOL(pcore_hist_add_key);
+
+static __always_inline bool pcore_frames_equal(const unsigned long *a,
+					       const unsigned long *b,
+					       unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/*
+ * The slot of stack @f (@n frames, key @key) in bank @b, claimed for it
+ * when it has none; -1 when it finds no free slot.  A slot is claimed
+ * with cmpxchg (free -> busy), its frames written, then its key
+ * published.  A busy slot may be another handler writing this same
+ * stack: we go on, and may claim a second slot for it.  Such twins are
+ * rare (the first values of a stack, on two CPUs at once) and readers
+ * merge them (stacks file, probectl).
+ */
+static __always_inline int pcore_stack_slot(struct pcore_hist *h, u32 b,
+					    const unsigned long *f,
+					    unsigned int n, u64 key)
+{
+	unsigned long *frames = h->frames[b];
+	u64 k, *keys = h->keys[b];
+	u32 i, slot;
+
+	for (i = 0; i < PCORE_KEY_PROBES && i < h->nslots; i++) {
+		slot = ((u32)key + i) & (h->nslots - 1);
+		/* Pairs with the release below: its frames come first. */
+		k = smp_load_acquire(&keys[slot]);
+		if (k == U64_MAX) {
+			k = cmpxchg(&keys[slot], U64_MAX, PCORE_KEY_BUSY);
+			if (k == U64_MAX) {
+				u32 j;
+
+				for (j = 0; j < n; j++)
+					frames[slot * h->depth + j] = f[j];
+				/* The frames, then the key that shows them. */
+				smp_store_release(&keys[slot], key);
+				return slot;
+			}
+			/* Lost the race: read the winner's key as above. */
+			k = smp_load_acquire(&keys[slot]);
+		}
+		if (k == key &&
+		    pcore_frames_equal(&frames[slot * h->depth], f, n))
+			return slot;
+	}
+	return -1;
+}
+
+/**
+ * pcore_hist_add_stack() - record a value under the current stack; hot path
+ * @h: a %PCORE_KEYS_STACK histogram (values given to others are dropped)
+ * @regs: the registers a kprobe handler, or an interrupt, was given: the
+ *	stack where they were saved (in user mode: one frame, "[user]" with
+ *	the task's comm); or NULL: the stack of the caller, less probe_core's
+ *	own frames
+ * @flags: %PCORE_STACK_IDLE or 0
+ * @v: value (0 to count, for a %PCORE_HIST_COUNT histogram)
+ *
+ * The innermost @h's depth frames are kept; a deeper stack is kept cut,
+ * and shown so.  No lock, no allocation, no division; safe in any
+ * context, NMI included.  A stack that finds no slot, or that is captured
+ * while a capture it interrupted holds its context's buffer, is counted as
+ * dropped.  Stacks are reclaimed as other keys are: when their interval
+ * ends.
+ */
+void notrace pcore_hist_add_stack(struct pcore_hist *h, struct pt_regs *regs,
+				  u32 flags, u64 v)
+{
+	struct pcore_cpu_hist *rec;
+	unsigned int n;
+	unsigned long *f;
+	int slot = -1;
+	u32 b, ff;
+	u64 key;
+
+	preempt_disable_notrace();
+	if (unlikely(h->key_mode != PCORE_KEYS_STACK))
+		goto drop;
+	ff = flags & PCORE_STACK_IDLE;
+	f = pcore_stack_get(regs, h->depth, &ff, &n);
+	if (!f)
+		goto drop;
+	/* One bank for the whole event: see "Intervals" at the top. */
+	b = READ_ONCE(h->cur);
+	key = jhash2((const u32 *)f, n * sizeof(*f) / sizeof(u32), h->seed) |
+	      (u64)n << 32 | (u64)ff << 40;
+	slot = pcore_stack_slot(h, b, f, n, key);
+	pcore_stack_put();
+	if (slot < 0)
+		goto drop;
+	rec = pcore_rec(h, b, raw_smp_processor_id(), slot);
+	if (unlikely(!rec)) {
+		rec = pcore_rec_claim(h, b, raw_smp_processor_id(), slot);
+		if (!rec)
+			goto drop;
+	}
+	pcore_record(&h->layout, rec, v);
+	preempt_enable_notrace();
+	return;
+drop:
+	local64_inc(this_cpu_ptr(h->dropped));
+	preempt_enable_notrace();
+}
+EXPORT_SYMBOL_GPL(pcore_hist_add_stack);
+NOKPROBE_SYMBOL(pcore_hist_add_stack);
 
 /**
  * pcore_hist_add() - record a value; hot path
@@ -738,10 +881,25 @@ static void pcore_keyval_fill(const struct pcore_hist *h, u32 b, u32 slot,
 	u32 i;
 
 	kv->slot = slot;
-	kv->key = h->key_mode == PCORE_KEYS_HASHED ?
-		  READ_ONCE(h->keys[b][slot]) : slot;
+	/* Acquire: pairs with pcore_stack_slot()'s release of the frames. */
+	kv->key = h->key_mode == PCORE_KEYS_DIRECT ? slot :
+		  smp_load_acquire(&h->keys[b][slot]);
 	if (h->flags & PCORE_HIST_KEY_ADDR)
 		kv->key = pcore_key_restricted(kv->key);
+	if (h->key_mode == PCORE_KEYS_STACK) {
+		unsigned long *f = &h->frames[b][(size_t)slot * h->depth];
+
+		if (kv->key == U64_MAX || kv->key == PCORE_KEY_BUSY)
+			kv->key = 0;	/* no stack (yet): no frames */
+		kv->nframes = (kv->key >> 32) & 0xff;
+		kv->fflags = kv->key >> 40;
+		kv->key = (u32)kv->key;
+		/* Into the room the caller gave, or where they are. */
+		if (kv->frames)
+			memcpy(kv->frames, f, kv->nframes * sizeof(*f));
+		else
+			kv->frames = f;
+	}
 	for (i = 0; i < PCORE_LABEL_MAX - 1 && h->labels[b]; i++) {
 		kv->label[i] = READ_ONCE(h->labels[b][slot].s[i]);
 		if (!kv->label[i])
@@ -750,11 +908,18 @@ static void pcore_keyval_fill(const struct pcore_hist *h, u32 b, u32 slot,
 	kv->label[i] = '\0';
 }
 
-/* Does a hashed slot of bank @b hold a key?  Others are always looked at. */
+/*
+ * Does a hashed or stack slot of bank @b hold a key (whose frames are
+ * written)?  Direct slots are always looked at.
+ */
 static bool pcore_slot_taken(const struct pcore_hist *h, u32 b, u32 slot)
 {
-	return h->key_mode != PCORE_KEYS_HASHED ||
-	       READ_ONCE(h->keys[b][slot]) != U64_MAX;
+	u64 k;
+
+	if (h->key_mode == PCORE_KEYS_NONE || h->key_mode == PCORE_KEYS_DIRECT)
+		return true;
+	k = READ_ONCE(h->keys[b][slot]);
+	return k != U64_MAX && k != PCORE_KEY_BUSY;
 }
 
 /*
@@ -832,6 +997,7 @@ u32 pcore_hist_walk(struct pcore_hist *h, int cpu, pcore_walk_fn fn,
 			pcore_snap_init(&h->layout, kv.s);
 			pcore_hist_read(h, cpu, i, kv.s);
 		}
+		kv.frames = NULL;	/* a stack's: where they are */
 		pcore_keyval_fill(h, h->cur, i, &kv);
 		fn(arg, &kv);
 	}
@@ -842,7 +1008,9 @@ u32 pcore_hist_walk(struct pcore_hist *h, int cpu, pcore_walk_fn fn,
  * pcore_hist_slot_key() - the key of a slot in use since the last harvest
  * @h: histogram, its @lock held
  * @slot: slot, below @h->nslots
- * @kv: its key and label (@kv->s untouched)
+ * @kv: its key and label (@kv->s untouched); a stack's frames are copied
+ *	into @kv->frames when it is set (room for @h's depth), else
+ *	@kv->frames points to them
  *
  * Return: whether the slot holds a key: always for a histogram without
  * keys; for direct keys, when the slot has a label.
@@ -870,8 +1038,10 @@ void pcore_kvs_free(struct pcore_kvs *kvs)
 {
 	kvfree(kvs->kv);
 	kvfree(kvs->snaps);
+	kvfree(kvs->frames);
 	kvs->kv = NULL;
 	kvs->snaps = NULL;
+	kvs->frames = NULL;
 	kvs->n = 0;
 }
 
@@ -885,12 +1055,21 @@ static int pcore_kvs_alloc(const struct pcore_hist *h, struct pcore_kvs *kvs,
 	kvs->n = n;
 	kvs->kv = kvcalloc(max(n, 1U), sizeof(*kvs->kv), GFP_KERNEL);
 	kvs->snaps = kvmalloc_array(max(n, 1U), size, GFP_KERNEL);
-	if (!kvs->kv || !kvs->snaps) {
+	kvs->frames = NULL;
+	if (h->key_mode == PCORE_KEYS_STACK)
+		kvs->frames = kvmalloc_array((size_t)max(n, 1U) * h->depth,
+					     sizeof(unsigned long), GFP_KERNEL);
+	if (!kvs->kv || !kvs->snaps ||
+	    (h->key_mode == PCORE_KEYS_STACK && !kvs->frames)) {
 		pcore_kvs_free(kvs);
 		return -ENOMEM;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		kvs->kv[i].s = kvs->snaps + (size_t)i * size;
+		/* A stack's frames are copied: the bank is written again. */
+		if (kvs->frames)
+			kvs->kv[i].frames = kvs->frames + (size_t)i * h->depth;
+	}
 	return 0;
 }
 

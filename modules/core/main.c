@@ -73,6 +73,12 @@ __MODULE_PARM_TYPE(target, "charp");
 MODULE_PARM_DESC(target,
 	"functions to count and time from entry to return, comma-separated; do_fork and sys_<name> resolve to this kernel's names; suffixes :count, :argN[:UNIT], :retval[:UNIT] record calls, an argument or the return value instead, and a last :by=pid keeps one histogram per process; a glob (vfs_*, with * and ?) takes every function it matches, at most 256, with or without :count");
 
+static struct pcore_str_param stacks;
+module_param_cb(stacks, &pcore_param_str_ops, &stacks, 0400);
+__MODULE_PARM_TYPE(stacks, "charp");
+MODULE_PARM_DESC(stacks,
+	"functions whose calls to count by kernel stack, comma-separated (as target=FUNC:stacks); read them in <FUNC>:stacks/stacks");
+
 static struct pcore_str_param tracepoints;
 module_param_cb(tracepoints, &pcore_param_str_ops, &tracepoints, 0400);
 __MODULE_PARM_TYPE(tracepoints, "charp");
@@ -106,6 +112,12 @@ module_param_cb(pid, &pcore_param_uint_ops, &pid, 0400);
 __MODULE_PARM_TYPE(pid, "uint");
 MODULE_PARM_DESC(pid,
 	"target= probes see only the threads of this process (0: all)");
+
+static unsigned int stack_depth = PCORE_STACK_DEPTH_DEFAULT;
+module_param_cb(stack_depth, &pcore_param_uint_ops, &stack_depth, 0400);
+__MODULE_PARM_TYPE(stack_depth, "uint");
+MODULE_PARM_DESC(stack_depth,
+	"frames kept of each stack of stacks= and :stacks targets, innermost first (1 to 127, default 32)");
 
 static struct pcore_str_param comm;
 module_param_cb(comm, &pcore_param_str_ops, &comm, 0400);
@@ -179,17 +191,19 @@ static int pcore_parse_hist(const char *str, struct pcore_hist_spec *spec)
 
 /*
  * A comma-separated parameter: every element attached, or none; at most
- * @max elements.
+ * @max elements.  Each element gets @suffix (stacks=F is target=F:stacks).
  */
 static int pcore_builtin_list(bool tracepoint, const char *param,
 			      const char *val, unsigned int max,
+			      const char *suffix,
 			      const struct pcore_hist_spec *spec, int active)
 {
 	struct pcore_builtin_req r = {
 		.tracepoint = tracepoint, .param = param, .spec = *spec,
-		.maxactive = active,
+		.maxactive = active, .depth = stack_depth,
 	};
-	char *copy, *s;
+	char name[PCORE_NAME_MAX];
+	char *copy, *s, *tok;
 	unsigned int n;
 	int ret = 0;
 
@@ -214,8 +228,21 @@ static int pcore_builtin_list(bool tracepoint, const char *param,
 		strscpy(r.filter.comm, comm.val ?: "", sizeof(r.filter.comm));
 	}
 	s = copy;
-	while ((r.name = strsep(&s, ",")) && !ret)
+	while ((tok = strsep(&s, ",")) && !ret) {
+		r.name = tok;
+		if (*suffix && *tok) {
+			r.name = name;
+			if (snprintf(name, sizeof(name), "%s%s", tok, suffix) >=
+			    sizeof(name)) {
+				pr_err("%s=%.32s...: longer than %zu characters\n",
+				       param, tok,
+				       sizeof(name) - 1 - strlen(suffix));
+				ret = -EINVAL;
+				break;
+			}
+		}
 		ret = pcore_builtin_attach(&r);
+	}
 	kfree(copy);
 	return ret;
 }
@@ -228,6 +255,7 @@ static int __init pcore_init(void)
 
 	ret = pcore_param_check_str(&target) ?:
 	      pcore_param_check_str(&tracepoints) ?:
+	      pcore_param_check_str(&stacks) ?:
 	      pcore_param_check_str(&comm) ?:
 	      pcore_param_check_str(&hist) ?:
 	      pcore_parse_hist(hist.val, &spec);
@@ -238,8 +266,13 @@ static int __init pcore_init(void)
 		       (int)strlen(comm.val), comm.val, TASK_COMM_LEN - 1);
 		return -EINVAL;
 	}
-	if ((pid || comm.val) && !target.val) {
-		pr_err("pid= and comm= filter target= probes: give target=\n");
+	if ((pid || comm.val) && !target.val && !stacks.val) {
+		pr_err("pid= and comm= filter target= and stacks= probes: give one of them\n");
+		return -EINVAL;
+	}
+	if (!stack_depth || stack_depth > PCORE_STACK_DEPTH_MAX) {
+		pr_err("stack_depth=%u: must be 1 to %d frames\n", stack_depth,
+		       PCORE_STACK_DEPTH_MAX);
 		return -EINVAL;
 	}
 	if (active > PCORE_MAXACTIVE_MAX) {
@@ -264,11 +297,18 @@ static int __init pcore_init(void)
 	ret = pcore_funcs_init();
 	if (ret)
 		goto err_uprobe;
+	ret = pcore_stack_init();
+	if (ret)
+		goto err_funcs;
 	ret = pcore_builtin_list(false, "target", target.val,
-				 PCORE_TARGET_MAX, &spec, active);
+				 PCORE_TARGET_MAX, "", &spec, active);
+	if (!ret)
+		ret = pcore_builtin_list(false, "stacks", stacks.val,
+					 PCORE_TARGET_MAX, ":stacks", &spec,
+					 active);
 	if (!ret)
 		ret = pcore_builtin_list(true, "tracepoints", tracepoints.val,
-					 PCORE_MAX_PROBES, &spec, active);
+					 PCORE_MAX_PROBES, "", &spec, active);
 	if (!ret)
 		ret = pcore_chardev_init();
 	if (ret)
@@ -278,6 +318,8 @@ static int __init pcore_init(void)
 
 err_builtins:
 	pcore_builtin_free_all();
+	pcore_stack_exit();
+err_funcs:
 	pcore_funcs_exit();
 err_uprobe:
 	pcore_uprobe_exit();
@@ -296,6 +338,7 @@ static void __exit pcore_exit(void)
 {
 	pcore_chardev_exit();
 	pcore_builtin_free_all();
+	pcore_stack_exit();
 	pcore_funcs_exit();
 	pcore_uprobe_exit();
 	pcore_timer_exit();

@@ -30,6 +30,7 @@
  *                        the functions of a glob, their handlers (one
  *                        fprobe, or a kretprobe or kprobe each)
  *   hist, timer          histograms, timers
+ *   stack                kernel stacks: capture, the text of a frame
  *   registry, names,     pcore_lock, the lists, lookups, the observer;
  *   pcore_engine         checks of names and options; the math
  *
@@ -169,6 +170,12 @@ struct pcore_label {
  * @keys: per bank, %PCORE_KEYS_HASHED: the key of each slot, U64_MAX when free
  * @labels: per bank, keyed: per slot, the label given with its first value
  *	in the bank's interval
+ * @depth: %PCORE_KEYS_STACK: frames kept of each stack
+ * @seed: %PCORE_KEYS_STACK: of the hash of stacks, random: a key tells
+ *	nothing of the addresses in its stack
+ * @frames: %PCORE_KEYS_STACK: per bank, @depth frames per slot, written
+ *	before the slot's key is published (release) and read after it
+ *	(acquire); freed with the bank's keys
  * @dropped: per CPU, values whose key found no slot
  * @probe: the probe bound to it (kretprobe/kprobe/tracepoint @hist)
  * @dir: its debugfs directory
@@ -206,6 +213,9 @@ struct pcore_hist {
 	struct pcore_pool pool[2];
 	u64 *keys[2];
 	struct pcore_label *labels[2];
+	u32 depth;
+	u32 seed;
+	unsigned long *frames[2];
 	local64_t __percpu *dropped;
 	struct pcore_probe *probe;
 	struct dentry *dir;
@@ -263,15 +273,24 @@ static __always_inline void pcore_hist_count_nopreempt(struct pcore_hist *h)
 /**
  * struct pcore_keyval - one key's values, as a reader may see them
  * @slot: its slot
- * @key: the key (the slot for direct keys), as %PCORE_HIST_KEY_ADDR says
+ * @key: the key (the slot for direct keys), as %PCORE_HIST_KEY_ADDR says;
+ *	for a stack, its hash: an id that tells nothing of its addresses
  * @label: its label, "" when none; raw (spaces and control characters)
  * @s: its values
+ * @frames: a stack's frames (pcore_stack_frame() prints them): in the
+ *	histogram's bank, valid under its @lock, or a copy of them when
+ *	they came from pcore_hist_harvest(); NULL for other keys
+ * @nframes: how many
+ * @fflags: their PCORE_STACK_F_* flags
  */
 struct pcore_keyval {
 	u32 slot;
 	u64 key;
 	char label[PCORE_LABEL_MAX];
 	struct pcore_snap *s;
+	unsigned long *frames;
+	u32 nframes;
+	u32 fflags;
 };
 
 /* The keys of one interval, from pcore_hist_harvest(). */
@@ -279,7 +298,29 @@ struct pcore_kvs {
 	u32 n;
 	struct pcore_keyval *kv;
 	void *snaps;
+	unsigned long *frames;
 };
+
+/*
+ * Stacks (stack.c).  A stack hist's key is a word of its hash (low 32
+ * bits), its number of frames (bits 32 to 39) and PCORE_STACK_F_* flags
+ * (from bit 40); U64_MAX is a free slot, PCORE_KEY_BUSY one whose frames
+ * are being written.  Frames below a page are not addresses: [user]
+ * (and the comm in the next two words), [idle].
+ */
+#define PCORE_KEY_BUSY		(U64_MAX - 1)
+#define PCORE_STACK_F_IP	0x1	/* frame 0 is where it stopped, not a return */
+#define PCORE_STACK_F_CUT	0x2	/* deeper than the histogram's depth */
+#define PCORE_FRAME_USER	1UL
+#define PCORE_FRAME_IDLE	2UL
+
+int pcore_stack_init(void);
+void pcore_stack_exit(void);
+unsigned long *pcore_stack_get(struct pt_regs *regs, unsigned int max,
+			       u32 *flags, unsigned int *n);
+void pcore_stack_put(void);
+unsigned int pcore_stack_frame(char *buf, size_t len, const unsigned long *f,
+			       unsigned int n, u32 flags, unsigned int i);
 
 typedef void (*pcore_walk_fn)(void *arg, const struct pcore_keyval *kv);
 
@@ -699,6 +740,7 @@ void pcore_client_exit(void);
  * @file: a user-space file whose function at @offset to probe, or NULL
  * @offset: where in @file
  * @filter: only these tasks (function probes only)
+ * @depth: ":stacks": frames kept of each stack, 0 for the default
  */
 struct pcore_builtin_req {
 	bool tracepoint;
@@ -709,6 +751,7 @@ struct pcore_builtin_req {
 	struct file *file;
 	u64 offset;
 	struct pcore_filter filter;
+	unsigned int depth;
 };
 
 int pcore_builtin_attach(const struct pcore_builtin_req *r);

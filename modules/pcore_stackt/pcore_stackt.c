@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pcore_stackt: a test module for the probe_core selftests, not an example.
+ *
+ * Known kernel stacks, for stacks=, the profiler and off-CPU time:
+ *
+ *   echo "A B" > /sys/kernel/debug/pcore_stackt/run
+ *	calls pcore_stackt_leaf() A times through pcore_stackt_a(), and B
+ *	times through pcore_stackt_b() and pcore_stackt_b2(): two chains
+ *   echo MS > /sys/kernel/debug/pcore_stackt/spin
+ *	runs pcore_stackt_spin() on the CPU for MS milliseconds
+ *   echo N > /sys/kernel/debug/pcore_stackt/nap
+ *	sleeps N times 50 ms in pcore_stackt_nap()
+ *
+ * Every function uses what the one it calls returns, so that no call is a
+ * tail call (a tail call would leave its caller out of the stack), and
+ * has a barrier(), so that the compiler neither merges them nor drops
+ * calls.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/uaccess.h>
+
+#define STACKT_MAX	1000000		/* calls per write */
+#define STACKT_SPIN_MAX	60000		/* ms */
+#define STACKT_NAP_MAX	100		/* naps */
+
+static struct dentry *stackt_dir;
+static int stackt_sink;
+
+static noinline int pcore_stackt_leaf(int v)
+{
+	barrier();	/* not pure: each call is made */
+	return v + 1;
+}
+
+static noinline int pcore_stackt_a(int v)
+{
+	barrier();
+	return pcore_stackt_leaf(v) * 3;
+}
+
+static noinline int pcore_stackt_b2(int v)
+{
+	barrier();
+	return pcore_stackt_leaf(v) ^ 0x55;
+}
+
+static noinline int pcore_stackt_b(int v)
+{
+	barrier();
+	return pcore_stackt_b2(v) + 7;
+}
+
+/*
+ * Busy on the CPU until @end, in this function itself (it calls only the
+ * clock, once per 10000 rounds); preemptible, but never sleeps.
+ */
+static noinline int pcore_stackt_spin(u64 end)
+{
+	int i, v = 0;
+
+	while (ktime_get_ns() < end)
+		for (i = 0; i < 10000; i++) {
+			v = v * 5 + 1;
+			barrier();
+		}
+	return v;
+}
+
+static noinline int pcore_stackt_nap(int v)
+{
+	msleep(50);
+	barrier();
+	return v + 1;
+}
+
+static ssize_t stackt_run_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	unsigned int a, b, i;
+	char buf[32];
+	int v = 0;
+
+	if (!count || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "%u %u", &a, &b) != 2 || a > STACKT_MAX ||
+	    b > STACKT_MAX)
+		return -EINVAL;
+	for (i = 0; i < a; i++)
+		v += pcore_stackt_a(i);
+	for (i = 0; i < b; i++)
+		v += pcore_stackt_b(i);
+	WRITE_ONCE(stackt_sink, v);
+	return count;
+}
+
+static ssize_t stackt_spin_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 10, &ms);
+	if (ret)
+		return ret;
+	if (ms > STACKT_SPIN_MAX)
+		return -EINVAL;
+	WRITE_ONCE(stackt_sink,
+		   pcore_stackt_spin(ktime_get_ns() + ms * NSEC_PER_MSEC));
+	return count;
+}
+
+static ssize_t stackt_nap_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	unsigned int n, i;
+	int ret, v = 0;
+
+	ret = kstrtouint_from_user(ubuf, count, 10, &n);
+	if (ret)
+		return ret;
+	if (n > STACKT_NAP_MAX)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		v += pcore_stackt_nap(i);
+	WRITE_ONCE(stackt_sink, v);
+	return count;
+}
+
+#define STACKT_FOPS(name)						\
+static const struct file_operations stackt_##name##_fops = {		\
+	.owner = THIS_MODULE,						\
+	.open = simple_open,						\
+	.write = stackt_##name##_write,					\
+	.llseek = noop_llseek,						\
+}
+
+STACKT_FOPS(run);
+STACKT_FOPS(spin);
+STACKT_FOPS(nap);
+
+static int __init stackt_init(void)
+{
+	stackt_dir = debugfs_create_dir("pcore_stackt", NULL);
+	debugfs_create_file("run", 0200, stackt_dir, NULL, &stackt_run_fops);
+	debugfs_create_file("spin", 0200, stackt_dir, NULL, &stackt_spin_fops);
+	debugfs_create_file("nap", 0200, stackt_dir, NULL, &stackt_nap_fops);
+	return 0;
+}
+
+static void __exit stackt_exit(void)
+{
+	debugfs_remove(stackt_dir);
+}
+
+module_init(stackt_init);
+module_exit(stackt_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("probe_core selftests: known call chains, a busy loop, sleeps");
