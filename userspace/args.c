@@ -41,7 +41,14 @@ enum pc_opt_id {
 	OPT_PID,
 	OPT_COMM,
 	OPT_BY_PID,
+	OPT_STACKS,
+	OPT_DEPTH,
+	OPT_FOLDED,
+	OPT_TOP,
 };
+
+/* The options seen are bits of an unsigned long long. */
+_Static_assert(OPT_TOP < 64, "too many options for the seen bits");
 
 struct pc_opt {
 	const char *lng;
@@ -68,6 +75,8 @@ static const struct pc_opt show_opts[] = {
 	{ "percpu", 0, false, OPT_PERCPU },
 	{ "json", 0, false, OPT_JSON },
 	{ "csv", 0, false, OPT_CSV },
+	{ "folded", 0, false, OPT_FOLDED },
+	{ "top", 0, true, OPT_TOP },
 	{ NULL }
 };
 
@@ -95,6 +104,8 @@ static const struct pc_opt attach_opts[] = {
 	{ "pid", 0, true, OPT_PID },
 	{ "comm", 0, true, OPT_COMM },
 	{ "by-pid", 0, false, OPT_BY_PID },
+	{ "stacks", 0, false, OPT_STACKS },
+	{ "depth", 0, true, OPT_DEPTH },
 	{ NULL }
 };
 
@@ -156,18 +167,27 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"Examples:\n"
 		"  probectl list\n"
 		"  probectl list --json | jq -r '.[].name'\n" },
-	[PC_CMD_SHOW] = { "show", show_opts, true, "show NAME [--percpu] [--json | --csv]",
+	[PC_CMD_SHOW] = { "show", show_opts, true,
+		"show NAME [--percpu] [--json | --csv | --folded] [--top N]",
 		"Prints a histogram: its stats, percentiles with their error bound,\n"
-		"missed events and buckets; for a keyed histogram each key too.\n"
+		"missed events and buckets; for a keyed histogram each key too.  A\n"
+		"histogram keyed by stack (attach --stacks, stacks=) prints its\n"
+		"stacks instead, the most counted first, each with its frames\n"
+		"innermost first.\n"
 		"\n"
 		"  --percpu            add one section per CPU\n"
 		"  --json              one JSON object\n"
 		"  --csv               comma-separated rows with a header\n"
+		"  --folded            stacks: one line each, root first, as flame\n"
+		"                      graph tools read them: 'f1;f2;f3 COUNT'\n"
+		"  --top N             stacks: only the N most counted\n"
 		"\n"
 		"Examples:\n"
 		"  probectl show do_fork\n"
 		"  probectl show thardirq/irq_time --percpu\n"
-		"  probectl show do_fork --json | jq .total.p99\n" },
+		"  probectl show do_fork --json | jq .total.p99\n"
+		"  probectl show vfs_read:stacks --top 5\n"
+		"  probectl show vfs_read:stacks --folded > vfs_read.folded\n" },
 	[PC_CMD_WATCH] = { "watch", watch_opts, true,
 		"watch NAME -i SECONDS [-n COUNT] [--hist] [--json]",
 		"Every SECONDS, moves the histogram's values out (an atomic\n"
@@ -184,10 +204,11 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  probectl watch do_fork -i 1\n"
 		"  probectl watch do_fork -i 0.5 -n 10 --json\n" },
 	[PC_CMD_ATTACH] = { "attach", attach_opts, false,
-		"attach (--kprobe FUNC (--arg N | --count) | --kretprobe FUNC [--retval] | --uprobe PATH:SYMBOL (--arg N | --count) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP) [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid]",
+		"attach (--kprobe FUNC (--arg N | --count | --stacks [--depth N]) | --kretprobe FUNC [--retval] | --uprobe PATH:SYMBOL (--arg N | --count) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP) [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid]",
 		"Adds a probe of probe_core's own and a histogram of the same name\n"
 		"while probe_core is loaded (needs CAP_SYS_ADMIN).  The name is FUNC\n"
-		"with target='s suffix: FUNC:argN[:UNIT], FUNC:count, FUNC:retval[:UNIT].\n"
+		"with target='s suffix: FUNC:argN[:UNIT], FUNC:count, FUNC:stacks,\n"
+		"FUNC:retval[:UNIT].\n"
 		"\n"
 		"--uprobe and --uretprobe probe a function of a program or shared\n"
 		"library: SYMBOL in the 64-bit ELF file PATH (split at the last ':'),\n"
@@ -197,9 +218,11 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"part, _ and the offset (libc.so.6_0x98930), with the same suffixes;\n"
 		"--name replaces it.\n"
 		"\n"
-		"  --kprobe FUNC       at the entry of FUNC, with --arg or --count\n"
+		"  --kprobe FUNC       at the entry of FUNC, with --arg, --count or --stacks\n"
 		"  --arg N             record argument N (1 to 6), like target=FUNC:argN\n"
 		"  --count             only count the calls, like target=FUNC:count\n"
+		"  --stacks            count the calls by kernel stack, like stacks=FUNC\n"
+		"  --depth N           --stacks: frames kept, 1 to 127 (default 32)\n"
 		"  --kretprobe FUNC    time each call of FUNC, like target=; a glob\n"
 		"                      (vfs_*) takes every function it matches\n"
 		"  --retval            record the return value instead, errors apart by\n"
@@ -226,6 +249,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  probectl attach --kretprobe vfs_read --hist log2\n"
 		"  probectl attach --kprobe tcp_sendmsg --arg 3 --unit bytes\n"
 		"  probectl attach --kprobe do_fork --count\n"
+		"  probectl attach --kprobe vfs_read --stacks --depth 16\n"
 		"  probectl attach --kretprobe 'vfs_*'\n"
 		"  probectl attach --kretprobe vfs_read --retval --unit bytes\n"
 		"  probectl attach --tracepoint sched_switch\n"
@@ -855,6 +879,26 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 	case OPT_CALLS:
 		a->attach_count = true;
 		return 0;
+	case OPT_STACKS:
+		a->attach_stacks = true;
+		return 0;
+	case OPT_DEPTH:
+		ret = pc_parse_u64(v, PC_DEPTH_MAX, &n);
+		if (ret || !n)
+			return fail(a, "%s: '%s' is not a number of frames from 1 to 127",
+				    shown, v);
+		a->attach_depth = n;
+		return 0;
+	case OPT_FOLDED:
+		a->format = PC_FMT_FOLDED;
+		return 0;
+	case OPT_TOP:
+		ret = pc_parse_u64(v, 1000000, &n);
+		if (ret || !n)
+			return fail(a, "%s: '%s' is not a number of stacks from 1 to 1000000",
+				    shown, v);
+		a->top = n;
+		return 0;
 	case OPT_UNIT:
 		for (n = 0; v[n]; n++)
 			if ((unsigned char)v[n] <= ' ' || v[n] == 0x7f ||
@@ -900,16 +944,23 @@ static int check_attach(struct pc_args *a)
 	if ((a->attach_arg || a->attach_count) && !a->attach_entry)
 		return fail(a, "--%s is for --kprobe and --uprobe only%s",
 			    a->attach_arg ? "arg" : "count", "");
-	if (a->attach_entry && !a->attach_arg == !a->attach_count)
-		return fail(a, "%s needs one of --arg N and --count%s", entry,
-			    "");
+	if (a->attach_stacks && (!a->attach_entry || uprobe))
+		return fail(a, "--stacks is for --kprobe only%s%s", "", "");
+	if (a->attach_depth && !a->attach_stacks)
+		return fail(a, "--depth is for --stacks only%s%s", "", "");
+	if (a->attach_entry &&
+	    !!a->attach_arg + a->attach_count + a->attach_stacks != 1)
+		return fail(a, "%s needs one of %s", entry,
+			    uprobe ? "--arg N and --count" :
+				     "--arg N, --count and --stacks");
 	if (a->attach_retval && !ret)
 		return fail(a, "--retval is for --kretprobe and --uretprobe only%s%s",
 			    "", "");
 	if (a->attach_unit && !a->attach_arg && !a->attach_retval)
 		return fail(a, "--unit is for --arg and --retval only%s%s", "", "");
-	if (a->attach_count && a->hist.set)
-		return fail(a, "--hist does not apply to --count%s%s", "", "");
+	if ((a->attach_count || a->attach_stacks) && a->hist.set)
+		return fail(a, "--hist does not apply to --%s%s",
+			    a->attach_count ? "count" : "stacks", "");
 	if (a->attach_hist_name && !uprobe)
 		return fail(a, "--name is for --uprobe and --uretprobe only%s%s",
 			    "", "");
@@ -917,12 +968,15 @@ static int check_attach(struct pc_args *a)
 	    a->attach_kind == PCORE_ATTACH_TRACEPOINT)
 		return fail(a, "--pid, --comm and --by-pid are for function probes, not --tracepoint%s%s",
 			    "", "");
-	if (a->attach_by_pid && a->attach_retval)
-		return fail(a, "--by-pid does not go with --retval%s%s", "", "");
+	if (a->attach_by_pid && (a->attach_retval || a->attach_stacks))
+		return fail(a, "--by-pid does not go with --%s%s",
+			    a->attach_retval ? "retval" : "stacks", "");
 	if (a->attach_arg)
 		snprintf(suffix, sizeof(suffix), ":arg%u", a->attach_arg);
 	else if (a->attach_count)
 		strcpy(suffix, ":count");
+	else if (a->attach_stacks)
+		strcpy(suffix, ":stacks");
 	else if (a->attach_retval)
 		strcpy(suffix, ":retval");
 	if (uprobe) {
@@ -946,7 +1000,7 @@ static int check_attach(struct pc_args *a)
 }
 
 /* After all arguments: what each command requires. */
-static int check_cmd(struct pc_args *a, unsigned int seen)
+static int check_cmd(struct pc_args *a, unsigned long long seen)
 {
 	const char *why;
 
@@ -959,11 +1013,15 @@ static int check_cmd(struct pc_args *a, unsigned int seen)
 	}
 	switch (a->cmd) {
 	case PC_CMD_SHOW:
-		if ((seen & 1U << OPT_JSON) && (seen & 1U << OPT_CSV))
-			return fail(a, "give one of --json and --csv%s%s", "", "");
+		if (!!(seen & 1ULL << OPT_JSON) + !!(seen & 1ULL << OPT_CSV) +
+		    !!(seen & 1ULL << OPT_FOLDED) > 1)
+			return fail(a, "give one of --json, --csv and --folded%s%s",
+				    "", "");
+		if ((seen & 1ULL << OPT_TOP) && (seen & 1ULL << OPT_CSV))
+			return fail(a, "--top does not go with --csv%s%s", "", "");
 		break;
 	case PC_CMD_WATCH:
-		if (!(seen & 1U << OPT_INTERVAL))
+		if (!(seen & 1ULL << OPT_INTERVAL))
 			return fail(a, "watch needs -i SECONDS%s%s", "", "");
 		break;
 	case PC_CMD_ATTACH:
@@ -996,7 +1054,7 @@ static enum pc_cmd find_cmd(const char *s)
 
 /* One option argument at argv[*i]; may take the next one as its value. */
 static int parse_opt(struct pc_args *a, int argc, char **argv, int *i,
-		     unsigned int *seen)
+		     unsigned long long *seen)
 {
 	const char *arg = argv[*i], *eq = NULL, *v = NULL;
 	const struct pc_opt *o;
@@ -1020,9 +1078,9 @@ static int parse_opt(struct pc_args *a, int argc, char **argv, int *i,
 	if (!o)
 		return fail(a, "%s: unknown option '%.60s'", cmds[a->cmd].name,
 			    arg);
-	if (*seen & 1U << o->id)
+	if (*seen & 1ULL << o->id)
 		return fail(a, "%s given twice%s", shown, "");
-	*seen |= 1U << o->id;
+	*seen |= 1ULL << o->id;
 	if (eq && !o->arg)
 		return fail(a, "%s takes no value%s", shown, "");
 	if (o->arg) {
@@ -1051,7 +1109,7 @@ static int parse_opt(struct pc_args *a, int argc, char **argv, int *i,
  */
 int pc_parse_args(int argc, char **argv, struct pc_args *a)
 {
-	unsigned int seen = 0;
+	unsigned long long seen = 0;
 	bool opts_done = false;
 	const char *arg;
 	int i, ret;

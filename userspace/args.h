@@ -30,6 +30,7 @@ enum pc_format {
 	PC_FMT_TEXT,
 	PC_FMT_JSON,
 	PC_FMT_CSV,
+	PC_FMT_FOLDED,
 };
 
 #define PC_HIST_SPEC_MAX	80	/* "linear:" and three u64s fit */
@@ -37,6 +38,7 @@ enum pc_format {
 #define PC_MAXACTIVE_MAX	4096	/* as probe_core's maxactive= */
 #define PC_INTERVAL_MAX_S	86400	/* watch -i: one day */
 #define PC_ARGS_MAX		6	/* attach --arg: as target=FUNC:argN */
+#define PC_DEPTH_MAX		127	/* attach --depth: as stack_depth= */
 #define PC_UNIT_MAX		15	/* attach --unit: as probe_core's units */
 #define PC_PATH_MAX		4096	/* attach --uprobe PATH, with its NUL */
 #define PC_COMM_MAX		15	/* attach --comm: a task's name */
@@ -72,7 +74,8 @@ struct pc_hist_arg {
  * @hist: load and attach --hist
  * @maxactive_set: --maxactive given
  * @maxactive: load and attach --maxactive
- * @format: show --json/--csv, list/watch --json
+ * @format: show --json/--csv/--folded, list/watch --json
+ * @top: show --top: the most counted stacks only, 0 for all
  * @percpu: show --percpu, export --per-cpu
  * @watch_hist: watch --hist
  * @interval_ns: watch -i, in ns
@@ -92,6 +95,8 @@ struct pc_hist_arg {
  * @attach_arg: attach --arg N, 0 when not given
  * @attach_retval: attach --retval
  * @attach_count: attach --count
+ * @attach_stacks: attach --stacks: the suffix ":stacks"
+ * @attach_depth: attach --depth, 0 when not given
  * @attach_unit: attach --unit, or NULL
  * @attach_full: the name sent: @attach_name and its suffix
  * @attach_pid: attach --pid, 0 when not given
@@ -114,6 +119,7 @@ struct pc_args {
 	bool maxactive_set;
 	unsigned int maxactive;
 	enum pc_format format;
+	unsigned int top;
 	bool percpu;
 	bool watch_hist;
 	unsigned long long interval_ns;
@@ -128,6 +134,8 @@ struct pc_args {
 	unsigned int attach_arg;
 	bool attach_retval;
 	bool attach_count;
+	bool attach_stacks;
+	unsigned int attach_depth;
 	const char *attach_unit;
 	char attach_full[PCORE_UAPI_NAME_MAX];
 	unsigned int attach_pid;

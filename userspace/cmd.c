@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "elfsym.h"
 #include "format.h"
+#include "stacks.h"
 
 #define DMESG	"the kernel log says why: dmesg | tail"
 
@@ -232,6 +233,30 @@ static int cmd_list(struct pc_env *env, const struct pc_args *a)
 	return PC_EXIT_OK;
 }
 
+/* show of a histogram keyed by stack: text, folded or JSON. */
+static int show_stacks(struct pc_env *env, const struct pc_args *a,
+		       struct pc_hist *h)
+{
+	struct pc_stack *s;
+	unsigned int n;
+
+	if (pc_stacks_build(h, &s, &n)) {
+		pc_hist_free(h);
+		return error(env, "show %s: out of memory", a->name);
+	}
+	if (a->format == PC_FMT_FOLDED) {
+		pc_fmt_stacks_folded(env->out, s, n, a->top);
+	} else if (a->format == PC_FMT_JSON) {
+		pc_fmt_stacks_json(env->out, h, s, n, a->top);
+	} else {
+		pc_fmt_show_text(env->out, h);
+		pc_fmt_stacks_text(env->out, h, s, n, a->top);
+	}
+	free(s);
+	pc_hist_free(h);
+	return PC_EXIT_OK;
+}
+
 static int cmd_show(struct pc_env *env, const struct pc_args *a)
 {
 	struct pcore_ioc_entry e;
@@ -249,6 +274,13 @@ static int cmd_show(struct pc_env *env, const struct pc_args *a)
 	if (ret) {
 		pc_hist_free(&h);
 		return dev_error(env, ret, "read", a->name);
+	}
+	if (pc_is_stacks(&e) && a->format != PC_FMT_CSV)
+		return show_stacks(env, a, &h);
+	if (a->format == PC_FMT_FOLDED || a->top) {
+		pc_hist_free(&h);
+		return error(env, "show %s: --%s is for histograms keyed by stack (attach --stacks)",
+			     a->name, a->top ? "top" : "folded");
 	}
 	if (a->format == PC_FMT_JSON)
 		pc_fmt_show_json(env->out, &h);
@@ -297,7 +329,7 @@ static int cmd_watch(struct pc_env *env, const struct pc_args *a)
 	ret = pc_dev_find(&d, a->name, &e);
 	if (!ret)
 		ret = pc_dev_read(&d, e.name, -1, PCORE_READ_RESET, 0,
-				  e.nbuckets, &s);
+				  e.nbuckets, false, &s);
 	if (ret)
 		goto err;
 	prev_missed = s.r.missed;
@@ -309,7 +341,7 @@ static int cmd_watch(struct pc_env *env, const struct pc_args *a)
 		until = ns_ts(deadline);
 		env->sleep_until(env, &until);
 		ret = pc_dev_read(&d, e.name, -1, PCORE_READ_RESET, 0,
-				  e.nbuckets, &s);
+				  e.nbuckets, false, &s);
 		if (ret)
 			goto err;
 		env->now(env, &real, &mono);
@@ -397,6 +429,7 @@ static int cmd_attach(struct pc_env *env, const struct pc_args *a)
 	strcpy(at.name, a->attach_full);	/* checked: below NAME_MAX */
 	at.kind = a->attach_kind;
 	at.maxactive = a->maxactive;
+	at.depth = a->attach_depth;
 	at.pid = a->attach_pid;
 	if (a->attach_comm)
 		strcpy(at.comm, a->attach_comm);	/* checked: 15 at most */

@@ -38,7 +38,9 @@ int pc_dev_sys_ioctl(struct pc_dev *d, unsigned long cmd, void *arg)
 void pc_snap_free(struct pc_snap *s)
 {
 	free(s->b);
+	free(s->frames);
 	s->b = NULL;
+	s->frames = NULL;
 }
 
 void pc_hist_free(struct pc_hist *h)
@@ -186,6 +188,8 @@ int pc_dev_find(struct pc_dev *d, const char *name, struct pcore_ioc_entry *e)
  * @flags: PCORE_READ_*
  * @slot: key slot, with PCORE_READ_KEY
  * @nbuckets: room to start with: the entry's nbuckets
+ * @frames: with PCORE_READ_KEY, of a histogram keyed by stack: ask for the
+ *	key's frames (into @s->frames)
  * @s: the answer; free with pc_snap_free()
  *
  * Return: 0 or -errno.  A read without PCORE_READ_RESET that gets ENOSPC
@@ -194,16 +198,22 @@ int pc_dev_find(struct pc_dev *d, const char *name, struct pcore_ioc_entry *e)
  */
 int pc_dev_read(struct pc_dev *d, const char *name, int cpu,
 		unsigned int flags, unsigned int slot, unsigned int nbuckets,
-		struct pc_snap *s)
+		bool frames, struct pc_snap *s)
 {
 	struct pcore_ioc_bucket *b = NULL, *bigger;
 	struct pcore_ioc_read r;
 	unsigned int room = nbuckets ? nbuckets : 1;
+	char *text = NULL;
 	int ret, tries;
 
 	memset(s, 0, sizeof(*s));
 	if (strlen(name) >= sizeof(r.name))
 		return -EINVAL;
+	if (frames) {
+		text = calloc(1, PCORE_UAPI_FRAMES_MAX);
+		if (!text)
+			return -ENOMEM;
+	}
 	for (tries = 0; tries < 4; tries++) {
 		bigger = realloc(b, room * sizeof(*b));
 		if (!bigger) {
@@ -220,6 +230,10 @@ int pc_dev_read(struct pc_dev *d, const char *name, int cpu,
 		r.buckets = (uintptr_t)b;
 		r.nbuckets = room;
 		r.bucket_size = sizeof(*b);
+		if (text) {
+			r.frames = (uintptr_t)text;
+			r.frames_size = PCORE_UAPI_FRAMES_MAX;
+		}
 		ret = d->ioctl(d, PCORE_IOC_READ, &r);
 		if (ret == -ENOSPC && !(flags & PCORE_READ_RESET) &&
 		    r.nbuckets > room && r.nbuckets <= PC_MAX_BUCKETS) {
@@ -228,14 +242,22 @@ int pc_dev_read(struct pc_dev *d, const char *name, int cpu,
 		}
 		if (!ret && r.nbuckets > room)
 			ret = -EPROTO;
+		/* The frames: within the room, and a string. */
+		if (!ret && text &&
+		    (!r.frames_size || r.frames_size > PCORE_UAPI_FRAMES_MAX ||
+		     text[r.frames_size - 1] ||
+		     strlen(text) != r.frames_size - 1))
+			ret = -EPROTO;
 		if (ret)
 			break;
 		TERMINATE(r.label);
 		s->r = r;
 		s->b = b;
+		s->frames = text;
 		return 0;
 	}
 	free(b);
+	free(text);
 	return tries == 4 ? -EAGAIN : ret;
 }
 
@@ -258,6 +280,7 @@ static int read_keys(struct pc_dev *d, const struct pcore_ioc_entry *e,
 		     int cpu, const struct pc_snap *used, unsigned int nused,
 		     struct pc_snap **keys, unsigned int *nkeys)
 {
+	bool stacks = pc_is_stacks(e);
 	struct pc_snap s;
 	unsigned int i, n = used ? nused : e->nkeys, slot;
 	int ret;
@@ -265,7 +288,7 @@ static int read_keys(struct pc_dev *d, const struct pcore_ioc_entry *e,
 	for (i = 0; i < n; i++) {
 		slot = used ? used[i].r.slot : i;
 		ret = pc_dev_read(d, e->name, cpu, PCORE_READ_KEY, slot,
-				  e->nbuckets, &s);
+				  e->nbuckets, stacks && cpu < 0, &s);
 		if (ret)
 			return ret;
 		if (!s.r.key_used) {
@@ -305,11 +328,12 @@ int pc_dev_hist(struct pc_dev *d, const struct pcore_ioc_entry *e,
 	memset(h, 0, sizeof(*h));
 	h->e = *e;
 	h->percpu = percpu;
-	ret = pc_dev_read(d, e->name, -1, 0, 0, e->nbuckets, &h->total);
+	ret = pc_dev_read(d, e->name, -1, 0, 0, e->nbuckets, false, &h->total);
 	if (!ret && keyed)
 		ret = read_keys(d, e, -1, NULL, 0, &h->keys, &h->nkeys);
 	for (cpu = 0; !ret && percpu && cpu < d->ver.nr_cpu_ids; cpu++) {
-		ret = pc_dev_read(d, e->name, cpu, 0, 0, e->nbuckets, &s);
+		ret = pc_dev_read(d, e->name, cpu, 0, 0, e->nbuckets, false,
+				  &s);
 		if (ret == -EINVAL && cpu) {
 			ret = 0;	/* not a possible CPU */
 			continue;

@@ -31,7 +31,7 @@ int pc_dev_find(struct pc_dev *d, const char *name,
 		struct pcore_ioc_entry *e);
 int pc_dev_read(struct pc_dev *d, const char *name, int cpu,
 		unsigned int flags, unsigned int slot, unsigned int nbuckets,
-		struct pc_snap *s);
+		bool frames, struct pc_snap *s);
 int pc_dev_hist(struct pc_dev *d, const struct pcore_ioc_entry *e,
 		bool percpu, struct pc_hist *h);
 int pc_dev_name_cmd(struct pc_dev *d, unsigned long cmd, const char *name);

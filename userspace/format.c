@@ -57,7 +57,7 @@ static const char *text(char *buf, size_t len, const char *src,
 #define TEXT(buf, field) text(buf, sizeof(buf), field, sizeof(field), true)
 
 /* A kernel string as a JSON string, with its quotes. */
-static void json_str(FILE *f, const char *s, size_t srclen)
+void pc_fmt_json_str(FILE *f, const char *s, size_t srclen)
 {
 	size_t i;
 
@@ -75,7 +75,7 @@ static void json_str(FILE *f, const char *s, size_t srclen)
 	fputc('"', f);
 }
 
-#define JSON_STR(f, field) json_str(f, field, sizeof(field))
+#define JSON_STR(f, field) pc_fmt_json_str(f, field, sizeof(field))
 
 /* A kernel string as a CSV field: quoted when it holds , " or a blank. */
 static void csv_str(FILE *f, const char *s, size_t srclen)
@@ -125,6 +125,7 @@ static void flags_text(char *buf, size_t len, unsigned int flags)
 		{ PCORE_ENT_DISABLED, "disabled" },
 		{ PCORE_ENT_WAITING, "waiting" },
 		{ PCORE_ENT_GONE, "gone" },
+		{ PCORE_ENT_STACKS, "stacks" },
 	};
 	size_t i, used = 0;
 
@@ -381,6 +382,9 @@ void pc_fmt_show_text(FILE *f, const struct pc_hist *h)
 	if (keyed)
 		fprintf(f, "keys: %u\ndropped: %llu\n", h->nkeys, r->dropped);
 	pc_fmt_hist_text(f, &h->total, unit, "");
+	/* A stack's section is its block, which pc_fmt_stacks_text() prints. */
+	if (pc_is_stacks(&h->e))
+		return;
 	for (k = 0; k < h->nkeys; k++)
 		section_text(f, h, &h->keys[k], -1, true);
 	for (i = 0; h->percpu && i < h->ncpus; i++) {

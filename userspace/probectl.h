@@ -16,6 +16,12 @@
 #include <time.h>
 #include <uapi/probe_core.h>
 
+/* A histogram keyed by kernel stack: its keys come with frames. */
+static inline bool pc_is_stacks(const struct pcore_ioc_entry *e)
+{
+	return e->flags & PCORE_ENT_STACKS;
+}
+
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
@@ -30,10 +36,15 @@
 #define PC_MAX_CPUS	65536
 #define PC_MAX_ENTRIES	(1U << 20)
 
-/* One answer of PCORE_IOC_READ: its header and r.nbuckets buckets. */
+/*
+ * One answer of PCORE_IOC_READ: its header and r.nbuckets buckets; for a
+ * key of a histogram keyed by stack, its frames as the kernel sent them
+ * (one a line, innermost first, NUL-terminated), else NULL.
+ */
 struct pc_snap {
 	struct pcore_ioc_read r;
 	struct pcore_ioc_bucket *b;
+	char *frames;
 };
 
 /* One CPU of a histogram: its merged view, and each key on that CPU. */

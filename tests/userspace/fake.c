@@ -68,6 +68,14 @@ void fake_key(struct fake_hist *h, unsigned int slot, unsigned long long key,
 		 label);
 }
 
+/* A stack key: its frames' text, one a line, innermost first. */
+void fake_frames(struct fake_hist *h, unsigned int slot, const char *text)
+{
+	h->slot[slot].used = true;
+	snprintf(h->slot[slot].frames, sizeof(h->slot[slot].frames), "%s",
+		 text);
+}
+
 void fake_record(struct fake_hist *h, unsigned int cpu, unsigned int slot,
 		 unsigned long long v)
 {
@@ -134,7 +142,10 @@ static int do_read(struct fake *f, struct pcore_ioc_read *r)
 
 	if (!TERMINATED(r->name) || r->bucket_size != sizeof(*out) ||
 	    r->pad || !zero(r->reserved, sizeof(r->reserved)) ||
-	    (r->flags & ~(PCORE_READ_RESET | PCORE_READ_KEY)))
+	    (r->flags & ~(PCORE_READ_RESET | PCORE_READ_KEY)) || r->nframes)
+		return -EINVAL;
+	if (r->frames ? r->frames_size != PCORE_UAPI_FRAMES_MAX ||
+			!(r->flags & PCORE_READ_KEY) : r->frames_size)
 		return -EINVAL;
 	if ((r->flags & PCORE_READ_RESET) && !f->writable)
 		return -EBADF;	/* as the kernel: not on a read-only file */
@@ -201,6 +212,18 @@ static int do_read(struct fake *f, struct pcore_ioc_read *r)
 	r->error_ppm = pcore_layout_error_ppm(&h->l, &r->error_abs);
 	r->missed = h->e.missed;
 	r->dropped = h->dropped;
+	r->nframes = 0;
+	if (r->frames && (h->e.flags & PCORE_ENT_STACKS)) {
+		const char *t = h->slot[r->slot].frames;
+		const char *c;
+
+		strcpy((char *)(uintptr_t)r->frames, t);
+		r->frames_size = strlen(t) + 1;
+		for (c = t; *c; c++)
+			r->nframes += *c == '\n';
+	} else {
+		r->frames_size = 0;
+	}
 	free(snap);
 	free(tmp);
 	return 0;
@@ -262,6 +285,7 @@ static int do_attach(struct fake *f, struct pcore_ioc_attach *a)
 	const char *why;
 
 	if (!TERMINATED(a->name) || !zero(a->reserved, sizeof(a->reserved)) ||
+	    a->pad || (a->depth && !strstr(a->name, ":stacks")) ||
 	    !memchr(a->comm, '\0', sizeof(a->comm)) ||
 	    (a->kind != PCORE_ATTACH_KRETPROBE &&
 	     a->kind != PCORE_ATTACH_TRACEPOINT && !uprobe) ||

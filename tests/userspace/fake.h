@@ -21,6 +21,7 @@ struct fake_slot {
 	bool used;
 	unsigned long long key;
 	char label[PCORE_UAPI_LABEL_MAX];
+	char frames[1024];		/* PCORE_ENT_STACKS: as the kernel sends */
 	struct pcore_cpu_hist *cpu[FAKE_CPUS];
 };
 
@@ -75,6 +76,7 @@ struct fake_hist *fake_add(struct fake *f, const char *name,
 			   const char *key_name, unsigned int nslots);
 void fake_key(struct fake_hist *h, unsigned int slot, unsigned long long key,
 	      const char *label);
+void fake_frames(struct fake_hist *h, unsigned int slot, const char *text);
 void fake_record(struct fake_hist *h, unsigned int cpu, unsigned int slot,
 		 unsigned long long v);
 struct fake_hist *fake_find(struct fake *f, const char *name);

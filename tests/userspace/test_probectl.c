@@ -403,6 +403,157 @@ TEST(show_uprobe_gone)
 	fake_free(&f);
 }
 
+/*
+ * A histogram keyed by stack, as stacks=vfs_read makes: three slots, two
+ * of which hold one stack (two CPUs saw it first at once: the kernel may
+ * keep such twins), one a deeper stack, one cut at the depth with a frame
+ * that needs escaping; 1 dropped.
+ */
+#define STK_LEAF	"vfs_read+0x1/0x310\n"
+#define STK_SYS		"do_syscall_64+0x5d/0x90\nentry_SYSCALL_64_after_hwframe+0x6e/0xd8\n"
+
+static void stack_fake(struct fake *f)
+{
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	struct fake_hist *h;
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	h = fake_add(f, "vfs_read:stacks", "kprobe", "vfs_read", "calls",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &count, "stack", 4);
+	fake_key(h, 0, 0x1a2b3c4d, "");
+	fake_frames(h, 0, STK_LEAF "ksys_read+0x6b/0xf0\n" STK_SYS);
+	fake_key(h, 1, 0x0badcafe, "");
+	fake_frames(h, 1, STK_LEAF "kernel_read+0x1c/0x40\n"
+		    "pcore_stackt_leaf+0x9/0x20 [pcore_stackt]\n"
+		    "ksys_read+0x6b/0xf0\n" STK_SYS);
+	fake_key(h, 2, 0x1a2b3c4d, "");
+	fake_frames(h, 2, STK_LEAF "ksys_read+0x6b/0xf0\n" STK_SYS);
+	fake_key(h, 3, 0x77, "");
+	fake_frames(h, 3, STK_LEAF "odd;\"frame\\\x01+0x1/0x2\n[...]\n");
+	for (i = 0; i < 5; i++)
+		fake_record(h, 0, 0, 0);
+	for (i = 0; i < 3; i++)
+		fake_record(h, 1, 2, 0);
+	for (i = 0; i < 7; i++)
+		fake_record(h, i % 2, 1, 0);
+	fake_record(h, 0, 3, 0);
+	h->dropped = 1;
+	h->e.hits = 17;
+}
+
+static void stack_golden(struct __test_metadata *_metadata,
+			 const char *file, const char *a1, const char *a2,
+			 const char *a3)
+{
+	struct result r;
+	struct fake f;
+
+	stack_fake(&f);
+	r = RUN(&f, "show", "vfs_read:stacks", a1, a2, a3);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.err);
+	check_golden(_metadata, file, r.out);
+	ASSERT_EQ(f.opens, f.closes);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* Twins merged (8 calls), the most counted first, frames as sent. */
+TEST(show_stacks_text)
+{
+	stack_golden(_metadata, "show_stacks.txt", NULL, NULL, NULL);
+}
+
+/* Root first, offsets dropped, ';' not a separator inside a frame. */
+TEST(show_stacks_folded)
+{
+	stack_golden(_metadata, "show_stacks.folded", "--folded", NULL, NULL);
+}
+
+TEST(show_stacks_json)
+{
+	stack_golden(_metadata, "show_stacks.json", "--json", NULL, NULL);
+}
+
+TEST(show_stacks_top)
+{
+	struct result r;
+	struct fake f;
+
+	stack_fake(&f);
+	r = RUN(&f, "show", "vfs_read:stacks", "--folded", "--top", "1");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("entry_SYSCALL_64_after_hwframe;do_syscall_64;ksys_read;vfs_read 8\n",
+		     r.out);
+	result_free(&r);
+	r = RUN(&f, "show", "vfs_read:stacks", "--top", "2");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_NE(NULL, strstr(r.out, "\nstacks: 3\n"));
+	ASSERT_NE(NULL, strstr(r.out, "\nstack count 7\n"));
+	ASSERT_EQ(NULL, strstr(r.out, "\nstack count 1\n"));
+	result_free(&r);
+	/* --folded and --top need a histogram keyed by stack */
+	r = RUN(&f, "show", "vfs_read:stacks", "--folded", "--json");
+	ASSERT_EQ(PC_EXIT_USAGE, r.ret);
+	result_free(&r);
+	fake_free(&f);
+	std_fake(&f);
+	r = RUN(&f, "show", "do_fork", "--folded");
+	ASSERT_EQ(PC_EXIT_ERR, r.ret);
+	ASSERT_NE(NULL, strstr(r.err, "--folded is for histograms keyed by stack"))
+		TH_LOG("%s", r.err);
+	result_free(&r);
+	r = RUN(&f, "show", "do_fork", "--top", "3");
+	ASSERT_EQ(PC_EXIT_ERR, r.ret);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* attach --kprobe F --stacks [--depth N]: the name F:stacks, the depth. */
+TEST(attach_stacks)
+{
+	static const char * const bad[][6] = {
+		{ "--kprobe", "f", "--stacks", "--depth", "0" },
+		{ "--kprobe", "f", "--stacks", "--depth", "128" },
+		{ "--kprobe", "f", "--stacks", "--depth", "x" },
+		{ "--kprobe", "f", "--count", "--depth", "4" },
+		{ "--kprobe", "f", "--stacks", "--count" },
+		{ "--kretprobe", "f", "--stacks" },
+		{ "--uprobe", "/bin/sh:main", "--stacks" },
+		{ "--kprobe", "f", "--stacks", "--by-pid" },
+		{ "--kprobe", "f", "--stacks", "--hist", "log2" },
+	};
+	char *argv[10] = { "probectl", "attach" };
+	struct pc_args a;
+	struct result r;
+	struct fake f;
+	unsigned int i, n;
+
+	std_fake(&f);
+	r = RUN(&f, "attach", "--kprobe", "vfs_read", "--stacks", "--depth",
+		"16");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.err);
+	ASSERT_STREQ("vfs_read:stacks", f.attached.name);
+	ASSERT_EQ((unsigned int)PCORE_ATTACH_KRETPROBE, f.attached.kind);
+	ASSERT_EQ(16U, f.attached.depth);
+	result_free(&r);
+	r = RUN(&f, "attach", "--kprobe", "vfs_write", "--stacks");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("vfs_write:stacks", f.attached.name);
+	ASSERT_EQ(0U, f.attached.depth);
+	result_free(&r);
+	fake_free(&f);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		for (n = 0; n < 6 && bad[i][n]; n++)
+			argv[2 + n] = (char *)bad[i][n];
+		EXPECT_EQ(PC_EXIT_USAGE, pc_parse_args(2 + n, argv, &a))
+			TH_LOG("case %u accepted", i);
+	}
+}
+
 TEST(status_loaded)
 {
 	struct fake f;
@@ -413,7 +564,7 @@ TEST(status_loaded)
 	r = RUN(&f, "status");
 	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
 	ASSERT_STREQ("module: loaded\nkernel: 6.1.0-test\nversion: 0.9-test\n"
-		     "abi: 2\nnr_cpu_ids: 2\nhistograms: 6\nprobes: 5\n", r.out);
+		     "abi: 3\nnr_cpu_ids: 2\nhistograms: 6\nprobes: 5\n", r.out);
 	result_free(&r);
 	fake_free(&f);
 }
@@ -1333,9 +1484,9 @@ static const struct err_case err_cases[] = {
 	{ "not root: open", open_eacces, { "show", "do_fork" },
 	  "probectl: permission denied opening /dev/probe_core: run as root\n" },
 	{ "ABI mismatch: older module", abi_older, { "list" },
-	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 1, this probectl ABI 2; use the probectl built with this probe_core\n" },
+	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 2, this probectl ABI 3; use the probectl built with this probe_core\n" },
 	{ "ABI mismatch: newer module", abi_newer, { "attach", "--kretprobe", "vfs_read" },
-	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 3, this probectl ABI 2; use the probectl built with this probe_core\n" },
+	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 4, this probectl ABI 3; use the probectl built with this probe_core\n" },
 	{ "no VERSION ioctl", version_enotty, { "list" },
 	  "probectl: /dev/probe_core does not answer PCORE_IOC_VERSION: not probe_core's device?\n" },
 	{ "unknown histogram", NULL, { "show", "nosuch" },
@@ -1767,7 +1918,7 @@ static const struct bad_case bad_cases[] = {
 	{ { "watch", "x", "-i1x" }, "-i: '1x' is not a positive number" },
 	{ { "show", "x", "--json=yes" }, "--json takes no value" },
 	{ { "show", "x", "--json", "--json" }, "--json given twice" },
-	{ { "show", "x", "--json", "--csv" }, "give one of --json and --csv" },
+	{ { "show", "x", "--json", "--csv" }, "give one of --json, --csv and --folded" },
 	{ { "watch", "x", "-i" }, "-i needs a value" },
 	{ { "load", "--target" }, "--target needs a value" },
 	{ { "unload", "now" }, "unload: unexpected argument 'now'" },
@@ -1794,9 +1945,9 @@ static const struct bad_case bad_cases[] = {
 	  "--maxactive is for --kretprobe and --uretprobe only" },
 	{ { "attach", "--kretprobe", ":count" }, "--kretprobe: characters other than" },
 	/* values and counts */
-	{ { "attach", "--kprobe", "f" }, "--kprobe needs one of --arg N and --count" },
+	{ { "attach", "--kprobe", "f" }, "--kprobe needs one of --arg N, --count and --stacks" },
 	{ { "attach", "--kprobe", "f", "--arg", "1", "--count" },
-	  "--kprobe needs one of --arg N and --count" },
+	  "--kprobe needs one of --arg N, --count and --stacks" },
 	{ { "attach", "--kprobe", "f", "--arg", "0" },
 	  "--arg: '0' is not an argument number from 1 to 6" },
 	{ { "attach", "--kprobe", "f", "--arg", "7" },
@@ -2016,7 +2167,7 @@ TEST(usage_error_exit_status)
 	ASSERT_EQ(2, r.ret);
 	ASSERT_STREQ("", r.out);
 	ASSERT_STREQ("probectl: show: unknown option '--bogus'\n"
-		     "usage: probectl show NAME [--percpu] [--json | --csv]\n"
+		     "usage: probectl show NAME [--percpu] [--json | --csv | --folded] [--top N]\n"
 		     "Try 'probectl show --help'.\n", r.err);
 	ASSERT_EQ(0U, f.opens);
 	result_free(&r);
