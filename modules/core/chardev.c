@@ -76,6 +76,8 @@ static void pcore_fill_entry(struct pcore_hist *h, struct pcore_ioc_entry *e)
 		sizeof(e->hist_kind));
 	if (h->key_mode)
 		strscpy(e->key_name, h->key_name, sizeof(e->key_name));
+	if (h->key_mode == PCORE_KEYS_STACK)
+		e->flags |= PCORE_ENT_STACKS;
 	e->nbuckets = h->layout.nbuckets;
 	e->nkeys = h->nslots;
 	e->mem_kib = min_t(size_t, DIV_ROUND_UP(h->mem, 1024), U32_MAX);
@@ -346,6 +348,7 @@ static long pcore_ioc_read(void __user *arg, bool writer)
 	struct pcore_ioc_bucket *b = NULL;
 	struct pcore_snap *s = NULL;
 	struct pcore_keyval kv = {};
+	unsigned long *frames = NULL;
 	unsigned long missed;
 	struct pcore_hist *h;
 	char *text = NULL;
@@ -396,15 +399,16 @@ static long pcore_ioc_read(void __user *arg, bool writer)
 	b = kvcalloc(h->layout.nbuckets, sizeof(*b), GFP_KERNEL);
 	if (in.frames && h->key_mode == PCORE_KEYS_STACK) {
 		text = kvmalloc(PCORE_UAPI_FRAMES_MAX, GFP_KERNEL);
-		kv.frames = kmalloc_array(h->depth, sizeof(*kv.frames),
-					  GFP_KERNEL);
+		frames = kmalloc_array(h->depth, sizeof(*frames), GFP_KERNEL);
 	}
 	if (!s || !b || (in.frames && h->key_mode == PCORE_KEYS_STACK &&
-			 (!text || !kv.frames))) {
+			 (!text || !frames))) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	pcore_snap_init(&h->layout, s);
+	/* Without room of ours, a stack's frames are not copied out. */
+	kv.frames = frames;
 	ret = pcore_read_snap(h, &in, s, &kv);
 	if (ret >= 0) {
 		pcore_read_fill(h, &in, s, ret, &kv, r, b);
@@ -429,7 +433,7 @@ out:
 	kvfree(s);
 	kvfree(b);
 	kvfree(text);
-	kfree(kv.frames);
+	kfree(frames);
 	kfree(r);
 	return ret;
 }

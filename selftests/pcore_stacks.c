@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stacks: stacks=FUNC (and probectl attach --kprobe FUNC --stacks) count
+ * the calls of FUNC by kernel stack.  The test module pcore_stackt calls
+ * pcore_stackt_leaf() through two known chains, a given number of times
+ * each: exactly two stacks, with exactly those counts, each listing its
+ * chain, in the debugfs stacks file, through the ioctl (frames as text)
+ * and in probectl's views (text, folded, JSON).  Depths cut stacks and
+ * say so; an interval read moves the stacks out; bad input is refused
+ * with one log line and leaves nothing behind.
+ *
+ * The folded output of the probectl case is printed between two marker
+ * lines: make check hands it to the browser tests (flame graph, speedscope).
+ */
+#include "pcore_ioctl.h"
+#include "kselftest_harness.h"
+
+#define PCORE_CTL	"/pcore/bin/probectl"
+#define OUT		"/tmp/pcore_stacks.ctl"
+#define STACKT		"/sys/kernel/debug/pcore_stackt"
+#define LEAF_DBG	PCORE_DBG "/pcore_stackt_leaf:stacks"
+
+static char out[PCORE_BUF];
+static char log_[65536];
+
+static int ctl(const char * const *argv)
+{
+	return pcore_run(argv, NULL, OUT, out, sizeof(out));
+}
+
+#define CTL(...)	ctl((const char * const []){ PCORE_CTL, __VA_ARGS__, NULL })
+
+static int stackt_run(const char *ab)
+{
+	return pcore_write(STACKT "/run", ab, strlen(ab));
+}
+
+/* Histogram directories in probe_core's debugfs root. */
+static int hist_dirs(void)
+{
+	struct dirent *d;
+	DIR *dir = opendir(PCORE_DBG);
+	int n = 0;
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)))
+		if (d->d_type == DT_DIR && d->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n;
+}
+
+/*
+ * Do the lines of @block (one stack: frames one a line) name @funcs, in
+ * order, each at the start of a line (after @indent), from the first?
+ */
+static bool chain(const char *block, const char *indent,
+		  const char * const *funcs)
+{
+	const char *p = block;
+	char want[128];
+	int i;
+
+	for (i = 0; funcs[i]; i++) {
+		snprintf(want, sizeof(want), "%s%s+0x", indent, funcs[i]);
+		if (strncmp(p, want, strlen(want)))
+			return false;
+		p = strchr(p, '\n');
+		if (!p)
+			return false;
+		p++;
+	}
+	return true;
+}
+
+static const char * const chain_b[] = {
+	"pcore_stackt_leaf", "pcore_stackt_b2", "pcore_stackt_b",
+	"stackt_run_write", NULL
+};
+static const char * const chain_a[] = {
+	"pcore_stackt_leaf", "pcore_stackt_a", "stackt_run_write", NULL
+};
+
+/* READ of one key slot of @name with its frames into @frames; the errno. */
+static int rd_frames(int fd, const char *name, unsigned int flags,
+		     unsigned int slot, struct pcore_ioc_read *r,
+		     struct pcore_ioc_bucket *b, char *frames, size_t room)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->cpu = -1;
+	r->flags = flags;
+	r->slot = slot;
+	r->buckets = (uintptr_t)b;
+	r->nbuckets = PCORE_MAXB;
+	r->bucket_size = sizeof(*b);
+	r->frames = (uintptr_t)frames;
+	r->frames_size = room;
+	memset(frames, 0x5a, PCORE_UAPI_FRAMES_MAX);
+	return pcore_ioc(fd, PCORE_IOC_READ, r);
+}
+
+static const char * const mods[] = { "probe_core", "pcore_stackt" };
+
+FIXTURE(stk) {
+	int kmsg;
+};
+
+FIXTURE_SETUP(stk)
+{
+	ASSERT_EQ(0, pcore_mods_unload(mods, 2));
+	self->kmsg = kmsg_open();
+	ASSERT_LE(0, self->kmsg);
+	ASSERT_EQ(0, pcore_mod_load("pcore_stackt", NULL));
+}
+
+FIXTURE_TEARDOWN(stk)
+{
+	EXPECT_EQ(0, pcore_mods_unload(mods, 2));
+	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log_, sizeof(log_))) {
+		TH_LOG("kernel log:\n%s", log_);
+	}
+	close(self->kmsg);
+}
+
+/*
+ * stacks=pcore_stackt_leaf: 300 calls through one chain and 700 through
+ * the other are two stacks, counted 700 and 300, the most counted first,
+ * each with its chain from the probed function up.
+ */
+TEST_F_TIMEOUT(stk, param, PCORE_TIMEOUT_PATCHING)
+{
+	struct pcore_probe_line l;
+	char *second;
+
+	ASSERT_EQ(0, pcore_load("stacks=pcore_stackt_leaf"));
+	ASSERT_EQ(0, pcore_probe_line("pcore_stackt_leaf:stacks", &l));
+	EXPECT_STREQ("kprobe", l.kind);
+	ASSERT_EQ(0, stackt_run("300 700"));
+	ASSERT_LT(0, pcore_read(LEAF_DBG "/stacks", out, sizeof(out)));
+	ASSERT_EQ(0, strncmp(out, "# 2 stacks, 0 dropped, depth 32\nstack ",
+			     38)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, " count 700\n")) TH_LOG("%s", out);
+	EXPECT_TRUE(chain(strchr(out + 32, '\n') + 1, "  ", chain_b))
+		TH_LOG("%s", out);
+	second = strstr(out, "\n\nstack ");
+	ASSERT_NE(NULL, second) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(second, " count 300\n")) TH_LOG("%s", out);
+	EXPECT_TRUE(chain(strchr(second + 2, '\n') + 1, "  ", chain_a))
+		TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(second + 2, "\n\nstack ")) TH_LOG("%s", out);
+	EXPECT_EQ(1000, pcore_stat("pcore_stackt_leaf:stacks", "hits"));
+	ASSERT_EQ(0, pcore_probe_line("pcore_stackt_leaf:stacks", &l));
+	EXPECT_EQ(1000, l.hits);
+
+	/* an interval read moves the stacks out: the next ones start anew */
+	ASSERT_LT(0, pcore_read(LEAF_DBG "/interval", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "keys: 2\n")) TH_LOG("%s", out);
+	ASSERT_LT(0, pcore_read(LEAF_DBG "/stacks", out, sizeof(out)));
+	EXPECT_STREQ("# 0 stacks, 0 dropped, depth 32\n", out);
+	ASSERT_EQ(0, stackt_run("0 5"));
+	ASSERT_LT(0, pcore_read(LEAF_DBG "/stacks", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "# 1 stacks, 0 dropped")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, " count 5\n")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload());
+}
+
+/* stack_depth=2: the two innermost frames, and the mark of a cut stack. */
+TEST_F_TIMEOUT(stk, depth, PCORE_TIMEOUT_PATCHING)
+{
+	static const char * const cut_b[] = {
+		"pcore_stackt_leaf", "pcore_stackt_b2", NULL
+	};
+
+	ASSERT_EQ(0, pcore_load("target=pcore_stackt_leaf:stacks stack_depth=2"));
+	ASSERT_EQ(0, stackt_run("3 7"));
+	ASSERT_LT(0, pcore_read(LEAF_DBG "/stacks", out, sizeof(out)));
+	ASSERT_EQ(0, strncmp(out, "# 2 stacks, 0 dropped, depth 2\nstack ",
+			     37)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, " count 7\n")) TH_LOG("%s", out);
+	EXPECT_TRUE(chain(strchr(out + 31, '\n') + 1, "  ", cut_b))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "[pcore_stackt]\n  [...]\n\n"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload());
+}
+
+/*
+ * probectl attach --stacks, and its views; the ioctl's frames for one key;
+ * detach leaves nothing.
+ */
+TEST_F_TIMEOUT(stk, probectl, PCORE_TIMEOUT_PATCHING)
+{
+	static struct pcore_ioc_bucket b[PCORE_MAXB];
+	static char frames[PCORE_UAPI_FRAMES_MAX];
+	struct pcore_ioc_entry e;
+	struct pcore_ioc_read r;
+	unsigned int slot, seen = 0;
+	char *p;
+	int fd;
+
+	ASSERT_EQ(0, pcore_load(NULL));
+	ASSERT_EQ(0, CTL("attach", "--kprobe", "pcore_stackt_leaf", "--stacks"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, stackt_run("300 700"));
+
+	ASSERT_EQ(0, CTL("show", "pcore_stackt_leaf:stacks", "--folded"))
+		TH_LOG("%s", out);
+	/* root first: the syscall entry, then the chain down to the leaf */
+	p = strstr(out, ";stackt_run_write [pcore_stackt];pcore_stackt_b [pcore_stackt];pcore_stackt_b2 [pcore_stackt];pcore_stackt_leaf [pcore_stackt] 700\n");
+	EXPECT_NE(NULL, p) TH_LOG("%s", out);
+	p = strstr(out, ";stackt_run_write [pcore_stackt];pcore_stackt_a [pcore_stackt];pcore_stackt_leaf [pcore_stackt] 300\n");
+	EXPECT_NE(NULL, p) TH_LOG("%s", out);
+	for (p = out; (p = strchr(p, '\n')); p++)
+		seen++;
+	EXPECT_EQ(2, seen) TH_LOG("%s", out);
+	EXPECT_EQ(0, strncmp(out, "entry_SYSCALL_64", 16)) TH_LOG("%s", out);
+	/* for the browser tests (scripts/check.sh takes it from the log) */
+	printf("# pcore-folded-begin\n%s# pcore-folded-end\n", out);
+	fflush(stdout);
+
+	ASSERT_EQ(0, CTL("show", "pcore_stackt_leaf:stacks", "--top", "1"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\nstacks: 2\n\nstack count 700\n  pcore_stackt_leaf+0x"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "count 300")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("show", "pcore_stackt_leaf:stacks", "--json"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"stacks\":2,\"dropped\":0,"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "{\"count\":700,\"sum\":0,\"frames\":[\"pcore_stackt_leaf+0x"))
+		TH_LOG("%s", out);
+
+	/* the ioctl: each key in use comes with its frames as text */
+	fd = open(PCORE_DEVICE, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pcore_list_one(fd, "pcore_stackt_leaf:stacks", &e));
+	EXPECT_TRUE(e.flags & PCORE_ENT_STACKS);
+	EXPECT_STREQ("stack", e.key_name);
+	for (slot = 0, seen = 0; slot < e.nkeys; slot++) {
+		ASSERT_EQ(0, rd_frames(fd, "pcore_stackt_leaf:stacks",
+				       PCORE_READ_KEY, slot, &r, b, frames,
+				       sizeof(frames)));
+		if (!r.key_used) {
+			EXPECT_EQ(0, r.nframes);
+			EXPECT_EQ(1, r.frames_size);
+			EXPECT_EQ(0, frames[0]);
+			continue;
+		}
+		seen++;
+		EXPECT_EQ(strlen(frames) + 1, r.frames_size);
+		EXPECT_TRUE(chain(frames, "", r.count == 700 ? chain_b : chain_a))
+			TH_LOG("%s", frames);
+		EXPECT_LE(r.count == 700 ? 8 : 7, r.nframes);
+	}
+	EXPECT_EQ(2, seen);
+	/* frames with the wrong room, or without PCORE_READ_KEY: EINVAL */
+	EXPECT_EQ(EINVAL, rd_frames(fd, "pcore_stackt_leaf:stacks",
+				    PCORE_READ_KEY, 0, &r, b, frames,
+				    sizeof(frames) - 1));
+	EXPECT_EQ(EINVAL, rd_frames(fd, "pcore_stackt_leaf:stacks", 0, 0, &r,
+				    b, frames, sizeof(frames)));
+	EXPECT_EQ(EINVAL, rd_frames(fd, "pcore_stackt_leaf:stacks",
+				    PCORE_READ_KEY, 0, &r, b, frames, 0));
+	r.frames = 0;
+	r.frames_size = sizeof(frames);
+	r.count = 0;
+	EXPECT_EQ(EINVAL, pcore_ioc(fd, PCORE_IOC_READ, &r));
+	close(fd);
+
+	ASSERT_EQ(0, CTL("detach", "pcore_stackt_leaf:stacks")) TH_LOG("%s", out);
+	EXPECT_EQ(0, hist_dirs());
+	ASSERT_EQ(0, pcore_unload());
+}
+
+/* Bad input: refused with one log line naming it; nothing left behind. */
+TEST_F_TIMEOUT(stk, bad, PCORE_TIMEOUT_PATCHING)
+{
+	static const struct {
+		const char *param;
+		int err;
+		const char *line;
+	} bad[] = {
+		{ "stacks=pcore_stackt_leaf stack_depth=0", EINVAL,
+		  "stack_depth=0: must be 1 to 127 frames" },
+		{ "stacks=pcore_stackt_leaf stack_depth=128", EINVAL,
+		  "stack_depth=128: must be 1 to 127 frames" },
+		{ "stacks=pcore_no_such_fn", ENOENT,
+		  "pcore_no_such_fn:stacks: no such kernel function pcore_no_such_fn" },
+		{ "target=pcore_stackt_leaf:stacks:by=pid", EINVAL,
+		  "':by=pid' is not for ':stacks'" },
+		{ "target=pcore_stackt_*:stacks", EINVAL,
+		  "a glob takes no suffix but ':count'" },
+		{ "stacks=pcore_stackt_leaf,pcore_stackt_leaf", EINVAL,
+		  "stacks=pcore_stackt_leaf:stacks: given twice" },
+	};
+	struct pcore_ioc_attach a;
+	unsigned int i;
+	int fd;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(bad[i].err, pcore_load(bad[i].param)) TH_LOG("%s", bad[i].param);
+		EXPECT_FALSE(pcore_loaded());
+		kmsg_collect(self->kmsg, log_, sizeof(log_));
+		EXPECT_NE(NULL, strstr(log_, bad[i].line))
+			TH_LOG("%s: %s", bad[i].param, log_);
+	}
+
+	ASSERT_EQ(0, pcore_load(NULL));
+	fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	pcore_att_init(&a, "pcore_stackt_leaf:stacks", PCORE_ATTACH_KRETPROBE, 0);
+	a.depth = 128;
+	EXPECT_EQ(EINVAL, pcore_ioc(fd, PCORE_IOC_ATTACH, &a));
+	kmsg_collect(self->kmsg, log_, sizeof(log_));
+	EXPECT_NE(NULL, strstr(log_, "hist pcore_stackt_leaf:stacks: depth must be 1 to 127 frames"))
+		TH_LOG("%s", log_);
+	/* a depth is for :stacks only; pad must be zero */
+	pcore_att_init(&a, "pcore_stackt_leaf:count", PCORE_ATTACH_KRETPROBE, 0);
+	a.depth = 8;
+	EXPECT_EQ(EINVAL, pcore_ioc(fd, PCORE_IOC_ATTACH, &a));
+	pcore_att_init(&a, "pcore_stackt_leaf:stacks", PCORE_ATTACH_KRETPROBE, 0);
+	a.pad = 1;
+	EXPECT_EQ(EINVAL, pcore_ioc(fd, PCORE_IOC_ATTACH, &a));
+	close(fd);
+	EXPECT_EQ(2, CTL("attach", "--kprobe", "pcore_stackt_leaf", "--stacks",
+			 "--depth", "0"));
+	EXPECT_EQ(2, CTL("attach", "--kprobe", "pcore_stackt_leaf", "--stacks",
+			 "--depth", "128"));
+	EXPECT_EQ(1, CTL("attach", "--kprobe", "pcore_no_such_fn", "--stacks"));
+	EXPECT_NE(NULL, strstr(out, "no function")) TH_LOG("%s", out);
+	EXPECT_EQ(0, hist_dirs());
+	ASSERT_EQ(0, pcore_read(PCORE_DBG "/probes", out, sizeof(out)) < 0);
+	EXPECT_EQ(NULL, strstr(out, "stacks")) TH_LOG("%s", out);
+}
+
+TEST_HARNESS_MAIN
