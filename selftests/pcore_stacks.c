@@ -82,14 +82,17 @@ static const char * const chain_a[] = {
 	"pcore_stackt_leaf", "pcore_stackt_a", "stackt_run_write", NULL
 };
 
-/* READ of one key slot of @name with its frames into @frames; the errno. */
-static int rd_frames(int fd, const char *name, unsigned int flags,
+/*
+ * READ of one key slot of @name (on @cpu, or -1 for all) with its frames
+ * into @frames; the errno.
+ */
+static int rd_frames(int fd, const char *name, int cpu, unsigned int flags,
 		     unsigned int slot, struct pcore_ioc_read *r,
 		     struct pcore_ioc_bucket *b, char *frames, size_t room)
 {
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->cpu = -1;
+	r->cpu = cpu;
 	r->flags = flags;
 	r->slot = slot;
 	r->buckets = (uintptr_t)b;
@@ -239,7 +242,7 @@ TEST_F_TIMEOUT(stk, probectl, PCORE_TIMEOUT_PATCHING)
 	EXPECT_TRUE(e.flags & PCORE_ENT_STACKS);
 	EXPECT_STREQ("stack", e.key_name);
 	for (slot = 0, seen = 0; slot < e.nkeys; slot++) {
-		ASSERT_EQ(0, rd_frames(fd, "pcore_stackt_leaf:stacks",
+		ASSERT_EQ(0, rd_frames(fd, "pcore_stackt_leaf:stacks", -1,
 				       PCORE_READ_KEY, slot, &r, b, frames,
 				       sizeof(frames)));
 		if (!r.key_used) {
@@ -256,12 +259,12 @@ TEST_F_TIMEOUT(stk, probectl, PCORE_TIMEOUT_PATCHING)
 	}
 	EXPECT_EQ(2, seen);
 	/* frames with the wrong room, or without PCORE_READ_KEY: EINVAL */
-	EXPECT_EQ(EINVAL, rd_frames(fd, "pcore_stackt_leaf:stacks",
+	EXPECT_EQ(EINVAL, rd_frames(fd, "pcore_stackt_leaf:stacks", -1,
 				    PCORE_READ_KEY, 0, &r, b, frames,
 				    sizeof(frames) - 1));
-	EXPECT_EQ(EINVAL, rd_frames(fd, "pcore_stackt_leaf:stacks", 0, 0, &r,
+	EXPECT_EQ(EINVAL, rd_frames(fd, "pcore_stackt_leaf:stacks", -1, 0, 0, &r,
 				    b, frames, sizeof(frames)));
-	EXPECT_EQ(EINVAL, rd_frames(fd, "pcore_stackt_leaf:stacks",
+	EXPECT_EQ(EINVAL, rd_frames(fd, "pcore_stackt_leaf:stacks", -1,
 				    PCORE_READ_KEY, 0, &r, b, frames, 0));
 	r.frames = 0;
 	r.frames_size = sizeof(frames);
@@ -271,6 +274,90 @@ TEST_F_TIMEOUT(stk, probectl, PCORE_TIMEOUT_PATCHING)
 
 	ASSERT_EQ(0, CTL("detach", "pcore_stackt_leaf:stacks")) TH_LOG("%s", out);
 	EXPECT_EQ(0, hist_dirs());
+	ASSERT_EQ(0, pcore_unload());
+}
+
+/* A stack's frames as a folded line's would be: functions, no offsets. */
+static void funcs_of(char *dst, size_t len, const char *frames)
+{
+	size_t n = 0;
+	const char *p;
+
+	dst[0] = '\0';
+	for (p = frames; *p && n + 1 < len; p++) {
+		if (*p == '+') {	/* skip "+0x../0x.." up to " [mod]" or EOL */
+			while (*p && *p != ' ' && *p != '\n')
+				p++;
+			if (!*p)
+				break;
+		}
+		dst[n++] = *p;
+	}
+	dst[n] = '\0';
+}
+
+#define PROF_STACKS	64
+
+/*
+ * profile=99: a busy loop in the test module, pinned to CPU 1 for 3 s, is
+ * the top stack of CPU 1's samples, with at least 80 % of them.  Stacks
+ * are compared as a flame graph shows them (functions without offsets):
+ * each instruction of the loop is a stack of its own in the kernel's
+ * table.  The loop calls the clock once per 200000 rounds, so little else
+ * runs on CPU 1: the kernel's own work there (timers, RCU, kworkers) is a
+ * few samples of about 300.  The profiler is disabled before the reads.
+ */
+TEST_F_TIMEOUT(stk, profile, PCORE_TIMEOUT_PATCHING)
+{
+	static struct pcore_ioc_bucket b[PCORE_MAXB];
+	static char frames[PCORE_UAPI_FRAMES_MAX];
+	static struct { char f[2048]; unsigned long long n; } st[PROF_STACKS];
+	unsigned long long total = 0;
+	unsigned int slot, ns = 0, i, top = 0;
+	struct pcore_ioc_entry e;
+	struct pcore_ioc_read r;
+	struct pcore_probe_line l;
+	int fd;
+
+	if (pcore_possible_cpus() < 2)
+		SKIP(return, "needs 2 CPUs");
+	ASSERT_EQ(0, pcore_load("profile=99"));
+	ASSERT_EQ(0, pcore_probe_line("profile", &l));
+	EXPECT_STREQ("profile", l.kind);
+	EXPECT_STREQ("99_Hz", l.symbol);
+	fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pcore_pin(1));
+	ASSERT_EQ(0, pcore_name_ioc(fd, PCORE_IOC_RESET, "profile"));
+	ASSERT_EQ(0, pcore_write(STACKT "/spin", "3000", 4));
+	/* no more samples: reading 4096 slots on CPU 1 would be some */
+	ASSERT_EQ(0, pcore_name_ioc(fd, PCORE_IOC_DISABLE, "profile"));
+	ASSERT_EQ(0, pcore_list_one(fd, "profile", &e));
+	for (slot = 0; slot < e.nkeys; slot++) {
+		ASSERT_EQ(0, rd_frames(fd, "profile", 1, PCORE_READ_KEY, slot,
+				       &r, b, frames, sizeof(frames)));
+		if (!r.key_used || !r.count)
+			continue;
+		total += r.count;
+		funcs_of(st[ns].f, sizeof(st[ns].f), frames);
+		for (i = 0; i < ns && strcmp(st[i].f, st[ns].f); i++)
+			;
+		st[i].n += r.count;
+		if (i == ns && ns < PROF_STACKS - 1)
+			ns++;
+	}
+	close(fd);
+	for (i = 0; i < ns; i++)
+		if (st[i].n > st[top].n)
+			top = i;
+	TH_LOG("CPU 1: %llu samples, %u stacks; top %llu:\n%s", total, ns,
+	       st[top].n, st[top].f);
+	/* 99 Hz for 3 s: about 300; fewer when the host starves the vCPU */
+	EXPECT_LE(100, total);
+	EXPECT_GE(400, total);
+	EXPECT_EQ(0, strncmp(st[top].f, "pcore_stackt_spin [pcore_stackt]\nstackt_spin_write [pcore_stackt]\n",
+			     65)) TH_LOG("%s", st[top].f);
+	EXPECT_LE(total * 8, st[top].n * 10);
 	ASSERT_EQ(0, pcore_unload());
 }
 
@@ -316,12 +403,12 @@ TEST_F_TIMEOUT(stk, bad, PCORE_TIMEOUT_PATCHING)
 	kmsg_collect(self->kmsg, log_, sizeof(log_));
 	EXPECT_NE(NULL, strstr(log_, "hist pcore_stackt_leaf:stacks: depth must be 1 to 127 frames"))
 		TH_LOG("%s", log_);
-	/* a depth is for :stacks only; pad must be zero */
+	/* a depth is for :stacks and profilers only, hz for profilers */
 	pcore_att_init(&a, "pcore_stackt_leaf:count", PCORE_ATTACH_KRETPROBE, 0);
 	a.depth = 8;
 	EXPECT_EQ(EINVAL, pcore_ioc(fd, PCORE_IOC_ATTACH, &a));
 	pcore_att_init(&a, "pcore_stackt_leaf:stacks", PCORE_ATTACH_KRETPROBE, 0);
-	a.pad = 1;
+	a.hz = 99;
 	EXPECT_EQ(EINVAL, pcore_ioc(fd, PCORE_IOC_ATTACH, &a));
 	close(fd);
 	EXPECT_EQ(2, CTL("attach", "--kprobe", "pcore_stackt_leaf", "--stacks",

@@ -45,10 +45,12 @@ enum pc_opt_id {
 	OPT_DEPTH,
 	OPT_FOLDED,
 	OPT_TOP,
+	OPT_FREQ,
+	OPT_DURATION,
 };
 
 /* The options seen are bits of an unsigned long long. */
-_Static_assert(OPT_TOP < 64, "too many options for the seen bits");
+_Static_assert(OPT_DURATION < 64, "too many options for the seen bits");
 
 struct pc_opt {
 	const char *lng;
@@ -106,6 +108,19 @@ static const struct pc_opt attach_opts[] = {
 	{ "by-pid", 0, false, OPT_BY_PID },
 	{ "stacks", 0, false, OPT_STACKS },
 	{ "depth", 0, true, OPT_DEPTH },
+	{ NULL }
+};
+
+static const struct pc_opt profile_opts[] = {
+	{ "frequency", 'F', true, OPT_FREQ },
+	{ "duration", 'd', true, OPT_DURATION },
+	{ "name", 0, true, OPT_NAME },
+	{ "depth", 0, true, OPT_DEPTH },
+	{ "pid", 0, true, OPT_PID },
+	{ "comm", 0, true, OPT_COMM },
+	{ "folded", 0, false, OPT_FOLDED },
+	{ "json", 0, false, OPT_JSON },
+	{ "top", 0, true, OPT_TOP },
 	{ NULL }
 };
 
@@ -293,6 +308,29 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"Examples:\n"
 		"  probectl export --prometheus\n"
 		"  probectl export --prometheus --textfile-dir /var/lib/prometheus/node-exporter\n" },
+	[PC_CMD_PROFILE] = { "profile", profile_opts, false,
+		"profile -F HZ [-d SECONDS [--folded | --json] [--top N]] [--name NAME] [--depth N] [--pid PID] [--comm COMM]",
+		"Samples what every CPU runs, HZ times a second, and counts the\n"
+		"samples by kernel stack ('[user] COMM' for a task in user space,\n"
+		"'[idle]' for an idle CPU) in a histogram of probe_core's own\n"
+		"(needs CAP_SYS_ADMIN).  Without -d the profiler stays, until\n"
+		"probectl detach NAME: read it with probectl show NAME.  With -d it\n"
+		"samples for SECONDS, prints the stacks as show does, and goes.\n"
+		"\n"
+		"  -F, --frequency HZ  samples per second on each CPU, 1 to 4000\n"
+		"  -d, --duration S    sample for S seconds, print, detach\n"
+		"  --folded            with -d: one folded line per stack (flame graphs)\n"
+		"  --json              with -d: one JSON object\n"
+		"  --top N             with -d: only the N most counted stacks\n"
+		"  --name NAME         the histogram's name (default: profile)\n"
+		"  --depth N           frames kept of each stack, 1 to 127 (default 32)\n"
+		"  --pid PID           only the samples of this process's threads\n"
+		"  --comm COMM         only the samples of tasks of this name\n"
+		"\n"
+		"Examples:\n"
+		"  probectl profile -F 99 -d 10 --top 10\n"
+		"  probectl profile -F 99 -d 30 --folded > cpu.folded\n"
+		"  probectl profile -F 999 --name busy; probectl show busy --folded\n" },
 	[PC_CMD_VERSION] = { "version", no_opts, false, "version",
 		"Prints probectl's ABI version.\n" },
 };
@@ -892,6 +930,21 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 	case OPT_FOLDED:
 		a->format = PC_FMT_FOLDED;
 		return 0;
+	case OPT_FREQ:
+		ret = pc_parse_u64(v, PC_HZ_MAX, &n);
+		if (ret || !n)
+			return fail(a, "%s: '%s' is not a number of samples per second from 1 to 4000",
+				    shown, v);
+		a->hz = n;
+		return 0;
+	case OPT_DURATION:
+		ret = pc_parse_seconds(v, &a->duration_ns);
+		if (ret)
+			return fail(a, ret == -ERANGE ?
+				    "%s: '%s' is above 86400 seconds" :
+				    "%s: '%s' is not a positive number of seconds (e.g. 10 or 0.5)",
+				    shown, v);
+		return 0;
 	case OPT_TOP:
 		ret = pc_parse_u64(v, 1000000, &n);
 		if (ret || !n)
@@ -1026,6 +1079,18 @@ static int check_cmd(struct pc_args *a, unsigned long long seen)
 		break;
 	case PC_CMD_ATTACH:
 		return check_attach(a);
+	case PC_CMD_PROFILE:
+		if (!a->hz)
+			return fail(a, "profile needs -F HZ%s%s", "", "");
+		if (!a->duration_ns && (seen & (1ULL << OPT_FOLDED |
+						1ULL << OPT_JSON |
+						1ULL << OPT_TOP)))
+			return fail(a, "--folded, --json and --top print what -d SECONDS collected%s%s",
+				    "", "");
+		if ((seen & 1ULL << OPT_FOLDED) && (seen & 1ULL << OPT_JSON))
+			return fail(a, "give one of --json and --folded%s%s", "",
+				    "");
+		break;
 	case PC_CMD_EXPORT:
 		if (!a->prometheus)
 			return fail(a, "export needs a format: --prometheus%s%s",

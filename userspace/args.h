@@ -22,6 +22,7 @@ enum pc_cmd {
 	PC_CMD_ENABLE,
 	PC_CMD_DISABLE,
 	PC_CMD_EXPORT,
+	PC_CMD_PROFILE,
 	PC_CMD_VERSION,
 	PC_NR_CMDS
 };
@@ -39,6 +40,7 @@ enum pc_format {
 #define PC_INTERVAL_MAX_S	86400	/* watch -i: one day */
 #define PC_ARGS_MAX		6	/* attach --arg: as target=FUNC:argN */
 #define PC_DEPTH_MAX		127	/* attach --depth: as stack_depth= */
+#define PC_HZ_MAX		4000	/* profile -F: as profile= */
 #define PC_UNIT_MAX		15	/* attach --unit: as probe_core's units */
 #define PC_PATH_MAX		4096	/* attach --uprobe PATH, with its NUL */
 #define PC_COMM_MAX		15	/* attach --comm: a task's name */
@@ -96,7 +98,9 @@ struct pc_hist_arg {
  * @attach_retval: attach --retval
  * @attach_count: attach --count
  * @attach_stacks: attach --stacks: the suffix ":stacks"
- * @attach_depth: attach --depth, 0 when not given
+ * @attach_depth: attach and profile --depth, 0 when not given
+ * @hz: profile -F
+ * @duration_ns: profile -d, in ns; 0 when not given
  * @attach_unit: attach --unit, or NULL
  * @attach_full: the name sent: @attach_name and its suffix
  * @attach_pid: attach --pid, 0 when not given
@@ -136,6 +140,8 @@ struct pc_args {
 	bool attach_count;
 	bool attach_stacks;
 	unsigned int attach_depth;
+	unsigned int hz;
+	unsigned long long duration_ns;
 	const char *attach_unit;
 	char attach_full[PCORE_UAPI_NAME_MAX];
 	unsigned int attach_pid;

@@ -414,6 +414,45 @@ static int open_elf(struct pc_env *env, const struct pc_args *a, int *fdp,
 	return ret;
 }
 
+/*
+ * What PCORE_IOC_ATTACH of @at answered, as probectl says it; @what is
+ * what ENOENT means there is no such of ("function"), NULL when the name
+ * is not what the kernel looks up (a uprobe's).
+ */
+static int attach_error(struct pc_env *env, int ret,
+			const struct pcore_ioc_attach *at, const char *where,
+			const char *what)
+{
+	const char *name = at->name;
+
+	switch (-ret) {
+	case 0:
+		return PC_EXIT_OK;
+	case EPERM:
+	case EACCES:
+		return error(env, "attach %s: permission denied: run as root (needs CAP_SYS_ADMIN)",
+			     name);
+	case ENOENT:
+		if (!what)
+			break;
+		return error(env, "attach %s: no %s of that name here; %s",
+			     name, what, DMESG);
+	case EEXIST:
+		return error(env, "attach %s: a histogram of that name exists already",
+			     name);
+	case ESRCH:
+		return error(env, "attach %s: --pid %d: no such process", name,
+			     at->pid);
+	case EINVAL:
+		return error(env, "attach %s%s: probe_core refused it; %s",
+			     name, where, DMESG);
+	default:
+		break;
+	}
+	return error(env, "attach %s%s: %s; %s", name, where, strerror(-ret),
+		     DMESG);
+}
+
 static int cmd_attach(struct pc_env *env, const struct pc_args *a)
 {
 	bool uprobe = a->attach_kind == PCORE_ATTACH_UPROBE;
@@ -457,32 +496,65 @@ static int cmd_attach(struct pc_env *env, const struct pc_args *a)
 	env->dev_close(env, &d);
 	if (fd >= 0)
 		close(fd);
-	switch (-ret) {
-	case 0:
-		return PC_EXIT_OK;
-	case EPERM:
-	case EACCES:
-		return error(env, "attach %s: permission denied: run as root (needs CAP_SYS_ADMIN)",
-			     at.name);
-	case ENOENT:
-		if (uprobe)	/* the name is not what the kernel looks up */
-			break;
-		return error(env, "attach %s: no %s of that name here; %s",
-			     at.name, what, DMESG);
-	case EEXIST:
-		return error(env, "attach %s: a histogram of that name exists already",
-			     at.name);
-	case ESRCH:
-		return error(env, "attach %s: --pid %d: no such process",
-			     at.name, at.pid);
-	case EINVAL:
-		return error(env, "attach %s%s: probe_core refused it; %s",
-			     at.name, where, DMESG);
-	default:
-		break;
+	return attach_error(env, ret, &at, where, uprobe ? NULL : what);
+}
+
+/*
+ * profile: attach a profiler; with -d, sample for that long, print its
+ * stacks and detach it (also when the read failed).
+ */
+static int cmd_profile(struct pc_env *env, const struct pc_args *a)
+{
+	struct timespec real, mono, until;
+	struct pcore_ioc_attach at;
+	struct pcore_ioc_entry e;
+	struct pc_hist h;
+	struct pc_dev d;
+	int ret, dret;
+
+	memset(&at, 0, sizeof(at));
+	snprintf(at.name, sizeof(at.name), "%s",
+		 a->attach_hist_name ? a->attach_hist_name : "profile");
+	at.kind = PCORE_ATTACH_PROFILE;
+	at.hz = a->hz;
+	at.depth = a->attach_depth;
+	at.pid = a->attach_pid;
+	if (a->attach_comm)
+		strcpy(at.comm, a->attach_comm);	/* checked: 15 at most */
+	if (open_dev(env, true, &d))
+		return PC_EXIT_ERR;
+	ret = pc_dev_attach(&d, &at);
+	if (ret) {
+		env->dev_close(env, &d);
+		return attach_error(env, ret, &at, "", "profiler");
 	}
-	return error(env, "attach %s%s: %s; %s", at.name, where,
-		     strerror(-ret), DMESG);
+	if (!a->duration_ns) {
+		env->dev_close(env, &d);
+		return PC_EXIT_OK;
+	}
+	env->now(env, &real, &mono);
+	until.tv_sec = mono.tv_sec + a->duration_ns / 1000000000ULL;
+	until.tv_nsec = mono.tv_nsec + a->duration_ns % 1000000000ULL;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	env->sleep_until(env, &until);
+	memset(&h, 0, sizeof(h));
+	ret = pc_dev_find(&d, at.name, &e);
+	if (!ret)
+		ret = pc_dev_hist(&d, &e, false, &h);
+	dret = pc_dev_name_cmd(&d, PCORE_IOC_DETACH, at.name);
+	env->dev_close(env, &d);
+	if (ret) {
+		pc_hist_free(&h);
+		return dev_error(env, ret, "read", at.name);
+	}
+	if (dret) {
+		pc_hist_free(&h);
+		return dev_error(env, dret, "detach", at.name);
+	}
+	return show_stacks(env, a, &h);
 }
 
 static int cmd_name(struct pc_env *env, const struct pc_args *a)
@@ -658,6 +730,8 @@ int pc_run(int argc, char **argv, struct pc_env *env)
 		return cmd_name(env, &a);
 	case PC_CMD_EXPORT:
 		return cmd_export(env, &a);
+	case PC_CMD_PROFILE:
+		return cmd_profile(env, &a);
 	case PC_CMD_VERSION:
 		fprintf(env->out, "probectl for probe_core ABI %d\n",
 			PCORE_ABI_VERSION);

@@ -335,6 +335,36 @@ struct pcore_uprobe_opts {
 /* Time each call, from the entry to the return: a uretprobe. */
 #define PCORE_UPROBE_RET	0x1
 
+/* Samples per second per CPU a profiler may take: perf record's default. */
+#define PCORE_PROFILE_HZ_MAX	4000
+
+/**
+ * struct pcore_profile_opts - a CPU profiler
+ * @name: probe name, unique within the client; required
+ * @hz: samples per second on each CPU, 1 to %PCORE_PROFILE_HZ_MAX
+ * @fn: called at each sample, in hard interrupt context, with the
+ *	registers the sample interrupted (user_mode() tells a task in user
+ *	space); or NULL to add the stack they give to @hist
+ *	(pcore_hist_add_stack() with %PCORE_STACK_IDLE)
+ * @hist: the histogram this probe feeds: a %PCORE_KEYS_STACK one when @fn
+ *	is NULL (one probe per histogram)
+ * @priv: handler data, see pcore_probe_priv()
+ * @filter: only samples of these tasks; see struct pcore_filter (zero:
+ *	all, idle included)
+ *
+ * A sample is the software perf event cpu-clock on each online CPU (an
+ * hrtimer: no PMU needed); CPUs that come online later are sampled too.
+ * The probe's hits are the samples taken.
+ */
+struct pcore_profile_opts {
+	const char *name;
+	u32 hz;
+	void (*fn)(struct pcore_probe *p, struct pt_regs *regs);
+	struct pcore_hist *hist;
+	void *priv;
+	struct pcore_filter filter;
+};
+
 /* Functions one probe may cover: see pcore_funcs_find(). */
 #define PCORE_FUNCS_MAX		256
 
@@ -385,6 +415,8 @@ struct pcore_probe *pcore_tracepoint_attach(struct pcore_client *c,
 					    const struct pcore_tracepoint_opts *o);
 struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
 					const struct pcore_uprobe_opts *o);
+struct pcore_probe *pcore_profile_attach(struct pcore_client *c,
+					 const struct pcore_profile_opts *o);
 void pcore_probe_detach(struct pcore_probe *p);
 void *pcore_probe_priv(const struct pcore_probe *p);
 void *pcore_tp_hit(void *data);

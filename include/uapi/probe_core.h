@@ -56,6 +56,7 @@ struct pcore_ioc_version {
 #define PCORE_ENT_WAITING	0x4	/* its tracepoint's module is not loaded */
 #define PCORE_ENT_OWN		0x8	/* probe_core's own: detach works */
 #define PCORE_ENT_GONE		0x10	/* uprobe: its file was deleted or unmounted */
+#define PCORE_ENT_STACKS	0x20	/* keyed by kernel stack: frames (ABI 3) */
 
 /**
  * struct pcore_ioc_entry - one histogram, as PCORE_IOC_LIST reports it
@@ -208,6 +209,7 @@ struct pcore_ioc_name {
 #define PCORE_ATTACH_KRETPROBE	1	/* like target=, suffixes included */
 #define PCORE_ATTACH_TRACEPOINT	2	/* like tracepoints=: built-in handler */
 #define PCORE_ATTACH_UPROBE	3	/* in a user-space file: @fd, @offset */
+#define PCORE_ATTACH_PROFILE	4	/* a CPU profiler: @hz (ABI 3) */
 
 /* struct pcore_ioc_attach.hist_kind: as hist= */
 #define PCORE_UAPI_HIST_DEFAULT		0	/* as target=: loglinear, log2 for values */
@@ -236,9 +238,11 @@ struct pcore_ioc_name {
  *	tracepoints); ESRCH when there is no such process
  * @comm: only tasks of this name (/proc/PID/comm), or "" for any (not
  *	for tracepoints)
- * @depth: "FUNC:stacks": the innermost frames kept of each stack, 1 to
- *	127, or 0 for the default (32); 0 for the others (since ABI 3)
- * @pad: zero
+ * @depth: "FUNC:stacks" and PCORE_ATTACH_PROFILE: the innermost frames
+ *	kept of each stack, 1 to 127, or 0 for the default (32); 0 for the
+ *	others (since ABI 3)
+ * @hz: PCORE_ATTACH_PROFILE: samples per second on each CPU, 1 to 4000;
+ *	0 for the others (since ABI 3)
  * @reserved: zero
  *
  * Of @precision, @min, @max and @step, those @hist_kind does not use must
@@ -253,6 +257,11 @@ struct pcore_ioc_name {
  * pid and labelled with its name.  The probe holds the file's inode, not its path or
  * mount: when the file is deleted or its filesystem unmounted, the probe
  * and its histogram go away (since ABI version 2).
+ *
+ * PCORE_ATTACH_PROFILE: @name is the histogram's: every CPU's samples,
+ * counted by stack (the kernel stack the sample interrupted, "[user]
+ * COMM" or "[idle]"); @pid and @comm sample only those tasks.  The
+ * histogram kind fields, @maxactive, @fd and @offset must be zero.
  */
 struct pcore_ioc_attach {
 	char name[PCORE_UAPI_NAME_MAX];
@@ -268,7 +277,7 @@ struct pcore_ioc_attach {
 	__s32 pid;
 	char comm[16];
 	__u32 depth;
-	__u32 pad;
+	__u32 hz;
 	__u64 reserved[1];
 };
 

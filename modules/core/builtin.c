@@ -25,10 +25,12 @@ enum pcore_builtin_mode {
 	PCORE_BUILTIN_ARG,	/* "vfs_read:arg3[:UNIT]": an argument */
 	PCORE_BUILTIN_RETVAL,	/* "vfs_read:retval[:UNIT]": the return value */
 	PCORE_BUILTIN_STACKS,	/* "vfs_read:stacks": calls by kernel stack */
+	PCORE_BUILTIN_PROFILE,	/* profile=HZ: samples of every CPU by stack */
 };
 
-/* Distinct stacks a ":stacks" target keeps in an interval. */
+/* Distinct stacks a ":stacks" target, or a profiler, keeps in an interval. */
 #define PCORE_BUILTIN_STACKS_MAX	1024
+#define PCORE_BUILTIN_PROFILE_STACKS	4096
 
 /* Arguments in registers on every architecture probe_core builds for. */
 #define PCORE_BUILTIN_ARGS	6
@@ -414,6 +416,25 @@ static int pcore_builtin_stacks(struct pcore_client *c,
 	return PTR_ERR_OR_ZERO(b->probe);
 }
 
+/* A profiler: every CPU's samples counted by stack. */
+static int pcore_builtin_profile(struct pcore_client *c,
+				 struct pcore_builtin *b,
+				 const struct pcore_builtin_req *r)
+{
+	b->mode = PCORE_BUILTIN_PROFILE;
+	b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
+		.name = b->name, .unit = "samples",
+		.spec = { .kind = PCORE_HIST_COUNT },
+		.key_mode = PCORE_KEYS_STACK,
+		.keys = PCORE_BUILTIN_PROFILE_STACKS, .depth = r->depth });
+	if (IS_ERR(b->hist))
+		return PTR_ERR(b->hist);
+	b->probe = pcore_profile_attach(c, &(struct pcore_profile_opts){
+		.name = b->name, .hz = r->hz, .hist = b->hist, .priv = b,
+		.filter = b->filter });
+	return PTR_ERR_OR_ZERO(b->probe);
+}
+
 /* A kprobe (or uprobe) that counts calls into a count histogram. */
 static int pcore_builtin_count(struct pcore_client *c, struct pcore_builtin *b,
 			       struct file *file, u64 offset)
@@ -528,8 +549,11 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 	b->filter = r->filter;
 	strscpy(b->name, name, sizeof(b->name));
 	strscpy(b->symbol, name, sizeof(b->symbol));
-	ret = r->tracepoint ? 0 : pcore_builtin_parse(b, param);
-	if (!ret && !r->tracepoint && !r->file && strpbrk(b->symbol, "*?")) {
+	ret = r->tracepoint || r->hz ? 0 : pcore_builtin_parse(b, param);
+	if (!ret && r->hz) {
+		ret = pcore_builtin_profile(c, b, r);
+	} else if (!ret && !r->tracepoint && !r->file &&
+		   strpbrk(b->symbol, "*?")) {
 		ret = pcore_builtin_glob(c, b, r);
 	} else if (!ret && b->mode == PCORE_BUILTIN_COUNT) {
 		ret = pcore_builtin_count(c, b, r->file, r->offset);
@@ -561,7 +585,7 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 	 * One probe of each kind per kernel function, whatever name it had
 	 * (user-space probes are on an inode, not a name: not checked).
 	 */
-	for (i = 0; !ret && !r->tracepoint && !r->file &&
+	for (i = 0; !ret && !r->tracepoint && !r->file && !r->hz &&
 		    i < ARRAY_SIZE(pcore_builtins); i++) {
 		struct pcore_builtin *q = &pcore_builtins[i];
 

@@ -492,17 +492,22 @@ static long pcore_ioc_attach(void __user *arg)
 {
 	struct pcore_builtin_req r = { .param = "attach" };
 	struct pcore_ioc_attach a;
+	bool profile;
 	long ret;
 
 	if (copy_from_user(&a, arg, sizeof(a)))
 		return -EFAULT;
+	profile = a.kind == PCORE_ATTACH_PROFILE;
 	if (!pcore_str_ok(a.name, sizeof(a.name)) ||
 	    !memchr(a.comm, '\0', sizeof(a.comm)) ||
-	    !pcore_zero(a.reserved, sizeof(a.reserved)) || a.pad ||
-	    (a.depth && !pcore_attach_stacks(a.name)) ||
+	    !pcore_zero(a.reserved, sizeof(a.reserved)) ||
+	    (a.depth && !profile && !pcore_attach_stacks(a.name)) ||
+	    (!a.hz != !profile) ||
+	    (profile && (a.maxactive || a.hist_kind || a.precision ||
+			 a.min || a.max || a.step)) ||
 	    (a.kind != PCORE_ATTACH_KRETPROBE &&
 	     a.kind != PCORE_ATTACH_TRACEPOINT &&
-	     a.kind != PCORE_ATTACH_UPROBE) ||
+	     a.kind != PCORE_ATTACH_UPROBE && !profile) ||
 	    !pcore_attach_spec_ok(&a) ||
 	    a.maxactive > PCORE_MAXACTIVE_MAX ||
 	    (a.kind == PCORE_ATTACH_TRACEPOINT && a.maxactive) ||
@@ -525,6 +530,7 @@ static long pcore_ioc_attach(void __user *arg)
 	r.filter.pid = a.pid;
 	memcpy(r.filter.comm, a.comm, sizeof(r.filter.comm));
 	r.depth = a.depth;	/* over 127: the histogram refuses it */
+	r.hz = a.hz;		/* over 4000: the profiler refuses it */
 	ret = pcore_builtin_attach(&r);
 	if (r.file)
 		fput(r.file);

@@ -119,6 +119,12 @@ __MODULE_PARM_TYPE(stack_depth, "uint");
 MODULE_PARM_DESC(stack_depth,
 	"frames kept of each stack of stacks= and :stacks targets, innermost first (1 to 127, default 32)");
 
+static unsigned int profile;
+module_param_cb(profile, &pcore_param_uint_ops, &profile, 0400);
+__MODULE_PARM_TYPE(profile, "uint");
+MODULE_PARM_DESC(profile,
+	"sample every CPU this many times a second (1 to 4000; 0: no profiler), counting the kernel stacks it runs, [user] and [idle]: the histogram 'profile'");
+
 static struct pcore_str_param comm;
 module_param_cb(comm, &pcore_param_str_ops, &comm, 0400);
 __MODULE_PARM_TYPE(comm, "charp");
@@ -300,6 +306,9 @@ static int __init pcore_init(void)
 	ret = pcore_stack_init();
 	if (ret)
 		goto err_funcs;
+	ret = pcore_profile_init();
+	if (ret)
+		goto err_stack;
 	ret = pcore_builtin_list(false, "target", target.val,
 				 PCORE_TARGET_MAX, "", &spec, active);
 	if (!ret)
@@ -309,6 +318,10 @@ static int __init pcore_init(void)
 	if (!ret)
 		ret = pcore_builtin_list(true, "tracepoints", tracepoints.val,
 					 PCORE_MAX_PROBES, "", &spec, active);
+	if (!ret && profile)
+		ret = pcore_builtin_attach(&(struct pcore_builtin_req){
+			.param = "profile", .name = "profile", .hz = profile,
+			.depth = stack_depth });
 	if (!ret)
 		ret = pcore_chardev_init();
 	if (ret)
@@ -318,6 +331,8 @@ static int __init pcore_init(void)
 
 err_builtins:
 	pcore_builtin_free_all();
+	pcore_profile_exit();
+err_stack:
 	pcore_stack_exit();
 err_funcs:
 	pcore_funcs_exit();
@@ -338,6 +353,7 @@ static void __exit pcore_exit(void)
 {
 	pcore_chardev_exit();
 	pcore_builtin_free_all();
+	pcore_profile_exit();
 	pcore_stack_exit();
 	pcore_funcs_exit();
 	pcore_uprobe_exit();

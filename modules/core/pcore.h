@@ -26,9 +26,10 @@
  *                        attach through /dev/probe_core); clients
  *   probe                kprobes, kretprobes, tracepoints; the API of
  *                        uprobes and of probes on many functions
- *   uprobe, funcs        uprobes: handlers, what they hold of the file;
- *                        the functions of a glob, their handlers (one
- *                        fprobe, or a kretprobe or kprobe each)
+ *   uprobe, funcs,       uprobes: handlers, what they hold of the file;
+ *   profile              the functions of a glob, their handlers (one
+ *                        fprobe, or a kretprobe or kprobe each); the
+ *                        perf events of CPU profilers
  *   hist, timer          histograms, timers
  *   stack                kernel stacks: capture, the text of a frame
  *   registry, names,     pcore_lock, the lists, lookups, the observer;
@@ -437,7 +438,34 @@ enum pcore_probe_kind {
 	PCORE_PROBE_UPROBE,
 	PCORE_PROBE_URETPROBE,
 	PCORE_PROBE_FUNCS,
+	PCORE_PROBE_PROFILE,
 };
+
+struct perf_event;
+
+/**
+ * struct pcore_profile - what a profiler holds (profile.c)
+ * @node: its instance of the CPU hotplug state
+ * @ev: per CPU, its cpu-clock perf event while the CPU is online and the
+ *	profiler armed, else NULL
+ * @hz: samples per second per CPU
+ * @period: ns between samples
+ * @armed: an instance of the hotplug state (not disabled)
+ */
+struct pcore_profile {
+	struct hlist_node node;
+	struct perf_event * __percpu *ev;
+	u32 hz;
+	u64 period;
+	bool armed;
+};
+
+int pcore_profile_init(void);
+void pcore_profile_exit(void);
+int pcore_profile_alloc(struct pcore_probe *p, u32 hz);
+int pcore_profile_arm(struct pcore_probe *p);
+bool pcore_profile_disarm(struct pcore_probe *p);
+void pcore_profile_release(struct pcore_probe *p);
 
 struct pcore_umark;
 
@@ -543,7 +571,8 @@ const char *pcore_fgroup_symbol(const struct pcore_probe *p,
  * @rp: %PCORE_PROBE_KRETPROBE
  * @up: %PCORE_PROBE_UPROBE and %PCORE_PROBE_URETPROBE
  * @fg: %PCORE_PROBE_FUNCS: its functions, each with its histogram
- * @pre: kprobe pre handler
+ * @prof: %PCORE_PROBE_PROFILE: its perf events
+ * @pre: kprobe pre handler; a profiler's sample handler
  * @post: kprobe post handler
  * @entry: kretprobe or uprobe entry handler
  * @ret: kretprobe or uretprobe return handler
@@ -570,6 +599,7 @@ struct pcore_probe {
 		struct kretprobe rp;
 		struct pcore_uprobe up;
 		struct pcore_fgroup *fg;
+		struct pcore_profile prof;
 	};
 	void (*pre)(struct pcore_probe *p, struct pt_regs *regs);
 	void (*post)(struct pcore_probe *p, struct pt_regs *regs);
@@ -660,6 +690,8 @@ static inline const char *pcore_probe_kind_str(enum pcore_probe_kind kind)
 		return "uretprobe";
 	case PCORE_PROBE_FUNCS:
 		return "functions";
+	case PCORE_PROBE_PROFILE:
+		return "profile";
 	default:
 		return "tracepoint";
 	}
@@ -740,7 +772,9 @@ void pcore_client_exit(void);
  * @file: a user-space file whose function at @offset to probe, or NULL
  * @offset: where in @file
  * @filter: only these tasks (function probes only)
- * @depth: ":stacks": frames kept of each stack, 0 for the default
+ * @depth: ":stacks" and profilers: frames kept of each stack, 0 for the
+ *	default
+ * @hz: a profiler (@name its histogram's): samples per second per CPU
  */
 struct pcore_builtin_req {
 	bool tracepoint;
@@ -752,6 +786,7 @@ struct pcore_builtin_req {
 	u64 offset;
 	struct pcore_filter filter;
 	unsigned int depth;
+	unsigned int hz;
 };
 
 int pcore_builtin_attach(const struct pcore_builtin_req *r);

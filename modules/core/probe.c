@@ -766,6 +766,65 @@ err_free:
 }
 EXPORT_SYMBOL_GPL(pcore_funcs_attach);
 
+/**
+ * pcore_profile_attach() - sample what every CPU runs, @hz times a second
+ * @c: client
+ * @o: see struct pcore_profile_opts
+ *
+ * Sleeps.
+ *
+ * Return: the probe, or ERR_PTR(-EINVAL) for bad options,
+ * ERR_PTR(-EEXIST) when the client has a probe of that name,
+ * ERR_PTR(-EPERM) when the kernel is locked down (confidentiality), or
+ * the errno of perf; one log line says which.
+ */
+struct pcore_probe *pcore_profile_attach(struct pcore_client *c,
+					 const struct pcore_profile_opts *o)
+{
+	struct pcore_probe *p;
+	int ret;
+
+	ret = pcore_check_args("profile", c, o);
+	if (ret)
+		return ERR_PTR(ret);
+	p = pcore_probe_new(c, PCORE_PROBE_PROFILE, o->name, NULL, o->hist,
+			    o->priv, &o->filter);
+	if (IS_ERR(p))
+		return p;
+	ret = -EINVAL;
+	if (!o->hz || o->hz > PCORE_PROFILE_HZ_MAX) {
+		pcore_perr(p, "hz %u is not 1 to %d", o->hz,
+			   PCORE_PROFILE_HZ_MAX);
+		goto err_free;
+	}
+	if (!o->fn && (!o->hist || o->hist->key_mode != PCORE_KEYS_STACK)) {
+		pcore_perr(p, "without fn, needs a hist keyed by stack");
+		goto err_free;
+	}
+	p->pre = o->fn;
+	ret = pcore_profile_alloc(p, o->hz);
+	if (ret) {
+		pcore_perr(p, "out of memory");
+		goto err_free;
+	}
+	mutex_lock(&pcore_lock);
+	ret = pcore_probe_check_slot(p);
+	if (!ret)
+		ret = pcore_profile_arm(p);
+	if (!ret)
+		pcore_probe_link(p);
+	mutex_unlock(&pcore_lock);
+	if (ret)
+		goto err_free;
+	return p;
+
+err_free:
+	pcore_profile_release(p);
+	pcore_probe_free(p);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(pcore_profile_attach);
+
 /* tracepoints */
 
 struct pcore_tp_find {
@@ -1052,7 +1111,7 @@ static void pcore_probes_free_batch(struct list_head *batch)
 	struct pcore_probe *p, *tmp;
 	struct kprobe **kps = NULL;
 	unsigned int n = 0, nk = 0, nr = 0, i;
-	bool tp = false, up = false, calls = false, fg = false;
+	bool tp = false, up = false, calls = false, fg = false, prof = false;
 
 	list_for_each_entry(p, batch, node)
 		n++;
@@ -1083,6 +1142,9 @@ static void pcore_probes_free_batch(struct list_head *batch)
 		case PCORE_PROBE_FUNCS:
 			fg |= pcore_fgroup_disarm(p);
 			break;
+		case PCORE_PROBE_PROFILE:
+			prof |= pcore_profile_disarm(p);
+			break;
 		case PCORE_PROBE_TRACEPOINT:
 			break;
 		}
@@ -1103,8 +1165,8 @@ static void pcore_probes_free_batch(struct list_head *batch)
 		tracepoint_synchronize_unregister();
 	if (up)
 		pcore_uprobe_unregister_sync();
-	if (calls || fg)
-		synchronize_rcu();	/* the exit handler; fprobe's return */
+	if (calls || fg || prof)
+		synchronize_rcu();	/* exit handler; fprobe's return; samples */
 	kfree(kps);
 	kfree(rps);
 	list_for_each_entry_safe(p, tmp, batch, node) {
@@ -1115,6 +1177,8 @@ static void pcore_probes_free_batch(struct list_head *batch)
 			p->fg->m[i].hist->probe = NULL;
 		if (p->kind == PCORE_PROBE_FUNCS)
 			pcore_fgroup_release(p);
+		if (p->kind == PCORE_PROBE_PROFILE)
+			pcore_profile_release(p);
 		if (p->hist)
 			p->hist->probe = NULL;
 		pcore_probe_free(p);
@@ -1198,6 +1262,14 @@ int pcore_probe_set_enabled(struct pcore_probe *p, bool on)
 		break;
 	case PCORE_PROBE_FUNCS:
 		ret = pcore_fgroup_set_enabled(p, on);
+		break;
+	case PCORE_PROBE_PROFILE:
+		if (!on) {
+			if (pcore_profile_disarm(p))
+				synchronize_rcu();
+			break;
+		}
+		ret = pcore_profile_arm(p);
 		break;
 	case PCORE_PROBE_TRACEPOINT:
 		if (!on) {

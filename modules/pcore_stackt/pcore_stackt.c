@@ -62,14 +62,15 @@ static noinline int pcore_stackt_b(int v)
 
 /*
  * Busy on the CPU until @end, in this function itself (it calls only the
- * clock, once per 10000 rounds); preemptible, but never sleeps.
+ * clock, once per 200000 rounds: reading it is slow under emulation);
+ * preemptible, but never sleeps.
  */
 static noinline int pcore_stackt_spin(u64 end)
 {
 	int i, v = 0;
 
 	while (ktime_get_ns() < end)
-		for (i = 0; i < 10000; i++) {
+		for (i = 0; i < 200000; i++) {
 			v = v * 5 + 1;
 			barrier();
 		}

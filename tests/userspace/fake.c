@@ -285,10 +285,13 @@ static int do_attach(struct fake *f, struct pcore_ioc_attach *a)
 	const char *why;
 
 	if (!TERMINATED(a->name) || !zero(a->reserved, sizeof(a->reserved)) ||
-	    a->pad || (a->depth && !strstr(a->name, ":stacks")) ||
+	    (!a->hz != (a->kind != PCORE_ATTACH_PROFILE)) ||
+	    (a->depth && a->kind != PCORE_ATTACH_PROFILE &&
+	     !strstr(a->name, ":stacks")) ||
 	    !memchr(a->comm, '\0', sizeof(a->comm)) ||
 	    (a->kind != PCORE_ATTACH_KRETPROBE &&
-	     a->kind != PCORE_ATTACH_TRACEPOINT && !uprobe) ||
+	     a->kind != PCORE_ATTACH_TRACEPOINT &&
+	     a->kind != PCORE_ATTACH_PROFILE && !uprobe) ||
 	    (!uprobe && (a->offset || a->fd)))
 		return -EINVAL;
 	f->attached = *a;
@@ -305,6 +308,14 @@ static int do_attach(struct fake *f, struct pcore_ioc_attach *a)
 		return -EEXIST;
 	if (!strncmp(a->name, "nosuch", 6))
 		return -ENOENT;
+	if (a->kind == PCORE_ATTACH_PROFILE) {
+		/* as probe_core: samples counted by stack */
+		spec.kind = PCORE_HIST_COUNT;
+		fake_add(f, a->name, "profile", "99_Hz", "samples",
+			 PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+			 &spec, "stack", FAKE_SLOTS);
+		return 0;
+	}
 	if (!spec.kind)
 		spec.kind = PCORE_HIST_LOGLINEAR;
 	if (pcore_layout_init(&l, &spec, &why))

@@ -554,6 +554,85 @@ TEST(attach_stacks)
 	}
 }
 
+/* What a profiler samples while probectl profile -d sleeps. */
+static void profile_samples(struct fake *f, unsigned int nth)
+{
+	struct fake_hist *h = fake_find(f, "profile");
+	unsigned int i;
+
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, "[idle]\n");
+	fake_key(h, 2, 2, "");
+	fake_frames(h, 2, "pcore_stackt_spin+0x1b/0x40 [pcore_stackt]\n"
+		    "stackt_spin_write+0x60/0xa0 [pcore_stackt]\n");
+	for (i = 0; i < 3; i++)
+		fake_record(h, 0, 0, 0);
+	for (i = 0; i < 9; i++)
+		fake_record(h, 1, 2, 0);
+}
+
+/*
+ * profile -F HZ -d S: attaches a profiler, sleeps S seconds, prints its
+ * stacks, detaches it.  Without -d it stays.
+ */
+TEST(profile)
+{
+	static const char * const bad[][6] = {
+		{ "-F", "0" }, { "-F", "4001" }, { "-F", "x" }, { "-d", "1" },
+		{ "-F", "99", "--folded" }, { "-F", "99", "--top", "3" },
+		{ "-F", "99", "-d", "1", "--folded", "--json" },
+		{ "-F", "99", "--depth", "0" }, { "-F", "99", "-d", "0" },
+	};
+	char *argv[10] = { "probectl", "profile" };
+	unsigned long long t0;
+	struct pc_args a;
+	struct result r;
+	struct fake f;
+	unsigned int i, n;
+
+	std_fake(&f);
+	f.on_sleep = profile_samples;
+	t0 = f.mono_ns;
+	r = RUN(&f, "profile", "-F", "99", "-d", "2.5", "--folded");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.err);
+	ASSERT_STREQ("stackt_spin_write [pcore_stackt];pcore_stackt_spin [pcore_stackt] 9\n[idle] 3\n",
+		     r.out);
+	ASSERT_EQ((unsigned int)PCORE_ATTACH_PROFILE, f.attached.kind);
+	ASSERT_STREQ("profile", f.attached.name);
+	ASSERT_EQ(99U, f.attached.hz);
+	ASSERT_EQ(0U, f.attached.depth);
+	ASSERT_EQ(1U, f.sleeps);
+	ASSERT_LE(t0 + 2500000000ULL, f.mono_ns);
+	ASSERT_EQ(NULL, fake_find(&f, "profile"));	/* detached */
+	ASSERT_EQ(f.opens, f.closes);
+	result_free(&r);
+
+	r = RUN(&f, "profile", "-F", "999", "--name", "busy", "--depth", "8",
+		"--pid", "42");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.out);
+	ASSERT_STREQ("busy", f.attached.name);
+	ASSERT_EQ(999U, f.attached.hz);
+	ASSERT_EQ(8U, f.attached.depth);
+	ASSERT_EQ(42, f.attached.pid);
+	ASSERT_NE(NULL, fake_find(&f, "busy"));		/* stays */
+	ASSERT_EQ(1U, f.sleeps);
+	result_free(&r);
+	r = RUN(&f, "profile", "-F", "99", "--name", "busy");
+	ASSERT_EQ(PC_EXIT_ERR, r.ret);
+	ASSERT_NE(NULL, strstr(r.err, "exists already")) TH_LOG("%s", r.err);
+	result_free(&r);
+	fake_free(&f);
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		for (n = 0; n < 6 && bad[i][n]; n++)
+			argv[2 + n] = (char *)bad[i][n];
+		EXPECT_EQ(PC_EXIT_USAGE, pc_parse_args(2 + n, argv, &a))
+			TH_LOG("case %u accepted", i);
+	}
+}
+
 TEST(status_loaded)
 {
 	struct fake f;

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CPU profilers: a sample on every CPU, hz times a second, of what the CPU
+ * was doing when its timer interrupted it.
+ *
+ * Each profiler has one perf event per online CPU: the software event
+ * cpu-clock, which perf drives with a per-CPU hrtimer in hard interrupt
+ * context, so it samples on any machine, with or without a PMU (a VM
+ * under emulation has none).  The overflow handler gets the interrupted
+ * registers: a kernel stack, a task in user space, or the idle loop.
+ *
+ * CPUs come and go: a profiler is an instance of a CPU hotplug state, whose
+ * callbacks create a CPU's event when it comes online and release it before
+ * it goes.  Adding the instance creates the events of the online CPUs,
+ * removing it releases them all; that is also disable and enable.  The
+ * callbacks take no lock of ours: callers hold pcore_lock, which comes
+ * before the hotplug lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpuhotplug.h>
+#include <linux/perf_event.h>
+#include <linux/slab.h>
+#include "pcore.h"
+
+static enum cpuhp_state pcore_profile_state;
+
+/* A sample: in hard interrupt context, with preemption off. */
+static void notrace pcore_profile_sample(struct perf_event *ev,
+					 struct perf_sample_data *data,
+					 struct pt_regs *regs)
+{
+	struct pcore_probe *p = ev->overflow_handler_context;
+
+	if (p->filtered && !pcore_filter_pass(p))
+		return;
+	pcore_hit_nopreempt(p);
+	if (p->pre)
+		p->pre(p, regs);
+	else
+		pcore_hist_add_stack(p->hist, regs, PCORE_STACK_IDLE, 0);
+}
+NOKPROBE_SYMBOL(pcore_profile_sample);
+
+static int pcore_profile_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct pcore_profile *pr = hlist_entry(node, struct pcore_profile,
+					       node);
+	struct pcore_probe *p = container_of(pr, struct pcore_probe, prof);
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.sample_period = pr->period,
+		.pinned = 1,
+	};
+	struct perf_event *ev;
+
+	ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
+					      pcore_profile_sample, p);
+	if (IS_ERR(ev)) {
+		pcore_perr(p, "cannot create the cpu-clock perf event of CPU %u (%pe)",
+			   cpu, ev);
+		return PTR_ERR(ev);
+	}
+	*per_cpu_ptr(pr->ev, cpu) = ev;
+	return 0;
+}
+
+static int pcore_profile_offline(unsigned int cpu, struct hlist_node *node)
+{
+	struct pcore_profile *pr = hlist_entry(node, struct pcore_profile,
+					       node);
+	struct perf_event **ev = per_cpu_ptr(pr->ev, cpu);
+
+	if (*ev) {
+		perf_event_disable(*ev);
+		perf_event_release_kernel(*ev);
+		*ev = NULL;
+	}
+	return 0;
+}
+
+int pcore_profile_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "probe_core:profile",
+				      pcore_profile_online,
+				      pcore_profile_offline);
+	if (ret < 0) {
+		pr_err("cannot add a CPU hotplug state for profilers (%d)\n", ret);
+		return ret;
+	}
+	pcore_profile_state = ret;
+	return 0;
+}
+
+void pcore_profile_exit(void)
+{
+	cpuhp_remove_multi_state(pcore_profile_state);
+}
+
+/* Room for a CPU's event each; @hz checked by the caller. */
+int pcore_profile_alloc(struct pcore_probe *p, u32 hz)
+{
+	p->prof.ev = alloc_percpu(struct perf_event *);
+	if (!p->prof.ev)
+		return -ENOMEM;
+	p->prof.hz = hz;
+	p->prof.period = div_u64(NSEC_PER_SEC, hz);
+	snprintf(p->symbol, sizeof(p->symbol), "%u_Hz", hz);
+	return 0;
+}
+
+/* Sample every online CPU, and every CPU that comes.  Caller holds pcore_lock. */
+int pcore_profile_arm(struct pcore_probe *p)
+{
+	int ret;
+
+	lockdep_assert_held(&pcore_lock);
+	ret = cpuhp_state_add_instance(pcore_profile_state, &p->prof.node);
+	if (!ret)
+		p->prof.armed = true;
+	return ret;
+}
+
+/*
+ * Stop sampling: no event left, and (after the grace period the caller
+ * waits for) no handler running.  Return: whether it was armed.
+ */
+bool pcore_profile_disarm(struct pcore_probe *p)
+{
+	lockdep_assert_held(&pcore_lock);
+	if (!p->prof.armed)
+		return false;
+	cpuhp_state_remove_instance(pcore_profile_state, &p->prof.node);
+	p->prof.armed = false;
+	return true;
+}
+
+void pcore_profile_release(struct pcore_probe *p)
+{
+	free_percpu(p->prof.ev);
+	p->prof.ev = NULL;
+}
