@@ -361,6 +361,62 @@ TEST_F_TIMEOUT(stk, profile, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_unload());
 }
 
+/*
+ * The block of the stacks file whose frames include @frame: its count and
+ * sum.  Returns 0, or -1 when no stack has that frame.
+ */
+static int stack_with(const char *text, const char *frame,
+		      unsigned long long *count, unsigned long long *sum)
+{
+	const char *p = strstr(text, frame), *head;
+
+	if (!p)
+		return -1;
+	for (head = p; head > text && strncmp(head, "\nstack ", 7); head--)
+		;
+	if (strncmp(head, "\nstack ", 7))
+		return -1;
+	*sum = 0;
+	return sscanf(head, "\nstack %*x count %llu sum %llu", count, sum) >= 1 ?
+	       0 : -1;
+}
+
+/*
+ * tracepoints=offcpu: 10 naps of 50 ms in a known path are one stack
+ * (schedule ... msleep, pcore_stackt_nap) with 10 waits and about 500 ms
+ * off CPU.  At least 500 ms: each nap sleeps at least 50 ms.  At most
+ * 1000 ms: msleep(50) is 14 jiffies (56 ms at HZ=250, Debian's), and an
+ * emulated CPU that the host shares with another VM may take some tens of
+ * ms more to run the woken task; 100 ms per nap is far above both.
+ */
+TEST_F_TIMEOUT(stk, offcpu, PCORE_TIMEOUT_PATCHING)
+{
+	unsigned long long count, sum;
+	char *line, *end;
+
+	ASSERT_EQ(0, pcore_load("tracepoints=offcpu"));
+	ASSERT_EQ(0, pcore_write(STACKT "/nap", "10", 2));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/offcpu/stacks", out, sizeof(out)));
+	ASSERT_EQ(0, stack_with(out, "\n  pcore_stackt_nap+0x", &count, &sum))
+		TH_LOG("%s", out);
+	TH_LOG("the naps' stack: %llu waits, %llu ns off CPU", count, sum);
+	EXPECT_EQ(10, count) TH_LOG("%s", out);
+	EXPECT_LE(500000000ULL, sum) TH_LOG("%s", out);
+	EXPECT_GE(1000000000ULL, sum) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "  msleep+0x")) TH_LOG("%s", out);
+
+	/* probectl's folded lines weigh a stack by its time, root first */
+	ASSERT_EQ(0, CTL("show", "offcpu", "--folded")) TH_LOG("%s", out);
+	line = strstr(out, ";stackt_nap_write [pcore_stackt];pcore_stackt_nap [pcore_stackt];msleep;");
+	ASSERT_NE(NULL, line) TH_LOG("%s", out);
+	end = strchr(line, '\n');
+	ASSERT_NE(NULL, end);
+	while (end[-1] != ' ')
+		end--;
+	EXPECT_EQ(sum, strtoull(end, NULL, 10)) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload());
+}
+
 /* Bad input: refused with one log line naming it; nothing left behind. */
 TEST_F_TIMEOUT(stk, bad, PCORE_TIMEOUT_PATCHING)
 {

@@ -245,7 +245,7 @@ static int show_stacks(struct pc_env *env, const struct pc_args *a,
 		return error(env, "show %s: out of memory", a->name);
 	}
 	if (a->format == PC_FMT_FOLDED) {
-		pc_fmt_stacks_folded(env->out, s, n, a->top);
+		pc_fmt_stacks_folded(env->out, h, s, n, a->top);
 	} else if (a->format == PC_FMT_JSON) {
 		pc_fmt_stacks_json(env->out, h, s, n, a->top);
 	} else {

@@ -7,9 +7,10 @@
  * first, ties by their frames.
  *
  * Folded lines are what flame graph tools read (flamegraph.pl, speedscope,
- * inferno): "root;...;leaf COUNT", one per stack, each frame the function
+ * inferno): "root;...;leaf WEIGHT", one per stack, each frame the function
  * without its offset ("vfs_read", "pcore_stackt_leaf [pcore_stackt]"), so
- * that calls from two places of one function are one frame.
+ * that calls from two places of one function are one frame.  The weight
+ * is the count, or for a histogram of values (off-CPU time) the sum.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -65,10 +66,13 @@ static int by_frames(const void *x, const void *y)
 	return cmp_frames(x, y);
 }
 
-static int by_count(const void *x, const void *y)
+/* The largest sum (a count histogram's are 0), the most counted, first. */
+static int by_weight(const void *x, const void *y)
 {
 	const struct pc_stack *a = x, *b = y;
 
+	if (a->sum != b->sum)
+		return a->sum > b->sum ? -1 : 1;
 	if (a->count != b->count)
 		return a->count > b->count ? -1 : 1;
 	return cmp_frames(a, b);
@@ -78,7 +82,8 @@ static int by_count(const void *x, const void *y)
  * pc_stacks_build() - the stacks of a histogram keyed by stack
  * @h: histogram, its keys read with their frames (pc_dev_hist()); their
  *	frames' text is split in place
- * @out: set to a malloc()ed array, the most counted first
+ * @out: set to a malloc()ed array, the largest sum first (for a count
+ *	histogram: the most counted)
  * @n: set to its length
  *
  * Return: 0 or -ENOMEM.
@@ -109,7 +114,7 @@ int pc_stacks_build(struct pc_hist *h, struct pc_stack **out, unsigned int *n)
 		}
 		s[(*n)++] = s[i];
 	}
-	qsort(s, *n, sizeof(*s), by_count);
+	qsort(s, *n, sizeof(*s), by_weight);
 	*out = s;
 	return 0;
 }
@@ -184,6 +189,7 @@ void pc_fmt_stacks_text(FILE *f, const struct pc_hist *h,
 /**
  * pc_fmt_stacks_folded() - one folded line per stack, root first
  * @f: where to
+ * @h: histogram: a count histogram's weights are counts, others' sums
  * @s: stacks, from pc_stacks_build()
  * @n: how many
  * @top: only the first @top (0: all)
@@ -191,9 +197,12 @@ void pc_fmt_stacks_text(FILE *f, const struct pc_hist *h,
  * Stacks that are the same without offsets stay apart lines: the tools
  * add them up.
  */
-void pc_fmt_stacks_folded(FILE *f, const struct pc_stack *s, unsigned int n,
+void pc_fmt_stacks_folded(FILE *f, const struct pc_hist *h,
+			  const struct pc_stack *s, unsigned int n,
 			  unsigned int top)
 {
+	bool sum = has_sum(h);
+
 	char buf[512];
 	unsigned int i, j;
 
@@ -204,7 +213,7 @@ void pc_fmt_stacks_folded(FILE *f, const struct pc_stack *s, unsigned int n,
 			fprintf(f, "%s%s", pc_stack_func(buf, sizeof(buf),
 							 s[i].frames[j]),
 				j ? ";" : "");
-		fprintf(f, " %llu\n", s[i].count);
+		fprintf(f, " %llu\n", sum ? s[i].sum : s[i].count);
 	}
 }
 

@@ -32,7 +32,8 @@ const char *pc_stack_func(char *buf, size_t len, const char *frame);
 void pc_fmt_stacks_text(FILE *f, const struct pc_hist *h,
 			const struct pc_stack *s, unsigned int n,
 			unsigned int top);
-void pc_fmt_stacks_folded(FILE *f, const struct pc_stack *s, unsigned int n,
+void pc_fmt_stacks_folded(FILE *f, const struct pc_hist *h,
+			  const struct pc_stack *s, unsigned int n,
 			  unsigned int top);
 void pc_fmt_stacks_json(FILE *f, const struct pc_hist *h,
 			const struct pc_stack *s, unsigned int n,

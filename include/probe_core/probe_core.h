@@ -130,6 +130,8 @@ void pcore_hist_add_key(struct pcore_hist *h, u64 key, const char *label,
 			u64 v);
 void pcore_hist_add_stack(struct pcore_hist *h, struct pt_regs *regs,
 			  u32 flags, u64 v);
+void pcore_hist_add_task_stack(struct pcore_hist *h, struct task_struct *task,
+			       u32 flags, u64 v);
 
 /* pcore_hist_add_stack(): the idle task's stacks are one frame, [idle]. */
 #define PCORE_STACK_IDLE	0x1

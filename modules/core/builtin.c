@@ -49,6 +49,7 @@ struct pcore_builtin {
 	struct pcore_hist **hists;	/* a glob: one per function */
 	unsigned int nhists;
 	struct pcore_filter filter;	/* pid=, comm= */
+	u64 min_ns;			/* offcpu: shorter waits are not counted */
 	bool by_pid;			/* ":by=pid": keyed by process */
 	bool user;			/* a uprobe or uretprobe */
 	bool used;
@@ -75,19 +76,46 @@ static void notrace pcore_tp_sched_switch(PCORE_SCHED_SWITCH_PROTO)
 	pcore_timer_start(b->timer, NULL);
 }
 
+/*
+ * Off-CPU time ("offcpu"): from the switch that takes a task off its CPU
+ * to the one that puts it back, under the stack it waited in (as BCC's
+ * offcputime).  The stack is taken when the task comes back: it has not
+ * run since, so its stack is still where it left, and it is not on any
+ * CPU yet.  Waits shorter than offcpu_min_us are not counted; the idle
+ * task is never timed.
+ */
+unsigned int pcore_offcpu_min_us = 1;
+
+static void notrace pcore_tp_offcpu(PCORE_SCHED_SWITCH_PROTO)
+{
+	struct pcore_builtin *b = pcore_tp_hit(data);
+	u64 ns;
+
+	if (!is_idle_task(prev))
+		pcore_timer_start(b->timer, prev);
+	if (!is_idle_task(next) && pcore_timer_stop(b->timer, next, &ns) &&
+	    ns >= b->min_ns)
+		pcore_hist_add_task_stack(b->hist, next, 0, ns);
+}
+
 static const struct {
 	const char *name;
 	void *fn;
 } pcore_tp_handlers[] = {
 	{ "sched_switch", pcore_tp_sched_switch },
+	{ "offcpu", pcore_tp_offcpu },
 };
+
+/* Tasks an offcpu probe times at once: a start that finds none takes the oldest. */
+#define PCORE_OFFCPU_TASKS	4096
 
 static int pcore_builtin_tracepoint(struct pcore_client *c,
 				    struct pcore_builtin *b, const char *param)
 {
+	bool offcpu = !strcmp(b->name, "offcpu");
 	struct pcore_tracepoint_opts o = {
-		.name = b->name, .tracepoint = b->name, .hist = b->hist,
-		.priv = b,
+		.name = b->name, .hist = b->hist, .priv = b,
+		.tracepoint = offcpu ? "sched_switch" : b->name,
 	};
 	unsigned int i;
 
@@ -99,12 +127,15 @@ static int pcore_builtin_tracepoint(struct pcore_client *c,
 		return -ENOENT;
 	}
 	if (!o.fn) {
-		pr_err("%s=%s: no built-in handler for this tracepoint (built-in: sched_switch)\n",
+		pr_err("%s=%s: no built-in handler for this tracepoint (built-in: sched_switch, offcpu)\n",
 		       param, b->name);
 		return -EINVAL;
 	}
+	b->min_ns = (u64)READ_ONCE(pcore_offcpu_min_us) * NSEC_PER_USEC;
 	b->timer = pcore_timer_create(c, &(struct pcore_timer_opts){
-		.name = b->name, .scope = PCORE_TIMER_CPU });
+		.name = b->name,
+		.scope = offcpu ? PCORE_TIMER_TASK : PCORE_TIMER_CPU,
+		.tasks = offcpu ? PCORE_OFFCPU_TASKS : 0 });
 	if (IS_ERR(b->timer))
 		return PTR_ERR(b->timer);
 	b->probe = pcore_tracepoint_attach(c, &o);
@@ -563,7 +594,15 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 		ret = pcore_builtin_value(c, b, &r->spec, r->maxactive,
 					  r->file, r->offset);
 	} else if (!ret) {
-		b->hist = pcore_builtin_hist(c, b, NULL, &r->spec);
+		/* offcpu: the time waited, log2 (the sums are exact), by stack */
+		if (r->tracepoint && !strcmp(name, "offcpu"))
+			b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
+				.name = name, .spec = { .kind = PCORE_HIST_LOG2 },
+				.key_mode = PCORE_KEYS_STACK,
+				.keys = PCORE_BUILTIN_STACKS_MAX,
+				.depth = r->depth });
+		else
+			b->hist = pcore_builtin_hist(c, b, NULL, &r->spec);
 		ret = PTR_ERR_OR_ZERO(b->hist);
 		if (!ret && r->tracepoint)
 			ret = pcore_builtin_tracepoint(c, b, param);

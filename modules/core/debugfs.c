@@ -21,10 +21,11 @@
  *   reset     write 1 to reset
  *   keys      keyed histograms only: one line per key
  *   stacks    histograms keyed by stack only: one block per stack, the
- *             most counted first: 'stack <id> count <n> [sum <s> <unit>]'
- *             then its frames, innermost first, one a line, indented
- *             two spaces ('[...]' last when it was cut at the depth),
- *             and an empty line
+ *             most counted first (of a histogram of values, the largest
+ *             sum first): 'stack <id> count <n> [sum <s> <unit>]' then
+ *             its frames, innermost first, one a line, indented two
+ *             spaces ('[...]' last when it was cut at the depth), and an
+ *             empty line
  *
  * A keyed histogram prints every key in use, in slot order, each under a
  * '<key name> <key> <label>:' line (hist, percpu) or a block of its own
@@ -504,11 +505,13 @@ static int pcore_stack_cmp_frames(const void *x, const void *y)
 	return 0;
 }
 
-/* The most counted first; then by id, for a stable order. */
-static int pcore_stack_cmp_count(const void *x, const void *y)
+/* The largest sum first; then the most counted; then by id. */
+static int pcore_stack_cmp_sum(const void *x, const void *y)
 {
 	const struct pcore_stack_row *a = x, *b = y;
 
+	if (a->sum != b->sum)
+		return a->sum > b->sum ? -1 : 1;
 	if (a->count != b->count)
 		return a->count > b->count ? -1 : 1;
 	if (a->key != b->key)
@@ -565,7 +568,8 @@ static int pcore_stacks_show(struct seq_file *m, void *unused)
 		}
 		a.rows[j++] = a.rows[i];
 	}
-	sort(a.rows, j, sizeof(*a.rows), pcore_stack_cmp_count, NULL);
+	/* A count histogram's sums are all 0: the most counted first. */
+	sort(a.rows, j, sizeof(*a.rows), pcore_stack_cmp_sum, NULL);
 	seq_printf(m, "# %u stacks, %llu dropped, depth %u\n", j,
 		   pcore_hist_dropped(h), h->depth);
 	for (i = 0; i < j; i++)

@@ -766,25 +766,11 @@ static __always_inline int pcore_stack_slot(struct pcore_hist *h, u32 b,
 	return -1;
 }
 
-/**
- * pcore_hist_add_stack() - record a value under the current stack; hot path
- * @h: a %PCORE_KEYS_STACK histogram (values given to others are dropped)
- * @regs: the registers a kprobe handler, or an interrupt, was given: the
- *	stack where they were saved (in user mode: one frame, "[user]" with
- *	the task's comm); or NULL: the stack of the caller, less probe_core's
- *	own frames
- * @flags: %PCORE_STACK_IDLE or 0
- * @v: value (0 to count, for a %PCORE_HIST_COUNT histogram)
- *
- * The innermost @h's depth frames are kept; a deeper stack is kept cut,
- * and shown so.  No lock, no allocation, no division; safe in any
- * context, NMI included.  A stack that finds no slot, or that is captured
- * while a capture it interrupted holds its context's buffer, is counted as
- * dropped.  Stacks are reclaimed as other keys are: when their interval
- * ends.
- */
-void notrace pcore_hist_add_stack(struct pcore_hist *h, struct pt_regs *regs,
-				  u32 flags, u64 v)
+/* The stack of @regs, of @task or of our caller, under which @v goes. */
+static __always_inline void pcore_hist_add_frames(struct pcore_hist *h,
+						  struct pt_regs *regs,
+						  struct task_struct *task,
+						  u32 flags, u64 v)
 {
 	struct pcore_cpu_hist *rec;
 	unsigned int n;
@@ -797,7 +783,7 @@ void notrace pcore_hist_add_stack(struct pcore_hist *h, struct pt_regs *regs,
 	if (unlikely(h->key_mode != PCORE_KEYS_STACK))
 		goto drop;
 	ff = flags & PCORE_STACK_IDLE;
-	f = pcore_stack_get(regs, h->depth, &ff, &n);
+	f = pcore_stack_get(regs, task, h->depth, &ff, &n);
 	if (!f)
 		goto drop;
 	/* One bank for the whole event: see "Intervals" at the top. */
@@ -821,8 +807,52 @@ drop:
 	local64_inc(this_cpu_ptr(h->dropped));
 	preempt_enable_notrace();
 }
+
+/**
+ * pcore_hist_add_stack() - record a value under the current stack; hot path
+ * @h: a %PCORE_KEYS_STACK histogram (values given to others are dropped)
+ * @regs: the registers a kprobe handler, or an interrupt, was given: the
+ *	stack where they were saved (in user mode: one frame, "[user]" with
+ *	the task's comm); or NULL: the stack of the caller, less probe_core's
+ *	own frames
+ * @flags: %PCORE_STACK_IDLE or 0
+ * @v: value (0 to count, for a %PCORE_HIST_COUNT histogram)
+ *
+ * The innermost @h's depth frames are kept; a deeper stack is kept cut,
+ * and shown so.  No lock, no allocation, no division; safe in any
+ * context, NMI included.  A stack that finds no slot, or that is captured
+ * while a capture it interrupted holds its context's buffer, is counted as
+ * dropped.  Stacks are reclaimed as other keys are: when their interval
+ * ends.
+ */
+void notrace pcore_hist_add_stack(struct pcore_hist *h, struct pt_regs *regs,
+				  u32 flags, u64 v)
+{
+	pcore_hist_add_frames(h, regs, NULL, flags, v);
+}
 EXPORT_SYMBOL_GPL(pcore_hist_add_stack);
 NOKPROBE_SYMBOL(pcore_hist_add_stack);
+
+/**
+ * pcore_hist_add_task_stack() - record a value under a task's stack; hot path
+ * @h: a %PCORE_KEYS_STACK histogram (values given to others are dropped)
+ * @task: current, or a task that is not running and cannot run until this
+ *	returns: the one a sched_switch handler switches to (it is not on
+ *	any CPU yet).  Its stack is where it left its CPU.
+ * @flags: %PCORE_STACK_IDLE or 0
+ * @v: value
+ *
+ * As pcore_hist_add_stack(), for sched_switch handlers: off-CPU time by
+ * the stack that waited (see tracepoints=offcpu).
+ */
+void notrace pcore_hist_add_task_stack(struct pcore_hist *h,
+				       struct task_struct *task, u32 flags,
+				       u64 v)
+{
+	pcore_hist_add_frames(h, NULL, task, flags, v);
+}
+EXPORT_SYMBOL_GPL(pcore_hist_add_task_stack);
+NOKPROBE_SYMBOL(pcore_hist_add_task_stack);
 
 /**
  * pcore_hist_add() - record a value; hot path

@@ -83,7 +83,7 @@ static struct pcore_str_param tracepoints;
 module_param_cb(tracepoints, &pcore_param_str_ops, &tracepoints, 0400);
 __MODULE_PARM_TYPE(tracepoints, "charp");
 MODULE_PARM_DESC(tracepoints,
-	"tracepoints to attach built-in handlers to, comma-separated (sched_switch: on-CPU time slices per CPU)");
+	"tracepoints to attach built-in handlers to, comma-separated (sched_switch: on-CPU time slices per CPU; offcpu: off-CPU time by the kernel stack tasks waited in)");
 
 /*
  * Every bad number is EINVAL, as the README says: kstrtouint() says ERANGE
@@ -118,6 +118,12 @@ module_param_cb(stack_depth, &pcore_param_uint_ops, &stack_depth, 0400);
 __MODULE_PARM_TYPE(stack_depth, "uint");
 MODULE_PARM_DESC(stack_depth,
 	"frames kept of each stack of stacks= and :stacks targets, innermost first (1 to 127, default 32)");
+
+module_param_cb(offcpu_min_us, &pcore_param_uint_ops, &pcore_offcpu_min_us,
+		0400);
+__MODULE_PARM_TYPE(offcpu_min_us, "uint");
+MODULE_PARM_DESC(offcpu_min_us,
+	"offcpu: waits shorter than this many microseconds are not counted (default 1)");
 
 static unsigned int profile;
 module_param_cb(profile, &pcore_param_uint_ops, &profile, 0400);

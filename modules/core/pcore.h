@@ -317,8 +317,8 @@ struct pcore_kvs {
 
 int pcore_stack_init(void);
 void pcore_stack_exit(void);
-unsigned long *pcore_stack_get(struct pt_regs *regs, unsigned int max,
-			       u32 *flags, unsigned int *n);
+unsigned long *pcore_stack_get(struct pt_regs *regs, struct task_struct *task,
+			       unsigned int max, u32 *flags, unsigned int *n);
 void pcore_stack_put(void);
 unsigned int pcore_stack_frame(char *buf, size_t len, const unsigned long *f,
 			       unsigned int n, u32 flags, unsigned int i);
@@ -788,6 +788,8 @@ struct pcore_builtin_req {
 	unsigned int depth;
 	unsigned int hz;
 };
+
+extern unsigned int pcore_offcpu_min_us;
 
 int pcore_builtin_attach(const struct pcore_builtin_req *r);
 int pcore_builtin_detach(const char *name);

@@ -43,8 +43,12 @@ void pcore_stack_exit(void)
 	free_percpu(pcore_stack_bufs);
 }
 
-/* Unwind into @f from @regs, or from our caller's frame; no more than @max. */
+/*
+ * Unwind into @f from @regs, from where @task (not running) left its CPU,
+ * or from our caller's frame; no more than @max.
+ */
 static __always_inline unsigned int pcore_unwind(struct pt_regs *regs,
+						 struct task_struct *task,
 						 unsigned long *f,
 						 unsigned int max, u32 *flags)
 {
@@ -52,7 +56,10 @@ static __always_inline unsigned int pcore_unwind(struct pt_regs *regs,
 	unsigned long addr;
 	unsigned int n = 0;
 
-	if (regs && (regs->flags & X86_EFLAGS_FIXED)) {
+	if (task) {
+		/* Its saved frame: the unwinder refuses a task running elsewhere. */
+		unwind_start(&state, task, NULL, NULL);
+	} else if (regs && (regs->flags & X86_EFLAGS_FIXED)) {
 		/* Saved by the CPU: the first frame is where it stopped. */
 		f[n++] = instruction_pointer(regs);
 		*flags |= PCORE_STACK_F_IP;
@@ -66,7 +73,7 @@ static __always_inline unsigned int pcore_unwind(struct pt_regs *regs,
 		if (!addr)
 			break;
 		/* From our caller's frame: not probe_core's own frames. */
-		if (!n && !regs && within_module(addr, THIS_MODULE))
+		if (!n && !regs && !task && within_module(addr, THIS_MODULE))
 			continue;
 		if (n == max) {
 			*flags |= PCORE_STACK_F_CUT;
@@ -80,7 +87,9 @@ static __always_inline unsigned int pcore_unwind(struct pt_regs *regs,
 /**
  * pcore_stack_get() - capture the stack of the current context; hot path
  * @regs: registers a probe or an interrupt saved, or NULL for the stack of
- *	our caller
+ *	our caller (or of @task)
+ * @task: NULL, or a task that is not running (one that a sched_switch
+ *	handler switches to): the stack where it left its CPU
  * @max: frames at most (1 to %PCORE_STACK_DEPTH_MAX)
  * @flags: in: %PCORE_STACK_IDLE or 0; out: PCORE_STACK_F_* flags
  * @n: out: the number of frames
@@ -92,8 +101,10 @@ static __always_inline unsigned int pcore_unwind(struct pt_regs *regs,
  *
  * Return: the frames, or NULL when this level's buffer is busy.
  */
-notrace unsigned long *pcore_stack_get(struct pt_regs *regs, unsigned int max,
-				       u32 *flags, unsigned int *n)
+notrace unsigned long *pcore_stack_get(struct pt_regs *regs,
+				       struct task_struct *task,
+				       unsigned int max, u32 *flags,
+				       unsigned int *n)
 {
 	struct pcore_stack_cpu *c = this_cpu_ptr(pcore_stack_bufs);
 	unsigned int level = interrupt_context_level();
@@ -111,11 +122,12 @@ notrace unsigned long *pcore_stack_get(struct pt_regs *regs, unsigned int max,
 		BUILD_BUG_ON(sizeof(current->comm) != 2 * sizeof(*f));
 		memcpy(&f[1], current->comm, sizeof(current->comm));
 		*n = 3;
-	} else if ((in & PCORE_STACK_IDLE) && is_idle_task(current)) {
+	} else if ((in & PCORE_STACK_IDLE) && is_idle_task(task ?: current)) {
 		f[0] = PCORE_FRAME_IDLE;
 		*n = 1;
 	} else {
-		*n = pcore_unwind(regs, f, max, flags);
+		*n = pcore_unwind(regs, task == current ? NULL : task, f, max,
+				  flags);
 	}
 	return f;
 }
