@@ -11,6 +11,7 @@
 #include <string.h>
 #include "args.h"
 #include "elfsym.h"
+#include "flame.h"
 #include "pcore_engine.h"
 
 enum pc_opt_id {
@@ -41,7 +42,15 @@ enum pc_opt_id {
 	OPT_PID,
 	OPT_COMM,
 	OPT_BY_PID,
+	OPT_INPUT,
+	OPT_OUTPUT,
+	OPT_TITLE,
+	OPT_WIDTH,
+	NR_OPTS
 };
+
+/* parse_opt() keeps the options seen as bits of an unsigned long long */
+_Static_assert(NR_OPTS <= 64, "too many options for the seen mask");
 
 struct pc_opt {
 	const char *lng;
@@ -105,16 +114,26 @@ static const struct pc_opt export_opts[] = {
 	{ NULL }
 };
 
+static const struct pc_opt flamegraph_opts[] = {
+	{ "input", 'i', true, OPT_INPUT },
+	{ "output", 'o', true, OPT_OUTPUT },
+	{ "title", 0, true, OPT_TITLE },
+	{ "width", 0, true, OPT_WIDTH },
+	{ NULL }
+};
+
 static const struct pc_opt no_opts[] = {
 	{ NULL }
 };
 
+/* @takes_name: NAME is optional (@needs_name: required) */
 struct pc_cmd_info {
 	const char *name;
 	const struct pc_opt *opts;
 	bool needs_name;
 	const char *synopsis;
 	const char *help;
+	bool takes_name;
 };
 
 static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
@@ -269,6 +288,27 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"Examples:\n"
 		"  probectl export --prometheus\n"
 		"  probectl export --prometheus --textfile-dir /var/lib/prometheus/node-exporter\n" },
+	[PC_CMD_FLAMEGRAPH] = { "flamegraph", flamegraph_opts, false,
+		"flamegraph -i FILE [-o FILE] [--title TITLE] [--width PX]",
+		"Draws folded stacks as a flame graph: one SVG file that needs\n"
+		"nothing else (no network, no fonts), to open in a browser.  FILE\n"
+		"holds a line 'frame;frame;... COUNT' per stack, root first (the\n"
+		"format of flamegraph.pl and speedscope).  Identical stacks are\n"
+		"merged; a frame's width is its share of the samples, the root at\n"
+		"the bottom, children in name order.  Hover a frame for its name\n"
+		"and count, click it to zoom.  A malformed line is refused with its\n"
+		"line number; no stacks give a graph that says 'No samples'.\n"
+		"\n"
+		"  -i, --input FILE    the folded stacks, - for standard input\n"
+		"  -o, --output FILE   the SVG file (default: standard output)\n"
+		"  --title TITLE       the heading, at most 200 bytes (default:\n"
+		"                      Flame Graph)\n"
+		"  --width PX          the width, 200 to 65536 (default: 1200)\n"
+		"\n"
+		"Examples:\n"
+		"  probectl flamegraph -i stacks.folded -o stacks.svg\n"
+		"  probectl flamegraph -i - --title 'vfs_read' < stacks.folded > stacks.svg\n",
+		true },
 	[PC_CMD_VERSION] = { "version", no_opts, false, "version",
 		"Prints probectl's ABI version.\n" },
 };
@@ -312,6 +352,7 @@ void pc_usage(FILE *f, enum pc_cmd cmd, bool full)
 		"  probectl show do_fork\n"
 		"  probectl watch do_fork -i 1 -n 5\n"
 		"  probectl export --prometheus\n"
+		"  probectl flamegraph -i stacks.folded -o stacks.svg\n"
 		"  probectl unload\n");
 }
 
@@ -873,6 +914,29 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 			return fail(a, "%s: empty or too long path%s", shown, "");
 		a->textfile_dir = v;
 		return 0;
+	case OPT_INPUT:
+	case OPT_OUTPUT:
+		if (!*v || strlen(v) >= PC_PATH_MAX)
+			return fail(a, "%s: empty or too long path%s", shown, "");
+		if (o->id == OPT_INPUT)
+			a->flame_in = v;
+		else
+			a->flame_out = v;
+		return 0;
+	case OPT_TITLE:
+		if (strlen(v) > PC_FLAME_TITLE_MAX)
+			return fail(a, "%s: longer than 200 bytes%s", shown, "");
+		a->flame_title = v;
+		return 0;
+	case OPT_WIDTH:
+		ret = pc_parse_u64(v, PC_FLAME_MAX_WIDTH, &n);
+		if (ret || n < PC_FLAME_MIN_WIDTH)
+			return fail(a, "%s: '%s' is not a width from 200 to 65536",
+				    shown, v);
+		a->flame_width = n;
+		return 0;
+	case NR_OPTS:
+		break;
 	}
 	return fail(a, "internal error%s%s", "", "");
 }
@@ -946,24 +1010,22 @@ static int check_attach(struct pc_args *a)
 }
 
 /* After all arguments: what each command requires. */
-static int check_cmd(struct pc_args *a, unsigned int seen)
+static int check_cmd(struct pc_args *a, unsigned long long seen)
 {
 	const char *why;
 
-	if (cmds[a->cmd].needs_name) {
-		if (!a->name)
-			return fail(a, "%s needs a histogram NAME%s",
-				    cmds[a->cmd].name, "");
-		if (pc_check_name(a->name, &why))
-			return fail(a, "NAME: %s%s", why, "");
-	}
+	if (cmds[a->cmd].needs_name && !a->name)
+		return fail(a, "%s needs a histogram NAME%s", cmds[a->cmd].name,
+			    "");
+	if (a->name && pc_check_name(a->name, &why))
+		return fail(a, "NAME: %s%s", why, "");
 	switch (a->cmd) {
 	case PC_CMD_SHOW:
-		if ((seen & 1U << OPT_JSON) && (seen & 1U << OPT_CSV))
+		if ((seen & 1ULL << OPT_JSON) && (seen & 1ULL << OPT_CSV))
 			return fail(a, "give one of --json and --csv%s%s", "", "");
 		break;
 	case PC_CMD_WATCH:
-		if (!(seen & 1U << OPT_INTERVAL))
+		if (!(seen & 1ULL << OPT_INTERVAL))
 			return fail(a, "watch needs -i SECONDS%s%s", "", "");
 		break;
 	case PC_CMD_ATTACH:
@@ -971,6 +1033,14 @@ static int check_cmd(struct pc_args *a, unsigned int seen)
 	case PC_CMD_EXPORT:
 		if (!a->prometheus)
 			return fail(a, "export needs a format: --prometheus%s%s",
+				    "", "");
+		break;
+	case PC_CMD_FLAMEGRAPH:
+		if (a->name && a->flame_in)
+			return fail(a, "flamegraph: give a histogram NAME or -i FILE, not both%s%s",
+				    "", "");
+		if (!a->name && !a->flame_in)
+			return fail(a, "flamegraph needs -i FILE (folded stacks)%s%s",
 				    "", "");
 		break;
 	default:
@@ -996,7 +1066,7 @@ static enum pc_cmd find_cmd(const char *s)
 
 /* One option argument at argv[*i]; may take the next one as its value. */
 static int parse_opt(struct pc_args *a, int argc, char **argv, int *i,
-		     unsigned int *seen)
+		     unsigned long long *seen)
 {
 	const char *arg = argv[*i], *eq = NULL, *v = NULL;
 	const struct pc_opt *o;
@@ -1020,9 +1090,9 @@ static int parse_opt(struct pc_args *a, int argc, char **argv, int *i,
 	if (!o)
 		return fail(a, "%s: unknown option '%.60s'", cmds[a->cmd].name,
 			    arg);
-	if (*seen & 1U << o->id)
+	if (*seen & 1ULL << o->id)
 		return fail(a, "%s given twice%s", shown, "");
-	*seen |= 1U << o->id;
+	*seen |= 1ULL << o->id;
 	if (eq && !o->arg)
 		return fail(a, "%s takes no value%s", shown, "");
 	if (o->arg) {
@@ -1051,7 +1121,7 @@ static int parse_opt(struct pc_args *a, int argc, char **argv, int *i,
  */
 int pc_parse_args(int argc, char **argv, struct pc_args *a)
 {
-	unsigned int seen = 0;
+	unsigned long long seen = 0;
 	bool opts_done = false;
 	const char *arg;
 	int i, ret;
@@ -1094,7 +1164,8 @@ int pc_parse_args(int argc, char **argv, struct pc_args *a)
 			ret = parse_opt(a, argc, argv, &i, &seen);
 			if (ret)
 				return ret;
-		} else if (cmds[a->cmd].needs_name && !a->name) {
+		} else if ((cmds[a->cmd].needs_name ||
+			    cmds[a->cmd].takes_name) && !a->name) {
 			a->name = arg;
 		} else {
 			return fail(a, "%s: unexpected argument '%.60s'",

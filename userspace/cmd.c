@@ -14,6 +14,7 @@
 #include "args.h"
 #include "cmd.h"
 #include "elfsym.h"
+#include "flame.h"
 #include "format.h"
 
 #define DMESG	"the kernel log says why: dmesg | tail"
@@ -581,6 +582,132 @@ static int cmd_export(struct pc_env *env, const struct pc_args *a)
 	return ret;
 }
 
+/*
+ * flamegraph: stacks from any source end in flame_write().  Today they
+ * come from a folded file (-i); flamegraph NAME, the stacks of a
+ * histogram read from /dev/probe_core, is to fill an array of struct
+ * pc_flame_stack in flame_from_dev() and hand it to flame_write().
+ */
+
+/* pc_flame_svg() into @f, which it closes; returns what failed as -errno */
+static int svg_close(FILE *f, const struct pc_flame_stack *s, size_t n,
+		     const struct pc_flame_opts *o)
+{
+	int ret;
+
+	errno = 0;
+	ret = pc_flame_svg(f, s, n, o);
+	if (ret == -EIO && errno)
+		ret = -errno;	/* what the write failed with */
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/*
+ * The SVG of @n stacks to -o FILE, or to env->out without -o (or with
+ * -o -).  A regular file, or a new one, is written whole or not at all:
+ * a temporary file beside FILE is renamed over it once complete, so a
+ * failure leaves an older FILE as it was.  Anything else (a symbolic
+ * link, /dev/null, a FIFO) is written to as a shell's > would.
+ */
+static int flame_write(struct pc_env *env, const struct pc_args *a,
+		       const struct pc_flame_stack *s, size_t n)
+{
+	struct pc_flame_opts o = { .title = a->flame_title,
+				   .width = a->flame_width };
+	const char *dst = a->flame_out;
+	char tmp[PC_PATH_MAX + 16];
+	struct stat st;
+	mode_t mask;
+	FILE *f;
+	int fd, ret;
+
+	if (!dst || !strcmp(dst, "-")) {
+		ret = pc_flame_svg(env->out, s, n, &o);
+		if (ret == -EIO)
+			return error(env, "writing the output failed");
+		return ret ? error(env, "flamegraph: %s", strerror(-ret)) :
+			PC_EXIT_OK;
+	}
+	if (!lstat(dst, &st) && !S_ISREG(st.st_mode)) {
+		f = fopen(dst, "we");
+		if (!f)
+			return error(env, "cannot open %s: %s", dst,
+				     strerror(errno));
+		ret = svg_close(f, s, n, &o);
+		return ret ? error(env, "writing %s: %s", dst, strerror(-ret)) :
+			PC_EXIT_OK;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", dst);	/* dst < PC_PATH_MAX */
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return error(env, "cannot create a file beside %s: %s", dst,
+			     strerror(errno));
+	mask = umask(0);	/* mkstemp() makes 0600: the mode open() would */
+	umask(mask);
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+	} else if (fchmod(fd, 0666 & ~mask)) {
+		ret = -errno;
+		fclose(f);
+	} else {
+		ret = svg_close(f, s, n, &o);
+	}
+	if (!ret && rename(tmp, dst))
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		return error(env, "writing %s: %s", dst, strerror(-ret));
+	}
+	return PC_EXIT_OK;
+}
+
+/* flamegraph NAME: the device's side is not there yet. */
+static int flame_from_dev(struct pc_env *env, const struct pc_args *a)
+{
+	fprintf(env->err,
+		"probectl: flamegraph %s: reading stacks from %s is not wired yet; give -i FILE with folded stacks\n",
+		a->name, env->dev_path);
+	pc_usage(env->err, a->cmd, false);
+	return PC_EXIT_USAGE;
+}
+
+/* flamegraph -i FILE: folded stacks from a file or standard input. */
+static int flame_from_file(struct pc_env *env, const struct pc_args *a)
+{
+	const char *path = a->flame_in;
+	bool std = !strcmp(path, "-");
+	struct pc_flame_stack *s;
+	char why[256];
+	size_t n;
+	FILE *f;
+	int ret;
+
+	if (std && !env->in)
+		return error(env, "no standard input to read");
+	f = std ? env->in : fopen(path, "re");
+	if (!f)
+		return error(env, "cannot open %s: %s", path, strerror(errno));
+	ret = pc_folded_parse(f, &s, &n, why, sizeof(why));
+	if (!std)
+		fclose(f);
+	if (ret == -ENOMEM)
+		return error(env, "%s: out of memory", path);
+	if (ret)
+		return error(env, "%s: %s", std ? "standard input" : path, why);
+	ret = flame_write(env, a, s, n);
+	pc_folded_free(s, n);
+	return ret;
+}
+
+static int cmd_flamegraph(struct pc_env *env, const struct pc_args *a)
+{
+	return a->name ? flame_from_dev(env, a) : flame_from_file(env, a);
+}
+
 /**
  * pc_run() - probectl
  * @argc: as main() got it
@@ -625,6 +752,8 @@ int pc_run(int argc, char **argv, struct pc_env *env)
 		return cmd_name(env, &a);
 	case PC_CMD_EXPORT:
 		return cmd_export(env, &a);
+	case PC_CMD_FLAMEGRAPH:
+		return cmd_flamegraph(env, &a);
 	case PC_CMD_VERSION:
 		fprintf(env->out, "probectl for probe_core ABI %d\n",
 			PCORE_ABI_VERSION);
