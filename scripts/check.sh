@@ -6,7 +6,7 @@
 #      harness and checkpatch from Debian's linux-source;
 #   2. runs checkpatch and kernel-doc: each clean run is a passed test;
 #   3. host unit tests of the engine, of probectl and of the VM runner's
-#      judge of the kernel log;
+#      judge of the kernel log; probectl's flame graphs in Chromium;
 #   4. for each kernel of KERNELS: builds every module with W=1 and
 #      sparse, boots the kernel in QEMU and runs the selftests;
 #   5. the soak's short form (scripts/soak.sh --short) in a boot of its
@@ -105,6 +105,14 @@ make -s --no-print-directory -C tests/userspace KSFT="$ksrc" \
 	O="$top/build/userspace" run > "$res/userspace.tap" 2> "$res/userspace.log" ||
 	grep -q '^not ok' "$res/userspace.tap" ||
 	echo "not ok - probectl tests did not run (see build/results/userspace.log)" >> "$res/userspace.tap"
+
+# probectl flamegraph's SVGs in Chromium and folded stacks in speedscope,
+# with the probectl that the step above built.
+echo "== flame graphs in a browser"
+PROBECTL=$top/build/userspace/probectl tests/browser/run.sh "$top/build/browser" \
+	> "$res/browser.tap" 2> "$res/browser.log" ||
+	grep -q '^not ok' "$res/browser.tap" ||
+	echo "not ok - browser tests did not run (see build/results/browser.log)" >> "$res/browser.tap"
 
 # Selftest programs do not depend on the kernel: built once.
 selftests=$top/build/selftests

@@ -17,14 +17,25 @@ set -eu
 # libssl-dev for module signing, libelf-dev for objtool).  probectl links
 # libkmod and libelf (the ELF symbols of attach --uprobe).  dpkg-dev
 # unpacks Debian's qemu source package, whose plugin header make bench's
-# instruction counts build with (scripts/qemu-plugin-h.sh).
+# instruction counts build with (scripts/qemu-plugin-h.sh).  The flame
+# graph tests: xmllint (libxml2-utils) checks the SVGs, and the browser
+# tests (tests/browser) drive Chromium with playwright-core from npm; a
+# known font makes the labels' widths the same on every machine.
 PKGS="qemu-system-x86 busybox-static linux-image-cloud-amd64
 linux-headers-cloud-amd64 linux-image-6.12-cloud-amd64
 linux-headers-6.12-cloud-amd64 linux-image-rt-amd64 linux-headers-rt-amd64
 linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 dkms
 libkmod-dev linux-source-6.1 valgrind sparse kmod
 cpio jq gcc make libc6-dev libelf-dev bc perl
-prometheus flex bison libssl-dev openssl xz-utils dpkg-dev"
+prometheus flex bison libssl-dev openssl xz-utils dpkg-dev
+chromium libxml2-utils fonts-dejavu-core"
+
+# Node.js and npm (tests/browser installs its npm packages with them):
+# Debian's, unless the machine has both already, e.g. a NodeSource nodejs,
+# which includes npm and conflicts with Debian's npm package.
+if ! command -v node > /dev/null 2>&1 || ! command -v npm > /dev/null 2>&1; then
+	PKGS="$PKGS nodejs npm"
+fi
 
 here=$(dirname "$0")
 
@@ -37,7 +48,7 @@ usage() {
 missing() {
 	for cmd in qemu-system-x86_64 cpio gzip valgrind sparse gcc make jq \
 		kmod bc perl flex bison openssl xz \
-		promtool dpkg-source; do
+		promtool dpkg-source xmllint chromium node npm; do
 		command -v "$cmd" >/dev/null 2>&1 || echo "$cmd"
 	done
 	# The guest has no libc, so its busybox must be the static one
@@ -48,7 +59,8 @@ missing() {
 	fi
 	for f in /usr/src/linux-source-6.1.tar.xz /usr/include/libkmod.h \
 		/usr/include/gelf.h /usr/lib/x86_64-linux-gnu/libc.a \
-		/usr/include/openssl/evp.h; do
+		/usr/include/openssl/evp.h \
+		/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf; do
 		[ -e "$f" ] || echo "$f"
 	done
 	for k in "cloud 6.1" "cloud 6.12" "rt 6.1" "rt 6.12"; do

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "args.h"
 #include "elfsym.h"
+#include "flame.h"
 #include "pcore_engine.h"
 
 enum pc_opt_id {
@@ -47,10 +48,15 @@ enum pc_opt_id {
 	OPT_TOP,
 	OPT_FREQ,
 	OPT_DURATION,
+	OPT_INPUT,
+	OPT_OUTPUT,
+	OPT_TITLE,
+	OPT_WIDTH,
+	NR_OPTS
 };
 
-/* The options seen are bits of an unsigned long long. */
-_Static_assert(OPT_DURATION < 64, "too many options for the seen bits");
+/* parse_opt() keeps the options seen as bits of an unsigned long long */
+_Static_assert(NR_OPTS <= 64, "too many options for the seen mask");
 
 struct pc_opt {
 	const char *lng;
@@ -131,16 +137,26 @@ static const struct pc_opt export_opts[] = {
 	{ NULL }
 };
 
+static const struct pc_opt flamegraph_opts[] = {
+	{ "input", 'i', true, OPT_INPUT },
+	{ "output", 'o', true, OPT_OUTPUT },
+	{ "title", 0, true, OPT_TITLE },
+	{ "width", 0, true, OPT_WIDTH },
+	{ NULL }
+};
+
 static const struct pc_opt no_opts[] = {
 	{ NULL }
 };
 
+/* @takes_name: NAME is optional (@needs_name: required) */
 struct pc_cmd_info {
 	const char *name;
 	const struct pc_opt *opts;
 	bool needs_name;
 	const char *synopsis;
 	const char *help;
+	bool takes_name;
 };
 
 static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
@@ -331,6 +347,30 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  probectl profile -F 99 -d 10 --top 10\n"
 		"  probectl profile -F 99 -d 30 --folded > cpu.folded\n"
 		"  probectl profile -F 999 --name busy; probectl show busy --folded\n" },
+	[PC_CMD_FLAMEGRAPH] = { "flamegraph", flamegraph_opts, false,
+		"flamegraph (NAME | -i FILE) [-o FILE] [--title TITLE] [--width PX]",
+		"Draws stacks as a flame graph: one SVG file that needs nothing\n"
+		"else (no network, no fonts), to open in a browser.  NAME is a\n"
+		"histogram keyed by stack (attach --stacks, profile, offcpu), its\n"
+		"stacks weighed as show --folded weighs them.  FILE holds a line\n"
+		"'frame;frame;... COUNT' per stack, root first (the format of\n"
+		"flamegraph.pl and speedscope).  Identical stacks are\n"
+		"merged; a frame's width is its share of the samples, the root at\n"
+		"the bottom, children in name order.  Hover a frame for its name\n"
+		"and count, click it to zoom.  A malformed line is refused with its\n"
+		"line number; no stacks give a graph that says 'No samples'.\n"
+		"\n"
+		"  -i, --input FILE    the folded stacks, - for standard input\n"
+		"  -o, --output FILE   the SVG file (default: standard output)\n"
+		"  --title TITLE       the heading, at most 200 bytes (default:\n"
+		"                      Flame Graph)\n"
+		"  --width PX          the width, 200 to 65536 (default: 1200)\n"
+		"\n"
+		"Examples:\n"
+		"  probectl flamegraph profile -o cpu.svg\n"
+		"  probectl flamegraph -i stacks.folded -o stacks.svg\n"
+		"  probectl flamegraph -i - --title 'vfs_read' < stacks.folded > stacks.svg\n",
+		true },
 	[PC_CMD_VERSION] = { "version", no_opts, false, "version",
 		"Prints probectl's ABI version.\n" },
 };
@@ -374,6 +414,7 @@ void pc_usage(FILE *f, enum pc_cmd cmd, bool full)
 		"  probectl show do_fork\n"
 		"  probectl watch do_fork -i 1 -n 5\n"
 		"  probectl export --prometheus\n"
+		"  probectl flamegraph -i stacks.folded -o stacks.svg\n"
 		"  probectl unload\n");
 }
 
@@ -970,6 +1011,29 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 			return fail(a, "%s: empty or too long path%s", shown, "");
 		a->textfile_dir = v;
 		return 0;
+	case OPT_INPUT:
+	case OPT_OUTPUT:
+		if (!*v || strlen(v) >= PC_PATH_MAX)
+			return fail(a, "%s: empty or too long path%s", shown, "");
+		if (o->id == OPT_INPUT)
+			a->flame_in = v;
+		else
+			a->flame_out = v;
+		return 0;
+	case OPT_TITLE:
+		if (strlen(v) > PC_FLAME_TITLE_MAX)
+			return fail(a, "%s: longer than 200 bytes%s", shown, "");
+		a->flame_title = v;
+		return 0;
+	case OPT_WIDTH:
+		ret = pc_parse_u64(v, PC_FLAME_MAX_WIDTH, &n);
+		if (ret || n < PC_FLAME_MIN_WIDTH)
+			return fail(a, "%s: '%s' is not a width from 200 to 65536",
+				    shown, v);
+		a->flame_width = n;
+		return 0;
+	case NR_OPTS:
+		break;
 	}
 	return fail(a, "internal error%s%s", "", "");
 }
@@ -1057,13 +1121,11 @@ static int check_cmd(struct pc_args *a, unsigned long long seen)
 {
 	const char *why;
 
-	if (cmds[a->cmd].needs_name) {
-		if (!a->name)
-			return fail(a, "%s needs a histogram NAME%s",
-				    cmds[a->cmd].name, "");
-		if (pc_check_name(a->name, &why))
-			return fail(a, "NAME: %s%s", why, "");
-	}
+	if (cmds[a->cmd].needs_name && !a->name)
+		return fail(a, "%s needs a histogram NAME%s", cmds[a->cmd].name,
+			    "");
+	if (a->name && pc_check_name(a->name, &why))
+		return fail(a, "NAME: %s%s", why, "");
 	switch (a->cmd) {
 	case PC_CMD_SHOW:
 		if (!!(seen & 1ULL << OPT_JSON) + !!(seen & 1ULL << OPT_CSV) +
@@ -1094,6 +1156,14 @@ static int check_cmd(struct pc_args *a, unsigned long long seen)
 	case PC_CMD_EXPORT:
 		if (!a->prometheus)
 			return fail(a, "export needs a format: --prometheus%s%s",
+				    "", "");
+		break;
+	case PC_CMD_FLAMEGRAPH:
+		if (a->name && a->flame_in)
+			return fail(a, "flamegraph: give a histogram NAME or -i FILE, not both%s%s",
+				    "", "");
+		if (!a->name && !a->flame_in)
+			return fail(a, "flamegraph needs -i FILE (folded stacks)%s%s",
 				    "", "");
 		break;
 	default:
@@ -1217,7 +1287,8 @@ int pc_parse_args(int argc, char **argv, struct pc_args *a)
 			ret = parse_opt(a, argc, argv, &i, &seen);
 			if (ret)
 				return ret;
-		} else if (cmds[a->cmd].needs_name && !a->name) {
+		} else if ((cmds[a->cmd].needs_name ||
+			    cmds[a->cmd].takes_name) && !a->name) {
 			a->name = arg;
 		} else {
 			return fail(a, "%s: unexpected argument '%.60s'",

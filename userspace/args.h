@@ -23,6 +23,7 @@ enum pc_cmd {
 	PC_CMD_DISABLE,
 	PC_CMD_EXPORT,
 	PC_CMD_PROFILE,
+	PC_CMD_FLAMEGRAPH,
 	PC_CMD_VERSION,
 	PC_NR_CMDS
 };
@@ -69,7 +70,8 @@ struct pc_hist_arg {
  * struct pc_args - a parsed command line
  * @cmd: the command
  * @help: print @cmd's help (PC_CMD_NONE: the global one) and exit 0
- * @name: NAME of show, watch, detach, reset, enable, disable
+ * @name: NAME of show, watch, detach, reset, enable, disable; flamegraph's
+ *	optional NAME
  * @target: load --target
  * @tracepoints: load --tracepoints
  * @module: load --module
@@ -108,6 +110,10 @@ struct pc_hist_arg {
  * @attach_by_pid: attach --by-pid: the suffix ":by=pid"
  * @prometheus: export --prometheus
  * @textfile_dir: export --textfile-dir
+ * @flame_in: flamegraph -i FILE ("-": standard input), or NULL
+ * @flame_out: flamegraph -o FILE, or NULL for standard output
+ * @flame_title: flamegraph --title, or NULL
+ * @flame_width: flamegraph --width, 0 for the default
  * @err: why the command line was refused
  *
  * Strings point into argv.
@@ -149,6 +155,10 @@ struct pc_args {
 	bool attach_by_pid;
 	bool prometheus;
 	const char *textfile_dir;
+	const char *flame_in;
+	const char *flame_out;
+	const char *flame_title;
+	unsigned int flame_width;
 	char err[200];
 };
 

@@ -14,6 +14,7 @@
 #include "args.h"
 #include "cmd.h"
 #include "elfsym.h"
+#include "flame.h"
 #include "format.h"
 #include "stacks.h"
 
@@ -686,6 +687,192 @@ static int cmd_export(struct pc_env *env, const struct pc_args *a)
 	return ret;
 }
 
+/*
+ * flamegraph: stacks from any source end in flame_write().  Today they
+ * come from a folded file (-i); flamegraph NAME, the stacks of a
+ * histogram read from /dev/probe_core, is to fill an array of struct
+ * pc_flame_stack in flame_from_dev() and hand it to flame_write().
+ */
+
+/* pc_flame_svg() into @f, which it closes; returns what failed as -errno */
+static int svg_close(FILE *f, const struct pc_flame_stack *s, size_t n,
+		     const struct pc_flame_opts *o)
+{
+	int ret;
+
+	errno = 0;
+	ret = pc_flame_svg(f, s, n, o);
+	if (ret == -EIO && errno)
+		ret = -errno;	/* what the write failed with */
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/*
+ * The SVG of @n stacks to -o FILE, or to env->out without -o (or with
+ * -o -).  A regular file, or a new one, is written whole or not at all:
+ * a temporary file beside FILE is renamed over it once complete, so a
+ * failure leaves an older FILE as it was.  Anything else (a symbolic
+ * link, /dev/null, a FIFO) is written to as a shell's > would.
+ */
+static int flame_write(struct pc_env *env, const struct pc_args *a,
+		       const struct pc_flame_stack *s, size_t n)
+{
+	struct pc_flame_opts o = { .title = a->flame_title,
+				   .width = a->flame_width };
+	const char *dst = a->flame_out;
+	char tmp[PC_PATH_MAX + 16];
+	struct stat st;
+	mode_t mask;
+	FILE *f;
+	int fd, ret;
+
+	if (!dst || !strcmp(dst, "-")) {
+		ret = pc_flame_svg(env->out, s, n, &o);
+		if (ret == -EIO)
+			return error(env, "writing the output failed");
+		return ret ? error(env, "flamegraph: %s", strerror(-ret)) :
+			PC_EXIT_OK;
+	}
+	if (!lstat(dst, &st) && !S_ISREG(st.st_mode)) {
+		f = fopen(dst, "we");
+		if (!f)
+			return error(env, "cannot open %s: %s", dst,
+				     strerror(errno));
+		ret = svg_close(f, s, n, &o);
+		return ret ? error(env, "writing %s: %s", dst, strerror(-ret)) :
+			PC_EXIT_OK;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", dst);	/* dst < PC_PATH_MAX */
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return error(env, "cannot create a file beside %s: %s", dst,
+			     strerror(errno));
+	mask = umask(0);	/* mkstemp() makes 0600: the mode open() would */
+	umask(mask);
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+	} else if (fchmod(fd, 0666 & ~mask)) {
+		ret = -errno;
+		fclose(f);
+	} else {
+		ret = svg_close(f, s, n, &o);
+	}
+	if (!ret && rename(tmp, dst))
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		return error(env, "writing %s: %s", dst, strerror(-ret));
+	}
+	return PC_EXIT_OK;
+}
+
+/* flamegraph NAME: the device's side is not there yet. */
+static int flame_from_dev(struct pc_env *env, const struct pc_args *a)
+{
+	struct pc_flame_stack *fs = NULL;
+	struct pcore_ioc_entry e;
+	struct pc_stack *s = NULL;
+	const char **frames = NULL;
+	char *names = NULL, *p;
+	size_t room = 0, nfr = 0, used = 0;
+	unsigned int n = 0, i, j, k = 0;
+	struct pc_hist h;
+	struct pc_dev d;
+	int ret;
+
+	memset(&h, 0, sizeof(h));
+	if (open_dev(env, false, &d))
+		return PC_EXIT_ERR;
+	ret = pc_dev_find(&d, a->name, &e);
+	if (!ret)
+		ret = pc_dev_hist(&d, &e, false, &h);
+	env->dev_close(env, &d);
+	if (ret) {
+		pc_hist_free(&h);
+		return dev_error(env, ret, "read", a->name);
+	}
+	if (!pc_is_stacks(&e)) {
+		pc_hist_free(&h);
+		return error(env, "flamegraph %s: not a histogram keyed by stack (attach --stacks, profile, offcpu)",
+			     a->name);
+	}
+	ret = pc_stacks_build(&h, &s, &n) ? PC_EXIT_ERR : PC_EXIT_OK;
+	for (i = 0; !ret && i < n; i++) {
+		nfr += s[i].nframes;
+		for (j = 0; j < s[i].nframes; j++)
+			room += strlen(s[i].frames[j]) + 1;
+	}
+	/* names without offsets are never longer; weights as --folded's */
+	if (!ret) {
+		fs = calloc(n ? n : 1, sizeof(*fs));
+		frames = calloc(nfr ? nfr : 1, sizeof(*frames));
+		names = malloc(room ? room : 1);
+		if (!fs || !frames || !names)
+			ret = error(env, "flamegraph %s: out of memory", a->name);
+	}
+	for (i = 0, p = names; !ret && i < n; i++) {
+		if (!s[i].nframes)
+			continue;
+		fs[k].frames = &frames[used];
+		used += s[i].nframes;
+		fs[k].nframes = s[i].nframes;
+		fs[k].count = strcmp(e.hist_kind, "count") ? s[i].sum :
+			      s[i].count;
+		for (j = 0; j < s[i].nframes; j++) {
+			room = strlen(s[i].frames[s[i].nframes - 1 - j]) + 1;
+			fs[k].frames[j] = pc_stack_func(p, room,
+					s[i].frames[s[i].nframes - 1 - j]);
+			p += strlen(p) + 1;
+		}
+		k++;
+	}
+	if (!ret)
+		ret = flame_write(env, a, fs, k);
+	free(fs);
+	free(frames);
+	free(names);
+	free(s);
+	pc_hist_free(&h);
+	return ret;
+}
+
+/* flamegraph -i FILE: folded stacks from a file or standard input. */
+static int flame_from_file(struct pc_env *env, const struct pc_args *a)
+{
+	const char *path = a->flame_in;
+	bool std = !strcmp(path, "-");
+	struct pc_flame_stack *s;
+	char why[256];
+	size_t n;
+	FILE *f;
+	int ret;
+
+	if (std && !env->in)
+		return error(env, "no standard input to read");
+	f = std ? env->in : fopen(path, "re");
+	if (!f)
+		return error(env, "cannot open %s: %s", path, strerror(errno));
+	ret = pc_folded_parse(f, &s, &n, why, sizeof(why));
+	if (!std)
+		fclose(f);
+	if (ret == -ENOMEM)
+		return error(env, "%s: out of memory", path);
+	if (ret)
+		return error(env, "%s: %s", std ? "standard input" : path, why);
+	ret = flame_write(env, a, s, n);
+	pc_folded_free(s, n);
+	return ret;
+}
+
+static int cmd_flamegraph(struct pc_env *env, const struct pc_args *a)
+{
+	return a->name ? flame_from_dev(env, a) : flame_from_file(env, a);
+}
+
 /**
  * pc_run() - probectl
  * @argc: as main() got it
@@ -732,6 +919,8 @@ int pc_run(int argc, char **argv, struct pc_env *env)
 		return cmd_export(env, &a);
 	case PC_CMD_PROFILE:
 		return cmd_profile(env, &a);
+	case PC_CMD_FLAMEGRAPH:
+		return cmd_flamegraph(env, &a);
 	case PC_CMD_VERSION:
 		fprintf(env->out, "probectl for probe_core ABI %d\n",
 			PCORE_ABI_VERSION);

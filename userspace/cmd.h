@@ -12,6 +12,7 @@
 
 /**
  * struct pc_env - the outside world of the commands
+ * @in: standard input (flamegraph -i -), or NULL for none
  * @out: results
  * @err: error messages
  * @release: the running kernel's release (uname -r)
@@ -29,6 +30,7 @@
  * @priv: the hooks' data
  */
 struct pc_env {
+	FILE *in;
 	FILE *out;
 	FILE *err;
 	const char *release;

@@ -44,6 +44,7 @@ int main(int argc, char **argv)
 {
 	struct utsname u;
 	struct pc_env env = {
+		.in = stdin,
 		.out = stdout,
 		.err = stderr,
 		.release = "unknown",

@@ -13,9 +13,12 @@
 #      mkelf.sh builds (in O/elf) and of the host's C library;
 #   3. the golden files: JSON parses with jq and holds the expected values,
 #      Prometheus passes promtool check metrics and has cumulative buckets
-#      that never decrease and end at _count;
+#      that never decrease and end at _count, the flame graph SVG is
+#      well-formed XML (xmllint) and refers to nothing outside itself;
 #   4. the man page renders without a warning (groff -ww, or mandoc);
-#   5. the built binary: exit status 2 on usage errors, 0 for --help.
+#   5. the built binary: exit status 2 on usage errors, 0 for --help;
+#      flamegraph draws well-formed XML from hostile frame names and
+#      refuses a malformed line with its number.
 set -u
 
 [ $# -eq 2 ] || { echo "usage: $0 KSFT O" >&2; exit 2; }
@@ -125,6 +128,18 @@ for f in "$golden"/*.prom; do
 	tap $? "$name: cumulative buckets, +Inf equals _count" "$log"
 done
 
+# Flame graph goldens: well-formed (xmllint, from libxml2-utils, which
+# scripts/deps.sh installs), and self-contained: no link, no url(), no
+# address but the SVG namespace.
+for f in "$golden"/*.svg; do
+	name=$(basename "$f")
+	xmllint --noout "$f" > "$log" 2>&1
+	tap $? "$name is well-formed XML (xmllint)" "$log"
+	sed 's|xmlns="http://www.w3.org/2000/svg"||' "$f" |
+		grep -nE 'href|url\(|@import|//' > "$log"
+	tap $((! $?)) "$name refers to nothing outside itself" "$log"
+done
+
 # The man page, with whichever checker is installed.
 if command -v groff > /dev/null; then
 	groff -man -Tutf8 -ww -z "$top/userspace/probectl.8" > "$log" 2>&1 &&
@@ -158,6 +173,20 @@ if [ -x "$bin" ]; then
 	tap $? "probectl attach --uprobe FILE:nosuch: exit 1, the resolver's message" "$log"
 	"$bin" attach --uretprobe "$out/elf/libver.so" > /dev/null 2> "$log"
 	tap $(($? != 2)) "probectl attach --uretprobe without :SYMBOL: exit 2" "$log"
+	# frame names with XML's specials, invalid UTF-8 and a CDATA end
+	printf 'a<b>&c;"q" %s;]]>;caf\303\251 \377\376 3\n%s\n' "'a'" \
+		'<script>x</script>;a 2
+a;b 1
+[user] sh;--> 1' > "$out/hostile.folded"
+	"$bin" flamegraph -i - --title '</svg><x>' < "$out/hostile.folded" \
+		> "$out/hostile.svg" 2> "$log" &&
+		xmllint --noout "$out/hostile.svg" >> "$log" 2>&1
+	tap $? "probectl flamegraph: hostile names give well-formed XML" "$log"
+	printf 'a;b 1\na;b x\n' | "$bin" flamegraph -i - -o "$out/no.svg" \
+		> "$out/stdout" 2> "$log"
+	[ $? = 1 ] && ! [ -s "$out/stdout" ] && ! [ -e "$out/no.svg" ] &&
+		grep -qxF "probectl: standard input: line 2: count 'x' is not a decimal number" "$log"
+	tap $? "probectl flamegraph: a bad line: exit 1, its number, no output" "$log"
 fi
 
 exit $failed

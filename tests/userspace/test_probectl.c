@@ -25,6 +25,7 @@
 #include "args.h"
 #include "elfsym.h"
 #include "fake.h"
+#include "flame.h"
 #include "format.h"
 
 #ifndef GOLDEN_DIR
@@ -40,6 +41,9 @@ struct result {
 	size_t outlen, errlen;
 };
 
+/* probectl's standard input in the next run() (flamegraph -i -) */
+static FILE *run_stdin;
+
 /* pc_run("probectl", args...) with the environment of @f. */
 static struct result run_argv(struct fake *f, int argc, char **argv)
 {
@@ -47,6 +51,7 @@ static struct result run_argv(struct fake *f, int argc, char **argv)
 	struct pc_env env = { 0 };
 
 	fake_env(&env, f);
+	env.in = run_stdin;
 	env.out = open_memstream(&r.out, &r.outlen);
 	env.err = open_memstream(&r.err, &r.errlen);
 	r.ret = pc_run(argc, argv, &env);
@@ -506,6 +511,43 @@ TEST(show_stacks_top)
 		TH_LOG("%s", r.err);
 	result_free(&r);
 	r = RUN(&f, "show", "do_fork", "--top", "3");
+	ASSERT_EQ(PC_EXIT_ERR, r.ret);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/*
+ * flamegraph NAME: the stacks of a stack histogram as an SVG, root first,
+ * frames without offsets, the twins merged; not for other histograms.
+ */
+TEST(flamegraph_from_device)
+{
+	struct result r;
+	struct fake f;
+
+	stack_fake(&f);
+	r = RUN(&f, "flamegraph", "vfs_read:stacks");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.err);
+	ASSERT_EQ(0, strncmp(r.out, "<?xml", 5)) TH_LOG("%s", r.out);
+	ASSERT_NE(NULL, strstr(r.out, "<title>ksys_read (15 samples,"))
+		TH_LOG("%s", r.out);
+	ASSERT_NE(NULL, strstr(r.out, "<title>pcore_stackt_leaf [pcore_stackt] (7 samples,"))
+		TH_LOG("%s", r.out);
+	ASSERT_NE(NULL, strstr(r.out, "<title>[...] (1 sample,"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(NULL, strstr(r.out, "+0x")) TH_LOG("%s", r.out);
+	ASSERT_EQ(f.opens, f.closes);
+	result_free(&r);
+	fake_free(&f);
+
+	std_fake(&f);
+	r = RUN(&f, "flamegraph", "do_fork");
+	ASSERT_EQ(PC_EXIT_ERR, r.ret);
+	ASSERT_NE(NULL, strstr(r.err, "not a histogram keyed by stack"))
+		TH_LOG("%s", r.err);
+	result_free(&r);
+	r = RUN(&f, "flamegraph", "nosuch");
 	ASSERT_EQ(PC_EXIT_ERR, r.ret);
 	result_free(&r);
 	fake_free(&f);
@@ -1796,7 +1838,7 @@ TEST(help_for_every_command)
 {
 	static const char *const cmds[] = { "load", "unload", "status",
 		"list", "show", "watch", "attach", "detach", "reset",
-		"enable", "disable", "export" };
+		"enable", "disable", "export", "flamegraph", "profile" };
 	char want[64];
 	struct fake f;
 	struct result r;
@@ -1926,6 +1968,17 @@ static void good_help(struct __test_metadata *_metadata,
 	ASSERT_EQ((int)PC_CMD_EXPORT, (int)a->cmd);
 }
 
+static void good_flamegraph(struct __test_metadata *_metadata,
+			    const struct pc_args *a)
+{
+	ASSERT_EQ((int)PC_CMD_FLAMEGRAPH, (int)a->cmd);
+	ASSERT_STREQ("file", a->flame_in);
+	ASSERT_STREQ("-", a->flame_out);
+	ASSERT_STREQ("", a->flame_title);
+	ASSERT_EQ(65536U, a->flame_width);
+	ASSERT_EQ(NULL, a->name);
+}
+
 static void good_version(struct __test_metadata *_metadata,
 			 const struct pc_args *a)
 {
@@ -1954,6 +2007,8 @@ static const struct good_case good_cases[] = {
 	    "--prometheus" }, good_export },
 	{ { "reset", "--", "-odd" }, good_dashname },
 	{ { "help", "export" }, good_help },
+	{ { "flamegraph", "--width=65536", "-o", "-", "-ifile", "--title", "" },
+	  good_flamegraph },
 	{ { "--version" }, good_version },
 };
 
@@ -2212,6 +2267,21 @@ static const struct bad_case bad_cases[] = {
 	{ { "export" }, "export needs a format: --prometheus" },
 	{ { "export", "--per-cpu" }, "export needs a format: --prometheus" },
 	{ { "export", "--prometheus", "--textfile-dir=" }, "--textfile-dir: empty" },
+	/* flamegraph */
+	{ { "flamegraph" }, "flamegraph needs -i FILE" },
+	{ { "flamegraph", "-o", "x.svg" }, "flamegraph needs -i FILE" },
+	{ { "flamegraph", "x", "-i", "f" }, "give a histogram NAME or -i FILE, not both" },
+	{ { "flamegraph", "x", "y" }, "flamegraph: unexpected argument 'y'" },
+	{ { "flamegraph", "-i", "" }, "-i: empty or too long path" },
+	{ { "flamegraph", "-i", "a", "--input", "b" }, "--input given twice" },
+	{ { "flamegraph", "-i", "a", "-o" }, "-o needs a value" },
+	{ { "flamegraph", "-i", "a", "--width", "199" }, "--width: '199' is not a width from 200 to 65536" },
+	{ { "flamegraph", "-i", "a", "--width", "65537" }, "is not a width from 200" },
+	{ { "flamegraph", "-i", "a", "--width", "1e3" }, "is not a width from 200" },
+	{ { "flamegraph", "-i", "a", "--title", L64 L64 },
+	  "--title: longer than 200 bytes" },
+	{ { "flamegraph", "-i", "a", "--json" }, "flamegraph: unknown option '--json'" },
+	{ { "flamegraph", "a b", "-o", "x" }, "NAME: blank, control or non-ASCII character" },
 };
 
 TEST(args_bad)
@@ -2300,6 +2370,543 @@ TEST(seconds_and_metric_names)
 	ASSERT_STREQ("probe_core_value_pkt_s", buf);
 	pc_fmt_metric_name(buf, sizeof(buf), "");
 	ASSERT_STREQ("probe_core_value", buf);
+}
+
+/* ---- flame graphs ---- */
+
+/* pc_folded_parse() of @len bytes at @text */
+static int parse_mem(const char *text, size_t len, struct pc_flame_stack **s,
+		     size_t *n, char *err, size_t errlen)
+{
+	FILE *f = len ? fmemopen((void *)text, len, "r") :
+		fopen("/dev/null", "r");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = pc_folded_parse(f, s, n, err, errlen);
+	fclose(f);
+	return ret;
+}
+
+/* The SVG of folded @text, or NULL with *@ret set. */
+static char *svg_of(const char *text, const struct pc_flame_opts *o,
+		    int *ret)
+{
+	struct pc_flame_stack *s;
+	char err[256], *buf = NULL;
+	size_t n, len;
+	FILE *m;
+
+	*ret = parse_mem(text, strlen(text), &s, &n, err, sizeof(err));
+	if (*ret)
+		return NULL;
+	m = open_memstream(&buf, &len);
+	*ret = pc_flame_svg(m, s, n, o);
+	fclose(m);
+	pc_folded_free(s, n);
+	if (*ret) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static unsigned int occurrences(const char *hay, const char *needle)
+{
+	unsigned int n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+/* A buffer of @reps copies of @line, NUL-terminated. */
+static char *repeat(const char *line, size_t reps, size_t *len)
+{
+	size_t l = strlen(line), i;
+	char *buf = malloc(l * reps + 1);
+
+	for (i = 0; buf && i < reps; i++)
+		memcpy(buf + i * l, line, l);
+	if (buf)
+		buf[l * reps] = '\0';
+	*len = l * reps;
+	return buf;
+}
+
+/* @tmpl with each '@' as U+FFFD, into @buf */
+static void fffd(char *buf, size_t len, const char *tmpl)
+{
+	size_t i = 0;
+
+	for (; *tmpl && i + 4 < len; tmpl++) {
+		if (*tmpl == '@') {
+			memcpy(buf + i, "\xef\xbf\xbd", 3);
+			i += 3;
+		} else {
+			buf[i++] = *tmpl;
+		}
+	}
+	buf[i] = '\0';
+}
+
+struct folded_bad {
+	const char *text;
+	size_t len;		/* 0: strlen(text) */
+	const char *err;
+};
+
+static const struct folded_bad folded_bad[] = {
+	{ "a;b\n", 0, "line 1: no count (want 'frame;frame;... COUNT')" },
+	{ "a;b 1\nc\n", 0, "line 2: no count" },
+	{ "a;b ", 0, "line 1: no count after the last blank" },
+	{ "a;b 12x\n", 0, "line 1: count '12x' is not a decimal number" },
+	{ "a;b -1\n", 0, "line 1: count '-1' is not a decimal number" },
+	{ "a;b +1\n", 0, "line 1: count '+1' is not a decimal number" },
+	{ "a;b 1.5\n", 0, "line 1: count '1.5' is not a decimal number" },
+	{ "a;b 0x10\n", 0, "line 1: count '0x10' is not a decimal number" },
+	{ "a 1234567890123456789012345678901234567890123456789x", 0,
+	  "count '1234567890123456789012345678901234567890...' is not" },
+	{ "a;b 18446744073709551616\n", 0,
+	  "line 1: count above 18446744073709551615" },
+	{ "a;b 99999999999999999999999\n", 0, "line 1: count above" },
+	{ "a 18446744073709551615\nb 1\n", 0,
+	  "line 2: the counts add up to more than 18446744073709551615" },
+	{ " 5\n", 0, "line 1: no frames before the count" },
+	{ "a;;b 1\n", 0, "line 1: frame 2 is empty" },
+	{ ";a 1\n", 0, "line 1: frame 1 is empty" },
+	{ "a; 1\n", 0, "line 1: frame 2 is empty" },
+	{ "; 1\n", 0, "line 1: frame 1 is empty" },
+	{ "\n\na\tb 1\n", 0, "line 3: control character 0x09 at byte 2" },
+	{ "a\0b 1\n", 6, "line 1: control character 0x00 at byte 2" },
+	{ "a\rb 1\n", 0, "line 1: control character 0x0d at byte 2" },
+	{ "a 1\r\r\n", 0, "line 1: control character 0x0d at byte 4" },
+	{ "a\x7f 1\n", 0, "line 1: control character 0x7f at byte 2" },
+	{ "a\x1b[31m 1\n", 0, "line 1: control character 0x1b" },
+};
+
+TEST(folded_parse_bad)
+{
+	struct pc_flame_stack *s;
+	char err[256], *buf;
+	size_t i, n, len;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(folded_bad); i++) {
+		const struct folded_bad *c = &folded_bad[i];
+
+		s = (void *)1;
+		n = 99;
+		ret = parse_mem(c->text, c->len ?: strlen(c->text), &s, &n,
+				err, sizeof(err));
+		EXPECT_EQ(-EINVAL, ret) TH_LOG("case %zu", i);
+		EXPECT_NE(NULL, strstr(err, c->err))
+			TH_LOG("case %zu: got '%s', want '%s'", i, err, c->err);
+		EXPECT_EQ(NULL, s);
+		EXPECT_EQ(0U, n);
+	}
+
+	/* 128 frames (the kernel's 127 and "[...]"), then 129 */
+	buf = repeat("f;", 130, &len);
+	ASSERT_NE(NULL, buf);
+	strcpy(buf + 128 * 2 - 1, " 1\n");
+	ASSERT_EQ(0, parse_mem(buf, strlen(buf), &s, &n, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(1U, n);
+	ASSERT_EQ(128U, s[0].nframes);
+	pc_folded_free(s, n);
+	free(buf);
+	buf = repeat("f;", 130, &len);
+	ASSERT_NE(NULL, buf);
+	strcpy(buf + 129 * 2 - 1, " 1\n");
+	ASSERT_EQ(-EINVAL, parse_mem(buf, strlen(buf), &s, &n, err,
+				     sizeof(err)));
+	ASSERT_STREQ("line 1: more than 128 frames", err);
+	free(buf);
+
+	/* a line of PC_FOLDED_MAX_LINE bytes, then one more */
+	buf = repeat("x", PC_FOLDED_MAX_LINE + 1, &len);
+	ASSERT_NE(NULL, buf);
+	memcpy(buf + PC_FOLDED_MAX_LINE - 2, " 7", 2);
+	buf[PC_FOLDED_MAX_LINE] = '\n';
+	ASSERT_EQ(0, parse_mem(buf, len, &s, &n, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(7ULL, s[0].count);
+	ASSERT_EQ((size_t)PC_FOLDED_MAX_LINE - 2, strlen(s[0].frames[0]));
+	pc_folded_free(s, n);
+	memcpy(buf + PC_FOLDED_MAX_LINE - 2, "x 7", 3);
+	ASSERT_EQ(-EINVAL, parse_mem(buf, len, &s, &n, err, sizeof(err)));
+	ASSERT_STREQ("line 1: longer than 131072 bytes", err);
+	free(buf);
+
+	/* PC_FOLDED_MAX_LINES stacks, then one more */
+	buf = repeat("a 1\n", PC_FOLDED_MAX_LINES + 1, &len);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, parse_mem(buf, len - 4, &s, &n, err, sizeof(err)));
+	ASSERT_EQ((size_t)PC_FOLDED_MAX_LINES, n);
+	pc_folded_free(s, n);
+	ASSERT_EQ(-EINVAL, parse_mem(buf, len, &s, &n, err, sizeof(err)));
+	ASSERT_STREQ("line 1048577: more than 1048576 stacks", err);
+	free(buf);
+
+	/* more than PC_FOLDED_MAX_BYTES in lines of 100000 bytes */
+	buf = repeat("x", 100000, &len);
+	ASSERT_NE(NULL, buf);
+	memcpy(buf + len - 3, " 1\n", 3);
+	{
+		size_t reps = PC_FOLDED_MAX_BYTES / len + 1;
+		char *all = repeat(buf, reps, &len);
+
+		ASSERT_NE(NULL, all);
+		ASSERT_EQ(-EINVAL, parse_mem(all, len, &s, &n, err,
+					     sizeof(err)));
+		EXPECT_STREQ("line 672: more than 67108864 bytes of input",
+			     err);
+		free(all);
+	}
+	free(buf);
+}
+
+TEST(folded_parse_good)
+{
+	static const char text[] =
+		"\n"
+		"[user] sh <x>;do_syscall_64+0x5c/0xb0;pcore_stackt_leaf+0x9/0x20 [pcore_stackt] 300\r\n"
+		"\n"
+		"a 0\n"
+		"b;a 18446744073709551314\n"
+		"caf\xc3\xa9;\xff 1";	/* no newline at the end */
+	struct pc_flame_stack *s;
+	char err[256];
+	size_t n;
+
+	ASSERT_EQ(0, parse_mem(text, strlen(text), &s, &n, err, sizeof(err)))
+		TH_LOG("%s", err);
+	ASSERT_EQ(4U, n);
+	ASSERT_EQ(3U, s[0].nframes);
+	ASSERT_STREQ("[user] sh <x>", s[0].frames[0]);
+	ASSERT_STREQ("do_syscall_64+0x5c/0xb0", s[0].frames[1]);
+	ASSERT_STREQ("pcore_stackt_leaf+0x9/0x20 [pcore_stackt]",
+		     s[0].frames[2]);
+	ASSERT_EQ(300ULL, s[0].count);
+	ASSERT_EQ(1U, s[1].nframes);
+	ASSERT_EQ(0ULL, s[1].count);
+	ASSERT_EQ(18446744073709551314ULL, s[2].count);	/* sum: 2^64 - 1 */
+	ASSERT_STREQ("\xff", s[3].frames[1]);
+	ASSERT_EQ(1ULL, s[3].count);
+	pc_folded_free(s, n);
+
+	ASSERT_EQ(0, parse_mem("", 0, &s, &n, err, sizeof(err)));
+	ASSERT_EQ(0U, n);
+	ASSERT_EQ(NULL, s);
+	pc_folded_free(s, n);
+	ASSERT_EQ(0, parse_mem("\n\n\r\n", 4, &s, &n, err, sizeof(err)));
+	ASSERT_EQ(0U, n);
+}
+
+/* Identical stacks are one frame path; children sorted; the root sums. */
+TEST(flame_merge)
+{
+	static const char text[] =
+		"z;b 10\n"
+		"a;b 10\n"
+		"a 5\n"
+		"a;b 20\n"
+		"a;c;d 1\n"
+		"a;b;e 2\n";
+	char *svg, *a, *z;
+	int ret;
+
+	svg = svg_of(text, NULL, &ret);
+	ASSERT_EQ(0, ret);
+	EXPECT_EQ(1U, occurrences(svg, "<title>all (48 samples, 100.00%)"));
+	EXPECT_EQ(1U, occurrences(svg, "<title>a (38 samples, 79.17%)"));
+	/* a;b: 10 + 20 and a;b;e's 2 */
+	EXPECT_EQ(1U, occurrences(svg, "<title>b (32 samples, 66.67%)"));
+	EXPECT_EQ(1U, occurrences(svg, "<title>b (10 samples, 20.83%)"));
+	EXPECT_EQ(1U, occurrences(svg, "<title>e (2 samples, 4.17%)"));
+	EXPECT_EQ(1U, occurrences(svg, "<title>d (1 sample, 2.08%)"));
+	EXPECT_EQ(8U, occurrences(svg, "<g class=\"f\">"));
+	/* a before z, both on the row above the root, a at the left edge */
+	a = strstr(svg, "<title>a (");
+	z = strstr(svg, "<title>z (");
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, z);
+	EXPECT_LT(a, z);
+	EXPECT_NE(NULL, strstr(a, "<rect x=\"10.00\" y=\"72\" width=\"934.17\""));
+	/* z starts where a ends: 10 + 1180 * 38 / 48 */
+	EXPECT_NE(NULL, strstr(z, "<rect x=\"944.17\" y=\"72\" width=\"245.83\""));
+	free(svg);
+}
+
+TEST(flame_svg_errors)
+{
+	const char *frames[PC_FLAME_MAX_FRAMES + 1];
+	struct pc_flame_stack s[2];
+	struct pc_flame_opts o = { 0 };
+	char *buf = NULL, *svg, want[256];
+	unsigned int i;
+	size_t len;
+	FILE *m;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(frames); i++)
+		frames[i] = "f";
+	s[0] = (struct pc_flame_stack){ frames, 1, 5 };
+	s[1] = (struct pc_flame_stack){ frames, PC_FLAME_MAX_FRAMES, 5 };
+	m = open_memstream(&buf, &len);
+	ASSERT_EQ(0, pc_flame_svg(m, s, 2, NULL));
+	s[1].nframes = PC_FLAME_MAX_FRAMES + 1;
+	EXPECT_EQ(-EINVAL, pc_flame_svg(m, s, 2, NULL));
+	s[1].nframes = 0;
+	EXPECT_EQ(-EINVAL, pc_flame_svg(m, s, 2, NULL));
+	s[1].nframes = 2;
+	s[1].frames = NULL;
+	EXPECT_EQ(-EINVAL, pc_flame_svg(m, s, 2, NULL));
+	s[1].frames = frames;
+	frames[1] = "";
+	EXPECT_EQ(-EINVAL, pc_flame_svg(m, s, 2, NULL));
+	frames[1] = NULL;
+	EXPECT_EQ(-EINVAL, pc_flame_svg(m, s, 2, NULL));
+	frames[1] = "f";
+	s[0].count = ~0ULL;
+	EXPECT_EQ(-EOVERFLOW, pc_flame_svg(m, s, 2, NULL));
+	s[0].count = 1;
+	o.width = PC_FLAME_MIN_WIDTH - 1;
+	EXPECT_EQ(-EINVAL, pc_flame_svg(m, s, 2, &o));
+	o.width = PC_FLAME_MAX_WIDTH + 1;
+	EXPECT_EQ(-EINVAL, pc_flame_svg(m, s, 2, &o));
+	o.width = PC_FLAME_MAX_WIDTH;
+	EXPECT_EQ(0, pc_flame_svg(m, s, 2, &o));
+	EXPECT_EQ(-E2BIG, pc_flame_svg(m, s, PC_FOLDED_MAX_LINES + 1, &o));
+	fclose(m);
+	free(buf);
+
+	/* no stacks, or only counts of 0: a graph that says so */
+	m = open_memstream(&buf, &len);
+	ASSERT_EQ(0, pc_flame_svg(m, NULL, 0, NULL));
+	fclose(m);
+	EXPECT_NE(NULL, strstr(buf, ">No samples</text>"));
+	EXPECT_EQ(NULL, strstr(buf, "<g class"));
+	free(buf);
+	svg = svg_of("a 0\n", NULL, &ret);
+	ASSERT_EQ(0, ret);
+	EXPECT_NE(NULL, strstr(svg, ">No samples</text>"));
+	free(svg);
+
+	/* what XML cannot hold, and what it must escape */
+	frames[0] = "<&>\"'\x01\xff\xc3(\xed\xa0\x80\xf4\x90\x80\x80\xef\xbf\276caf\xc3\xa9";
+	s[0] = (struct pc_flame_stack){ frames, 1, 5 };
+	o.width = 0;
+	o.title = "t\x02<";
+	m = open_memstream(&buf, &len);
+	ASSERT_EQ(0, pc_flame_svg(m, s, 1, &o));
+	fclose(m);
+	/*
+	 * control, lone bytes, a surrogate, above U+10FFFF, U+FFFE: every
+	 * byte that is not part of a character XML may hold is one U+FFFD
+	 */
+	fffd(want, sizeof(want),
+	     "<title>&lt;&amp;&gt;&quot;&apos;@@@(@@@@@@@@@@caf\xc3\xa9 (5 samples, 100.00%)</title>");
+	EXPECT_NE(NULL, strstr(buf, want)) TH_LOG("%s", buf);
+	fffd(want, sizeof(want), ">t@&lt;</text>");
+	EXPECT_NE(NULL, strstr(buf, want));
+	free(buf);
+}
+
+/* Labels: the whole name when it fits, else its start and "..", or none. */
+TEST(flame_labels)
+{
+	char *svg, want[256];
+	int ret;
+
+	/* 1180 px: 1 sample of 100 is 11.8 px, one character; 10 are 118 px */
+	svg = svg_of("abcdefghijklmnopqrstuvwxyz 10\nb 1\nc 89\n", NULL,
+		     &ret);
+	ASSERT_EQ(0, ret);
+	/* (118 - 6) / 7.3 = 15 characters: 13 and ".." */
+	snprintf(want, sizeof(want), "\">abcdefghijklm..</text>");
+	EXPECT_NE(NULL, strstr(svg, want)) TH_LOG("%s", svg);
+	EXPECT_NE(NULL, strstr(svg, "\"></text></g>"));	/* b */
+	EXPECT_NE(NULL, strstr(svg, "\">c</text>"));
+	free(svg);
+	/* a multi-byte character is one character, never cut */
+	svg = svg_of("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 10\nc 90\n",
+		     NULL, &ret);
+	ASSERT_EQ(0, ret);
+	EXPECT_NE(NULL, strstr(svg, "\">\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9..</text>"))
+		TH_LOG("%s", svg);
+	free(svg);
+}
+
+/* Random input: refused with a line number, or drawn; never a crash. */
+TEST(folded_fuzz)
+{
+	static const char *const pieces[] = { "a", "b;", ";", " ", "1", "9",
+		"\n", "<&>", "\xff", "\xc3\xa9", "\r\n", "\t", "\xc3",
+		"18446744073709551615", " 3\n", "x;y;z 2\n", "\xe2\x80" };
+	struct pc_flame_stack *s;
+	unsigned int seed = 12345, i, j, k, drawn = 0;
+	char text[1024], err[256], *buf;
+	size_t n, len, used;
+	FILE *m;
+	int ret;
+
+	for (i = 0; i < 3000; i++) {
+		used = 0;
+		k = rand_r(&seed) % 40;
+		for (j = 0; j < k; j++) {
+			const char *p = pieces[rand_r(&seed) % ARRAY_SIZE(pieces)];
+
+			if (used + strlen(p) >= sizeof(text))
+				break;
+			memcpy(text + used, p, strlen(p));
+			used += strlen(p);
+		}
+		ret = parse_mem(text, used, &s, &n, err, sizeof(err));
+		if (ret) {
+			ASSERT_EQ(-EINVAL, ret);
+			ASSERT_EQ(0, strncmp(err, "line ", 5)) TH_LOG("%s", err);
+			continue;
+		}
+		buf = NULL;
+		m = open_memstream(&buf, &len);
+		ret = pc_flame_svg(m, s, n, NULL);
+		fclose(m);
+		ASSERT_TRUE(ret == 0 || ret == -EOVERFLOW);
+		if (!ret) {
+			ASSERT_EQ(0, strncmp(buf, "<?xml", 5));
+			ASSERT_EQ(0, strcmp(buf + len - 7, "</svg>\n"));
+			drawn++;
+		}
+		free(buf);
+		pc_folded_free(s, n);
+	}
+	ASSERT_LT(100U, drawn);
+}
+
+static const char flame_input[] =
+	"[user] pcore_stackt;entry_SYSCALL_64_after_hwframe+0x6e/0xd8;do_syscall_64+0x5c/0xb0;pcore_stackt_a+0xd/0x20 [pcore_stackt];pcore_stackt_leaf+0x9/0x20 [pcore_stackt] 300000\n"
+	"[user] pcore_stackt;entry_SYSCALL_64_after_hwframe+0x6e/0xd8;do_syscall_64+0x5c/0xb0;pcore_stackt_b+0xd/0x20 [pcore_stackt];pcore_stackt_leaf+0x9/0x20 [pcore_stackt] 600000\n"
+	"[idle];cpu_startup_entry+0x1d/0x20;do_idle+0x1b2/0x210 40000\n"
+	"[user] pcore_stackt;entry_SYSCALL_64_after_hwframe+0x6e/0xd8;do_syscall_64+0x5c/0xb0;pcore_stackt_b+0xd/0x20 [pcore_stackt];pcore_stackt_leaf+0x9/0x20 [pcore_stackt] 100000\n"
+	"[user] a<b>&\"c'd\";x 8000\n"
+	"[user] tiny;elided 1\n";
+
+/* The whole command: a golden SVG from standard input. */
+TEST(flamegraph_golden)
+{
+	struct fake f;
+	struct result r;
+
+	memset(&f, 0, sizeof(f));
+	run_stdin = fmemopen((void *)flame_input, strlen(flame_input), "r");
+	ASSERT_NE(NULL, run_stdin);
+	r = RUN(&f, "flamegraph", "-i", "-", "--title", "pcore_stackt <golden> & co",
+		"--width", "800");
+	fclose(run_stdin);
+	run_stdin = NULL;
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_STREQ("", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "<!-- 2 frames narrower than 0.1 px not drawn -->"));
+	EXPECT_NE(NULL, strstr(r.out, "<title>pcore_stackt_leaf+0x9/0x20 [pcore_stackt] (700000 samples, 66.79%)</title>"));
+	check_golden(_metadata, "flame.svg", r.out);
+	ASSERT_EQ(0U, f.opens);
+	result_free(&r);
+}
+
+TEST(flamegraph_files)
+{
+	char dir[] = "/tmp/probectl-test-XXXXXX", in[128], out[128], bad[64];
+	char want[128], *got;
+	struct fake f;
+	struct result r, r2;
+	struct stat st;
+	FILE *fp;
+	mode_t mask;
+
+	memset(&f, 0, sizeof(f));
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(in, sizeof(in), "%s/in.folded", dir);
+	snprintf(out, sizeof(out), "%s/out.svg", dir);
+	snprintf(bad, sizeof(bad), "%s/bad.folded", dir);
+	fp = fopen(in, "w");
+	ASSERT_NE(NULL, fp);
+	fputs(flame_input, fp);
+	fclose(fp);
+	fp = fopen(bad, "w");
+	ASSERT_NE(NULL, fp);
+	fputs("a;b 1\na;b\n", fp);
+	fclose(fp);
+
+	/* -o FILE holds what standard output gets */
+	r = RUN(&f, "flamegraph", "-i", in, "-o", out);
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_STREQ("", r.out);
+	ASSERT_STREQ("", r.err);
+	r2 = RUN(&f, "flamegraph", "--input", in);
+	ASSERT_EQ(0, r2.ret);
+	got = slurp(out);
+	ASSERT_NE(NULL, got);
+	ASSERT_STREQ(r2.out, got);
+	free(got);
+	result_free(&r2);
+	result_free(&r);
+	mask = umask(022);
+	umask(mask);
+	ASSERT_EQ(0, stat(out, &st));
+	ASSERT_EQ(0666U & ~mask, st.st_mode & 0777);
+
+	/* a bad line: exit 1, its number, the old file left as it was */
+	r = RUN(&f, "flamegraph", "-i", bad, "-o", out);
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("", r.out);
+	snprintf(want, sizeof(want), "probectl: %s: line 2: no count", bad);
+	ASSERT_EQ(r.err, strstr(r.err, want)) TH_LOG("%s", r.err);
+	result_free(&r);
+	got = slurp(out);
+	ASSERT_NE(NULL, strstr(got, "pcore_stackt_leaf"));
+	free(got);
+
+	/* the input missing, the output's directory missing */
+	snprintf(in, sizeof(in), "%s/nonexistent", dir);
+	r = RUN(&f, "flamegraph", "-i", in);
+	ASSERT_EQ(1, r.ret);
+	ASSERT_NE(NULL, strstr(r.err, "cannot open"));
+	ASSERT_NE(NULL, strstr(r.err, "No such file or directory"));
+	result_free(&r);
+	snprintf(in, sizeof(in), "%s/in.folded", dir);
+	snprintf(out, sizeof(out), "%s/nodir/out.svg", dir);
+	r = RUN(&f, "flamegraph", "-i", in, "-o", out);
+	ASSERT_EQ(1, r.ret);
+	ASSERT_NE(NULL, strstr(r.err, "cannot create a file beside"));
+	result_free(&r);
+
+	/* not a regular file: written to, not replaced */
+	r = RUN(&f, "flamegraph", "-i", in, "-o", "/dev/null");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_EQ(0, stat("/dev/null", &st));
+	ASSERT_TRUE(S_ISCHR(st.st_mode));
+	result_free(&r);
+	r = RUN(&f, "flamegraph", "-i", in, "-o", "/dev/full");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: writing /dev/full: No space left on device\n",
+		     r.err);
+	result_free(&r);
+
+	/* standard input that is not there */
+	r = RUN(&f, "flamegraph", "-i", "-");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: no standard input to read\n", r.err);
+	result_free(&r);
+
+	snprintf(out, sizeof(out), "%s/out.svg", dir);
+	unlink(out);
+	unlink(bad);
+	snprintf(in, sizeof(in), "%s/in.folded", dir);
+	unlink(in);
+	ASSERT_EQ(0, rmdir(dir));	/* no temporary file left behind */
 }
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Flame graphs: the folded stack format, parsed from untrusted text, and
+ * a self-contained SVG writer.  No device and no probectl state: the host
+ * tests and probectl's flamegraph command use the same two functions.
+ *
+ * The folded format, one stack a line, root first, leaf last:
+ *
+ *	frame;frame;frame COUNT
+ *
+ * COUNT is a decimal u64 after the last blank; a frame is any text without
+ * ';' or control characters (kernel %pS names hold blanks, brackets, '<'
+ * and '>').
+ */
+#ifndef PROBECTL_FLAME_H
+#define PROBECTL_FLAME_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define PC_FLAME_MAX_FRAMES	128		/* 127, and a cut stack's [...] */
+#define PC_FOLDED_MAX_LINE	(128 * 1024)	/* 127 frames of KSYM_NAME_LEN */
+#define PC_FOLDED_MAX_LINES	(1U << 20)
+#define PC_FOLDED_MAX_BYTES	(64U << 20)	/* the whole input */
+#define PC_FLAME_WIDTH		1200		/* px, the default */
+#define PC_FLAME_MIN_WIDTH	200
+#define PC_FLAME_MAX_WIDTH	65536
+#define PC_FLAME_TITLE_MAX	200
+
+/**
+ * struct pc_flame_stack - one stack and how often it was seen
+ * @frames: frame names, root first; NUL-terminated, none empty
+ * @nframes: 1 to PC_FLAME_MAX_FRAMES
+ * @count: samples (or events) with this stack
+ */
+struct pc_flame_stack {
+	const char **frames;
+	unsigned int nframes;
+	unsigned long long count;
+};
+
+/**
+ * struct pc_flame_opts - how the SVG looks
+ * @title: the heading, or NULL for "Flame Graph"; at most
+ *	PC_FLAME_TITLE_MAX bytes are shown
+ * @width: the image's width in px, 0 for PC_FLAME_WIDTH; else from
+ *	PC_FLAME_MIN_WIDTH to PC_FLAME_MAX_WIDTH
+ */
+struct pc_flame_opts {
+	const char *title;
+	unsigned int width;
+};
+
+int pc_flame_svg(FILE *out, const struct pc_flame_stack *s, size_t n,
+		 const struct pc_flame_opts *o);
+int pc_flame_merge(struct pc_flame_stack *s, size_t *n);
+int pc_folded_parse(FILE *in, struct pc_flame_stack **out, size_t *n,
+		    char *err, size_t errlen);
+void pc_folded_free(struct pc_flame_stack *s, size_t n);
+
+#endif /* PROBECTL_FLAME_H */
