@@ -299,6 +299,7 @@ boots() {
 		-- sh selftests/run_tests.sh $plain \
 		> "$res/vm-$kver.tap" 2>&1
 	promtool_check "$kver" "$plain"
+	browser_check "$kver" "$plain"
 	extra_boot faultinject "" $fault	# loads with the N-th allocation failing
 	extra_boot threadirqs threadirqs $tirq
 	extra_boot lockdown lockdown=confidentiality $lock
@@ -340,6 +341,27 @@ promtool_check() {
 			sed 's/^/# /' "$exports/$want.log" 2>/dev/null | head -20
 		fi
 	done > "$res/promtool-$kver.tap"
+}
+
+# browser_check RELEASE TESTS: on the cloud kernels, the folded stacks
+# pcore_stacks printed in the guest go to the browser tests: probectl's
+# flame graph of them in Chromium, and speedscope.
+browser_check() {
+	local kver=$1 dir=$top/build/vm-$1/stacks
+	case $kver in *-cloud-*) ;; *) return 0 ;; esac
+	case " $2 " in *" pcore_stacks "*) ;; *) return 0 ;; esac
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	awk -v dir="$dir" '
+		/^# PCORE-FILE-BEGIN / { f = dir "/" $3; next }
+		/^# PCORE-FILE-END/ { close(f); f = ""; next }
+		f != "" { print > f }
+	' "$res/vm-$kver.tap"
+	if [ -s "$dir/stacks.folded" ]; then
+		PROBECTL=$top/build/userspace/probectl tests/browser/run.sh 			"$top/build/browser-$kver" "$dir/stacks.folded" 			2> "$dir/browser.log"
+	else
+		echo "not ok - the guest printed no folded stacks for the browser tests ($kver)"
+	fi > "$res/browser-$kver.tap"
 }
 
 # The soak's short form on cloud-6.1 and debug-6.1 (scripts/soak.sh).
@@ -435,7 +457,7 @@ for f in "$res"/vm-*.tap; do
 	kver=${kver%.tap}
 	echo "$kver: $(cat "$res/vm-$kver.tap" "$res/vm-$kver-threadirqs.tap" \
 		"$res/vm-$kver-lockdown.tap" "$res/vm-$kver-faultinject.tap" \
-		"$res/sign-$kver.tap" \
+		"$res/sign-$kver.tap" "$res/browser-$kver.tap" \
 		"$res/promtool-$kver.tap" 2>/dev/null |
 		awk '/^ok .*#[ \t]*[Ss][Kk][Ii][Pp]/ { s++; next } /^ok /{ p++ } /^not ok /{ f++ }
 			END { printf "%d passed, %d failed, %d skipped", p, f, s }') in the guest"

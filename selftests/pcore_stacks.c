@@ -10,7 +10,8 @@
  * with one log line and leaves nothing behind.
  *
  * The folded output of the probectl case is printed between two marker
- * lines: make check hands it to the browser tests (flame graph, speedscope).
+ * lines: make check hands it to the browser tests (the flame graph in
+ * Chromium, speedscope).
  */
 #include "pcore_ioctl.h"
 #include "kselftest_harness.h"
@@ -220,7 +221,7 @@ TEST_F_TIMEOUT(stk, probectl, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(2, seen) TH_LOG("%s", out);
 	EXPECT_EQ(0, strncmp(out, "entry_SYSCALL_64", 16)) TH_LOG("%s", out);
 	/* for the browser tests (scripts/check.sh takes it from the log) */
-	printf("# pcore-folded-begin\n%s# pcore-folded-end\n", out);
+	printf("# PCORE-FILE-BEGIN stacks.folded\n%s# PCORE-FILE-END\n", out);
 	fflush(stdout);
 
 	ASSERT_EQ(0, CTL("show", "pcore_stackt_leaf:stacks", "--top", "1"))
