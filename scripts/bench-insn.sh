@@ -75,6 +75,9 @@ pcore-arg|probe_core target=F:arg1 (kprobe, log2)|insmod modules/probe_core.ko t
 pcore-retval|probe_core target=F:retval (kretprobe, log2)|insmod modules/probe_core.ko target=$fn:retval|pcore_hits :retval|rmmod probe_core
 pcore-glob|probe_core target=*F (glob; fprobe where the kernel has it)|insmod modules/probe_core.ko "target=*${fn#__x64_}"|pcore_probe_hits "*${fn#__x64_}"|rmmod probe_core
 pcore-glob-count|probe_core target=*F:count (glob, counting)|insmod modules/probe_core.ko "target=*${fn#__x64_}:count"|pcore_probe_hits "*${fn#__x64_}:count"|rmmod probe_core
+pcore-stacks|probe_core stacks=F (count by kernel stack, depth 32)|insmod modules/probe_core.ko stacks=$fn|pcore_hits :stacks|rmmod probe_core
+pcore-profile-99|probe_core profile=99 (every CPU sampled; per call, amortized)|insmod modules/probe_core.ko profile=99||rmmod probe_core
+pcore-profile-999|probe_core profile=999 (every CPU sampled; per call, amortized)|insmod modules/probe_core.ko profile=999||rmmod probe_core
 tp-ref|tracepoint reference: sys_enter, counts|insmod kmods/insn_tp_ref.ko|cat /sys/module/insn_tp_ref/parameters/calls|rmmod insn_tp_ref
 pcore-tp|probe_core API tracepoint handler: sys_enter, counts|insmod modules/probe_core.ko && insmod kmods/insn_tp_pcore.ko|pcore_tp_hits|rmmod insn_tp_pcore && rmmod probe_core
 ftrace-count|ftrace hist trigger, keys=common_pid|ftrace_count attach|ftrace_count hits|ftrace_count detach

@@ -245,6 +245,21 @@ FIXTURE_VARIANT_ADD(bad, hist_key_mode) {
 	.err = EINVAL,
 	.log = "pcore_apitest: hist h: unknown key mode",
 };
+FIXTURE_VARIANT_ADD(bad, hist_stack_depth) {
+	.name = "hist_stack_depth",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: depth must be 1 to 127 frames (0: 32)",
+};
+FIXTURE_VARIANT_ADD(bad, hist_depth_hashed) {
+	.name = "hist_depth_hashed",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: depth is for PCORE_KEYS_STACK",
+};
+FIXTURE_VARIANT_ADD(bad, hist_key_addr_stack) {
+	.name = "hist_key_addr_stack",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: PCORE_HIST_KEY_ADDR needs PCORE_KEYS_HASHED",
+};
 FIXTURE_VARIANT_ADD(bad, hist_unit_empty) {
 	.name = "hist_unit_empty",
 	.err = EINVAL,
@@ -456,6 +471,30 @@ FIXTURE_VARIANT_ADD(bad, funcs_hist_busy) {
 	.name = "funcs_hist_busy",
 	.err = EBUSY,
 	.log = "pcore_apitest: functions vfs_fsync*: hist vfs_fsync is already fed by vfs_fsync",
+};
+
+FIXTURE_VARIANT_ADD(bad, profile_hz_zero) {
+	.name = "profile_hz_zero",
+	.err = EINVAL,
+	.log = "pcore_apitest: profile p: hz 0 is not 1 to 4000",
+};
+
+FIXTURE_VARIANT_ADD(bad, profile_hz_big) {
+	.name = "profile_hz_big",
+	.err = EINVAL,
+	.log = "pcore_apitest: profile p: hz 4001 is not 1 to 4000",
+};
+
+FIXTURE_VARIANT_ADD(bad, profile_not_stacks) {
+	.name = "profile_not_stacks",
+	.err = EINVAL,
+	.log = "pcore_apitest: profile p: without fn, needs a hist keyed by stack",
+};
+
+FIXTURE_VARIANT_ADD(bad, profile_null_opts) {
+	.name = "profile_null_opts",
+	.err = EINVAL,
+	.log = "probe_core: profile: no options (NULL)",
 };
 
 FIXTURE_VARIANT_ADD(bad, too_many_probes) {

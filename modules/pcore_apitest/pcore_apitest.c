@@ -149,7 +149,13 @@ static const struct {
 	{ "hist_keys_big", { .name = "h", .key_mode = PCORE_KEYS_HASHED,
 		.keys = PCORE_KEYS_MAX + 1 } },
 	{ "hist_keys_nomode", { .name = "h", .keys = 4 } },
-	{ "hist_key_mode", { .name = "h", .key_mode = 3, .keys = 4 } },
+	{ "hist_key_mode", { .name = "h", .key_mode = 4, .keys = 4 } },
+	{ "hist_stack_depth", { .name = "h", .key_mode = PCORE_KEYS_STACK,
+		.keys = 4, .depth = PCORE_STACK_DEPTH_MAX + 1 } },
+	{ "hist_depth_hashed", { .name = "h", .key_mode = PCORE_KEYS_HASHED,
+		.keys = 4, .depth = 8 } },
+	{ "hist_key_addr_stack", { .name = "h", .key_mode = PCORE_KEYS_STACK,
+		.keys = 4, .flags = PCORE_HIST_KEY_ADDR } },
 	{ "hist_unit_empty", { .name = "h", .unit = "" } },
 	{ "hist_unit_long", { .name = "h", .unit = "abcdefghijklmnop" } },
 	{ "hist_unit_space", { .name = "h", .unit = "n s" } },
@@ -583,6 +589,39 @@ static int partial(void)
 	pcore_hist_add_key(h2, 1, "one", 1);
 	return apitest_err(pcore_kprobe_attach(pc, &(struct pcore_kprobe_opts){
 		.symbol = "pcore_no_such_function", .pre = apitest_pre }));
+}
+
+/* Profilers (pcore_profile_attach): a stack histogram, then bad options. */
+static int profile_with(u32 hz, bool stacks)
+{
+	struct pcore_hist *h = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "ph", .spec = { .kind = PCORE_HIST_COUNT },
+		.key_mode = stacks ? PCORE_KEYS_STACK : PCORE_KEYS_HASHED,
+		.keys = 16 });
+
+	return apitest_err(h) ?:
+	       apitest_err(pcore_profile_attach(pc, &(struct pcore_profile_opts){
+			.name = "p", .hz = hz, .hist = h }));
+}
+
+static int profile_hz_zero(void)
+{
+	return profile_with(0, true);
+}
+
+static int profile_hz_big(void)
+{
+	return profile_with(PCORE_PROFILE_HZ_MAX + 1, true);
+}
+
+static int profile_not_stacks(void)
+{
+	return profile_with(99, false);
+}
+
+static int profile_null_opts(void)
+{
+	return apitest_err(pcore_profile_attach(pc, NULL));
 }
 
 /* Probes on the functions of a glob (pcore_funcs_find/attach). */
@@ -1401,6 +1440,10 @@ static const struct {
 	{ "funcs_flags", funcs_flags },
 	{ "funcs_hist_twice", funcs_hist_twice },
 	{ "funcs_hist_busy", funcs_hist_busy },
+	{ "profile_hz_zero", profile_hz_zero },
+	{ "profile_hz_big", profile_hz_big },
+	{ "profile_not_stacks", profile_not_stacks },
+	{ "profile_null_opts", profile_null_opts },
 };
 
 static int apitest_run(const char *name)
