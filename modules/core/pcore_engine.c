@@ -297,6 +297,36 @@ static int is_overflow(const struct pcore_layout *l, u32 idx)
 	return l->kind == PCORE_HIST_LINEAR || idx != loglin_top(l->prec);
 }
 
+/*
+ * A log2 percentile: the @r-th of the @n values of bucket [@lo, @hi) (hi
+ * U64_MAX: to 2^64), interpolated.  The values lie in [a, z]: the bucket
+ * narrowed by the recorded min and max.  They are taken as spread evenly
+ * from a to z, so the first is a and the last z (a bucket that holds the
+ * min starts with it, one that holds the max ends with it), and a lone
+ * value is the min or max when the bucket holds it, else the middle.  The
+ * answer stops at 1.5 a: any answer in [a, 1.5 a] is within 50% of every
+ * value in [a, z] (z < 2 a), the bound of log2 histograms, and one above
+ * it would not be when the values sit at the bucket's lower end (sizes of
+ * 4096 in [4096, 8192)).
+ */
+static u64 log2_interpolate(const struct pcore_snap *s, u64 lo, u64 hi,
+			    u64 r, u64 n)
+{
+	u64 top = hi == U64_MAX ? U64_MAX : hi - 1, a = lo, z = top, v;
+
+	if (s->count && s->min > a && s->min <= top)
+		a = s->min;
+	if (s->count && s->max < z && s->max >= a)
+		z = s->max;
+	if (n == 1)
+		v = a == s->min ? a : z == s->max ? z : a + (z - a + 1) / 2;
+	else
+		v = a + pcore_muldiv64(z - a, r - 1, n - 1);
+	if (v - a > a / 2)
+		v = a + a / 2;
+	return v;
+}
+
 /**
  * pcore_snap_percentile() - a percentile of a snapshot, from its buckets
  * @l: layout of the snapshot
@@ -304,10 +334,14 @@ static int is_overflow(const struct pcore_layout *l, u32 idx)
  * @ppm: which percentile, in parts per million (p99.9 is 999000)
  *
  * Takes the nearest-rank definition: the smallest recorded value v such
- * that at least @ppm/10^6 of all values are <= v.  The answer is the middle
- * of the bucket holding that value, clamped to the recorded min and max; its
- * error is at most half a bucket (see pcore_layout_error_ppm()).  A value in
- * the underflow or overflow bucket is answered with the recorded min or max.
+ * that at least @ppm/10^6 of all values are <= v.  Linear and log-linear
+ * answers are the middle of the bucket holding that value, clamped to the
+ * recorded min and max; their error is at most half a bucket (see
+ * pcore_layout_error_ppm()).  Log2 answers are interpolated by rank inside
+ * the bucket, from its lower end (or the min) towards its upper end (or
+ * the max), but never above 1.5 times the lower end, which keeps them
+ * within 50% of the true value as the middle was.  A value in the
+ * underflow or overflow bucket is answered with the recorded min or max.
  *
  * Return: the percentile, or 0 for an empty snapshot or a count layout
  * (which keeps no distribution).
@@ -342,6 +376,9 @@ u64 pcore_snap_percentile(const struct pcore_layout *l,
 		v = s->min;		/* underflow bucket */
 	else if (is_overflow(l, i))
 		v = s->max;
+	else if (l->kind == PCORE_HIST_LOG2 && i > 1)
+		v = log2_interpolate(s, lo, hi, rank - (seen - s->b[i]),
+				     s->b[i]);
 	else	/* a hi of U64_MAX may stand for 2^64: still a fair middle */
 		v = lo + (hi - lo) / 2;
 	if (s->count && v > s->max)
@@ -357,9 +394,10 @@ u64 pcore_snap_percentile(const struct pcore_layout *l,
  * @abs_err: set to the absolute error bound for linear layouts, else 0
  *
  * For values inside the layout's range: log-linear answers are within
- * 1/2^(precision+1) of the true percentile, log2 answers within 1/2, and
- * linear answers within step/2 (values in the under- or overflow bucket
- * are reported as the recorded min or max).
+ * 1/2^(precision+1) of the true percentile, log2 answers within 1/2 (the
+ * middle of a bucket or below), and linear answers within step/2 (values
+ * in the under- or overflow bucket are reported as the recorded min or
+ * max).
  *
  * Return: the relative error bound in parts per million, 0 for linear and
  * for count layouts (which have no percentiles).
@@ -378,6 +416,89 @@ u32 pcore_layout_error_ppm(const struct pcore_layout *l, u64 *abs_err)
 		*abs_err = l->step / 2;
 		return 0;
 	}
+}
+
+/**
+ * pcore_row_of() - the row that holds a bucket, when rows merge buckets
+ * @r: the plan, from pcore_rows_plan()
+ * @idx: a bucket below @r->nbuckets
+ * @start: set to the row's first bucket
+ * @end: set to the row's last bucket
+ *
+ * A display prints the row of its first bucket, then the row of the
+ * bucket after that row's @end, and so on: each row's bounds are the lower
+ * bound of @start and the upper bound of @end, and its count the sum of
+ * the buckets from @start to @end.  The buckets of a row outside the range
+ * being shown are empty (that range starts and ends with non-empty ones),
+ * so the rows keep exact bounds and counts.
+ */
+void pcore_row_of(const struct pcore_rows *r, u32 idx, u32 *start, u32 *end)
+{
+	u32 e;
+
+	/* linear's underflow bucket and the last bucket are rows alone */
+	if (idx < r->base || idx + 1 >= r->nbuckets) {
+		*start = idx;
+		*end = idx;
+		return;
+	}
+	*start = idx - ((idx - r->base) & (r->width - 1));
+	e = *start + (r->width - 1);
+	if (e < *start || e + 1 >= r->nbuckets)	/* no wrap near U32_MAX */
+		e = r->nbuckets - 2;
+	*end = e;
+}
+
+/* How many rows show the buckets @first to @last. */
+static u32 rows_needed(const struct pcore_rows *r, u32 first, u32 last)
+{
+	u32 i = first, n = 0, start, end;
+
+	while (i <= last) {
+		pcore_row_of(r, i, &start, &end);
+		n++;
+		if (end >= last)
+			break;
+		i = end + 1;
+	}
+	return n;
+}
+
+/**
+ * pcore_rows_plan() - merge adjacent buckets so a display fits in rows
+ * @r: the plan to fill
+ * @kind: an enum pcore_hist_kind
+ * @nbuckets: buckets of the layout
+ * @first: the first bucket to show (the first non-empty one)
+ * @last: the last bucket to show, at or after @first
+ * @max_rows: at most this many rows (at least 3), or 0 for no merging
+ *
+ * Takes the narrowest width, a power of two, whose rows from @first's to
+ * @last's number at most @max_rows.  The engine's and probectl's displays
+ * both merge with this, from the kind and bucket count alone.
+ *
+ * Return: the number of rows.
+ */
+u32 pcore_rows_plan(struct pcore_rows *r, u32 kind, u32 nbuckets, u32 first,
+		    u32 last, u32 max_rows)
+{
+	u32 n;
+
+	*r = (struct pcore_rows){ .kind = kind, .nbuckets = nbuckets,
+				  .width = 1,
+				  .base = kind == PCORE_HIST_LINEAR ? 1 : 0 };
+	if (last >= nbuckets)
+		last = nbuckets - 1;
+	if (first > last)
+		return 0;
+	n = rows_needed(r, first, last);
+	if (max_rows < 3)
+		return n;
+	while (n > max_rows && r->width < nbuckets) {
+		r->width <<= 1;
+		n = rows_needed(r, first, last);
+	}
+	return n;
 }
 
 /**

@@ -49,6 +49,8 @@ struct pcore_ctr {
 #define pcore_ctr_xchg(c, n)		((u64)local64_xchg(&(c)->v, (n)))
 #define pcore_ctr_cmpxchg(c, o, n)	((u64)local64_cmpxchg(&(c)->v, (o), (n)))
 #define pcore_div64(a, b)		div64_u64((a), (b))
+/* floor(a * b / c) for a quotient that fits in 64 bits, c != 0 */
+#define pcore_muldiv64(a, b, c)		mul_u64_u64_div_u64((a), (b), (c))
 #define pcore_msb(x)			((u32)__fls(x))	/* x != 0 */
 /* A record writes its bucket before sum, min and max ... */
 #define pcore_wmb()			smp_wmb()
@@ -105,6 +107,10 @@ static inline int fls64(u64 x)
 }
 
 #define pcore_div64(a, b)		((a) / (b))
+static inline u64 pcore_muldiv64(u64 a, u64 b, u64 c)
+{
+	return (u64)((__uint128_t)a * b / c);
+}
 #if defined(__x86_64__)
 /* what the kernel's __fls() compiles to, so the benchmark counts the same */
 static inline u32 pcore_msb(u64 x)
@@ -272,6 +278,32 @@ static inline void pcore_record(const struct pcore_layout *l,
 			break;
 }
 
+/* Rows a histogram prints by default: adjacent buckets merged to fit. */
+#define PCORE_HIST_ROWS		40
+
+/**
+ * struct pcore_rows - how buckets are merged into the rows of a display
+ * @kind: an enum pcore_hist_kind
+ * @nbuckets: buckets of the layout
+ * @width: buckets per row, a power of two (1: every bucket a row)
+ * @base: the first bucket of the aligned rows: 1 for linear (its bucket 0,
+ *	the underflow bucket, is a row of its own), else 0
+ *
+ * Row k holds the buckets [@base + k * @width, @base + (k + 1) * @width),
+ * cut short by the last bucket, which is always a row of its own (the
+ * overflow bucket, or the one that ends at 2^64).  A row's bounds are the
+ * lower bound of its first bucket and the upper bound of its last, so it
+ * holds exactly the values of its buckets.  Loglinear rows of up to 2^P
+ * buckets lie inside one power of two (its sub-buckets are aligned), wider
+ * ones hold whole powers of two.
+ */
+struct pcore_rows {
+	u32 kind;
+	u32 nbuckets;
+	u32 width;
+	u32 base;
+};
+
 int pcore_layout_init(struct pcore_layout *l, const struct pcore_hist_spec *s,
 		      const char **why);
 void pcore_bucket_bounds(const struct pcore_layout *l, u32 idx,
@@ -287,6 +319,9 @@ void pcore_cpu_harvest(struct pcore_cpu_hist *c, struct pcore_snap *into);
 u64 pcore_snap_percentile(const struct pcore_layout *l,
 			  const struct pcore_snap *s, u32 ppm);
 u32 pcore_layout_error_ppm(const struct pcore_layout *l, u64 *abs_err);
+u32 pcore_rows_plan(struct pcore_rows *r, u32 kind, u32 nbuckets, u32 first,
+		    u32 last, u32 max_rows);
+void pcore_row_of(const struct pcore_rows *r, u32 idx, u32 *start, u32 *end);
 const char *pcore_kind_name(u32 kind);
 
 #endif /* PCORE_ENGINE_H */

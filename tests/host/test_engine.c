@@ -1304,19 +1304,12 @@ TEST(percentile_nearest_rank_small_data)
 
 TEST(percentile_bucket_middle_clamped)
 {
-	static const struct pcore_hist_spec log2 = LOG2();
 	static const struct pcore_hist_spec loglin = LOGLIN(0, 0ULL);
 	static const struct pcore_hist_spec lin = LIN(0ULL, 1000ULL, 1000);
-	static const u64 d1[] = { 1, 2, 3, 100 };
 	static const u64 d2[] = { 1000, 1000, 1000, 5000 };
 	static const u64 d3[] = { 1100, 1200, 1300, 1900, 7000 };
 	static const u64 d4[] = { 1700, 1800 };
 
-	/* log2: [1, 2) -> 1, [2, 4) -> 3, [64, 128) -> 96 */
-	ASSERT_EQ(1ULL, pct(&log2, d1, ARRAY_SIZE(d1), 250000));
-	ASSERT_EQ(3ULL, pct(&log2, d1, ARRAY_SIZE(d1), 500000));
-	ASSERT_EQ(3ULL, pct(&log2, d1, ARRAY_SIZE(d1), 750000));
-	ASSERT_EQ(96ULL, pct(&log2, d1, ARRAY_SIZE(d1), 1000000));
 	/* loglinear p4: [992, 1024) -> 1008, [4864, 5120) -> 4992 */
 	ASSERT_EQ(1008ULL, pct(&loglin, d2, ARRAY_SIZE(d2), 500000));
 	ASSERT_EQ(4992ULL, pct(&loglin, d2, ARRAY_SIZE(d2), 1000000));
@@ -1329,6 +1322,68 @@ TEST(percentile_bucket_middle_clamped)
 	ASSERT_EQ(1200ULL, pct(&lin, d3, 2, 1000000));		/* not 1500 */
 	ASSERT_EQ(1700ULL, pct(&lin, d4, ARRAY_SIZE(d4), 0));		/* not 1500 */
 	ASSERT_EQ(1100ULL, pct(&lin, d3, 1, 0));
+}
+
+/*
+ * log2: by rank between the bucket's lower end (or the min) and its upper
+ * end (or the max), never above 1.5 times the lower end.
+ */
+TEST(percentile_log2_interpolated)
+{
+	static const struct pcore_hist_spec log2 = LOG2();
+	static const u64 d1[] = { 1, 2, 3, 100 };
+	u64 d2[66], d3[11], d4[9], k;
+
+	/* {1}, then [2, 4) holds 2 and 3: its first and last, exactly */
+	ASSERT_EQ(1ULL, pct(&log2, d1, ARRAY_SIZE(d1), 250000));
+	ASSERT_EQ(2ULL, pct(&log2, d1, ARRAY_SIZE(d1), 500000));
+	ASSERT_EQ(3ULL, pct(&log2, d1, ARRAY_SIZE(d1), 750000));
+	/* 100, alone in [64, 128) with the max: 100, cut at 96 */
+	ASSERT_EQ(96ULL, pct(&log2, d1, ARRAY_SIZE(d1), 1000000));
+
+	/* show_log2's sizes: 0, 1, 100, 50 x 1448, 10 x 4096, 3 x 65536 */
+	d2[0] = 0;
+	d2[1] = 1;
+	d2[2] = 100;
+	for (k = 3; k < 53; k++)
+		d2[k] = 1448;
+	for (; k < 63; k++)
+		d2[k] = 4096;
+	for (; k < 66; k++)
+		d2[k] = 65536;
+	/* rank 7, the 4th of 50 in [1024, 2048): 1024 + 1023 * 3/49 */
+	ASSERT_EQ(1086ULL, pct(&log2, d2, 66, 100000));
+	/* rank 33, the 30th: 1024 + 1023 * 29/49 = 1629, cut at 1536 */
+	ASSERT_EQ(1536ULL, pct(&log2, d2, 66, 500000));
+	/* rank 60, the 7th of 10 in [4096, 8192): 6826, cut at 6144 */
+	ASSERT_EQ(6144ULL, pct(&log2, d2, 66, 900000));
+	/* the max's bucket holds only the max: 65536 */
+	ASSERT_EQ(65536ULL, pct(&log2, d2, 66, 990000));
+
+	/* 10 x 4096 and 32000: the first of the bucket is the min */
+	for (k = 0; k < 10; k++)
+		d3[k] = 4096;
+	d3[10] = 32000;
+	ASSERT_EQ(4096ULL, pct(&log2, d3, 11, 0));
+	ASSERT_EQ(4096ULL, pct(&log2, d3, 11, 90000));
+	/* rank 2, the 2nd of 10: 4096 + 4095 / 9 */
+	ASSERT_EQ(4551ULL, pct(&log2, d3, 11, 180000));
+	ASSERT_EQ(6144ULL, pct(&log2, d3, 11, 900000));
+	/* every value 4096: min and max give it exactly */
+	ASSERT_EQ(4096ULL, pct(&log2, d3, 10, 500000));
+	ASSERT_EQ(4096ULL, pct(&log2, d3, 10, 1000000));
+
+	/* the min and max narrow the bucket: 1100..1300 in [1024, 2048) */
+	for (k = 0; k < 9; k++)
+		d4[k] = 1100 + 25 * k;
+	ASSERT_EQ(1100ULL, pct(&log2, d4, 9, 0));
+	ASSERT_EQ(1200ULL, pct(&log2, d4, 9, 500000));
+	ASSERT_EQ(1300ULL, pct(&log2, d4, 9, 1000000));
+	/* one value in the middle bucket, neither min nor max: the middle */
+	d4[0] = 10;
+	d4[1] = 3000;
+	d4[2] = 100000;
+	ASSERT_EQ(3072ULL, pct(&log2, d4, 3, 500000));
 }
 
 TEST(percentile_under_and_overflow_give_min_max)
@@ -1514,7 +1569,9 @@ TEST(error_bound_values)
 
 /*
  * The worst case of every bucket: data {lo, hi - 1}, whose p0 is lo and is
- * answered with the middle.  The bound must hold for each, and be reached.
+ * answered with the middle; of log2 buckets, which interpolate, data {lo,
+ * lo, lo, hi - 1}, whose p75 is lo and is answered with 1.5 lo.  The bound
+ * must hold for each, and be reached.
  */
 TEST(percentile_error_bound_holds_at_bucket_edges)
 {
@@ -1523,7 +1580,7 @@ TEST(percentile_error_bound_holds_at_bucket_edges)
 	};
 	struct pcore_layout l;
 	struct pcore_snap *s;
-	u64 v[2], lo, hi, got, abs_err;
+	u64 v[4], lo, hi, got, abs_err;
 	const char *why;
 	bool reached;
 	size_t i;
@@ -1542,9 +1599,15 @@ TEST(percentile_error_bound_holds_at_bucket_edges)
 				continue;
 			v[0] = lo;
 			v[1] = hi - 1;
-			s = snap_of(&l, v, 2, NULL);
+			if (l.kind == PCORE_HIST_LOG2) {
+				v[1] = v[2] = lo;
+				v[3] = hi - 1;
+			}
+			s = snap_of(&l, v, l.kind == PCORE_HIST_LOG2 ? 4 : 2,
+				    NULL);
 			ASSERT_NE(NULL, s);
-			got = pcore_snap_percentile(&l, s, 0);
+			got = pcore_snap_percentile(&l, s,
+					l.kind == PCORE_HIST_LOG2 ? 750000 : 0);
 			free(s);
 			ASSERT_LE(lo, got);
 			if (l.kind == PCORE_HIST_LINEAR) {
@@ -1701,6 +1764,175 @@ TEST(percentile_random_datasets_within_bound)
 		ASSERT_LT(NDATASETS / NDIST * ARRAY_SIZE(ppms), nppm[d])
 			TH_LOG("%s: too few checks", dist_name[d]);
 	}
+}
+
+/*
+ * log2 against an exact sort: the answer is in the bucket of the exact
+ * value, rises with the percentile, p0 is the min, and on data spread
+ * over the buckets it is closer to the exact value than the middle of
+ * the bucket was, in total.
+ */
+TEST(percentile_log2_property)
+{
+	static const struct pcore_hist_spec spec = LOG2();
+	static const enum dist dists[] = { D_UNIFORM, D_EXP, D_LATENCY,
+					   D_ANY64 };
+	u64 *v = malloc(MAX_N * sizeof(*v)), n, got, prev, exact, mid, lo, hi;
+	double err_interp = 0, err_mid = 0;
+	struct pcore_layout l;
+	struct pcore_snap *s;
+	struct rng r;
+	u32 ppm;
+	int k;
+
+	ASSERT_NE(NULL, v);
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &(const char *){ NULL }));
+	for (k = 0; k < 2000; k++) {
+		r = rng_init(SEED + 0x10000 + k);
+		n = gen_dataset(&r, dists[k % ARRAY_SIZE(dists)], &l, v, MAX_N);
+		s = snap_of(&l, v, n, &r);
+		ASSERT_NE(NULL, s);
+		qsort(v, n, sizeof(*v), cmp_u64);
+		ASSERT_EQ(v[0], pcore_snap_percentile(&l, s, 0))
+			TH_LOG("dataset %d, n %llu", k, n);
+		prev = 0;
+		for (ppm = 0; ppm <= MILLION; ppm += 10000) {
+			got = pcore_snap_percentile(&l, s, ppm);
+			exact = nearest_rank(v, n, ppm);
+			ASSERT_EQ(pcore_bucket(&l, exact), pcore_bucket(&l, got))
+				TH_LOG("dataset %d p%u ppm: %llu for %llu",
+				       k, ppm, got, exact);
+			ASSERT_LE(prev, got) TH_LOG("dataset %d p%u ppm", k, ppm);
+			prev = got;
+			check_percentile(_metadata, &l, s, v, n, ppm, "log2");
+			/* the middle, clamped, as answered before */
+			pcore_bucket_bounds(&l, pcore_bucket(&l, exact), &lo, &hi);
+			mid = lo + (hi - lo) / 2;
+			mid = mid > v[n - 1] ? v[n - 1] : mid < v[0] ? v[0] : mid;
+			if (n >= 100) {
+				err_interp += fabs((double)got - (double)exact) /
+					      ((double)exact + 1);
+				err_mid += fabs((double)mid - (double)exact) /
+					   ((double)exact + 1);
+			}
+		}
+		free(s);
+	}
+	free(v);
+	TH_LOG("relative error summed: interpolated %.1f, middle %.1f",
+	       err_interp, err_mid);
+	ASSERT_LT(err_interp, err_mid * 0.9);
+}
+
+/* ---- display rows: adjacent buckets merged to fit ---- */
+
+/*
+ * For every layout and ranges of buckets: the rows are at most
+ * PCORE_HIST_ROWS, as narrow as that allows, follow each other without a
+ * gap, keep linear's underflow and every last bucket alone, and hold
+ * exactly the values between their bounds; loglinear rows narrower than a
+ * power of two stay inside one.
+ */
+TEST(rows_merge_exactly)
+{
+	u64 *v = malloc(MAX_N * sizeof(*v)), lo, hi, rlo, rhi, n, k, in;
+	u32 first, last, i, start, end, nrows, rows, w, t;
+	struct pcore_rows r, narrower;
+	struct pcore_layout l;
+	struct pcore_snap *s;
+	struct rng rg;
+	size_t ci;
+	int round;
+
+	ASSERT_NE(NULL, v);
+	for (ci = 0; ci < NLCASES; ci++) {
+		lc_init(_metadata, &lcases[ci], &l);
+		for (round = 0; round < 40; round++) {
+			rg = rng_init(SEED + 0x20000 + ci * 100 + round);
+			n = gen_dataset(&rg, round % NDIST, &l, v, MAX_N);
+			s = snap_of(&l, v, n, &rg);
+			ASSERT_NE(NULL, s);
+			for (first = 0; !s->b[first]; first++)
+				;
+			for (last = l.nbuckets - 1; !s->b[last]; last--)
+				;
+			rows = pcore_rows_plan(&r, l.kind, l.nbuckets, first,
+					       last, PCORE_HIST_ROWS);
+			ASSERT_LE(rows, (u32)PCORE_HIST_ROWS);
+			ASSERT_TRUE(r.width && !(r.width & (r.width - 1)));
+			if (r.width > 1) {
+				narrower = r;
+				narrower.width /= 2;
+				for (nrows = 0, i = first; i <= last; i = end + 1) {
+					pcore_row_of(&narrower, i, &start, &end);
+					nrows++;
+				}
+				ASSERT_LT((u32)PCORE_HIST_ROWS, nrows)
+					TH_LOG("%s: width %u not the narrowest",
+					       lcases[ci].name, r.width);
+			}
+			nrows = 0;
+			for (i = first; i <= last; i = end + 1) {
+				pcore_row_of(&r, i, &start, &end);
+				nrows++;
+				ASSERT_LE(start, i);
+				ASSERT_LE(i, end);
+				ASSERT_TRUE(start == i || i == first);
+				ASSERT_LT(end, l.nbuckets);
+				if (end == l.nbuckets - 1 || is_underflow(&l, i))
+					ASSERT_EQ(start, end);
+				pcore_bucket_bounds(&l, start, &rlo, &hi);
+				pcore_bucket_bounds(&l, end, &lo, &rhi);
+				/* exactly the values between the bounds */
+				for (in = 0, k = 0; k < n; k++)
+					in += v[k] >= rlo && (v[k] < rhi ||
+						(rhi == U64_MAX &&
+						 pcore_bucket(&l, v[k]) <= end));
+				for (w = 0, t = start; t <= end; t++)
+					w += s->b[t];
+				ASSERT_EQ(in, (u64)w)
+					TH_LOG("%s: row [%llu, %llu)",
+					       lcases[ci].name, rlo, rhi);
+				if (l.kind == PCORE_HIST_LOGLINEAR &&
+				    r.width <= l.nsub && rlo >= l.nsub &&
+				    end + 1 < l.nbuckets)
+					ASSERT_EQ(fls64(rlo), fls64(rhi - 1))
+						TH_LOG("%s: row [%llu, %llu)",
+						       lcases[ci].name, rlo, rhi);
+			}
+			ASSERT_EQ(rows, nrows);
+			free(s);
+		}
+	}
+	free(v);
+}
+
+/* The 5 us to 24 ms of the issue: 196 buckets, 25 rows of 2^P / 2. */
+TEST(rows_of_a_wide_loglinear_range)
+{
+	static const struct pcore_hist_spec spec = LOGLIN(0, 0ULL);
+	struct pcore_layout l;
+	struct pcore_rows r;
+	u32 first, last, start, end;
+	u64 lo, hi;
+
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &(const char *){ NULL }));
+	first = pcore_bucket(&l, 5000);
+	last = pcore_bucket(&l, 24000000);
+	ASSERT_EQ(196U, last - first + 1);
+	ASSERT_EQ(25U, pcore_rows_plan(&r, l.kind, l.nbuckets, first, last,
+				       PCORE_HIST_ROWS));
+	ASSERT_EQ(8U, r.width);
+	pcore_row_of(&r, first, &start, &end);
+	pcore_bucket_bounds(&l, start, &lo, &hi);
+	ASSERT_EQ(4096ULL, lo);
+	pcore_bucket_bounds(&l, end, &lo, &hi);
+	ASSERT_EQ(6144ULL, hi);
+	/* no merging asked: every bucket a row */
+	ASSERT_EQ(196U, pcore_rows_plan(&r, l.kind, l.nbuckets, first, last, 0));
+	ASSERT_EQ(1U, r.width);
+	/* first after last: nothing */
+	ASSERT_EQ(0U, pcore_rows_plan(&r, l.kind, l.nbuckets, 5, 4, 40));
 }
 
 /* ---- count layouts: one bucket, no distribution ---- */
