@@ -343,13 +343,15 @@ promtool_check() {
 	done > "$res/promtool-$kver.tap"
 }
 
-# browser_check RELEASE TESTS: on the cloud kernels, the folded stacks
-# pcore_stacks printed in the guest go to the browser tests: probectl's
-# flame graph of them in Chromium, and speedscope.
+# browser_check RELEASE TESTS: on the cloud kernels, what the guest drew
+# for the browser tests: the folded stacks pcore_stacks printed (probectl's
+# flame graph of them in Chromium, and speedscope) and the heatmap SVG
+# pcore_probectl printed (in Chromium, whose screenshot of it stays as
+# build/browser-RELEASE/heatmap.png: README's docs/heatmap.png).
 browser_check() {
-	local kver=$1 dir=$top/build/vm-$1/stacks
+	local kver=$1 dir=$top/build/vm-$1/files files=()
 	case $kver in *-cloud-*) ;; *) return 0 ;; esac
-	case " $2 " in *" pcore_stacks "*) ;; *) return 0 ;; esac
+	case " $2 " in *" pcore_stacks "* | *" pcore_probectl "*) ;; *) return 0 ;; esac
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	awk -v dir="$dir" '
@@ -357,11 +359,25 @@ browser_check() {
 		/^# PCORE-FILE-END/ { close(f); f = ""; next }
 		f != "" { print > f }
 	' "$res/vm-$kver.tap"
-	if [ -s "$dir/stacks.folded" ]; then
-		PROBECTL=$top/build/userspace/probectl tests/browser/run.sh 			"$top/build/browser-$kver" "$dir/stacks.folded" 			2> "$dir/browser.log"
-	else
-		echo "not ok - the guest printed no folded stacks for the browser tests ($kver)"
-	fi > "$res/browser-$kver.tap"
+	{
+		case " $2 " in *" pcore_stacks "*)
+			if [ -s "$dir/stacks.folded" ]; then
+				files+=("$dir/stacks.folded")
+			else
+				echo "not ok - the guest printed no folded stacks for the browser tests ($kver)"
+			fi
+		esac
+		case " $2 " in *" pcore_probectl "*)
+			if [ -s "$dir/heatmap.svg" ]; then
+				files+=("$dir/heatmap.svg")
+			else
+				echo "not ok - the guest drew no heatmap for the browser tests ($kver)"
+			fi
+		esac
+		[ ${#files[@]} = 0 ] ||
+			PROBECTL=$top/build/userspace/probectl tests/browser/run.sh \
+				"$top/build/browser-$kver" "${files[@]}" 2> "$dir/browser.log"
+	} > "$res/browser-$kver.tap"
 }
 
 # The soak's short form on cloud-6.1 and debug-6.1 (scripts/soak.sh).

@@ -4,10 +4,15 @@
  * module and /dev/probe_core, its JSON checked with jq (in the payload),
  * its Prometheus export printed between markers for promtool on the host
  * (scripts/check.sh).  Forks are made by this program, so counts are
- * exact in the quiet VM.
+ * exact in the quiet VM.  Sleeps are made by children named for the test,
+ * and the probes count only theirs (--comm): their counts are exact too.
+ * The heatmap's SVG goes to the log between markers as well: check.sh
+ * opens it in Chromium and keeps a PNG of it.
  */
 #include "pcore_lib.h"
 #include <grp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include "kselftest_harness.h"
 
 #define PCORE_CTL	"/pcore/bin/probectl"
@@ -53,12 +58,14 @@ static void unload_all(void)
 }
 
 FIXTURE(ctl) {
-	pid_t watch;	/* a probectl watch to stop, or 0 */
+	pid_t watch;	/* a probectl watch (or a child) to stop, or 0 */
+	pid_t heat;	/* a probectl heatmap to stop, or 0 */
 };
 
 FIXTURE_SETUP(ctl)
 {
 	self->watch = 0;
+	self->heat = 0;
 	unload_all();
 	ASSERT_FALSE(pcore_loaded());
 }
@@ -69,6 +76,10 @@ FIXTURE_TEARDOWN(ctl)
 	if (self->watch > 0) {
 		kill(self->watch, SIGKILL);
 		waitpid(self->watch, NULL, 0);
+	}
+	if (self->heat > 0) {
+		kill(self->heat, SIGKILL);
+		waitpid(self->heat, NULL, 0);
 	}
 	unload_all();
 	EXPECT_FALSE(pcore_loaded());
@@ -375,6 +386,279 @@ TEST_F_TIMEOUT(ctl, not_root, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(1, WEXITSTATUS(st));
 	ASSERT_LE(0, pcore_read(OUT, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "run as root")) TH_LOG("%s", out);
+}
+
+/* ---- merged rows and heatmaps, of sleeps of known lengths ---- */
+
+#define SLEEP_FN	"hrtimer_nanosleep"	/* nanosleep, clock_nanosleep */
+
+static unsigned long long now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000ULL + t.tv_nsec / 1000;
+}
+
+static void sleep_us(unsigned long long us)
+{
+	struct timespec t = { .tv_sec = us / 1000000,
+			      .tv_nsec = us % 1000000 * 1000 };
+
+	nanosleep(&t, NULL);
+}
+
+/* The rows "[lo, hi) count |...|" of @text, one a line, into @rows. */
+static int hist_lines(const char *text, char rows[][128], int max)
+{
+	const char *p = text, *nl;
+	int n = 0;
+
+	for (; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		if (*p == '[' && nl - p < 128 && n < max) {
+			memcpy(rows[n], p, nl - p);
+			rows[n++][nl - p] = '\0';
+		}
+	}
+	return n;
+}
+
+static char merged[64][128], full[1024][128], shown[1024][128];
+
+/*
+ * hist merges adjacent buckets into at most 40 rows of exact bounds, and
+ * probectl show prints the same rows from the same engine code; hist_full
+ * and show --full have every bucket.  Sleeps from 50 us to 30 ms span
+ * well over 40 loglinear buckets.
+ */
+TEST_F_TIMEOUT(ctl, hist_merged_like_probectl, PCORE_TIMEOUT_PATCHING)
+{
+	unsigned long long lo, hi, n, lo2, hi2, n2, sum, d, count;
+	int nm, nf, ns, i, j, k, st;
+	pid_t pid;
+
+	ASSERT_EQ(0, pcore_load(""));
+	ASSERT_EQ(0, CTL("attach", "--kretprobe", SLEEP_FN, "--comm",
+			 "pcore_hist")) TH_LOG("%s", out);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		prctl(PR_SET_NAME, "pcore_hist");
+		for (k = 0; k < 3; k++)
+			for (d = 50, i = 0; i < 30; i++, d = d * 5 / 4)
+				sleep_us(d);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_EQ(0, st);
+	count = pcore_stat(SLEEP_FN, "count");
+	ASSERT_EQ(90, count);
+
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/" SLEEP_FN "/hist_full", out,
+				sizeof(out)));
+	nf = hist_lines(out, full, 1024);
+	ASSERT_LT(40, nf) TH_LOG("%s", out);
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/" SLEEP_FN "/hist", out,
+				sizeof(out)));
+	nm = hist_lines(out, merged, 64);
+	ASSERT_LE(nm, 40) TH_LOG("%s", out);
+	ASSERT_LT(1, nm) TH_LOG("%s", out);
+	/* each row: the buckets between its bounds, none across them */
+	for (sum = 0, i = 0; i < nm; i++) {
+		k = sscanf(merged[i], "[%lluns, %lluns) %llu |", &lo, &hi, &n);
+		ASSERT_EQ(3, k) TH_LOG("%s", merged[i]);
+		for (d = 0, j = 0; j < nf; j++) {
+			k = sscanf(full[j], "[%lluns, %lluns) %llu |", &lo2, &hi2,
+				   &n2);
+			ASSERT_EQ(3, k) TH_LOG("%s", full[j]);
+			if (lo2 >= lo && hi2 <= hi)
+				d += n2;
+			else
+				EXPECT_TRUE(hi2 <= lo || lo2 >= hi)
+					TH_LOG("%s across %s", full[j], merged[i]);
+		}
+		EXPECT_EQ(n, d) TH_LOG("%s", merged[i]);
+		sum += n;
+	}
+	EXPECT_EQ(count, sum);
+
+	/* probectl: the same rows, merged and full */
+	ASSERT_EQ(0, CTL("show", SLEEP_FN)) TH_LOG("%s", out);
+	ns = hist_lines(out, shown, 1024);
+	ASSERT_EQ(nm, ns) TH_LOG("%s", out);
+	for (i = 0; i < nm; i++)
+		EXPECT_STREQ(merged[i], shown[i]);
+	ASSERT_EQ(0, CTL("show", SLEEP_FN, "--full")) TH_LOG("%s", out);
+	ns = hist_lines(out, shown, 1024);
+	ASSERT_EQ(nf, ns);
+	for (i = 0; i < nf; i++)
+		EXPECT_STREQ(full[i], shown[i]);
+	EXPECT_EQ(2, CTL("show", SLEEP_FN, "--full", "--json"));
+}
+
+#define HEAT_COLS	40
+#define HEAT_SVG	"/tmp/heat.svg"
+#define HEAT_TXT	"/tmp/heat.txt"
+
+/* The child and the test, through shared memory (__atomic_*_n). */
+struct heat_shared {
+	int go;
+	int stop;
+	unsigned long long made;
+};
+
+#define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define STORE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
+
+/*
+ * Sleeps, named pcore_heat: one to start, then, once told to go, until
+ * told to stop: seven in eight of 100 to 600 us, rising over 5 s and
+ * again, one in eight of 2, 4 or 6 ms, the next every 3 s.  Each sleep
+ * is counted when it has returned (its kretprobe has fired).
+ */
+static void heat_child(struct heat_shared *sh)
+{
+	unsigned long long t0, ms, i, end = now_us() + 120000000ULL;
+
+	prctl(PR_SET_NAME, "pcore_heat");
+	sleep_us(1000);
+	while (!LOAD(sh->go))
+		if (sched_yield() || now_us() > end)
+			_exit(1);
+	t0 = now_us();
+	for (i = 0; !LOAD(sh->stop) && now_us() < end; i++) {
+		ms = (now_us() - t0) / 1000;
+		if (i % 8 == 7)
+			sleep_us(2000 * (1 + ms / 3000 % 3));
+		else
+			sleep_us(100 + ms % 5000 / 10);
+		STORE(sh->made, LOAD(sh->made) + 1);
+	}
+	_exit(0);
+}
+
+/* Sum of data-n of the <rect class="CLS"> of column @col (-1: all). */
+static long long svg_sum(const char *svg, const char *cls, int col)
+{
+	unsigned long long sum = 0, n;
+	const char *p, *q;
+	char want[32];
+	int c;
+
+	snprintf(want, sizeof(want), "<rect class=\"%s\"", cls);
+	for (p = svg; (p = strstr(p, want)); p++) {
+		q = strstr(p, "data-col=\"");
+		if (!q || sscanf(q, "data-col=\"%d\"", &c) != 1)
+			return -1;
+		q = strstr(p, "data-n=\"");
+		if (!q || sscanf(q, "data-n=\"%llu\"", &n) != 1)
+			return -1;
+		if (col < 0 || c == col)
+			sum += n;
+	}
+	return sum;
+}
+
+/*
+ * heatmap on a real probe: 40 intervals of 0.25 s of the sleeps above.
+ * Every column has values, each column's cells add up to its total, and
+ * all columns and what stays in the histogram after the last one add up
+ * to the sleeps made after the first snapshot-and-reset, exactly: the
+ * child starts only once the heatmap has moved its first sleep out.
+ */
+TEST_F_TIMEOUT(ctl, heatmap_adds_up, PCORE_TIMEOUT_PATCHING)
+{
+	struct heat_shared *sh;
+	long long cells, cols, left;
+	unsigned long long t, made;
+	pid_t child, heat;
+	char *svg, want[64];
+	int st, fd, j;
+	ssize_t len;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	ASSERT_EQ(0, pcore_load(""));
+	ASSERT_EQ(0, CTL("attach", "--kretprobe", SLEEP_FN, "--comm",
+			 "pcore_heat")) TH_LOG("%s", out);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		heat_child(sh);
+	self->watch = child;
+	for (t = now_us(); pcore_stat(SLEEP_FN, "count") != 1; usleep(10000))
+		ASSERT_GT(t + 60000000ULL, now_us()) TH_LOG("no first sleep");
+	unlink(HEAT_SVG);
+	heat = fork();
+	ASSERT_LE(0, heat);
+	if (!heat) {
+		fd = open(HEAT_TXT, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execl(PCORE_CTL, "probectl", "heatmap", SLEEP_FN, "-i", "0.25",
+		      "-n", "40", "--svg", HEAT_SVG, "--title",
+		      "Sleeps of 0.1 to 0.6 ms and 2 to 6 ms (hrtimer_nanosleep, QEMU TCG guest)",
+		      (char *)NULL);
+		_exit(127);
+	}
+	self->heat = heat;
+	/* its first snapshot-and-reset moves the first sleep out */
+	for (t = now_us(); pcore_stat(SLEEP_FN, "count"); usleep(1000)) {
+		ASSERT_GT(t + 60000000ULL, now_us()) TH_LOG("no first reset");
+		ASSERT_EQ(0, waitpid(heat, &st, WNOHANG));
+	}
+	STORE(sh->go, 1);
+	ASSERT_EQ(heat, waitpid(heat, &st, 0));
+	self->heat = 0;
+	STORE(sh->stop, 1);
+	EXPECT_EQ(0, st) TH_LOG("probectl heatmap: status %#x", st);
+	ASSERT_EQ(child, waitpid(child, &st, 0));
+	self->watch = 0;
+	ASSERT_EQ(0, st);
+	ASSERT_LT(0, pcore_read(HEAT_TXT, out, sizeof(out)));
+	made = LOAD(sh->made);
+	TH_LOG("%llu sleeps\n%s", made, out);
+
+	left = pcore_stat(SLEEP_FN, "count");
+	svg = malloc(8 << 20);
+	ASSERT_NE(NULL, svg);
+	len = pcore_read(HEAT_SVG, svg, 8 << 20);
+	ASSERT_LT(0, len);
+	cells = svg_sum(svg, "c", -1);
+	cols = svg_sum(svg, "t", -1);
+	EXPECT_EQ(cols, cells);
+	for (j = 0; j < HEAT_COLS; j++) {
+		EXPECT_LT(0, svg_sum(svg, "t", j)) TH_LOG("column %d", j);
+		EXPECT_EQ(svg_sum(svg, "t", j), svg_sum(svg, "c", j))
+			TH_LOG("column %d", j);
+	}
+	EXPECT_EQ(0, svg_sum(svg, "t", HEAT_COLS));	/* no 41st */
+	EXPECT_EQ((long long)made, cols + left)
+		TH_LOG("%lld in the columns, %lld left", cols, left);
+	snprintf(want, sizeof(want), "\nvalues: %lld in %d intervals\n", cols,
+		 HEAT_COLS);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, ": 40 intervals of 0.25 s, newest right\n"))
+		TH_LOG("%s", out);
+	/* flushed now: the harness ends a test with _exit() */
+	printf("# PCORE-FILE-BEGIN heatmap.svg\n%s# PCORE-FILE-END\n", svg);
+	fflush(stdout);
+	free(svg);
+	munmap(sh, sizeof(*sh));
+
+	/* a histogram that is not there; bad arguments */
+	EXPECT_EQ(1, CTL("heatmap", "pcore_no_such", "-n", "1"));
+	EXPECT_NE(NULL, strstr(out, "no histogram named 'pcore_no_such'"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(2, CTL("heatmap", SLEEP_FN, "-i", "0"));
+	EXPECT_EQ(1, CTL("heatmap", SLEEP_FN, "-n", "1", "-i", "0.01",
+			 "--svg", "/nonexistent/h.svg"));
+	EXPECT_NE(NULL, strstr(out, "cannot create a file beside /nonexistent/h.svg"))
+		TH_LOG("%s", out);
 }
 
 TEST_HARNESS_MAIN

@@ -52,6 +52,10 @@ enum pc_opt_id {
 	OPT_OUTPUT,
 	OPT_TITLE,
 	OPT_WIDTH,
+	OPT_FULL,
+	OPT_SVG,
+	OPT_COLOR,
+	OPT_NO_COLOR,
 	NR_OPTS
 };
 
@@ -85,6 +89,7 @@ static const struct pc_opt show_opts[] = {
 	{ "csv", 0, false, OPT_CSV },
 	{ "folded", 0, false, OPT_FOLDED },
 	{ "top", 0, true, OPT_TOP },
+	{ "full", 0, false, OPT_FULL },
 	{ NULL }
 };
 
@@ -145,6 +150,18 @@ static const struct pc_opt flamegraph_opts[] = {
 	{ NULL }
 };
 
+static const struct pc_opt heatmap_opts[] = {
+	{ "interval", 'i', true, OPT_INTERVAL },
+	{ "count", 'n', true, OPT_COUNT },
+	{ "duration", 'd', true, OPT_DURATION },
+	{ "svg", 0, true, OPT_SVG },
+	{ "title", 0, true, OPT_TITLE },
+	{ "full", 0, false, OPT_FULL },
+	{ "color", 0, false, OPT_COLOR },
+	{ "no-color", 0, false, OPT_NO_COLOR },
+	{ NULL }
+};
+
 static const struct pc_opt no_opts[] = {
 	{ NULL }
 };
@@ -199,15 +216,18 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  probectl list\n"
 		"  probectl list --json | jq -r '.[].name'\n" },
 	[PC_CMD_SHOW] = { "show", show_opts, true,
-		"show NAME [--percpu] [--json | --csv | --folded] [--top N]",
+		"show NAME [--percpu] [--full] [--json | --csv | --folded] [--top N]",
 		"Prints a histogram: its stats, percentiles with their error bound,\n"
-		"missed events and buckets; for a keyed histogram each key too.  A\n"
+		"missed events and buckets; for a keyed histogram each key too.\n"
+		"Adjacent buckets are merged into at most 40 rows, as the debugfs\n"
+		"hist file prints them; --full prints every bucket.  A\n"
 		"histogram keyed by stack (attach --stacks, stacks=, profile,\n"
 		"offcpu) prints its stacks instead, the most counted (or of times,\n"
 		"the largest sum) first, each with its frames innermost first.\n"
 		"\n"
 		"  --percpu            add one section per CPU\n"
-		"  --json              one JSON object\n"
+		"  --full              text: every bucket a row (as hist_full)\n"
+		"  --json              one JSON object (every non-empty bucket)\n"
 		"  --csv               comma-separated rows with a header\n"
 		"  --folded            stacks: one line each, root first, as flame\n"
 		"                      graph tools read them: 'f1;f2;f3 WEIGHT' (the\n"
@@ -372,6 +392,37 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  probectl flamegraph -i stacks.folded -o stacks.svg\n"
 		"  probectl flamegraph -i - --title 'vfs_read' < stacks.folded > stacks.svg\n",
 		true },
+	[PC_CMD_HEATMAP] = { "heatmap", heatmap_opts, true,
+		"heatmap NAME [-i SECONDS] [-n COUNT | -d SECONDS] [--svg FILE] [--title TITLE] [--full] [--color | --no-color]",
+		"Draws a histogram over time, as a latency heatmap: every SECONDS,\n"
+		"moves its values out (a snapshot-and-reset, as watch does: no\n"
+		"value is lost or counted twice) into a new column, the newest on\n"
+		"the right; one row per bucket, adjacent buckets merged into at\n"
+		"most 40 rows as the hist file merges them, the highest values at\n"
+		"the top, labelled [lo, hi) on the left; each cell shaded by how\n"
+		"many values it holds, from ' ' (none) through . : - = + * # % to @\n"
+		"(the most), or in colour.  Starting resets the histogram; the\n"
+		"newest 1000 intervals are kept.  On a terminal the picture is\n"
+		"redrawn after every interval; otherwise it is printed once, at the\n"
+		"end: after COUNT intervals, SECONDS of -d, or SIGINT or SIGTERM\n"
+		"(the values of the interval under way then stay in the histogram).\n"
+		"\n"
+		"  -i, --interval S    seconds per column, e.g. 1 or 0.25 (default 1)\n"
+		"  -n, --count N       stop after N intervals (default: never)\n"
+		"  -d, --duration S    stop after S seconds (S / interval intervals,\n"
+		"                      rounded up)\n"
+		"  --svg FILE          also draw it as an SVG picture, rewritten\n"
+		"                      whole after every interval: hover a cell for\n"
+		"                      its bounds, interval and count\n"
+		"  --title TITLE       the SVG's heading, at most 200 bytes\n"
+		"  --full              every bucket a row\n"
+		"  --color             256-colour cells, also off a terminal\n"
+		"  --no-color          characters, also on a terminal (also: NO_COLOR\n"
+		"                      in the environment)\n"
+		"\n"
+		"Examples:\n"
+		"  probectl heatmap vfs_read -i 1\n"
+		"  probectl heatmap vfs_read -i 0.5 -d 60 --svg vfs_read.svg\n" },
 	[PC_CMD_VERSION] = { "version", no_opts, false, "version",
 		"Prints probectl's ABI version.\n" },
 };
@@ -416,6 +467,7 @@ void pc_usage(FILE *f, enum pc_cmd cmd, bool full)
 		"  probectl watch do_fork -i 1 -n 5\n"
 		"  probectl export --prometheus\n"
 		"  probectl flamegraph -i stacks.folded -o stacks.svg\n"
+		"  probectl heatmap vfs_read -i 1 --svg vfs_read.svg\n"
 		"  probectl unload\n");
 }
 
@@ -904,6 +956,24 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 	case OPT_HIST_FLAG:
 		a->watch_hist = true;
 		return 0;
+	case OPT_FULL:
+		a->full = true;
+		return 0;
+	case OPT_SVG:
+		if (!*v || strlen(v) >= PC_PATH_MAX)
+			return fail(a, "%s: empty or too long path%s", shown, "");
+		if (!strcmp(v, "-"))
+			return fail(a, "%s: give a file (standard output shows the heatmap as text)%s",
+				    shown, "");
+		a->heat_svg = v;
+		return 0;
+	case OPT_COLOR:
+	case OPT_NO_COLOR:
+		if (a->heat_color)
+			return fail(a, "give one of --color and --no-color%s%s",
+				    "", "");
+		a->heat_color = o->id == OPT_COLOR ? 1 : -1;
+		return 0;
 	case OPT_KPROBE:
 	case OPT_KRETPROBE:
 	case OPT_TRACEPOINT:
@@ -1135,6 +1205,9 @@ static int check_cmd(struct pc_args *a, unsigned long long seen)
 				    "", "");
 		if ((seen & 1ULL << OPT_TOP) && (seen & 1ULL << OPT_CSV))
 			return fail(a, "--top does not go with --csv%s%s", "", "");
+		if (a->full && a->format != PC_FMT_TEXT)
+			return fail(a, "--full is for the text output (--json and --csv hold every bucket)%s%s",
+				    "", "");
 		break;
 	case PC_CMD_WATCH:
 		if (!(seen & 1ULL << OPT_INTERVAL))
@@ -1158,6 +1231,23 @@ static int check_cmd(struct pc_args *a, unsigned long long seen)
 		if (!a->prometheus)
 			return fail(a, "export needs a format: --prometheus%s%s",
 				    "", "");
+		break;
+	case PC_CMD_HEATMAP:
+		if (a->count && a->duration_ns)
+			return fail(a, "give one of -n COUNT and -d SECONDS%s%s",
+				    "", "");
+		if (!a->interval_ns)
+			a->interval_ns = 1000000000ULL;
+		if (a->flame_title && !a->heat_svg)
+			return fail(a, "--title is the title of --svg's picture%s%s",
+				    "", "");
+		if (a->duration_ns) {
+			unsigned long long n = (a->duration_ns +
+						a->interval_ns - 1) /
+					       a->interval_ns;
+
+			a->count = n > 0xffffffffULL ? 0xffffffffU : n;
+		}
 		break;
 	case PC_CMD_FLAMEGRAPH:
 		if (a->name && a->flame_in)

@@ -24,6 +24,7 @@ enum pc_cmd {
 	PC_CMD_EXPORT,
 	PC_CMD_PROFILE,
 	PC_CMD_FLAMEGRAPH,
+	PC_CMD_HEATMAP,
 	PC_CMD_VERSION,
 	PC_NR_CMDS
 };
@@ -81,9 +82,10 @@ struct pc_hist_arg {
  * @format: show --json/--csv/--folded, list/watch --json
  * @top: show --top: the most counted stacks only, 0 for all
  * @percpu: show --percpu, export --per-cpu
+ * @full: show and heatmap --full: every bucket a row
  * @watch_hist: watch --hist
- * @interval_ns: watch -i, in ns
- * @count: watch -n, 0 for no limit
+ * @interval_ns: watch and heatmap -i, in ns
+ * @count: watch and heatmap -n, 0 for no limit
  * @attach_kind: PCORE_ATTACH_KRETPROBE, PCORE_ATTACH_TRACEPOINT or
  *	PCORE_ATTACH_UPROBE
  * @attach_name: attach --kprobe FUNC, --kretprobe FUNC or --tracepoint TP;
@@ -102,7 +104,7 @@ struct pc_hist_arg {
  * @attach_stacks: attach --stacks: the suffix ":stacks"
  * @attach_depth: attach and profile --depth, 0 when not given
  * @hz: profile -F
- * @duration_ns: profile -d, in ns; 0 when not given
+ * @duration_ns: profile and heatmap -d, in ns; 0 when not given
  * @attach_unit: attach --unit, or NULL
  * @attach_full: the name sent: @attach_name and its suffix
  * @attach_pid: attach --pid, 0 when not given
@@ -112,8 +114,11 @@ struct pc_hist_arg {
  * @textfile_dir: export --textfile-dir
  * @flame_in: flamegraph -i FILE ("-": standard input), or NULL
  * @flame_out: flamegraph -o FILE, or NULL for standard output
- * @flame_title: flamegraph --title, or NULL
+ * @flame_title: flamegraph and heatmap --title, or NULL
  * @flame_width: flamegraph --width, 0 for the default
+ * @heat_svg: heatmap --svg FILE, or NULL
+ * @heat_color: heatmap: 1 --color, -1 --no-color, 0 neither (colour on a
+ *	terminal)
  * @err: why the command line was refused
  *
  * Strings point into argv.
@@ -131,6 +136,7 @@ struct pc_args {
 	enum pc_format format;
 	unsigned int top;
 	bool percpu;
+	bool full;
 	bool watch_hist;
 	unsigned long long interval_ns;
 	unsigned int count;
@@ -159,6 +165,8 @@ struct pc_args {
 	const char *flame_out;
 	const char *flame_title;
 	unsigned int flame_width;
+	const char *heat_svg;
+	int heat_color;
 	char err[200];
 };
 

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "args.h"
@@ -16,6 +17,7 @@
 #include "elfsym.h"
 #include "flame.h"
 #include "format.h"
+#include "heatmap.h"
 #include "stacks.h"
 
 #define DMESG	"the kernel log says why: dmesg | tail"
@@ -250,7 +252,7 @@ static int show_stacks(struct pc_env *env, const struct pc_args *a,
 	} else if (a->format == PC_FMT_JSON) {
 		pc_fmt_stacks_json(env->out, h, s, n, a->top);
 	} else {
-		pc_fmt_show_text(env->out, h);
+		pc_fmt_show_text(env->out, h, a->full);
 		pc_fmt_stacks_text(env->out, h, s, n, a->top);
 	}
 	free(s);
@@ -288,7 +290,7 @@ static int cmd_show(struct pc_env *env, const struct pc_args *a)
 	else if (a->format == PC_FMT_CSV)
 		pc_fmt_show_csv(env->out, &h);
 	else
-		pc_fmt_show_text(env->out, &h);
+		pc_fmt_show_text(env->out, &h, a->full);
 	pc_hist_free(&h);
 	return PC_EXIT_OK;
 }
@@ -694,14 +696,16 @@ static int cmd_export(struct pc_env *env, const struct pc_args *a)
  * pc_flame_stack in flame_from_dev() and hand it to flame_write().
  */
 
-/* pc_flame_svg() into @f, which it closes; returns what failed as -errno */
-static int svg_close(FILE *f, const struct pc_flame_stack *s, size_t n,
-		     const struct pc_flame_opts *o)
+/* What writes a file's contents; returns 0 or -errno (-EIO: see errno). */
+typedef int (*pc_writer)(FILE *f, const void *arg);
+
+/* @w into @f, which it closes; returns what failed as -errno */
+static int write_close(FILE *f, pc_writer w, const void *arg)
 {
 	int ret;
 
 	errno = 0;
-	ret = pc_flame_svg(f, s, n, o);
+	ret = w(f, arg);
 	if (ret == -EIO && errno)
 		ret = -errno;	/* what the write failed with */
 	if (fclose(f) && !ret)
@@ -710,37 +714,29 @@ static int svg_close(FILE *f, const struct pc_flame_stack *s, size_t n,
 }
 
 /*
- * The SVG of @n stacks to -o FILE, or to env->out without -o (or with
- * -o -).  A regular file, or a new one, is written whole or not at all:
- * a temporary file beside FILE is renamed over it once complete, so a
- * failure leaves an older FILE as it was.  Anything else (a symbolic
+ * What @w writes, into the file @dst.  A regular file, or a new one, is
+ * written whole or not at all: a temporary file beside @dst is renamed
+ * over it once complete, so a failure leaves an older @dst as it was, and
+ * a reader sees the old file or the new one.  Anything else (a symbolic
  * link, /dev/null, a FIFO) is written to as a shell's > would.
+ *
+ * Return: PC_EXIT_OK, or PC_EXIT_ERR after the message.
  */
-static int flame_write(struct pc_env *env, const struct pc_args *a,
-		       const struct pc_flame_stack *s, size_t n)
+static int write_file(struct pc_env *env, const char *dst, pc_writer w,
+		      const void *arg)
 {
-	struct pc_flame_opts o = { .title = a->flame_title,
-				   .width = a->flame_width };
-	const char *dst = a->flame_out;
 	char tmp[PC_PATH_MAX + 16];
 	struct stat st;
 	mode_t mask;
 	FILE *f;
 	int fd, ret;
 
-	if (!dst || !strcmp(dst, "-")) {
-		ret = pc_flame_svg(env->out, s, n, &o);
-		if (ret == -EIO)
-			return error(env, "writing the output failed");
-		return ret ? error(env, "flamegraph: %s", strerror(-ret)) :
-			PC_EXIT_OK;
-	}
 	if (!lstat(dst, &st) && !S_ISREG(st.st_mode)) {
 		f = fopen(dst, "we");
 		if (!f)
 			return error(env, "cannot open %s: %s", dst,
 				     strerror(errno));
-		ret = svg_close(f, s, n, &o);
+		ret = write_close(f, w, arg);
 		return ret ? error(env, "writing %s: %s", dst, strerror(-ret)) :
 			PC_EXIT_OK;
 	}
@@ -759,7 +755,7 @@ static int flame_write(struct pc_env *env, const struct pc_args *a,
 		ret = -errno;
 		fclose(f);
 	} else {
-		ret = svg_close(f, s, n, &o);
+		ret = write_close(f, w, arg);
 	}
 	if (!ret && rename(tmp, dst))
 		ret = -errno;
@@ -768,6 +764,42 @@ static int flame_write(struct pc_env *env, const struct pc_args *a,
 		return error(env, "writing %s: %s", dst, strerror(-ret));
 	}
 	return PC_EXIT_OK;
+}
+
+struct flame_arg {
+	const struct pc_flame_stack *s;
+	size_t n;
+	struct pc_flame_opts o;
+};
+
+static int flame_writer(FILE *f, const void *arg)
+{
+	const struct flame_arg *fa = arg;
+
+	return pc_flame_svg(f, fa->s, fa->n, &fa->o);
+}
+
+/*
+ * The SVG of @n stacks to -o FILE (see write_file()), or to env->out
+ * without -o (or with -o -).
+ */
+static int flame_write(struct pc_env *env, const struct pc_args *a,
+		       const struct pc_flame_stack *s, size_t n)
+{
+	struct flame_arg fa = { .s = s, .n = n,
+				.o = { .title = a->flame_title,
+				       .width = a->flame_width } };
+	const char *dst = a->flame_out;
+	int ret;
+
+	if (!dst || !strcmp(dst, "-")) {
+		ret = pc_flame_svg(env->out, s, n, &fa.o);
+		if (ret == -EIO)
+			return error(env, "writing the output failed");
+		return ret ? error(env, "flamegraph: %s", strerror(-ret)) :
+			PC_EXIT_OK;
+	}
+	return write_file(env, dst, flame_writer, &fa);
 }
 
 /* flamegraph NAME: the device's side is not there yet. */
@@ -873,6 +905,143 @@ static int cmd_flamegraph(struct pc_env *env, const struct pc_args *a)
 	return a->name ? flame_from_dev(env, a) : flame_from_file(env, a);
 }
 
+/* ---- heatmap ---- */
+
+struct heat_arg {
+	const struct pc_heat *h;
+	const char *title;
+};
+
+static int heat_writer(FILE *f, const void *arg)
+{
+	const struct heat_arg *ha = arg;
+
+	return pc_heat_svg(f, ha->h, ha->title);
+}
+
+/* Whether the text goes to a terminal, and how many columns it has. */
+static bool out_tty(struct pc_env *env, unsigned int *cols)
+{
+	struct winsize ws;
+	int fd = fileno(env->out);
+
+	*cols = 0;
+	if (fd < 0 || !isatty(fd))
+		return false;
+	if (!ioctl(fd, TIOCGWINSZ, &ws) && ws.ws_col)
+		*cols = ws.ws_col;
+	return true;
+}
+
+/*
+ * The picture as text: on a terminal, the screen cleared first and as
+ * many intervals as its width has room for.
+ */
+static int heat_show(struct pc_env *env, const struct pc_heat *h, bool tty,
+		     unsigned int cols, bool color)
+{
+	int ret;
+
+	if (tty)
+		fputs("\033[H\033[2J", env->out);
+	ret = pc_heat_text(env->out, h, 0, tty ? cols : 0, color);
+	if (ret)
+		return error(env, "heatmap %s: %s", h->name, strerror(-ret));
+	if (fflush(env->out) || ferror(env->out))
+		return error(env, "writing the output: %s", strerror(errno));
+	return PC_EXIT_OK;
+}
+
+/*
+ * heatmap: the loop of watch (one PCORE_READ_RESET per interval, absolute
+ * deadlines), each interval a column of the picture.  The first
+ * snapshot-and-reset only starts the first interval, and gives the
+ * buckets' bounds.  A stop (SIGINT, SIGTERM) ends the loop at the next
+ * wake-up without reading: the values since the last column stay in the
+ * histogram.
+ */
+static int cmd_heatmap(struct pc_env *env, const struct pc_args *a)
+{
+	unsigned long long prev_mono, deadline, now;
+	struct timespec real, mono, until;
+	struct heat_arg ha = { .title = a->flame_title };
+	struct pcore_ioc_entry e;
+	struct pc_heat h;
+	unsigned int i, cols;
+	struct pc_snap s;
+	struct pc_dev d;
+	bool tty, color;
+	int ret;
+
+	memset(&h, 0, sizeof(h));
+	tty = out_tty(env, &cols);
+	color = a->heat_color > 0 ||
+		(!a->heat_color && tty && !getenv("NO_COLOR"));
+	if (open_dev(env, true, &d))
+		return PC_EXIT_ERR;
+	ret = pc_dev_find(&d, a->name, &e);
+	if (!ret)
+		ret = pc_dev_read(&d, e.name, -1, PCORE_READ_RESET, 0,
+				  e.nbuckets, false, &s);
+	if (ret) {
+		env->dev_close(env, &d);
+		return dev_error(env, ret, "heatmap", a->name);
+	}
+	ret = pc_heat_init(&h, &e, &s, a->interval_ns, a->full);
+	pc_snap_free(&s);
+	if (ret) {
+		env->dev_close(env, &d);
+		return ret == -ENOMEM ? error(env, "out of memory") :
+			dev_error(env, ret, "heatmap", a->name);
+	}
+	ha.h = &h;
+	if (env->catch_stop)
+		env->catch_stop(env);
+	env->now(env, &real, &mono);
+	prev_mono = ts_ns(&mono);
+	deadline = prev_mono + a->interval_ns;
+	ret = PC_EXIT_OK;
+	for (i = 0; !a->count || i < a->count; i++) {
+		until = ns_ts(deadline);
+		env->sleep_until(env, &until);
+		if (env->stopped && env->stopped(env))
+			break;
+		ret = pc_dev_read(&d, e.name, -1, PCORE_READ_RESET, 0,
+				  e.nbuckets, false, &s);
+		if (ret) {
+			ret = dev_error(env, ret, "heatmap", a->name);
+			break;
+		}
+		env->now(env, &real, &mono);
+		now = ts_ns(&mono);
+		ret = pc_heat_add(&h, &s, &real, now - prev_mono);
+		pc_snap_free(&s);
+		if (ret) {
+			ret = ret == -ENOMEM ? error(env, "out of memory") :
+				error(env, "heatmap %s: the histogram's buckets changed (another histogram of that name?)",
+				      a->name);
+			break;
+		}
+		prev_mono = now;
+		if (tty)
+			ret = heat_show(env, &h, true, cols, color);
+		if (!ret && a->heat_svg)
+			ret = write_file(env, a->heat_svg, heat_writer, &ha);
+		if (ret)
+			break;
+		while (deadline <= now)
+			deadline += a->interval_ns;
+	}
+	env->dev_close(env, &d);
+	/* Off a terminal the picture comes once; an SVG even of nothing. */
+	if (!ret && !tty)
+		ret = heat_show(env, &h, false, 0, color);
+	if (!ret && a->heat_svg && !h.ncols)
+		ret = write_file(env, a->heat_svg, heat_writer, &ha);
+	pc_heat_free(&h);
+	return ret;
+}
+
 /**
  * pc_run() - probectl
  * @argc: as main() got it
@@ -921,6 +1090,8 @@ int pc_run(int argc, char **argv, struct pc_env *env)
 		return cmd_profile(env, &a);
 	case PC_CMD_FLAMEGRAPH:
 		return cmd_flamegraph(env, &a);
+	case PC_CMD_HEATMAP:
+		return cmd_heatmap(env, &a);
 	case PC_CMD_VERSION:
 		fprintf(env->out, "probectl for probe_core ABI %d\n",
 			PCORE_ABI_VERSION);

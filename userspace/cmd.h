@@ -26,7 +26,10 @@
  * @unload: pc_kmod_unload()
  * @state: pc_kmod_state()
  * @now: the wall-clock and the monotonic time
- * @sleep_until: sleeps until a monotonic time
+ * @sleep_until: sleeps until a monotonic time, or less once @stopped
+ * @catch_stop: from now on, SIGINT and SIGTERM only ask to stop (NULL:
+ *	they do what they do)
+ * @stopped: whether a stop was asked for (NULL: never)
  * @priv: the hooks' data
  */
 struct pc_env {
@@ -46,6 +49,8 @@ struct pc_env {
 	void (*now)(struct pc_env *env, struct timespec *real,
 		    struct timespec *mono);
 	void (*sleep_until)(struct pc_env *env, const struct timespec *mono);
+	void (*catch_stop)(struct pc_env *env);
+	bool (*stopped)(struct pc_env *env);
 	void *priv;
 };
 

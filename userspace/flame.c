@@ -192,7 +192,7 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-/* Characters (code points) of @s as put_xml() writes them. */
+/* Characters (code points) of @s as pc_xml_put() writes them. */
 static size_t xml_chars(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -206,11 +206,16 @@ static size_t xml_chars(const char *s)
 	return n;
 }
 
-/*
- * Writes the first @max characters of @s as XML character data (or an
- * attribute value): & < > " ' escaped, what XML cannot hold as U+FFFD.
+/**
+ * pc_xml_put() - text as XML character data (or an attribute value)
+ * @f: where to
+ * @s: the text, untrusted
+ * @max: at most this many characters (code points)
+ *
+ * & < > " ' escaped, what XML cannot hold (control characters, invalid
+ * UTF-8) as U+FFFD.
  */
-static void put_xml(FILE *f, const char *s, size_t max)
+void pc_xml_put(FILE *f, const char *s, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t len;
@@ -388,16 +393,16 @@ static void put_frame(FILE *f, const struct node *nd, unsigned long long all,
 
 	colour(fill, sizeof(fill), nd);
 	fputs("<g class=\"f\"><title>", f);
-	put_xml(f, nd->name, SIZE_MAX);
+	pc_xml_put(f, nd->name, SIZE_MAX);
 	fprintf(f, " (%llu sample%s, %.2f%%)</title>", nd->total,
 		nd->total == 1 ? "" : "s", 100.0 * nd->total / all);
 	fprintf(f, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%u\" fill=\"%s\"/>",
 		x, y, w, ROW - 1, fill);
 	fprintf(f, "<text x=\"%.2f\" y=\"%u\">", x + 3, y + 11);
 	if (chars <= fit) {
-		put_xml(f, nd->name, SIZE_MAX);
+		pc_xml_put(f, nd->name, SIZE_MAX);
 	} else if (fit >= 3) {
-		put_xml(f, nd->name, fit - 2);
+		pc_xml_put(f, nd->name, fit - 2);
 		fputs("..", f);
 	}
 	fputs("</text></g>\n", f);
@@ -464,7 +469,7 @@ int pc_flame_svg(FILE *out, const struct pc_flame_stack *s, size_t n,
 		width, height);
 	fprintf(out, "<text id=\"title\" x=\"%u\" y=\"24\" text-anchor=\"middle\">",
 		width / 2);
-	put_xml(out, title, PC_FLAME_TITLE_MAX);
+	pc_xml_put(out, title, PC_FLAME_TITLE_MAX);
 	fputs("</text>\n", out);
 	fprintf(out, "<text id=\"unzoom\" x=\"%u\" y=\"24\" style=\"display:none\">Reset zoom</text>\n",
 		PAD);

@@ -57,5 +57,6 @@ int pc_flame_merge(struct pc_flame_stack *s, size_t *n);
 int pc_folded_parse(FILE *in, struct pc_flame_stack **out, size_t *n,
 		    char *err, size_t errlen);
 void pc_folded_free(struct pc_flame_stack *s, size_t n);
+void pc_xml_put(FILE *f, const char *s, size_t max);
 
 #endif /* PROBECTL_FLAME_H */

@@ -10,6 +10,7 @@
  */
 #include <string.h>
 #include "format.h"
+#include "pcore_engine.h"
 
 #define BAR_WIDTH	40
 #define U64_MAX_VAL	(~0ULL)
@@ -248,46 +249,112 @@ static void bound(char *buf, size_t len, unsigned long long v,
 }
 
 /**
+ * pc_hist_kind() - the engine's kind of a histogram, from its entry
+ * @e: entry
+ *
+ * Return: PCORE_HIST_LOG2, _LINEAR, _LOGLINEAR or _COUNT; 0 for a name
+ * this probectl does not know (its buckets are then merged as log2's).
+ */
+unsigned int pc_hist_kind(const struct pcore_ioc_entry *e)
+{
+	static const unsigned int kinds[] = { PCORE_HIST_LOG2,
+		PCORE_HIST_LINEAR, PCORE_HIST_LOGLINEAR, PCORE_HIST_COUNT };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (!strncmp(e->hist_kind, pcore_kind_name(kinds[i]),
+			     sizeof(e->hist_kind)))
+			return kinds[i];
+	return 0;
+}
+
+/**
+ * pc_rows_of() - the rows a histogram's text shows
+ * @s: snapshot
+ * @kind: pc_hist_kind() of its histogram
+ * @max_rows: at most this many rows, 0 for one per bucket
+ * @r: the plan (pcore_rows_plan()), for pcore_row_of()
+ * @first: set to the first non-empty bucket
+ * @last: set to the last non-empty bucket
+ *
+ * Return: the number of rows, 0 for an empty snapshot.
+ */
+unsigned int pc_rows_of(const struct pc_snap *s, unsigned int kind,
+			unsigned int max_rows, struct pcore_rows *r,
+			unsigned int *first, unsigned int *last)
+{
+	unsigned int i;
+
+	*first = s->r.nbuckets;
+	*last = 0;
+	for (i = 0; i < s->r.nbuckets; i++) {
+		if (!s->b[i].count)
+			continue;
+		if (*first == s->r.nbuckets)
+			*first = i;
+		*last = i;
+	}
+	if (*first == s->r.nbuckets)
+		return 0;
+	return pcore_rows_plan(r, kind, s->r.nbuckets, *first, *last,
+			       max_rows);
+}
+
+/* The count of the buckets @start to @end. */
+static unsigned long long row_count(const struct pc_snap *s,
+				    unsigned int start, unsigned int end)
+{
+	unsigned long long c = 0;
+
+	for (; start <= end; start++)
+		c += s->b[start].count;
+	return c;
+}
+
+/**
  * pc_fmt_hist_text() - buckets as the debugfs hist file prints them
  * @f: where to
  * @s: snapshot
  * @unit: appended to the bounds (already cleaned)
  * @indent: before each line
+ * @kind: pc_hist_kind() of the histogram
+ * @full: one row per bucket, as hist_full (else merged as hist)
  *
  * From the first non-empty bucket to the last: "[lo, hi) count |@@@|",
- * the bar scaled to the fullest bucket and at least one '@' when not
- * empty; "(empty)" for an empty histogram.
+ * the bar scaled to the fullest row and at least one '@' when not empty;
+ * "(empty)" for an empty histogram.  Unless @full, adjacent buckets are
+ * merged into at most PCORE_HIST_ROWS rows, as the kernel's hist file
+ * merges them (pcore_rows_plan()).
  */
 void pc_fmt_hist_text(FILE *f, const struct pc_snap *s, const char *unit,
-		      const char *indent)
+		      const char *indent, unsigned int kind, bool full)
 {
 	char lo[48], hi[48], range[100], bar[BAR_WIDTH + 1];
-	unsigned int i, first = s->r.nbuckets, last = 0, n;
-	unsigned long long top = 0;
+	unsigned int i, first, last, start, end, n;
+	unsigned long long top = 0, c;
+	struct pcore_rows r;
 
-	for (i = 0; i < s->r.nbuckets; i++) {
-		if (!s->b[i].count)
-			continue;
-		if (first == s->r.nbuckets)
-			first = i;
-		last = i;
-		if (s->b[i].count > top)
-			top = s->b[i].count;
-	}
-	if (!top) {
+	if (!pc_rows_of(s, kind, full ? 0 : PCORE_HIST_ROWS, &r, &first,
+			&last)) {
 		fprintf(f, "%s(empty)\n", indent);
 		return;
 	}
-	for (i = first; i <= last; i++) {
-		bound(lo, sizeof(lo), s->b[i].lo, unit);
-		bound(hi, sizeof(hi), s->b[i].hi, unit);
+	for (i = first; i <= last; i = end + 1) {
+		pcore_row_of(&r, i, &start, &end);
+		c = row_count(s, start, end);
+		top = c > top ? c : top;
+	}
+	for (i = first; i <= last; i = end + 1) {
+		pcore_row_of(&r, i, &start, &end);
+		c = row_count(s, start, end);
+		bound(lo, sizeof(lo), s->b[start].lo, unit);
+		bound(hi, sizeof(hi), s->b[end].hi, unit);
 		snprintf(range, sizeof(range), "[%s, %s)", lo, hi);
-		n = ((__uint128_t)s->b[i].count * BAR_WIDTH + top - 1) /
-		    top;
+		n = ((__uint128_t)c * BAR_WIDTH + top - 1) / top;
 		memset(bar, '@', n);
 		bar[n] = '\0';
-		fprintf(f, "%s%-36s %12llu |%-*s|\n", indent, range,
-			s->b[i].count, BAR_WIDTH, bar);
+		fprintf(f, "%s%-36s %12llu |%-*s|\n", indent, range, c,
+			BAR_WIDTH, bar);
 	}
 }
 
@@ -328,7 +395,7 @@ static bool is_keyed(const struct pc_hist *h)
 
 /* A section: title line, values, histogram. */
 static void section_text(FILE *f, const struct pc_hist *h,
-			 const struct pc_snap *s, int cpu, bool key)
+			 const struct pc_snap *s, int cpu, bool key, bool full)
 {
 	char unit[PCORE_UAPI_SHORT_MAX];
 
@@ -339,13 +406,15 @@ static void section_text(FILE *f, const struct pc_hist *h,
 		key_title(f, &h->e, &s->r);
 	fputs(":\n", f);
 	values_text(f, &s->r);
-	pc_fmt_hist_text(f, s, unit_of(unit, sizeof(unit), h), "");
+	pc_fmt_hist_text(f, s, unit_of(unit, sizeof(unit), h), "",
+			 pc_hist_kind(&h->e), full);
 }
 
 /**
  * pc_fmt_show_text() - a histogram as 'key: value' lines and buckets
  * @f: where to
  * @h: histogram
+ * @full: every bucket a row (else merged: pc_fmt_hist_text())
  *
  * The header (name, probe, unit, kind, flags, hits, memory), the merged values
  * (count, sum, min, max, mean, p50, p90, p99, p999), percentile_error and
@@ -355,7 +424,7 @@ static void section_text(FILE *f, const struct pc_hist *h,
  * with values ("cpu N <key name> <key> <label>:").  Sections are separated
  * by blank lines.
  */
-void pc_fmt_show_text(FILE *f, const struct pc_hist *h)
+void pc_fmt_show_text(FILE *f, const struct pc_hist *h, bool full)
 {
 	char buf[PCORE_UAPI_SYMBOL_MAX], unit[PCORE_UAPI_SHORT_MAX];
 	const struct pcore_ioc_read *r = &h->total.r;
@@ -381,18 +450,19 @@ void pc_fmt_show_text(FILE *f, const struct pc_hist *h)
 	fprintf(f, "missed: %llu\n", r->missed);
 	if (keyed)
 		fprintf(f, "keys: %u\ndropped: %llu\n", h->nkeys, r->dropped);
-	pc_fmt_hist_text(f, &h->total, unit, "");
+	pc_fmt_hist_text(f, &h->total, unit, "", pc_hist_kind(&h->e), full);
 	/* A stack's section is its block, which pc_fmt_stacks_text() prints. */
 	if (pc_is_stacks(&h->e))
 		return;
 	for (k = 0; k < h->nkeys; k++)
-		section_text(f, h, &h->keys[k], -1, true);
+		section_text(f, h, &h->keys[k], -1, true, full);
 	for (i = 0; h->percpu && i < h->ncpus; i++) {
-		section_text(f, h, &h->cpus[i].s, h->cpus[i].s.r.cpu, false);
+		section_text(f, h, &h->cpus[i].s, h->cpus[i].s.r.cpu, false,
+			     full);
 		for (k = 0; k < h->cpus[i].nkeys; k++)
 			if (h->cpus[i].keys[k].r.count)
 				section_text(f, h, &h->cpus[i].keys[k],
-					     h->cpus[i].s.r.cpu, true);
+					     h->cpus[i].s.r.cpu, true, full);
 	}
 }
 
@@ -590,7 +660,7 @@ void pc_fmt_watch_text(FILE *f, const struct pcore_ioc_entry *e,
 		t->missed);
 	if (hist)
 		pc_fmt_hist_text(f, s, e->unit[0] ? TEXT(unit, e->unit) : "",
-				 "  ");
+				 "  ", pc_hist_kind(e), false);
 }
 
 /**

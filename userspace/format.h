@@ -25,9 +25,14 @@ void pc_fmt_list_text(FILE *f, const struct pcore_ioc_entry *e,
 		      unsigned int n);
 void pc_fmt_list_json(FILE *f, const struct pcore_ioc_entry *e,
 		      unsigned int n);
+struct pcore_rows;
+unsigned int pc_hist_kind(const struct pcore_ioc_entry *e);
+unsigned int pc_rows_of(const struct pc_snap *s, unsigned int kind,
+			unsigned int max_rows, struct pcore_rows *r,
+			unsigned int *first, unsigned int *last);
 void pc_fmt_hist_text(FILE *f, const struct pc_snap *s, const char *unit,
-		      const char *indent);
-void pc_fmt_show_text(FILE *f, const struct pc_hist *h);
+		      const char *indent, unsigned int kind, bool full);
+void pc_fmt_show_text(FILE *f, const struct pc_hist *h, bool full);
 void pc_fmt_show_json(FILE *f, const struct pc_hist *h);
 void pc_fmt_show_csv(FILE *f, const struct pc_hist *h);
 void pc_fmt_watch_text(FILE *f, const struct pcore_ioc_entry *e,

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 #include <sys/utsname.h>
 #include "cmd.h"
@@ -33,10 +34,33 @@ static void sys_now(struct pc_env *env, struct timespec *real,
 	clock_gettime(CLOCK_MONOTONIC, mono);
 }
 
+/* Set by the handler, read by the loop: atomic, as volatile would be. */
+static int stop_asked;
+
+static void on_stop(int sig)
+{
+	__atomic_store_n(&stop_asked, 1, __ATOMIC_RELAXED);
+}
+
+/* No SA_RESTART: a sleep ends early with EINTR, and sees the flag. */
+static void sys_catch_stop(struct pc_env *env)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static bool sys_stopped(struct pc_env *env)
+{
+	return __atomic_load_n(&stop_asked, __ATOMIC_RELAXED);
+}
+
 static void sys_sleep_until(struct pc_env *env, const struct timespec *mono)
 {
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, mono, NULL) ==
-	       EINTR)
+	       EINTR && !sys_stopped(env))
 		;
 }
 
@@ -58,6 +82,8 @@ int main(int argc, char **argv)
 		.state = pc_kmod_state,
 		.now = sys_now,
 		.sleep_until = sys_sleep_until,
+		.catch_stop = sys_catch_stop,
+		.stopped = sys_stopped,
 	};
 	int ret;
 

@@ -13,7 +13,9 @@
  *
  * In every histogram directory:
  *
- *   hist      merged histogram: [lo, hi) count |@@@@|
+ *   hist      merged histogram: [lo, hi) count |@@@@|, adjacent buckets
+ *             merged into at most PCORE_HIST_ROWS rows of exact bounds
+ *   hist_full the same, one row per bucket
  *   percpu    per-CPU totals and histograms, then their merged total
  *   stats     'key: value' lines
  *   interval  stats and histogram since the last interval read or reset,
@@ -67,12 +69,20 @@ static void pcore_seq_bound(char *buf, size_t len, u64 v, const char *unit)
 		snprintf(buf, len, "%llu%s", v, unit);
 }
 
+/*
+ * From the first non-empty bucket to the last, "[lo, hi) count |@@@@|",
+ * the bar scaled to the fullest row.  Unless @full, adjacent buckets are
+ * merged into at most PCORE_HIST_ROWS rows (pcore_rows_plan()): a row's
+ * bounds are its first bucket's lower and its last bucket's upper bound.
+ */
 static void pcore_seq_hist(struct seq_file *m, const struct pcore_hist *h,
-			   const struct pcore_snap *s, const char *indent)
+			   const struct pcore_snap *s, const char *indent,
+			   bool full)
 {
 	char lo_s[32], hi_s[32], range[72], bar[PCORE_BAR_WIDTH + 1];
-	u32 i, first = s->nbuckets, last = 0;
-	u64 top = 0, lo, hi, n;
+	u32 i, j, first = s->nbuckets, last = 0, start, end;
+	u64 top = 0, lo, hi, n, c;
+	struct pcore_rows rows;
 
 	for (i = 0; i < s->nbuckets; i++) {
 		if (!s->b[i])
@@ -80,22 +90,32 @@ static void pcore_seq_hist(struct seq_file *m, const struct pcore_hist *h,
 		if (first == s->nbuckets)
 			first = i;
 		last = i;
-		if (s->b[i] > top)
-			top = s->b[i];
 	}
-	if (!top) {
+	if (first == s->nbuckets) {
 		seq_printf(m, "%s(empty)\n", indent);
 		return;
 	}
-	for (i = first; i <= last; i++) {
-		pcore_bucket_bounds(&h->layout, i, &lo, &hi);
+	pcore_rows_plan(&rows, h->layout.kind, s->nbuckets, first, last,
+			full ? 0 : PCORE_HIST_ROWS);
+	for (i = first; i <= last; i = end + 1) {
+		pcore_row_of(&rows, i, &start, &end);
+		for (c = 0, j = start; j <= end; j++)
+			c += s->b[j];
+		top = max(top, c);
+	}
+	for (i = first; i <= last; i = end + 1) {
+		pcore_row_of(&rows, i, &start, &end);
+		for (c = 0, j = start; j <= end; j++)
+			c += s->b[j];
+		pcore_bucket_bounds(&h->layout, start, &lo, &hi);
 		pcore_seq_bound(lo_s, sizeof(lo_s), lo, h->unit);
+		pcore_bucket_bounds(&h->layout, end, &lo, &hi);
 		pcore_seq_bound(hi_s, sizeof(hi_s), hi, h->unit);
 		snprintf(range, sizeof(range), "[%s, %s)", lo_s, hi_s);
-		n = div64_u64(s->b[i] * PCORE_BAR_WIDTH + top - 1, top);
+		n = div64_u64(c * PCORE_BAR_WIDTH + top - 1, top);
 		memset(bar, '@', n);
 		bar[n] = '\0';
-		seq_printf(m, "%s%-36s %12llu |%-*s|\n", indent, range, s->b[i],
+		seq_printf(m, "%s%-36s %12llu |%-*s|\n", indent, range, c,
 			   PCORE_BAR_WIDTH, bar);
 	}
 }
@@ -199,6 +219,7 @@ struct pcore_seq_arg {
 	struct seq_file *m;
 	struct pcore_hist *h;
 	bool with_hist;
+	bool full;
 	bool any;
 	struct pcore_snap *one;
 	struct pcore_snap *total;
@@ -217,7 +238,8 @@ static void pcore_seq_block(void *arg, const struct pcore_keyval *kv)
 	}
 	pcore_seq_values(a->m, a->h, kv->s);
 	if (a->with_hist)
-		pcore_seq_hist(a->m, a->h, kv->s, a->h->key_mode ? "  " : "");
+		pcore_seq_hist(a->m, a->h, kv->s, a->h->key_mode ? "  " : "",
+			       false);
 }
 
 /*
@@ -376,20 +398,20 @@ static void pcore_hist_one(void *arg, const struct pcore_keyval *kv)
 	char lb[PCORE_LABEL_MAX];
 
 	if (!a->h->key_mode) {
-		pcore_seq_hist(a->m, a->h, kv->s, "");
+		pcore_seq_hist(a->m, a->h, kv->s, "", a->full);
 		return;
 	}
 	if (a->any)
 		seq_puts(a->m, "\n");
 	pcore_seq_key(a->m, a->h, kv, " ");
 	seq_printf(a->m, " %s:\n", pcore_label(kv, lb));
-	pcore_seq_hist(a->m, a->h, kv->s, "  ");
+	pcore_seq_hist(a->m, a->h, kv->s, "  ", a->full);
 	a->any = true;
 }
 
-static int pcore_hist_show(struct seq_file *m, void *unused)
+static int pcore_hist_print(struct seq_file *m, bool full)
 {
-	struct pcore_seq_arg a = { .m = m, .h = m->private };
+	struct pcore_seq_arg a = { .m = m, .h = m->private, .full = full };
 
 	mutex_lock(&a.h->lock);
 	pcore_hist_walk(a.h, -1, pcore_hist_one, &a);
@@ -398,7 +420,19 @@ static int pcore_hist_show(struct seq_file *m, void *unused)
 		seq_puts(m, "(empty)\n");
 	return 0;
 }
+
+/* hist: rows merged to fit PCORE_HIST_ROWS; hist_full: every bucket */
+static int pcore_hist_show(struct seq_file *m, void *unused)
+{
+	return pcore_hist_print(m, false);
+}
 DEFINE_SHOW_ATTRIBUTE(pcore_hist);
+
+static int pcore_hist_full_show(struct seq_file *m, void *unused)
+{
+	return pcore_hist_print(m, true);
+}
+DEFINE_SHOW_ATTRIBUTE(pcore_hist_full);
 
 static int pcore_stats_show(struct seq_file *m, void *unused)
 {
@@ -608,7 +642,7 @@ static void pcore_percpu_one(void *arg, const struct pcore_keyval *kv)
 		pcore_seq_totals(a->m, what, a->one);
 		if (a->one->count)
 			pcore_seq_hist(a->m, h, a->one,
-				       h->key_mode ? "    " : "  ");
+				       h->key_mode ? "    " : "  ", false);
 		pcore_snap_merge(a->total, a->one);
 	}
 	snprintf(what, sizeof(what), "%stotal", indent);
@@ -654,7 +688,7 @@ static int pcore_interval_show(struct seq_file *m, void *unused)
 		pcore_seq_values(m, iv->h, iv->kvs.kv[0].s);
 		pcore_seq_about(m, iv->h, &iv->about, hits);
 		seq_puts(m, "\n");
-		pcore_seq_hist(m, iv->h, iv->kvs.kv[0].s, "");
+		pcore_seq_hist(m, iv->h, iv->kvs.kv[0].s, "", false);
 		return 0;
 	}
 	pcore_seq_head(m, iv->h, &iv->about, hits, iv->kvs.n);
@@ -737,6 +771,8 @@ static void pcore_debugfs_hist_added(struct pcore_hist *h)
 {
 	h->dir = debugfs_create_dir(h->name, h->client->dir);
 	debugfs_create_file("hist", 0400, h->dir, h, &pcore_hist_fops);
+	debugfs_create_file("hist_full", 0400, h->dir, h,
+			    &pcore_hist_full_fops);
 	debugfs_create_file("percpu", 0400, h->dir, h, &pcore_percpu_fops);
 	debugfs_create_file("stats", 0400, h->dir, h, &pcore_stats_fops);
 	debugfs_create_file("interval", 0400, h->dir, h, &pcore_interval_fops);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 //
-// Usage: node browser.mjs NPMDIR CHROMIUM FOLDED:SVG...
+// Usage: node browser.mjs NPMDIR CHROMIUM (FOLDED:SVG | heatmap:SVG:PNG)...
 //
 // The browser half of tests/browser/run.sh, which renders the SVGs and
 // installs the npm packages into NPMDIR.  Prints TAP lines; exits 1 when
-// any failed.  For each folded file and the SVG drawn from it:
+// any failed.  For each heatmap SVG (probectl heatmap --svg), Chromium
+// opens it and checks it against itself (checkHeatmap() has the list:
+// counts, sums per column, geometry, colours, labels, hover) and saves a
+// screenshot as PNG.  For each folded file and the SVG drawn from it:
 //   1. Chromium (headless, driven by playwright-core) opens the SVG from a
 //      file:// URL; every frame it shows is compared with the folded
 //      file: its path from the root (found from the geometry alone) is a
@@ -295,6 +298,160 @@ async function checkSvg(browser, folded, svg, label) {
 	await page.close();
 }
 
+// A heatmap's title: "[lo, hi) at A to B UTC: N value(s)" of a cell,
+// "A to B UTC: N value(s)" of a column's bar.
+function heatTitle(t) {
+	const m = /^(?:(\[[^)]*\)) at )?(.+ to .+ UTC): (\d+) values?$/.exec(t);
+	return m ? { range: m[1] || null, when: m[2], n: BigInt(m[3]) } : null;
+}
+
+async function checkHeatmap(browser, svg, png, label) {
+	const size = /<svg [^>]*width="(\d+)" height="(\d+)"/.exec(
+		fs.readFileSync(svg, 'utf8'));
+	const W = size ? +size[1] : 1200, H = size ? +size[2] : 800;
+	const page = await browser.newPage({ viewport: { width: W, height: H } });
+	page.setDefaultTimeout(STEP_MS);
+	const errors = [];
+	page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+	await page.goto(pathToFileURL(path.resolve(svg)).href);
+	const read = (sel) => page.$$eval(sel, (rs) => rs.map((r) => {
+		const b = r.getBoundingClientRect();
+		return {
+			col: +r.dataset.col, row: r.dataset.row === undefined ?
+				null : +r.dataset.row,
+			n: r.dataset.n, title: r.querySelector('title').textContent,
+			x: +r.getAttribute('x'), y: +r.getAttribute('y'),
+			w: +r.getAttribute('width'), h: +r.getAttribute('height'),
+			fill: r.getAttribute('fill'),
+			cx: b.x + b.width / 2, cy: b.y + b.height / 2,
+		};
+	}));
+	const cells = await read('rect.c');
+	const bars = await read('rect.t');
+	tap(errors.length === 0 && cells.length > 0 && bars.length > 0,
+		`${label}: Chromium opens the heatmap (${cells.length} cells, ${bars.length} intervals with values, no script error)`,
+		errors);
+	if (!cells.length) {
+		await page.close();
+		return;
+	}
+
+	// 1. every cell's and bar's title says its count and when
+	const bad = cells.concat(bars).filter((c) => {
+		const t = heatTitle(c.title);
+		return !t || t.n !== BigInt(c.n) || (c.row === null) !== (t.range === null);
+	});
+	tap(bad.length === 0,
+		`${label}: each cell's <title> is '[lo, hi) at START to END UTC: N values' with its data-n, each interval's bar's 'START to END UTC: N values'`,
+		bad.map((c) => `title '${c.title}', data-n ${c.n}`));
+
+	// 2. a column's cells add up to its bar, and have its times
+	const diag = [];
+	const cols = new Map();
+	for (const c of cells) {
+		const k = cols.get(c.col) || { n: 0n, when: new Set(), x: new Set() };
+		k.n += BigInt(c.n);
+		k.when.add(heatTitle(c.title).when);
+		k.x.add(`${c.x}+${c.w}`);
+		cols.set(c.col, k);
+	}
+	for (const b of bars) {
+		const k = cols.get(b.col);
+		if (!k || k.n !== BigInt(b.n))
+			diag.push(`column ${b.col}: cells ${k ? k.n : 0}, bar ${b.n}`);
+		else if (k.when.size !== 1 || !k.when.has(heatTitle(b.title).when))
+			diag.push(`column ${b.col}: times ${[...k.when].join(' | ')}, bar ${b.title}`);
+		if (k && (k.x.size !== 1 || !k.x.has(`${b.x}+${b.w}`)))
+			diag.push(`column ${b.col}: cells at ${[...k.x].join(' ')}, bar at ${b.x}+${b.w}`);
+	}
+	for (const c of cols.keys())
+		if (!bars.some((b) => b.col === c))
+			diag.push(`column ${c} has cells but no bar`);
+	const total = bars.reduce((a, b) => a + BigInt(b.n), 0n);
+	tap(diag.length === 0,
+		`${label}: the cells of each of the ${bars.length} intervals add up to its bar (${total} values), in its place and with its times`,
+		diag);
+
+	// 3. geometry: newer columns to the right, higher rows above, in the grid
+	const grid = await page.$eval('#grid', (g) => ({
+		x: +g.getAttribute('x'), y: +g.getAttribute('y'),
+		w: +g.getAttribute('width'), h: +g.getAttribute('height') }));
+	const gd = [];
+	for (const a of cells) {
+		if (a.x < grid.x - 0.01 || a.x + a.w > grid.x + grid.w + 0.01 ||
+		    a.y < grid.y - 0.01 || a.y + a.h > grid.y + grid.h + 0.01)
+			gd.push(`cell ${a.col}/${a.row} at ${a.x},${a.y} outside the grid`);
+	}
+	const byCol = [...cells].sort((a, b) => a.col - b.col);
+	for (let i = 1; i < byCol.length; i++)
+		if (byCol[i].col > byCol[i - 1].col && byCol[i].x <= byCol[i - 1].x)
+			gd.push(`column ${byCol[i].col} not right of ${byCol[i - 1].col}`);
+	const byRow = [...cells].sort((a, b) => a.row - b.row);
+	for (let i = 1; i < byRow.length; i++)
+		if (byRow[i].row > byRow[i - 1].row && byRow[i].y >= byRow[i - 1].y)
+			gd.push(`row ${byRow[i].row} not above row ${byRow[i - 1].row}`);
+	tap(gd.length === 0,
+		`${label}: cells inside the grid, newer intervals to the right, higher rows above`,
+		gd.slice(0, 10));
+
+	// 4. rows: the label on the left is the range in its cells' titles,
+	// and the ranges rise with the rows
+	const labels = await page.$$eval('#rows text', (ts) => ts.map((t) =>
+		({ row: +t.dataset.row, text: t.textContent })));
+	const ld = [];
+	const rangeOf = new Map();
+	for (const c of cells) {
+		const r = heatTitle(c.title).range;
+		if (rangeOf.has(c.row) && rangeOf.get(c.row) !== r)
+			ld.push(`row ${c.row}: '${rangeOf.get(c.row)}' and '${r}'`);
+		rangeOf.set(c.row, r);
+	}
+	for (const l of labels)
+		if (rangeOf.has(l.row) && rangeOf.get(l.row) !== l.text)
+			ld.push(`row ${l.row}: label '${l.text}', cells '${rangeOf.get(l.row)}'`);
+	const lower = (r) => BigInt(/^\[(\d+)/.exec(r)[1]);
+	const rows = [...rangeOf.entries()].sort((a, b) => a[0] - b[0]);
+	for (let i = 1; i < rows.length; i++)
+		if (lower(rows[i][1]) <= lower(rows[i - 1][1]))
+			ld.push(`row ${rows[i][0]} '${rows[i][1]}' not above '${rows[i - 1][1]}'`);
+	tap(ld.length === 0 && labels.length > 0,
+		`${label}: ${labels.length} row labels, each the range its cells' titles say; ranges rise upwards`,
+		ld.slice(0, 10));
+
+	// 5. colours: more values, a darker cell (less green, on yellow to red)
+	const green = (f) => +/rgb\(\d+,(\d+),\d+\)/.exec(f)[1];
+	const cd = [];
+	const sorted = [...cells].sort((a, b) => Number(BigInt(a.n) - BigInt(b.n)));
+	for (let i = 1; i < sorted.length; i++)
+		if (BigInt(sorted[i].n) > BigInt(sorted[i - 1].n) &&
+		    green(sorted[i].fill) > green(sorted[i - 1].fill))
+			cd.push(`${sorted[i].n} values: ${sorted[i].fill}, ${sorted[i - 1].n}: ${sorted[i - 1].fill}`);
+	tap(cd.length === 0,
+		`${label}: the more values, the darker the cell (${sorted[0].n} to ${sorted[sorted.length - 1].n} values)`,
+		cd.slice(0, 10));
+
+	// 6. hover: the fullest cell, then the fullest interval's bar
+	for (const [what, list] of [['cell', cells], ['interval bar', bars]]) {
+		const top = [...list].sort((a, b) => Number(BigInt(b.n) - BigInt(a.n)))[0];
+		await page.mouse.move(top.cx, top.cy);
+		const details = await page.textContent('#details');
+		tap(details === top.title,
+			`${label}: hovering the fullest ${what} shows '${top.title}'`,
+			[`details line: '${details}'`]);
+	}
+	await page.mouse.move(0, 0);
+
+	// 7. the picture, for the README
+	if (png) {
+		await page.screenshot({ path: png, clip: { x: 0, y: 0, width: W, height: H } });
+		const st = fs.statSync(png);
+		const head = fs.readFileSync(png).subarray(0, 24);
+		tap(st.size > 1000 && head.readUInt32BE(16) === W && head.readUInt32BE(20) === H,
+			`${label}: a ${W}x${H} PNG of it in ${png}`, [`${st.size} bytes`]);
+	}
+	await page.close();
+}
+
 // speedscope's built app and the profiles, on 127.0.0.1 only.
 function serve(files) {
 	const app = path.join(npmDir, 'node_modules/speedscope/dist/release');
@@ -386,7 +543,11 @@ async function checkSpeedscope(browser, port, idx, folded, label) {
 async function main() {
 	const pw = await import(pathToFileURL(path.join(npmDir,
 		'node_modules/playwright-core/index.mjs')).href);
-	const inputs = pairs.map((p) => {
+	const heatmaps = pairs.filter((p) => p.startsWith('heatmap:')).map((p) => {
+		const [svg, png] = p.slice(8).split(':');
+		return { svg, png };
+	});
+	const inputs = pairs.filter((p) => !p.startsWith('heatmap:')).map((p) => {
 		const i = p.lastIndexOf(':');
 		return { folded: p.slice(0, i), svg: p.slice(i + 1) };
 	});
@@ -394,6 +555,14 @@ async function main() {
 		timeout: STEP_MS, args: ['--no-sandbox'] });
 	const srv = await serve(inputs.map((x) => path.resolve(x.folded)));
 	try {
+		for (const x of heatmaps) {
+			const label = path.basename(x.svg);
+			try {
+				await checkHeatmap(browser, x.svg, x.png, label);
+			} catch (e) {
+				tap(false, `${label}: the heatmap checks ran`, String(e.stack).split('\n'));
+			}
+		}
 		for (const [i, x] of inputs.entries()) {
 			const label = path.basename(x.folded);
 			try {

@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: tests/browser/run.sh OUTDIR [FOLDED[:SVG]]...
+# Usage: tests/browser/run.sh OUTDIR [FOLDED[:SVG] | HEATMAP.svg]...
 #
-# Flame graphs in a real browser, TAP on stdout (make check keeps it as
-# build/results/browser.tap); exits 1 when anything failed.  For each
-# folded stack file (default: fixtures/stackt.folded, stacks named as the
-# kernel test's module names its functions, its leaf called 300 and 700
-# times from two callers):
+# Flame graphs and heatmaps in a real browser, TAP on stdout (make check
+# keeps it as build/results/browser.tap); exits 1 when anything failed.
+# For each folded stack file (default: fixtures/stackt.folded, stacks
+# named as the kernel test's module names its functions, its leaf called
+# 300 and 700 times from two callers):
 #   1. probectl flamegraph draws it into OUTDIR/NAME.svg (or SVG, drawn
 #      elsewhere, e.g. in the VM, is taken as it is), and xmllint finds
 #      the SVG well-formed;
@@ -15,6 +15,11 @@
 #      as the file's stacks say (browser.mjs has the list);
 #   3. speedscope's web app imports the file and lists its names with
 #      their counts.
+# For each heatmap SVG of probectl heatmap --svg (default: the host tests'
+# golden, tests/userspace/golden/heatmap.svg; check.sh adds the one drawn
+# in the VM): xmllint finds it well-formed, Chromium shows cells whose
+# titles, sums per interval, places, labels, colours and hover text agree
+# (browser.mjs), and its screenshot is kept as OUTDIR/NAME.png.
 # The npm packages (package.json, package-lock.json) are installed with
 # npm ci into OUTDIR/npm, once: again only when the lock file changes.
 #
@@ -22,13 +27,14 @@
 # make probectl builds).  CHROMIUM: the browser (default /usr/bin/chromium).
 set -u
 
-[ $# -ge 1 ] || { echo "usage: $0 OUTDIR [FOLDED[:SVG]]..." >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 OUTDIR [FOLDED[:SVG] | HEATMAP.svg]..." >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 mkdir -p "$1" || exit 2
 out=$(cd "$1" && pwd)
 shift
-[ $# -gt 0 ] || set -- "$here/fixtures/stackt.folded"
+[ $# -gt 0 ] || set -- "$here/fixtures/stackt.folded" \
+	"$top/tests/userspace/golden/heatmap.svg"
 probectl=${PROBECTL:-$top/build/userspace/probectl}
 chromium=${CHROMIUM:-/usr/bin/chromium}
 failed=0
@@ -76,6 +82,14 @@ pairs=()
 for arg in "$@"; do
 	n=$((n + 1))
 	case $arg in
+	*.svg)
+		if command -v xmllint > /dev/null; then
+			xmllint --noout "$arg" > "$log" 2>&1
+			tap $? "$(basename "$arg") is well-formed XML (xmllint)" "$log"
+		fi
+		[ -s "$arg" ] && pairs+=("heatmap:$arg:$out/$(basename "$arg" .svg).png")
+		continue
+		;;
 	*:*.svg)
 		folded=${arg%:*}
 		svg=${arg##*:}

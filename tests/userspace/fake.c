@@ -433,6 +433,20 @@ static void fake_sleep_until(struct pc_env *env, const struct timespec *t)
 	f->sleeps++;
 }
 
+static void fake_catch_stop(struct pc_env *env)
+{
+	struct fake *f = env->priv;
+
+	f->catching = true;
+}
+
+static bool fake_stopped(struct pc_env *env)
+{
+	struct fake *f = env->priv;
+
+	return f->catching && f->stop_after && f->sleeps >= f->stop_after;
+}
+
 /**
  * fake_env() - an environment of fakes around @f
  * @env: filled in; out and err left to the caller
@@ -452,6 +466,8 @@ void fake_env(struct pc_env *env, struct fake *f)
 	env->state = fake_state;
 	env->now = fake_now;
 	env->sleep_until = fake_sleep_until;
+	env->catch_stop = fake_catch_stop;
+	env->stopped = fake_stopped;
 	env->priv = f;
 	if (!f->abi)
 		f->abi = PCORE_ABI_VERSION;

@@ -67,6 +67,9 @@ struct fake {
 	unsigned long long real_s;
 	void (*on_sleep)(struct fake *f, unsigned int nth);
 	unsigned int sleeps;
+	/* heatmap: a stop is asked for from this many sleeps on (0: never) */
+	unsigned int stop_after;
+	bool catching;			/* catch_stop() was called */
 };
 
 struct fake_hist *fake_add(struct fake *f, const char *name,

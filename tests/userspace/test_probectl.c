@@ -12,6 +12,9 @@
  */
 #include <errno.h>
 #include <dirent.h>
+#include <pthread.h>
+#include <pty.h>
+#include <termios.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -27,6 +30,7 @@
 #include "fake.h"
 #include "flame.h"
 #include "format.h"
+#include "heatmap.h"
 
 #ifndef GOLDEN_DIR
 #error "GOLDEN_DIR must name tests/userspace/golden"
@@ -1838,7 +1842,8 @@ TEST(help_for_every_command)
 {
 	static const char *const cmds[] = { "load", "unload", "status",
 		"list", "show", "watch", "attach", "detach", "reset",
-		"enable", "disable", "export", "flamegraph", "profile" };
+		"enable", "disable", "export", "flamegraph", "profile",
+		"heatmap" };
 	char want[64];
 	struct fake f;
 	struct result r;
@@ -1992,7 +1997,43 @@ static void good_64(struct __test_metadata *_metadata,
 	ASSERT_EQ(127U, strlen(a->tracepoints));
 }
 
+static void good_heatmap(struct __test_metadata *_metadata,
+			 const struct pc_args *a)
+{
+	ASSERT_EQ((int)PC_CMD_HEATMAP, (int)a->cmd);
+	ASSERT_STREQ("vfs_read", a->name);
+	ASSERT_EQ(1000000000ULL, a->interval_ns);	/* the default */
+	ASSERT_EQ(5U, a->count);
+	ASSERT_STREQ("x.svg", a->heat_svg);
+	ASSERT_STREQ("a <b>", a->flame_title);
+	ASSERT_EQ(-1, a->heat_color);
+	ASSERT_TRUE(a->full);
+}
+
+static void good_heatmap_d(struct __test_metadata *_metadata,
+			   const struct pc_args *a)
+{
+	ASSERT_EQ(250000000ULL, a->interval_ns);
+	ASSERT_EQ(11U, a->count);	/* 2.6 s of 0.25: 10.4, rounded up */
+	ASSERT_EQ(1, a->heat_color);
+	ASSERT_FALSE(a->full);
+	ASSERT_EQ(NULL, a->heat_svg);
+}
+
+static void good_show_full(struct __test_metadata *_metadata,
+			   const struct pc_args *a)
+{
+	ASSERT_EQ((int)PC_CMD_SHOW, (int)a->cmd);
+	ASSERT_TRUE(a->full);
+	ASSERT_EQ((int)PC_FMT_TEXT, (int)a->format);
+}
+
 static const struct good_case good_cases[] = {
+	{ { "heatmap", "vfs_read", "-n5", "--svg", "x.svg", "--title",
+	    "a <b>", "--no-color", "--full" }, good_heatmap },
+	{ { "heatmap", "-d", "2.6", "--color", "-i", "0.25", "x" },
+	  good_heatmap_d },
+	{ { "show", "--full", "do_fork", "--percpu" }, good_show_full },
 	{ { "load", "--target", L64, "--tracepoints", N127 }, good_64 },
 	{ { "load", "--target", "do_fork,vfs_read", "--hist=linear:0,1000000,1000",
 	    "--maxactive", "0" }, good_load },
@@ -2267,6 +2308,33 @@ static const struct bad_case bad_cases[] = {
 	{ { "export" }, "export needs a format: --prometheus" },
 	{ { "export", "--per-cpu" }, "export needs a format: --prometheus" },
 	{ { "export", "--prometheus", "--textfile-dir=" }, "--textfile-dir: empty" },
+	/* show --full, heatmap */
+	{ { "show", "x", "--full", "--json" }, "--full is for the text output" },
+	{ { "show", "x", "--csv", "--full" }, "--full is for the text output" },
+	{ { "show", "x", "--full=1" }, "--full takes no value" },
+	{ { "show", "x", "--full", "--full" }, "--full given twice" },
+	{ { "heatmap" }, "heatmap needs a histogram NAME" },
+	{ { "heatmap", "-i", "1" }, "heatmap needs a histogram NAME" },
+	{ { "heatmap", "x", "y" }, "heatmap: unexpected argument 'y'" },
+	{ { "heatmap", "x", "-i", "0" }, "-i: '0' is not a positive number" },
+	{ { "heatmap", "x", "-i", "86401" }, "-i: '86401' is above 86400 seconds" },
+	{ { "heatmap", "x", "-n", "0" }, "-n: '0' is not a positive decimal number" },
+	{ { "heatmap", "x", "-n", "4294967296" }, "-n: '4294967296' is too large" },
+	{ { "heatmap", "x", "-d", "1s" }, "-d: '1s' is not a positive number of seconds" },
+	{ { "heatmap", "x", "-d", "0" }, "-d: '0' is not a positive number of seconds" },
+	{ { "heatmap", "x", "-n", "3", "-d", "3" }, "give one of -n COUNT and -d SECONDS" },
+	{ { "heatmap", "x", "--svg", "" }, "--svg: empty or too long path" },
+	{ { "heatmap", "x", "--svg", "-" }, "--svg: give a file" },
+	{ { "heatmap", "x", "--svg" }, "--svg needs a value" },
+	{ { "heatmap", "x", "--color", "--no-color" }, "give one of --color and --no-color" },
+	{ { "heatmap", "x", "--no-color", "--no-color" }, "--no-color given twice" },
+	{ { "heatmap", "x", "--color=1" }, "--color takes no value" },
+	{ { "heatmap", "x", "--title", "t" }, "--title is the title of --svg's picture" },
+	{ { "heatmap", "x", "--svg", "a", "--title", L64 L64 },
+	  "--title: longer than 200 bytes" },
+	{ { "heatmap", "x", "--json" }, "heatmap: unknown option '--json'" },
+	{ { "heatmap", "x", "--hist" }, "heatmap: unknown option '--hist'" },
+	{ { "heatmap", "a b" }, "NAME: blank, control or non-ASCII character" },
 	/* flamegraph */
 	{ { "flamegraph" }, "flamegraph needs -i FILE" },
 	{ { "flamegraph", "-o", "x.svg" }, "flamegraph needs -i FILE" },
@@ -2316,7 +2384,7 @@ TEST(usage_error_exit_status)
 	ASSERT_EQ(2, r.ret);
 	ASSERT_STREQ("", r.out);
 	ASSERT_STREQ("probectl: show: unknown option '--bogus'\n"
-		     "usage: probectl show NAME [--percpu] [--json | --csv | --folded] [--top N]\n"
+		     "usage: probectl show NAME [--percpu] [--full] [--json | --csv | --folded] [--top N]\n"
 		     "Try 'probectl show --help'.\n", r.err);
 	ASSERT_EQ(0U, f.opens);
 	result_free(&r);
@@ -2907,6 +2975,498 @@ TEST(flamegraph_files)
 	snprintf(in, sizeof(in), "%s/in.folded", dir);
 	unlink(in);
 	ASSERT_EQ(0, rmdir(dir));	/* no temporary file left behind */
+}
+
+/* ---- show: merged rows, --full ---- */
+
+/*
+ * A loglinear histogram of 2000 values from 5 us to 24 ms, as the issue
+ * had: 196 buckets, which hist merges into 25 rows of 8.
+ */
+static void wide_fake(struct fake *f)
+{
+	struct pcore_hist_spec loglin = { .kind = PCORE_HIST_LOGLINEAR };
+	struct fake_hist *h;
+	unsigned long long k;
+
+	memset(f, 0, sizeof(f[0]));
+	h = fake_add(f, "wide", "kretprobe", "vfs_read", "ns",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE, &loglin, "", 1);
+	for (k = 0; k < 2000; k++)
+		fake_record(h, k % 2, 0, 5000 + k * k * k * 3 / 1000);
+	h->e.hits = 2000;
+}
+
+/* The rows "[lo<unit>, hi<unit>) count |...|" of @text: how many, sum. */
+static unsigned int hist_rows(const char *text, unsigned long long *sum)
+{
+	unsigned long long lo, hi, n;
+	unsigned int rows = 0;
+	const char *p;
+
+	*sum = 0;
+	for (p = text; (p = strstr(p, "\n[")); p++) {
+		if (sscanf(p + 1, "[%lluns, %lluns) %llu |", &lo, &hi, &n) != 3)
+			continue;
+		rows++;
+		*sum += n;
+	}
+	return rows;
+}
+
+TEST(show_merged_rows)
+{
+	unsigned long long sum, sum_full, lo, hi, n, lo2, hi2, n2, acc;
+	const char *p, *q;
+	struct result r, full;
+	struct fake f;
+	int got;
+
+	wide_fake(&f);
+	r = RUN(&f, "show", "wide");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	check_golden(_metadata, "show_merged.txt", r.out);
+	ASSERT_EQ(25U, hist_rows(r.out, &sum));
+	ASSERT_EQ(2000ULL, sum);
+	full = RUN(&f, "show", "wide", "--full");
+	ASSERT_EQ(0, full.ret) TH_LOG("%s", full.err);
+	ASSERT_EQ(196U, hist_rows(full.out, &sum_full));
+	ASSERT_EQ(2000ULL, sum_full);
+	/* each merged row: the full rows from its lower to its upper bound */
+	for (p = strstr(r.out, "\n["); p; p = strstr(p + 1, "\n[")) {
+		got = sscanf(p + 1, "[%lluns, %lluns) %llu |", &lo, &hi, &n);
+		ASSERT_EQ(3, got);
+		acc = 0;
+		for (q = strstr(full.out, "\n["); q; q = strstr(q + 1, "\n[")) {
+			got = sscanf(q + 1, "[%lluns, %lluns) %llu |", &lo2,
+				     &hi2, &n2);
+			ASSERT_EQ(3, got);
+			if (lo2 >= lo && hi2 <= hi)
+				acc += n2;
+			else
+				ASSERT_TRUE(hi2 <= lo || lo2 >= hi)
+					TH_LOG("[%llu, %llu) straddles [%llu, %llu)",
+					       lo2, hi2, lo, hi);
+		}
+		ASSERT_EQ(n, acc) TH_LOG("row [%llu, %llu)", lo, hi);
+	}
+	/* the same stats above the rows, both ways */
+	ASSERT_EQ(0, strncmp(r.out, full.out, strstr(r.out, "\n[") - r.out));
+	result_free(&full);
+	result_free(&r);
+	/* a histogram of at most 40 buckets: the same either way */
+	fake_free(&f);
+	std_fake(&f);
+	r = RUN(&f, "show", "do_fork");
+	full = RUN(&f, "show", "do_fork", "--full");
+	ASSERT_STREQ(r.out, full.out);
+	result_free(&full);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* ---- heatmap ---- */
+
+static struct fake_hist *heated;
+static unsigned long long heat_fed;
+
+/*
+ * Before interval n: a band that climbs a power of two per interval and
+ * falls back every 6, 20 + 5n values spread over it; 10 values at 5 us;
+ * none in interval 3.
+ */
+static void heat_feed(struct fake *f, unsigned int n)
+{
+	unsigned long long c = 10000ULL << (n % 6), k;
+
+	if (n == 3)
+		return;
+	for (k = 0; k < 20 + 5 * n; k++) {
+		fake_record(heated, k % 2, 0, c + (k * 37 % 64) * c / 64);
+		heat_fed++;
+	}
+	for (k = 0; k < 10; k++, heat_fed++)
+		fake_record(heated, 1, 0, 5000 + k);
+}
+
+/* Sum of the data-n="N" of the elements of class @cls in column @col. */
+static unsigned long long svg_sum(const char *svg, const char *cls, int col)
+{
+	unsigned long long sum = 0, n;
+	char want[32];
+	const char *p;
+	int c;
+
+	snprintf(want, sizeof(want), "<rect class=\"%s\"", cls);
+	for (p = svg; (p = strstr(p, want)); p++) {
+		if (sscanf(strstr(p, "data-col=\""), "data-col=\"%d\"", &c) != 1 ||
+		    sscanf(strstr(p, "data-n=\""), "data-n=\"%llu\"", &n) != 1)
+			return -1ULL;
+		if (col < 0 || c == col)
+			sum += n;
+	}
+	return sum;
+}
+
+static void heat_case(struct __test_metadata *_metadata, const char *golden,
+		      const char *color)
+{
+	char dir[] = "/tmp/probectl-heat-XXXXXX", svg[128];
+	unsigned long long left;
+	struct result r;
+	struct fake f;
+	char *got;
+	int j;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(svg, sizeof(svg), "%s/h.svg", dir);
+	wide_fake(&f);
+	heated = fake_find(&f, "wide");
+	heat_fed = 0;
+	f.on_sleep = heat_feed;
+	r = RUN(&f, "heatmap", "wide", "-n", "8", "--svg", svg, "--title",
+		"wide <&> heat", color);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.err);
+	check_golden(_metadata, golden, r.out);
+	/* one snapshot-and-reset to start (the 2000 values), one a column */
+	ASSERT_EQ(9U, f.read_resets);
+	ASSERT_EQ(0U, f.bad_reads);
+	ASSERT_EQ(8U, f.sleeps);
+	ASSERT_TRUE(f.writable);
+	ASSERT_EQ(f.opens, f.closes);
+	/* the intervals' values, all of them, and nothing left behind */
+	ASSERT_EQ(20 + 25 + 30 + 40 + 45 + 50 + 55 + 7 * 10ULL, heat_fed);
+	ASSERT_NE(NULL, strstr(r.out, "\nvalues: 335 in 8 intervals\n"));
+	for (j = 0, left = 0; j < FAKE_CPUS; j++)
+		left += pcore_cpu_hist_count(&heated->l, heated->slot[0].cpu[j]);
+	ASSERT_EQ(0ULL, left);
+	got = slurp(svg);
+	ASSERT_NE(NULL, got);
+	if (!strcmp(color, "--no-color"))
+		check_golden(_metadata, "heatmap.svg", got);
+	ASSERT_EQ(heat_fed, svg_sum(got, "c", -1));
+	ASSERT_EQ(heat_fed, svg_sum(got, "t", -1));
+	for (j = 0; j < 8; j++)
+		ASSERT_EQ(svg_sum(got, "t", j), svg_sum(got, "c", j))
+			TH_LOG("column %d", j);
+	ASSERT_EQ(0ULL, svg_sum(got, "t", 3));	/* the interval without */
+	ASSERT_EQ(20ULL + 10, svg_sum(got, "t", 0));
+	ASSERT_NE(NULL, strstr(got, ">wide &lt;&amp;&gt; heat</text>"));
+	free(got);
+	result_free(&r);
+	fake_free(&f);
+	unlink(svg);
+	ASSERT_EQ(0, rmdir(dir));	/* no temporary file left behind */
+}
+
+TEST(heatmap_text_and_svg)
+{
+	heat_case(_metadata, "heatmap.txt", "--no-color");
+}
+
+TEST(heatmap_color)
+{
+	heat_case(_metadata, "heatmap_color.txt", "--color");
+}
+
+/* -d: intervals of the duration, rounded up; a stop ends it early. */
+TEST(heatmap_duration_and_stop)
+{
+	struct result r;
+	struct fake f;
+
+	wide_fake(&f);
+	heated = fake_find(&f, "wide");
+	heat_fed = 0;
+	f.on_sleep = heat_feed;
+	r = RUN(&f, "heatmap", "wide", "-d", "2.1", "-i", "0.5");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_EQ(5U, f.sleeps);
+	ASSERT_EQ(6U, f.read_resets);
+	ASSERT_EQ(r.out, strstr(r.out, "wide (ns): 5 intervals of 0.5 s, newest right\n"));
+	ASSERT_NE(NULL, strstr(r.out, "\ntime: 03:04:06.500 (left) to 03:04:08.500 (right) UTC"))
+		TH_LOG("%s", r.out);
+	ASSERT_NE(NULL, strstr(r.out, "\nvalues: 155 in 5 intervals\n")) TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
+
+	/* no count: SIGINT or SIGTERM (the fake's stop) ends it */
+	wide_fake(&f);
+	heated = fake_find(&f, "wide");
+	heat_fed = 0;
+	f.on_sleep = heat_feed;
+	f.stop_after = 5;
+	r = RUN(&f, "heatmap", "wide");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_TRUE(f.catching);
+	ASSERT_EQ(5U, f.sleeps);
+	/* the 5th sleep's 50 values were not read: they stay */
+	ASSERT_EQ(5U, f.read_resets);
+	ASSERT_NE(NULL, strstr(r.out, "\nvalues: 105 in 4 intervals\n")) TH_LOG("%s", r.out);
+	ASSERT_EQ(155ULL, heat_fed);
+	ASSERT_EQ(50ULL, pcore_cpu_hist_count(&heated->l, heated->slot[0].cpu[0]) +
+		  pcore_cpu_hist_count(&heated->l, heated->slot[0].cpu[1]));
+	result_free(&r);
+	fake_free(&f);
+}
+
+static void nothing(struct fake *f, unsigned int n)
+{
+}
+
+/* Intervals without values, and none at all: said in words. */
+TEST(heatmap_empty)
+{
+	char dir[] = "/tmp/probectl-heat-XXXXXX", svg[128];
+	struct result r;
+	struct fake f;
+	char *got;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(svg, sizeof(svg), "%s/e.svg", dir);
+	wide_fake(&f);
+	f.on_sleep = nothing;
+	r = RUN(&f, "heatmap", "wide", "-n", "2", "--svg", svg);
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_STREQ("wide (ns): 2 intervals of 1 s, newest right\n(no values)\n",
+		     r.out);
+	result_free(&r);
+	got = slurp(svg);
+	ASSERT_NE(NULL, got);
+	ASSERT_NE(NULL, strstr(got, ">No values</text>"));
+	ASSERT_EQ(NULL, strstr(got, "class=\"c\""));
+	free(got);
+	/* stopped before the first interval: an SVG all the same */
+	f.stop_after = 1;
+	r = RUN(&f, "heatmap", "wide", "--svg", svg);
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_STREQ("wide (ns): 0 intervals of 1 s, newest right\n(no interval yet)\n",
+		     r.out);
+	result_free(&r);
+	got = slurp(svg);
+	ASSERT_NE(NULL, strstr(got, ">No values</text>"));
+	free(got);
+	fake_free(&f);
+	unlink(svg);
+	ASSERT_EQ(0, rmdir(dir));
+}
+
+static void relayout(struct fake *f, unsigned int n)
+{
+	struct pcore_hist_spec log2 = { .kind = PCORE_HIST_LOG2 };
+	const char *why;
+
+	if (n == 2 && pcore_layout_init(&f->h[0].l, &log2, &why) == 0)
+		f->h[0].e.nbuckets = f->h[0].l.nbuckets;
+}
+
+/* What can go wrong: each in one line, exit 1. */
+TEST(heatmap_errors)
+{
+	struct result r;
+	struct fake f;
+
+	wide_fake(&f);
+	r = RUN(&f, "heatmap", "nosuch", "-n", "1");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: no histogram named 'nosuch' (probectl list shows them)\n",
+		     r.err);
+	result_free(&r);
+	r = RUN(&f, "heatmap", "wide", "-n", "1", "--svg", "/nonexistent/dir/h.svg");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_NE(NULL, strstr(r.err, "probectl: cannot create a file beside /nonexistent/dir/h.svg: "))
+		TH_LOG("%s", r.err);
+	result_free(&r);
+	r = RUN(&f, "heatmap", "wide", "-n", "1", "--svg", "/dev/full");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: writing /dev/full: No space left on device\n", r.err);
+	result_free(&r);
+	/* another histogram of the name, with other buckets */
+	f.on_sleep = relayout;
+	r = RUN(&f, "heatmap", "wide", "-n", "5");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: heatmap wide: the histogram's buckets changed (another histogram of that name?)\n",
+		     r.err);
+	ASSERT_EQ(f.opens, f.closes);
+	result_free(&r);
+	fake_free(&f);
+	/* not root */
+	wide_fake(&f);
+	f.open_err = -EACCES;
+	r = RUN(&f, "heatmap", "wide", "-n", "1");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_NE(NULL, strstr(r.err, "permission denied")) TH_LOG("%s", r.err);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* --full: a row per bucket, from the lowest value's to the highest's. */
+TEST(heatmap_full)
+{
+	struct result r;
+	struct fake f;
+	unsigned int rows = 0;
+	const char *p;
+
+	wide_fake(&f);
+	heated = fake_find(&f, "wide");
+	heat_fed = 0;
+	f.on_sleep = heat_feed;
+	r = RUN(&f, "heatmap", "wide", "-n", "8", "--full");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	for (p = r.out; (p = strstr(p, ") |")); p++)
+		rows++;
+	/* 4096 + 0 .. 2^19 + 2^19 * 63/64: 3 + 7 * 16 + 16 buckets of 2^P */
+	ASSERT_EQ(pcore_bucket(&heated->l, 655359) -
+		  pcore_bucket(&heated->l, 5000) + 1, rows) TH_LOG("%s", r.out);
+	ASSERT_LT(40U, rows);
+	ASSERT_NE(NULL, strstr(r.out, "\nvalues: 335 in 8 intervals\n"));
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* The newest 1000 intervals are kept, and said so. */
+TEST(heatmap_keeps_1000)
+{
+	struct pcore_ioc_bucket b[3] = { { 0, 10, 0 }, { 10, 20, 0 },
+					 { 20, ~0ULL, 0 } };
+	struct pcore_ioc_entry e = { .name = "n", .unit = "us",
+				     .hist_kind = "linear" };
+	struct pc_snap s = { .b = b };
+	struct timespec t = { 0 };
+	struct pc_heat h;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int i;
+
+	s.r.nbuckets = 3;
+	ASSERT_EQ(0, pc_heat_init(&h, &e, &s, 1000000000ULL, false));
+	for (i = 0; i < 1003; i++) {
+		b[1].count = i;
+		t.tv_sec = i;
+		ASSERT_EQ(0, pc_heat_add(&h, &s, &t, 1000000000ULL));
+	}
+	ASSERT_EQ((unsigned int)PC_HEAT_MAX_COLS, h.ncols);
+	m = open_memstream(&buf, &len);
+	ASSERT_EQ(0, pc_heat_text(m, &h, 0, 0, false));
+	ASSERT_EQ(0, pc_heat_text(m, &h, 5, 0, false));
+	/* 30 characters: "[10us, 20us) |" and 15 intervals and "|" */
+	ASSERT_EQ(0, pc_heat_text(m, &h, 0, 30, false));
+	fclose(m);
+	ASSERT_EQ(buf, strstr(buf, "n (us): the last 1000 of 1003 intervals of 1 s, newest right\n[10us, 20us) |"));
+	/* intervals 3..1002 hold 3 + ... + 1002 values */
+	ASSERT_NE(NULL, strstr(buf, "\nvalues: 502500 in 1000 intervals\n"));
+	ASSERT_NE(NULL, strstr(buf, "\nn (us): the last 5 of 1003 intervals of 1 s, newest right\n[10us, 20us) |@@@@@|\n"));
+	ASSERT_NE(NULL, strstr(buf, "\nvalues: 5000 in 5 intervals\n"));
+	ASSERT_NE(NULL, strstr(buf, "\nn (us): the last 15 of 1003 intervals of 1 s, newest right\n[10us, 20us) |@@@@@@@@@@@@@@@|\n"));
+	free(buf);
+	/* another layout: refused, nothing added */
+	s.r.nbuckets = 2;
+	ASSERT_EQ(-EPROTO, pc_heat_add(&h, &s, &t, 1));
+	s.r.nbuckets = 3;
+	b[2].lo = 21;
+	ASSERT_EQ(-EPROTO, pc_heat_add(&h, &s, &t, 1));
+	ASSERT_EQ(1003ULL, h.seen);
+	pc_heat_free(&h);
+}
+
+/* What a terminal gets: read from the pty's master until it closes. */
+struct pty_reader {
+	int fd;
+	char *buf;
+	size_t len;
+};
+
+static void *pty_read(void *arg)
+{
+	struct pty_reader *p = arg;
+	FILE *m = open_memstream(&p->buf, &p->len);
+	char b[4096];
+	ssize_t n;
+
+	while ((n = read(p->fd, b, sizeof(b))) > 0)
+		fwrite(b, 1, n, m);
+	fclose(m);
+	return NULL;
+}
+
+static unsigned int count_of(const char *s, const char *what)
+{
+	unsigned int n = 0;
+
+	for (; (s = strstr(s, what)); s += strlen(what))
+		n++;
+	return n;
+}
+
+/*
+ * On a terminal: redrawn after every interval (the screen cleared), as
+ * many intervals as the width has room for, in colour unless NO_COLOR or
+ * --no-color.
+ */
+TEST(heatmap_on_a_terminal)
+{
+	struct winsize ws = { .ws_row = 60, .ws_col = 34 };
+	char *argv[7] = { NULL };
+	struct pc_env env = { 0 };
+	struct pty_reader rd;
+	struct termios t;
+	pthread_t th;
+	struct fake f;
+	int mfd, sfd, round, ret;
+	const char *last;
+
+	argv[0] = "probectl";
+	argv[1] = "heatmap";
+	argv[2] = "wide";
+	argv[3] = "-n";
+	argv[4] = "14";
+	for (round = 0; round < 3; round++) {
+		ASSERT_EQ(0, openpty(&mfd, &sfd, NULL, NULL, &ws));
+		ASSERT_EQ(0, tcgetattr(sfd, &t));
+		cfmakeraw(&t);
+		ASSERT_EQ(0, tcsetattr(sfd, TCSANOW, &t));
+		rd = (struct pty_reader){ .fd = mfd };
+		ASSERT_EQ(0, pthread_create(&th, NULL, pty_read, &rd));
+		wide_fake(&f);
+		heated = fake_find(&f, "wide");
+		heat_fed = 0;
+		f.on_sleep = heat_feed;
+		fake_env(&env, &f);
+		env.out = fdopen(sfd, "w");
+		env.err = stderr;
+		ASSERT_NE(NULL, env.out);
+		argv[5] = round == 2 ? "--no-color" : NULL;
+		if (round == 1)
+			setenv("NO_COLOR", "1", 1);
+		ret = pc_run(round == 2 ? 6 : 5, argv, &env);
+		unsetenv("NO_COLOR");
+		fclose(env.out);	/* the slave: the reader sees EOF */
+		pthread_join(th, NULL);
+		close(mfd);
+		ASSERT_EQ(0, ret);
+		/* a picture per interval, each after clearing the screen */
+		ASSERT_EQ(14U, count_of(rd.buf, "\033[H\033[2J")) TH_LOG("round %d", round);
+		ASSERT_EQ(14U, count_of(rd.buf, "newest right\n"));
+		ASSERT_EQ(round ? 0U : 1U,
+			  (unsigned int)!!strstr(rd.buf, "\033[48;5;"))
+			TH_LOG("round %d: colour", round);
+		/*
+		 * 34 columns: "[524288ns, 655360ns) |", 11 intervals, "|":
+		 * from the 12th on, the pictures leave out the oldest
+		 */
+		ASSERT_NE(NULL, strstr(rd.buf, "\033[2Jwide (ns): 11 intervals of 1 s"))
+			TH_LOG("%s", rd.buf);
+		last = strstr(rd.buf, "\033[2Jwide (ns): the last 11 of 14 intervals of 1 s");
+		ASSERT_NE(NULL, last) TH_LOG("%s", rd.buf);
+		/* intervals 3 (none) to 13: 40 + 5n values and 10 each */
+		ASSERT_NE(NULL, strstr(last, "\nvalues: 725 in 11 intervals\n"))
+			TH_LOG("%s", last);
+		free(rd.buf);
+		fake_free(&f);
+	}
 }
 
 TEST_HARNESS_MAIN
