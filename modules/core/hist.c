@@ -911,10 +911,12 @@ static void pcore_keyval_fill(const struct pcore_hist *h, u32 b, u32 slot,
 	u32 i;
 
 	kv->slot = slot;
-	/* Acquire: pairs with pcore_stack_slot()'s release of the frames. */
-	kv->key = h->key_mode == PCORE_KEYS_HASHED ||
-		  h->key_mode == PCORE_KEYS_STACK ?
-		  smp_load_acquire(&h->keys[b][slot]) : slot;
+	kv->key = slot;
+	if (h->key_mode == PCORE_KEYS_HASHED ||
+	    h->key_mode == PCORE_KEYS_STACK) {
+		/* Acquire: pairs with pcore_stack_slot()'s release of the frames. */
+		kv->key = smp_load_acquire(&h->keys[b][slot]);
+	}
 	if (h->flags & PCORE_HIST_KEY_ADDR)
 		kv->key = pcore_key_restricted(kv->key);
 	if (h->key_mode == PCORE_KEYS_STACK) {
