@@ -123,6 +123,7 @@ struct pcore_hist_opts {
 
 struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 				     const struct pcore_hist_opts *o);
+size_t pcore_hist_mem(const struct pcore_hist_opts *o, size_t *max);
 void pcore_hist_destroy(struct pcore_hist *h);
 void pcore_hist_add(struct pcore_hist *h, u64 v);
 void pcore_hist_count(struct pcore_hist *h);
