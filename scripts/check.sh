@@ -8,7 +8,9 @@
 #   3. host unit tests of the engine, of probectl and of the VM runner's
 #      judge of the kernel log; probectl's flame graphs in Chromium;
 #   4. for each kernel of KERNELS: builds every module with W=1 and
-#      sparse, boots the kernel in QEMU and runs the selftests;
+#      sparse, checks that tracepoint handlers of the wrong prototype do
+#      not build (scripts/tptype-test.sh), boots the kernel in QEMU and
+#      runs the selftests;
 #   5. the soak's short form (scripts/soak.sh --short) in a boot of its
 #      own, on cloud-6.1 and debug-6.1 when KERNELS has them;
 #   6. for each cloud kernel of KERNELS: DKMS add, build and install into
@@ -192,6 +194,9 @@ check_kernel() {
 	[ $built != 0 ] ||
 	clean_run "readme-$kver" "README's handler module builds out of tree for $kver, W=1 clean" \
 		scripts/readme-module.sh "$kdir" "$readme_ko"
+	# Typed tracepoint handlers: a wrong prototype is a build error.
+	[ $built != 0 ] ||
+	scripts/tptype-test.sh "$kdir" > "$res/tptype-$kver.tap" 2>&1
 	[ $built != 0 ] || [ $probectl_built != 0 ] ||
 	clean_run "install-$kver" "make install and make uninstall for $kver" \
 		scripts/install-test.sh "$kdir" "$moddir"

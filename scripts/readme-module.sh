@@ -13,8 +13,8 @@
 # there (e.g. by DKMS) instead of running `make install-dev`.
 #
 # README blocks are taken from a line "<!-- file: NAME -->" followed by a
-# fenced block.  The only change to them: /usr/src/probe_core becomes the
-# staging root's.
+# fenced block, unchanged: the staging root's development files are given
+# as PCORE_DEV=, as the README says.
 set -eu
 
 kdir=$1 out=$2
@@ -40,12 +40,11 @@ awk -v dir="$src" '
 	inblock && /^```$/ { inblock = 0; close(dir "/" name); name = ""; next }
 	inblock { print > (dir "/" name) }
 ' "$top/README.md"
-for f in Kbuild readlat.c; do
+for f in Kbuild Makefile readlat.c; do
 	[ -s "$src/$f" ] || { echo "README has no $f block" >&2; exit 1; }
 done
-sed -i "s|/usr/src/probe_core|$dev|g" "$src/Kbuild"
 
-make -C "$kdir" M="$src" W=1 \
-	KBUILD_EXTRA_SYMBOLS="$dev/$kver/Module.symvers" \
-	modules
-cp "$src"/*.ko "$out/"
+# As the README says: make, with the kernel and the development files
+# given as variables; objects per release in build/<release>/.
+make -C "$src" KDIR="$kdir" PCORE_DEV="$dev" W=1
+cp "$src/build/$kver"/*.ko "$out/"

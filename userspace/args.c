@@ -28,6 +28,7 @@ enum pc_opt_id {
 	OPT_HIST_FLAG,
 	OPT_KRETPROBE,
 	OPT_TRACEPOINT,
+	OPT_OFFCPU,
 	OPT_PROMETHEUS,
 	OPT_TEXTFILE_DIR,
 	OPT_PER_CPU,
@@ -107,6 +108,7 @@ static const struct pc_opt attach_opts[] = {
 	{ "uprobe", 0, true, OPT_UPROBE },
 	{ "uretprobe", 0, true, OPT_URETPROBE },
 	{ "tracepoint", 0, true, OPT_TRACEPOINT },
+	{ "offcpu", 0, false, OPT_OFFCPU },
 	{ "name", 0, true, OPT_NAME },
 	{ "arg", 0, true, OPT_ARG },
 	{ "retval", 0, false, OPT_RETVAL },
@@ -256,7 +258,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  probectl watch do_fork -i 1\n"
 		"  probectl watch do_fork -i 0.5 -n 10 --json\n" },
 	[PC_CMD_ATTACH] = { "attach", attach_opts, false,
-		"attach (--kprobe FUNC (--arg N | --count | --stacks [--depth N]) | --kretprobe FUNC [--retval] | --uprobe PATH:SYMBOL (--arg N | --count) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP) [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid]",
+		"attach (--kprobe FUNC (--arg N | --count | --stacks [--depth N]) | --kretprobe FUNC [--retval] | --uprobe PATH:SYMBOL (--arg N | --count) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP | --offcpu) [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid]",
 		"Adds a probe of probe_core's own and a histogram of the same name\n"
 		"while probe_core is loaded (needs CAP_SYS_ADMIN).  The name is FUNC\n"
 		"with target='s suffix: FUNC:argN[:UNIT], FUNC:count, FUNC:stacks,\n"
@@ -288,6 +290,8 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  --name NAME         --uprobe, --uretprobe: the name before the suffix,\n"
 		"                      of A-Z a-z 0-9 _ . -\n"
 		"  --tracepoint TP     a tracepoint with a built-in handler, like tracepoints=\n"
+		"  --offcpu            off-CPU time by the stack tasks waited in\n"
+		"                      (--tracepoint offcpu)\n"
 		"  --unit UNIT         --arg, --retval: the unit shown (default: value)\n"
 		"  --hist SPEC         loglinear[:P], log2 or linear:MIN,MAX,STEP\n"
 		"  --maxactive N       kretprobe, uretprobe: calls in flight, 0 to 4096\n"
@@ -305,6 +309,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		"  probectl attach --kretprobe 'vfs_*'\n"
 		"  probectl attach --kretprobe vfs_read --retval --unit bytes\n"
 		"  probectl attach --tracepoint sched_switch\n"
+		"  probectl attach --offcpu\n"
 		"  probectl attach --uprobe /lib/x86_64-linux-gnu/libc.so.6:malloc --arg 1\n"
 		"  probectl attach --uretprobe /lib/x86_64-linux-gnu/libc.so.6:getaddrinfo\n"
 		"  probectl attach --uprobe ./a.out:0x1139 --count --name a_loop\n"
@@ -974,6 +979,10 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 				    "", "");
 		a->heat_color = o->id == OPT_COLOR ? 1 : -1;
 		return 0;
+	case OPT_OFFCPU:
+		/* --offcpu is --tracepoint offcpu, tracepoints=offcpu's handler */
+		v = "offcpu";
+		/* fall through */
 	case OPT_KPROBE:
 	case OPT_KRETPROBE:
 	case OPT_TRACEPOINT:
@@ -992,7 +1001,7 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 		if (pc_check_symbol(v, &why))
 			return fail(a, "%s: %s", shown, why);
 		/* Every kernel function probe is attached as target= takes it. */
-		a->attach_kind = o->id == OPT_TRACEPOINT ?
+		a->attach_kind = o->id == OPT_TRACEPOINT || o->id == OPT_OFFCPU ?
 			PCORE_ATTACH_TRACEPOINT : PCORE_ATTACH_KRETPROBE;
 		a->attach_name = v;
 		return 0;

@@ -5,7 +5,8 @@
  * the tree tests LINUX_VERSION_CODE.  Ranges are half-open:
  * [introduced, removed).
  *
- * Handler modules use PCORE_SCHED_SWITCH_PROTO for a sched_switch handler.
+ * Handler modules use PCORE_SCHED_SWITCH_PROTO for a sched_switch handler,
+ * and PCORE_SCHED_SWITCH_PREV_STATE for its prev_state.
  */
 #ifndef PROBE_CORE_COMPAT_H
 #define PROBE_CORE_COMPAT_H
@@ -27,6 +28,26 @@
 #define PCORE_SCHED_SWITCH_PROTO					\
 	void *data, bool preempt, struct task_struct *prev,		\
 	struct task_struct *next
+#endif
+
+/*
+ * PCORE_SCHED_SWITCH_PREV_STATE: in a handler declared with
+ * PCORE_SCHED_SWITCH_PROTO, the state prev left the CPU in (TASK_RUNNING
+ * when it was preempted or yielded, TASK_INTERRUPTIBLE... when it
+ * blocked).  From v5.18 the tracepoint's prev_state, which __schedule()
+ * read before it dequeued the task; before, prev's state read here, as
+ * the tracepoint itself did then (a wakeup between the two reads shows
+ * TASK_RUNNING: the race that v5.18 fixed).  A preempted task may still
+ * have a sleeping state set; test preempt first when that matters.
+ * task_struct's state is __state from v5.14 (2f064a59a11f, "sched:
+ * Change task_struct::state").
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
+#define PCORE_SCHED_SWITCH_PREV_STATE	(prev_state)
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(5, 14, 0)
+#define PCORE_SCHED_SWITCH_PREV_STATE	((unsigned int)READ_ONCE(prev->__state))
+#else
+#define PCORE_SCHED_SWITCH_PREV_STATE	((unsigned int)READ_ONCE(prev->state))
 #endif
 
 /*

@@ -123,6 +123,7 @@ struct pcore_hist_opts {
 
 struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 				     const struct pcore_hist_opts *o);
+size_t pcore_hist_mem(const struct pcore_hist_opts *o, size_t *max);
 void pcore_hist_destroy(struct pcore_hist *h);
 void pcore_hist_add(struct pcore_hist *h, u64 v);
 void pcore_hist_count(struct pcore_hist *h);
@@ -423,6 +424,54 @@ void pcore_probe_detach(struct pcore_probe *p);
 void *pcore_probe_priv(const struct pcore_probe *p);
 void *pcore_tp_hit(void *data);
 const char *pcore_probe_symbol(const struct pcore_probe *p);
+
+/**
+ * PCORE_TP_CHECK() - fail the build unless a handler has a tracepoint's prototype
+ * @tp: the tracepoint, as an identifier: sched_switch
+ * @handler: the handler, which must be void @handler(void *data, <TP_PROTO of @tp>)
+ *
+ * The check needs the tracepoint's declaration, from its header (for
+ * sched_switch, <trace/events/sched.h>), which defines
+ * check_trace_callback_type_<tp>(); without it the build fails naming that
+ * function.  A tracepoint whose header a module cannot include (a module's
+ * tracepoint whose header is not installed) is attached with
+ * pcore_tracepoint_attach() and no check.
+ */
+#define PCORE_TP_CHECK(tp, handler)						\
+	static_assert(__same_type(check_trace_callback_type_##tp,	\
+				  void (typeof(&(handler)))),			\
+		      "tracepoint " #tp ": " #handler				\
+		      "() is not void (void *data, <TP_PROTO of " #tp ">)")
+
+/**
+ * PCORE_TRACEPOINT_ATTACH() - attach a handler whose prototype the compiler checked
+ * @c: the client
+ * @tp: the tracepoint, as an identifier: sched_switch
+ * @handler: the handler: void @handler(void *data, <TP_PROTO of @tp>)
+ * @...: more members of struct pcore_tracepoint_opts, as designated
+ *	initializers: .hist = h, .priv = &state, .name = "switch", .flags
+ *
+ * pcore_tracepoint_attach() with .tracepoint = "@tp" and .fn = @handler, after
+ * PCORE_TP_CHECK(): a handler whose prototype is not the tracepoint's (a
+ * tracepoint that changed between kernels, a wrong argument) is a build
+ * error naming the tracepoint, not a handler that reads garbage.  Include
+ * the tracepoint's header first.
+ *
+ *	#include <trace/events/sched.h>
+ *
+ *	static void notrace on_switch(PCORE_SCHED_SWITCH_PROTO) { ... }
+ *
+ *	p = PCORE_TRACEPOINT_ATTACH(pc, sched_switch, on_switch, .hist = h);
+ *
+ * Context: process context, as pcore_tracepoint_attach().
+ * Return: the probe, or ERR_PTR() as pcore_tracepoint_attach().
+ */
+#define PCORE_TRACEPOINT_ATTACH(c, tp, handler, ...)				\
+({									\
+	PCORE_TP_CHECK(tp, handler);						\
+	pcore_tracepoint_attach(c, &(struct pcore_tracepoint_opts){	\
+		.tracepoint = #tp, .fn = (handler), __VA_ARGS__ });		\
+})
 
 /**
  * pcore_arg() - the Nth argument of the probed function, at its entry

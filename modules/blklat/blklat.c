@@ -48,6 +48,7 @@
 #include <linux/hash.h>
 #include <linux/module.h>
 #include <linux/timekeeping.h>
+#include <trace/events/block.h>
 #include <probe_core/probe_core.h>
 
 #define BLKLAT_BITS	10
@@ -235,6 +236,12 @@ static int __init blklat_init(void)
 	struct pcore_probe *p;
 	unsigned int i;
 	int ret;
+
+	/* The table's handlers, checked against <trace/events/block.h>. */
+	PCORE_TP_CHECK(block_rq_insert, blklat_insert);
+	PCORE_TP_CHECK(block_rq_issue, blklat_issue);
+	PCORE_TP_CHECK(block_rq_complete, blklat_complete);
+	PCORE_TP_CHECK(block_rq_merge, blklat_merge);
 
 	pc = pcore_client_create(THIS_MODULE);
 	if (IS_ERR(pc))

@@ -13,9 +13,11 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
+#include <linux/mm_types.h>
 #include <linux/mutex.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
+#include <trace/events/sched.h>
 #include "pcore.h"
 
 /* What a target records: its name's suffix, after the function. */
@@ -105,6 +107,10 @@ static const struct {
 	{ "sched_switch", pcore_tp_sched_switch },
 	{ "offcpu", pcore_tp_offcpu },
 };
+
+/* The table's handlers, checked as handler modules' are. */
+PCORE_TP_CHECK(sched_switch, pcore_tp_sched_switch);
+PCORE_TP_CHECK(sched_switch, pcore_tp_offcpu);
 
 /* Tasks an offcpu probe times at once: a start that finds none takes the oldest. */
 #define PCORE_OFFCPU_TASKS	4096

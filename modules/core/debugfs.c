@@ -159,7 +159,7 @@ static void pcore_about_get(struct pcore_hist *h, struct pcore_about *a)
 }
 
 static void pcore_seq_about(struct seq_file *m, const struct pcore_hist *h,
-			    const struct pcore_about *a, u64 hits)
+			    const struct pcore_about *a, u64 recorded)
 {
 	u64 abs_err;
 	u32 ppm = pcore_layout_error_ppm(&h->layout, &abs_err);
@@ -175,7 +175,9 @@ static void pcore_seq_about(struct seq_file *m, const struct pcore_hist *h,
 			   ppm % 10000);
 	else
 		seq_printf(m, "percentile_error: %llu%s\n", abs_err, h->unit);
-	seq_printf(m, "hits: %llu\n", hits);
+	seq_printf(m, "recorded: %llu\n", recorded);
+	/* The old name of recorded, kept for ABI 3 only: see README. */
+	seq_printf(m, "hits: %llu\n", recorded);
 	seq_printf(m, "memory: %zu\n", h->mem);
 }
 

@@ -137,20 +137,20 @@ static size_t pcore_stride(const struct pcore_layout *l)
 	return ALIGN(pcore_cpu_hist_size(l), SMP_CACHE_BYTES);
 }
 
-static int pcore_hist_spec_check(const struct pcore_client *c,
-				 const struct pcore_hist_opts *o,
-				 struct pcore_layout *l, u32 *nslots)
+/*
+ * What is wrong with @o's histogram options, or NULL; @l and @nslots get
+ * its layout and key slots.  Logs nothing.
+ */
+static const char *pcore_hist_opts_why(const struct pcore_hist_opts *o,
+				       struct pcore_layout *l, u32 *nslots)
 {
 	struct pcore_hist_spec spec = o->spec;
 	const char *why = NULL;
 
 	if (!spec.kind)
 		spec.kind = PCORE_HIST_LOGLINEAR;
-	if (pcore_layout_init(l, &spec, &why)) {
-		pr_err("%s%shist %s: %s\n", c->name, *c->name ? ": " : "",
-		       o->name, why);
-		return -EINVAL;
-	}
+	if (pcore_layout_init(l, &spec, &why))
+		return why;
 	switch (o->key_mode) {
 	case PCORE_KEYS_NONE:
 		if (o->keys)
@@ -185,6 +185,15 @@ static int pcore_hist_spec_check(const struct pcore_client *c,
 		why = "unit must be 1 to 15 characters, no spaces or control characters";
 	if (!why && o->key_name && !pcore_one_word(o->key_name))
 		why = "key name must be 1 to 15 characters, no spaces or control characters";
+	return why;
+}
+
+static int pcore_hist_spec_check(const struct pcore_client *c,
+				 const struct pcore_hist_opts *o,
+				 struct pcore_layout *l, u32 *nslots)
+{
+	const char *why = pcore_hist_opts_why(o, l, nslots);
+
 	if (why) {
 		pr_err("%s%shist %s: %s\n", c->name, *c->name ? ": " : "",
 		       o->name, why);
@@ -331,8 +340,8 @@ static void pcore_hist_free(struct pcore_hist *h)
  * checked against first.  Pools grow later; "memory" in its stats is the
  * current total.
  */
-static size_t pcore_hist_mem(const struct pcore_layout *l, u32 key_mode,
-			     u32 nslots, u32 depth)
+static size_t pcore_hist_mem_at(const struct pcore_layout *l, u32 key_mode,
+				u32 nslots, u32 depth)
 {
 	size_t stride = pcore_stride(l);
 	size_t bank = nr_cpu_ids * sizeof(void *);
@@ -356,6 +365,50 @@ static size_t pcore_hist_mem(const struct pcore_layout *l, u32 key_mode,
 	return sizeof(struct pcore_hist) + 2 * bank + pcore_snap_size(l) +
 	       num_possible_cpus() * sizeof(local64_t);
 }
+
+/**
+ * pcore_hist_mem() - the memory a histogram of these options takes
+ * @o: the options pcore_hist_create() would be given
+ * @max: if not NULL, gets the most it can take: a keyed histogram's
+ *	per-CPU records come from pools that grow with the keys in use (to
+ *	twice the records an interval used), up to every key on every
+ *	possible CPU in both banks; an unkeyed histogram never grows
+ *
+ * For a module to say what a histogram costs before it creates it (keyed
+ * histograms take bytes per key per possible CPU), or to size it to a
+ * budget.  The stats file's "memory" is the current total, counted
+ * against probe_core's mem_max.
+ *
+ * Context: any; logs nothing.
+ * Return: the bytes pcore_hist_create() allocates for @o, or 0 for
+ * options it would refuse (@max is then 0 too).
+ */
+size_t pcore_hist_mem(const struct pcore_hist_opts *o, size_t *max)
+{
+	struct pcore_layout l;
+	u32 nslots, depth = 0, shift;
+	size_t mem, chunks;
+
+	if (max)
+		*max = 0;
+	if (!o || pcore_hist_opts_why(o, &l, &nslots))
+		return 0;
+	if (o->key_mode == PCORE_KEYS_STACK)
+		depth = o->depth ?: PCORE_STACK_DEPTH_DEFAULT;
+	mem = pcore_hist_mem_at(&l, o->key_mode, nslots, depth);
+	if (max) {
+		*max = mem;
+		if (o->key_mode) {
+			/* each bank starts with one chunk of its pool */
+			shift = pcore_pool_shift(nslots);
+			chunks = DIV_ROUND_UP((u64)nslots * num_possible_cpus(),
+					      1U << shift);
+			*max += 2 * (chunks - 1) * (pcore_stride(&l) << shift);
+		}
+	}
+	return mem;
+}
+EXPORT_SYMBOL_GPL(pcore_hist_mem);
 
 /* Count @h->mem against mem_max; one log line when over. */
 static int pcore_hist_charge(const struct pcore_client *c,
@@ -492,7 +545,7 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	strscpy(h->key_name, o->key_name ?:
 		h->key_mode == PCORE_KEYS_STACK ? "stack" : "key",
 		sizeof(h->key_name));
-	h->mem = pcore_hist_mem(&l, h->key_mode, nslots, h->depth);
+	h->mem = pcore_hist_mem_at(&l, h->key_mode, nslots, h->depth);
 	ret = pcore_hist_charge(c, h);
 	if (ret) {
 		kfree(h);
@@ -519,7 +572,7 @@ err:
 	/* One line of ours instead of the allocators' warnings. */
 	pr_err("%s%shist %s: out of memory (%zu bytes)\n", c->name,
 	       *c->name ? ": " : "", o->name,
-	       pcore_hist_mem(&l, o->key_mode, nslots, depth));
+	       pcore_hist_mem_at(&l, o->key_mode, nslots, depth));
 	if (h)
 		pcore_hist_free(h);
 	return ERR_PTR(ret);
@@ -911,10 +964,12 @@ static void pcore_keyval_fill(const struct pcore_hist *h, u32 b, u32 slot,
 	u32 i;
 
 	kv->slot = slot;
-	/* Acquire: pairs with pcore_stack_slot()'s release of the frames. */
-	kv->key = h->key_mode == PCORE_KEYS_HASHED ||
-		  h->key_mode == PCORE_KEYS_STACK ?
-		  smp_load_acquire(&h->keys[b][slot]) : slot;
+	kv->key = slot;
+	if (h->key_mode == PCORE_KEYS_HASHED ||
+	    h->key_mode == PCORE_KEYS_STACK) {
+		/* Acquire: pairs with pcore_stack_slot()'s release of the frames. */
+		kv->key = smp_load_acquire(&h->keys[b][slot]);
+	}
 	if (h->flags & PCORE_HIST_KEY_ADDR)
 		kv->key = pcore_key_restricted(kv->key);
 	if (h->key_mode == PCORE_KEYS_STACK) {

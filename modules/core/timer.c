@@ -52,6 +52,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
+#include <trace/events/sched.h>
 #include "pcore.h"
 
 /* Every timer, for the exit handler and the hotplug callback. */
@@ -703,6 +704,7 @@ static void notrace pcore_timer_task_exit(void *data, struct task_struct *task)
 			pcore_timer_inc(t, exited);
 	pcore_calls_task_exit(task);
 }
+PCORE_TP_CHECK(sched_process_exit, pcore_timer_task_exit);
 NOKPROBE_SYMBOL(pcore_timer_task_exit);
 
 /*

@@ -22,6 +22,7 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
+#include <trace/events/sched.h>
 #include <probe_core/probe_core.h>
 #include <probe_core/compat.h>
 
@@ -37,7 +38,8 @@ static struct cpuhists {
 
 /*
  * The tracepoint's own prototype (from the compat header, as it changed
- * in 5.18); data is the probe, handed to pcore_tp_hit().
+ * in 5.18); data is the probe, handed to pcore_tp_hit().  The compiler
+ * checks it against <trace/events/sched.h>: see the attach below.
  */
 static void notrace cpuhists_switch(PCORE_SCHED_SWITCH_PROTO)
 {
@@ -76,9 +78,12 @@ static int __init cpuhists_init(void)
 	      PTR_ERR_OR_ZERO(ch.slice) ?: PTR_ERR_OR_ZERO(ch.sleep);
 	if (ret)
 		goto err;
-	p = pcore_tracepoint_attach(pc, &(struct pcore_tracepoint_opts){
-		.tracepoint = "sched_switch", .fn = cpuhists_switch,
-		.hist = ch.oncpu, .priv = &ch });
+	/*
+	 * Typed: a handler whose prototype is not sched_switch's fails to
+	 * build.  .hist names the histogram whose stats show this probe.
+	 */
+	p = PCORE_TRACEPOINT_ATTACH(pc, sched_switch, cpuhists_switch,
+				    .hist = ch.oncpu, .priv = &ch);
 	ret = PTR_ERR_OR_ZERO(p);
 	if (ret)
 		goto err;

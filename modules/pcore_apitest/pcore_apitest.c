@@ -74,6 +74,19 @@ static unsigned long long uoff;
 module_param(uoff, ullong, 0400);
 MODULE_PARM_DESC(uoff, "uprobe_data: the offset in it of a function long f(long) returning its argument");
 
+/* Set by hist_mem: what pcore_hist_mem() said (read them). */
+static unsigned long mem_plain, mem_keyed, mem_keyed_max, mem_stack, mem_bad;
+module_param(mem_plain, ulong, 0444);
+MODULE_PARM_DESC(mem_plain, "hist_mem: pcore_hist_mem() of \"plain\" (read it)");
+module_param(mem_keyed, ulong, 0444);
+MODULE_PARM_DESC(mem_keyed, "hist_mem: pcore_hist_mem() of \"keyed\" (read it)");
+module_param(mem_keyed_max, ulong, 0444);
+MODULE_PARM_DESC(mem_keyed_max, "hist_mem: the most \"keyed\" can take (read it)");
+module_param(mem_stack, ulong, 0444);
+MODULE_PARM_DESC(mem_stack, "hist_mem: pcore_hist_mem() of \"stack\" (read it)");
+module_param(mem_bad, ulong, 0444);
+MODULE_PARM_DESC(mem_bad, "hist_mem: pcore_hist_mem() of refused options, then its max (read it: 0)");
+
 static struct pcore_client *pc;
 static bool skip_destroy;
 static bool many_report;
@@ -972,6 +985,51 @@ static int keys_hashed(void)
 }
 
 /*
+ * hist_mem: pcore_hist_mem() of three histograms' options, then the
+ * histograms: "plain" (loglinear), "keyed" (hashed, 100 keys: 128 slots;
+ * 64 values under each of 100 keys, on this CPU) and "stack" (16 stacks
+ * of 8 frames).  Options pcore_hist_create() refuses give 0 (mem_bad is
+ * the sum of the size and the max of two such calls) and no log line.
+ */
+static int hist_mem(void)
+{
+	const struct pcore_hist_opts plain = { .name = "plain" };
+	const struct pcore_hist_opts keyed = {
+		.name = "keyed", .key_mode = PCORE_KEYS_HASHED, .keys = 100 };
+	const struct pcore_hist_opts stack = {
+		.name = "stack", .key_mode = PCORE_KEYS_STACK, .keys = 16,
+		.depth = 8 };
+	struct pcore_hist *h;
+	size_t max;
+	u32 i;
+
+	mem_plain = pcore_hist_mem(&plain, &max);
+	if (max != mem_plain) {
+		pr_err("%s: an unkeyed histogram grows: %lu to %zu\n", __func__,
+		       mem_plain, max);
+		return -EINVAL;
+	}
+	mem_keyed = pcore_hist_mem(&keyed, &max);
+	mem_keyed_max = max;
+	mem_stack = pcore_hist_mem(&stack, NULL);
+	mem_bad = pcore_hist_mem(&(struct pcore_hist_opts){
+		.name = "bad", .keys = 4 }, &max) + max;
+	mem_bad += pcore_hist_mem(NULL, NULL);
+	h = pcore_hist_create(pc, &plain);
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	h = pcore_hist_create(pc, &stack);
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	h = pcore_hist_create(pc, &keyed);
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	for (i = 0; i < 6400; i++)
+		pcore_hist_add_key(h, i % 100, NULL, i);
+	return 0;
+}
+
+/*
  * keys_direct: a direct histogram "direct" of keys 0 to 3, key name "vec".
  * Key 0: 10 with label "zero", then 10 through pcore_hist_add() (key 0);
  * key 1: 20 twice, label "one"; key 2: nothing; key 3: 30 three times, no
@@ -1419,6 +1477,7 @@ static const struct {
 	{ "too_many_probes", too_many_probes },
 	{ "partial", partial },
 	{ "keys_hashed", keys_hashed },
+	{ "hist_mem", hist_mem },
 	{ "keys_pid", keys_pid },
 	{ "ipi_watch", ipi_watch },
 	{ "keys_addr", keys_addr },

@@ -38,6 +38,7 @@
 #include <linux/irqnr.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
+#include <trace/events/irq.h>
 #include <probe_core/probe_core.h>
 
 /*
@@ -108,16 +109,14 @@ static int __init thardirq_init(void)
 	      PTR_ERR_OR_ZERO(th.handler);
 	if (ret)
 		goto err;
-	p = pcore_tracepoint_attach(pc, &(struct pcore_tracepoint_opts){
-		.tracepoint = "irq_handler_entry", .fn = thardirq_entry,
-		.priv = &th });
+	p = PCORE_TRACEPOINT_ATTACH(pc, irq_handler_entry, thardirq_entry,
+				    .priv = &th);
 	ret = PTR_ERR_OR_ZERO(p);
 	if (ret)
 		goto err;
 	/* Attached second: an exit probe with no entry yet finds no stamp. */
-	p = pcore_tracepoint_attach(pc, &(struct pcore_tracepoint_opts){
-		.tracepoint = "irq_handler_exit", .fn = thardirq_exit,
-		.hist = th.time, .priv = &th });
+	p = PCORE_TRACEPOINT_ATTACH(pc, irq_handler_exit, thardirq_exit,
+				    .hist = th.time, .priv = &th);
 	ret = PTR_ERR_OR_ZERO(p);
 	if (ret)
 		goto err;

@@ -48,6 +48,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <trace/events/sched.h>
 #include <probe_core/probe_core.h>
 #include <probe_core/compat.h>
 
@@ -212,15 +213,13 @@ static int __init tirq_init(void)
 	if (ret)
 		goto err;
 	/* sched_switch first: it stops what sched_waking starts. */
-	p = pcore_tracepoint_attach(pc, &(struct pcore_tracepoint_opts){
-		.tracepoint = "sched_switch", .fn = tirq_switch,
-		.hist = ti.latency, .priv = &ti });
+	p = PCORE_TRACEPOINT_ATTACH(pc, sched_switch, tirq_switch,
+				    .hist = ti.latency, .priv = &ti);
 	ret = PTR_ERR_OR_ZERO(p);
 	if (ret)
 		goto err;
-	p = pcore_tracepoint_attach(pc, &(struct pcore_tracepoint_opts){
-		.tracepoint = "sched_waking", .fn = tirq_waking,
-		.priv = &ti });
+	p = PCORE_TRACEPOINT_ATTACH(pc, sched_waking, tirq_waking,
+				    .priv = &ti);
 	ret = PTR_ERR_OR_ZERO(p);
 	if (ret)
 		goto err;

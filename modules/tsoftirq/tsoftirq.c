@@ -40,6 +40,7 @@
  */
 #include <linux/interrupt.h>
 #include <linux/module.h>
+#include <trace/events/irq.h>
 #include <probe_core/probe_core.h>
 
 static struct pcore_client *pc;
@@ -110,15 +111,13 @@ static int __init tsoftirq_init(void)
 	 * unmatched stops.  The exit probe feeds the histogram, so the
 	 * histogram's stats name softirq_exit.
 	 */
-	p = pcore_tracepoint_attach(pc, &(struct pcore_tracepoint_opts){
-		.name = "entry", .tracepoint = "softirq_entry",
-		.fn = tsoftirq_on_entry, .priv = &ts });
+	p = PCORE_TRACEPOINT_ATTACH(pc, softirq_entry, tsoftirq_on_entry,
+				    .name = "entry", .priv = &ts);
 	ret = PTR_ERR_OR_ZERO(p);
 	if (ret)
 		goto err;
-	p = pcore_tracepoint_attach(pc, &(struct pcore_tracepoint_opts){
-		.name = "exit", .tracepoint = "softirq_exit",
-		.fn = tsoftirq_on_exit, .hist = ts.time, .priv = &ts });
+	p = PCORE_TRACEPOINT_ATTACH(pc, softirq_exit, tsoftirq_on_exit,
+				    .name = "exit", .hist = ts.time, .priv = &ts);
 	ret = PTR_ERR_OR_ZERO(p);
 	if (ret)
 		goto err;

@@ -952,6 +952,17 @@ TEST(attach_passes_every_field)
 	ASSERT_EQ(0, r.ret);
 	ASSERT_EQ((unsigned int)PCORE_UAPI_HIST_DEFAULT, f.attached.hist_kind);
 	result_free(&r);
+
+	/* --offcpu is --tracepoint offcpu, and takes no value */
+	r = RUN(&f, "attach", "--offcpu");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ((unsigned int)PCORE_ATTACH_TRACEPOINT, f.attached.kind);
+	ASSERT_STREQ("offcpu", f.attached.name);
+	result_free(&r);
+	r = RUN(&f, "attach", "--offcpu", "--kprobe", "vfs_read");
+	ASSERT_EQ(PC_EXIT_USAGE, r.ret);
+	ASSERT_NE(NULL, strstr(r.err, "give one of")) TH_LOG("stderr: %s", r.err);
+	result_free(&r);
 	fake_free(&f);
 }
 

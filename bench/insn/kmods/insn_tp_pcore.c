@@ -6,6 +6,7 @@
  * pcore_hist_count() into a count histogram).
  */
 #include <linux/module.h>
+#include <trace/events/syscalls.h>
 #include <probe_core/probe_core.h>
 
 static struct pcore_client *pc;
@@ -29,9 +30,8 @@ static int __init insn_tp_pcore_init(void)
 		.name = "sys_enter", .unit = "calls",
 		.spec = { .kind = PCORE_HIST_COUNT } });
 	p = IS_ERR(h) ? ERR_CAST(h) :
-	    pcore_tracepoint_attach(pc, &(struct pcore_tracepoint_opts){
-		.tracepoint = "sys_enter", .fn = insn_tp_pcore_handler,
-		.hist = h, .priv = h });
+	    PCORE_TRACEPOINT_ATTACH(pc, sys_enter, insn_tp_pcore_handler,
+				    .hist = h, .priv = h);
 	if (IS_ERR(p)) {
 		pcore_client_destroy(pc);
 		return PTR_ERR(p);
