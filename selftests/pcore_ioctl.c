@@ -405,8 +405,9 @@ TEST_F_TIMEOUT(ioc, no_junk_out, PCORE_TIMEOUT_PATCHING)
 		EXPECT_EQ(0, memcmp(&r1, &r2, sizeof(r1)));
 		EXPECT_EQ(0, memcmp(b1, b2, r1.nbuckets * sizeof(b1[0])));
 		EXPECT_EQ(0, r1.pad);
-		EXPECT_EQ(0, r1.reserved[0] | r1.reserved[1] | r1.frames |
-			     r1.frames_size | r1.nframes);
+		EXPECT_EQ(0, r1.reserved[0] | r1.frames | r1.frames_size |
+			     r1.nframes);
+		EXPECT_NE(0, r1.created_ns);
 		EXPECT_TRUE(pcore_zeroed(r1.label, sizeof(r1.label)));
 	}
 	/* The ENOSPC answer too: the caller's struct with nbuckets. */
@@ -497,6 +498,159 @@ static int wait_ms(pid_t pid, int ms)
 		usleep(10000);
 	}
 	return -1;
+}
+
+/* CLOCK_REALTIME in ns. */
+static unsigned long long realtime_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+/*
+ * A total (@t, @tb) is nowhere below an earlier one (@p, @pb): count, sum,
+ * max and every bucket at least as high, min at most as low.  Returns how
+ * many of them went down.
+ */
+static int total_below(const struct pcore_ioc_read *t,
+		       const struct pcore_ioc_bucket *tb,
+		       const struct pcore_ioc_read *p,
+		       const struct pcore_ioc_bucket *pb)
+{
+	int down = (t->count < p->count) + (t->sum < p->sum) +
+		   (t->max < p->max) + (p->count && t->min > p->min);
+	unsigned int i;
+
+	for (i = 0; i < t->nbuckets; i++)
+		down += tb[i].count < pb[i].count;
+	return down;
+}
+
+/*
+ * PCORE_READ_TOTAL: every value since the histogram was created, whatever
+ * interval reads and resets moved out or dropped since, all keys merged;
+ * created_ns says when that was.  With the attached sys_getppid (nothing
+ * else in the VM calls getppid) the counts are exact: calls, an interval
+ * read, calls, a reset, calls; then a child calls without pause while the
+ * parent alternates interval reads, resets and total reads: no total ever
+ * goes down, and the last holds every call.  A histogram attached again
+ * starts from zero, with a later created_ns.  Keyed: pcore_apitest/direct's
+ * total outlives the reset of all its keys.
+ */
+TEST_F_TIMEOUT(ioc, read_total, 600)
+{
+	static struct pcore_ioc_bucket pb[PCORE_MAXB];
+	unsigned long long t0, t1, calls, totals = 0;
+	struct pcore_ioc_read r, t, p;
+	struct pcore_ioc_entry e;
+	int st, i, down = 0;
+	pid_t child;
+
+	t0 = realtime_ns();
+	ASSERT_EQ(0, pcore_attach(self->fd, "sys_getppid", PCORE_ATTACH_KRETPROBE));
+	t1 = realtime_ns();
+	ASSERT_EQ(0, pcore_rd(self->fd, "sys_getppid", -1, PCORE_READ_TOTAL, 0,
+			      &t, bk));
+	EXPECT_EQ(PCORE_READ_TOTAL, t.flags);
+	EXPECT_EQ(0, t.count);
+	EXPECT_LE(t0, t.created_ns);
+	EXPECT_GE(t1, t.created_ns);
+	getppids(NCALLS);
+	ASSERT_EQ(0, pcore_rd(self->fd, "sys_getppid", -1, PCORE_READ_TOTAL, 0,
+			      &p, pb));
+	EXPECT_EQ(NCALLS, p.count);
+	check_snapshot(_metadata, &p, pb);
+	EXPECT_EQ(t.created_ns, p.created_ns);
+
+	/* An interval read moves them out; the total keeps them. */
+	ASSERT_EQ(0, pcore_rd(self->fd, "sys_getppid", -1, PCORE_READ_RESET, 0,
+			      &r, bk));
+	EXPECT_EQ(NCALLS, r.count);
+	ASSERT_EQ(0, pcore_rd(self->fd, "sys_getppid", -1, PCORE_READ_TOTAL, 0,
+			      &t, bk));
+	t.buckets = p.buckets;	/* the caller's pointer: the rest is equal */
+	EXPECT_EQ(0, memcmp(&p, &t, sizeof(t)));
+	EXPECT_EQ(0, memcmp(pb, bk, t.nbuckets * sizeof(bk[0])));
+	/* Calls, a reset (the values are dropped), calls. */
+	getppids(NCALLS);
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_RESET, "sys_getppid"));
+	EXPECT_EQ(0, pcore_rd_count(self->fd, "sys_getppid"));
+	getppids(NCALLS);
+	EXPECT_EQ(NCALLS, pcore_rd_count(self->fd, "sys_getppid"));
+	ASSERT_EQ(0, pcore_rd(self->fd, "sys_getppid", -1, PCORE_READ_TOTAL, 0,
+			      &t, bk));
+	EXPECT_EQ(3 * NCALLS, t.count);
+	check_snapshot(_metadata, &t, bk);
+	EXPECT_EQ(0, total_below(&t, bk, &p, pb));
+	/* LIST's count is the same lifetime count. */
+	ASSERT_EQ(0, pcore_list_one(self->fd, "sys_getppid", &e));
+	EXPECT_EQ(t.count, e.count);
+
+	/* Under load, with intervals and resets in between. */
+	p = t;
+	memcpy(pb, bk, t.nbuckets * sizeof(bk[0]));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		pcore_pin(1);
+		getppids(200 * NCALLS);
+		_exit(0);
+	}
+	pcore_pin(0);
+	i = 0;
+	do {
+		if (i++ % 3 == 2) {
+			ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_RESET,
+						    "sys_getppid"));
+		} else {
+			ASSERT_EQ(0, pcore_rd(self->fd, "sys_getppid", -1,
+					      PCORE_READ_RESET, 0, &r, bk));
+		}
+		ASSERT_EQ(0, pcore_rd(self->fd, "sys_getppid", -1,
+				      PCORE_READ_TOTAL, 0, &t, bk));
+		down += total_below(&t, bk, &p, pb);
+		totals += t.count > p.count;
+		p = t;
+		memcpy(pb, bk, t.nbuckets * sizeof(bk[0]));
+		usleep(1000);
+	} while (waitpid(child, &st, WNOHANG) == 0);
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ASSERT_EQ(0, pcore_rd(self->fd, "sys_getppid", -1, PCORE_READ_TOTAL, 0,
+			      &t, bk));
+	calls = 203 * NCALLS;
+	TH_LOG("%d rounds, %llu totals that grew", i, totals);
+	EXPECT_EQ(0, down);
+	EXPECT_EQ(calls, t.count);
+	check_snapshot(_metadata, &t, bk);
+	/* It really was read while the calls went on. */
+	EXPECT_LE(3, totals);
+
+	/* Made again: from zero, created later. */
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH, "sys_getppid"));
+	ASSERT_EQ(0, pcore_attach(self->fd, "sys_getppid", PCORE_ATTACH_KRETPROBE));
+	ASSERT_EQ(0, pcore_rd(self->fd, "sys_getppid", -1, PCORE_READ_TOTAL, 0,
+			      &r, bk));
+	EXPECT_EQ(0, r.count);
+	EXPECT_LT(t.created_ns, r.created_ns);
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH, "sys_getppid"));
+
+	/* Keyed (see read_key): 7 values in 3 keys, all reset, still 7. */
+	ASSERT_EQ(0, pcore_mod_load("pcore_apitest", "case=keys_direct"));
+	ASSERT_EQ(0, pcore_rd(self->fd, "pcore_apitest/direct", -1,
+			      PCORE_READ_RESET, 0, &r, bk));
+	EXPECT_EQ(7, r.count);
+	EXPECT_EQ(0, pcore_rd_count(self->fd, "pcore_apitest/direct"));
+	ASSERT_EQ(0, pcore_rd(self->fd, "pcore_apitest/direct", -1,
+			      PCORE_READ_TOTAL, 0, &t, bk));
+	EXPECT_EQ(7, t.count);
+	EXPECT_EQ(150, t.sum);
+	EXPECT_EQ(10, t.min);
+	EXPECT_EQ(30, t.max);
+	EXPECT_EQ(0, t.key_used);
+	EXPECT_EQ(10, t.dropped);
+	check_snapshot(_metadata, &t, bk);
 }
 
 /*

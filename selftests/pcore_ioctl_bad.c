@@ -385,13 +385,19 @@ TEST_F_TIMEOUT(bad, read_fields, PCORE_TIMEOUT_PATCHING)
 	       sizeof(((struct pcore_ioc_read *)0)->f) }
 		F(key_used), F(key), F(pad), F(label), F(count), F(sum), F(min),
 		F(max), F(p50), F(p90), F(p99), F(p999), F(error_ppm),
-		F(error_abs), F(missed), F(dropped), F(reserved),
+		F(error_abs), F(missed), F(dropped), F(created_ns),
+		F(reserved),
 #undef F
 	};
 	unsigned int bsizes[] = { 0, 1, 16, 23, 25, 32, 48, UINT_MAX };
 	int cpus[] = { -2, -100, INT_MIN, INT_MAX, 4096, 0x10000 };
-	unsigned int flags[] = { 0x4, 0x8, 0x100, 0x80000000, 0xffffffff,
-				 PCORE_READ_KEY | 0x4 };
+	unsigned int flags[] = { 0x8, 0x100, 0x80000000, 0xffffffff,
+				 PCORE_READ_KEY | 0x8,
+				 /* the total is of all keys, and never reset */
+				 PCORE_READ_TOTAL | PCORE_READ_KEY,
+				 PCORE_READ_TOTAL | PCORE_READ_RESET,
+				 PCORE_READ_TOTAL | PCORE_READ_KEY |
+				 PCORE_READ_RESET };
 	struct pcore_ioc_version v;
 	struct pcore_ioc_read r;
 	unsigned int i;
@@ -426,13 +432,15 @@ TEST_F_TIMEOUT(bad, read_fields, PCORE_TIMEOUT_PATCHING)
 		r.flags = flags[i];
 		REFUSED(EINVAL, PCORE_IOC_READ, &r);
 	}
-	/* RESET is of the merged view only. */
+	/* RESET and TOTAL are of the merged view only. */
 	for (i = 0; i < v.nr_cpu_ids; i++) {
 		good_read(&r, "do_fork");
 		r.cpu = i;
 		r.flags = PCORE_READ_RESET;
 		REFUSED(EINVAL, PCORE_IOC_READ, &r);
 		r.flags |= PCORE_READ_KEY;
+		REFUSED(EINVAL, PCORE_IOC_READ, &r);
+		r.flags = PCORE_READ_TOTAL;
 		REFUSED(EINVAL, PCORE_IOC_READ, &r);
 	}
 	/* A slot without PCORE_READ_KEY, or beyond the keys. */
@@ -456,7 +464,7 @@ TEST_F_TIMEOUT(bad, read_fields, PCORE_TIMEOUT_PATCHING)
 	r.count = r.sum = r.min = r.max = 0;
 	r.p50 = r.p90 = r.p99 = r.p999 = 0;
 	r.error_ppm = 0;
-	r.error_abs = r.missed = r.dropped = 0;
+	r.error_abs = r.missed = r.dropped = r.created_ns = 0;
 	EXPECT_EQ(0, pcore_ioc(self->fd, PCORE_IOC_READ, &r));
 	EXPECT_EQ(20, r.count);
 }

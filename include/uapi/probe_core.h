@@ -25,7 +25,8 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define PCORE_ABI_VERSION	3	/* 2: uprobes, pid and comm filters; 3: stacks */
+/* 2: uprobes, pid and comm filters; 3: stacks; 4: PCORE_READ_TOTAL, created_ns */
+#define PCORE_ABI_VERSION	4
 #define PCORE_IOC_MAGIC		0xB8
 #define PCORE_DEVICE		"/dev/probe_core"
 
@@ -111,6 +112,7 @@ struct pcore_ioc_list {
 /* struct pcore_ioc_read.flags */
 #define PCORE_READ_RESET	0x1	/* snapshot-and-reset, atomically */
 #define PCORE_READ_KEY		0x2	/* one key slot (@slot), not all keys */
+#define PCORE_READ_TOTAL	0x4	/* since creation, through resets (ABI 4) */
 
 /**
  * struct pcore_ioc_bucket - one bucket of a snapshot
@@ -131,7 +133,12 @@ struct pcore_ioc_bucket {
  * @flags: in: PCORE_READ_*.  With PCORE_READ_RESET, @cpu must be -1 and
  *	the whole histogram (all keys) is moved out and reset; the answer is
  *	what was moved out (for a keyed one: of all keys, or of @slot with
- *	PCORE_READ_KEY).
+ *	PCORE_READ_KEY).  Without it the answer is what was recorded since
+ *	the last interval read or reset.  PCORE_READ_TOTAL (alone, @cpu -1,
+ *	since ABI version 4) answers every value since the histogram was
+ *	created, all keys and CPUs merged, whatever was reset or moved out
+ *	since: a count, sum or bucket that never goes down while the
+ *	histogram exists (the counters of a Prometheus exporter).
  * @slot: in: with PCORE_READ_KEY, the key slot, below nkeys
  * @buckets: in: user pointer to @nbuckets struct pcore_ioc_bucket
  * @nbuckets: in: room in @buckets; out: the histogram's bucket count
@@ -163,6 +170,9 @@ struct pcore_ioc_bucket {
  * @frames_size: in: PCORE_UAPI_FRAMES_MAX with @frames, else 0; out:
  *	the bytes written, NUL included
  * @nframes: out: the stack's frames (its [user] frame counts 1)
+ * @created_ns: out: when the histogram was created (CLOCK_REALTIME, ns
+ *	since the Epoch; since ABI version 4): a histogram made again (a
+ *	module loaded again, a probe attached again) starts from zero
  * @reserved: zero
  */
 struct pcore_ioc_read {
@@ -192,7 +202,8 @@ struct pcore_ioc_read {
 	__u64 frames;
 	__u32 frames_size;
 	__u32 nframes;
-	__u64 reserved[2];
+	__u64 created_ns;
+	__u64 reserved[1];
 };
 
 /**

@@ -178,12 +178,13 @@ static long pcore_ioc_list(void __user *arg)
 static int pcore_read_check(const struct pcore_ioc_read *r)
 {
 	if (!pcore_str_ok(r->name, sizeof(r->name)) ||
-	    r->flags & ~(PCORE_READ_RESET | PCORE_READ_KEY) ||
+	    r->flags & ~(PCORE_READ_RESET | PCORE_READ_KEY | PCORE_READ_TOTAL) ||
 	    r->bucket_size != sizeof(struct pcore_ioc_bucket) ||
 	    r->key_used || r->key || r->pad || r->count || r->sum || r->min ||
 	    r->max || r->p50 || r->p90 || r->p99 || r->p999 ||
 	    r->error_ppm || r->error_abs || r->missed || r->dropped ||
-	    r->nframes || !pcore_zero(r->label, sizeof(r->label)) ||
+	    r->nframes || r->created_ns ||
+	    !pcore_zero(r->label, sizeof(r->label)) ||
 	    !pcore_zero(r->reserved, sizeof(r->reserved)))
 		return -EINVAL;
 	/* Room for any stack, or none: never a stack half written. */
@@ -194,6 +195,10 @@ static int pcore_read_check(const struct pcore_ioc_read *r)
 	    (r->cpu >= 0 && !cpu_possible(r->cpu)))
 		return -EINVAL;
 	if ((r->flags & PCORE_READ_RESET) && r->cpu != -1)
+		return -EINVAL;
+	/* The total is kept of all keys and CPUs merged, and never reset. */
+	if ((r->flags & PCORE_READ_TOTAL) &&
+	    (r->flags != PCORE_READ_TOTAL || r->cpu != -1))
 		return -EINVAL;
 	if (!(r->flags & PCORE_READ_KEY) && r->slot)
 		return -EINVAL;
@@ -239,6 +244,11 @@ static int pcore_read_snap(struct pcore_hist *h, const struct pcore_ioc_read *in
 		return used;
 	}
 	mutex_lock(&h->lock);
+	if (in->flags & PCORE_READ_TOTAL) {
+		pcore_hist_read_total(h, s);
+		mutex_unlock(&h->lock);
+		return false;
+	}
 	for (i = 0; i < h->nslots; i++)
 		if (!one || i == in->slot)
 			pcore_hist_read(h, in->cpu, i, s);
@@ -304,6 +314,7 @@ static void pcore_read_fill(struct pcore_hist *h, const struct pcore_ioc_read *i
 	r->p999 = pcore_snap_percentile(l, s, 999000);
 	r->error_ppm = pcore_layout_error_ppm(l, &r->error_abs);
 	r->dropped = pcore_hist_dropped(h);
+	r->created_ns = h->created;
 	for (i = 0; i < l->nbuckets; i++) {
 		pcore_bucket_bounds(l, i, &b[i].lo, &b[i].hi);
 		b[i].count = s->b[i];

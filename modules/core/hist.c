@@ -21,6 +21,12 @@
  * count, sum, min and max.  Readers that do not reset take @lock and read
  * the bank being written: the values since the last harvest.
  *
+ * Each harvest also adds what it moved out, all keys and CPUs merged, to
+ * @total.  @total plus the banks is the histogram since its creation,
+ * whoever reads intervals or resets: what a reader that must never see a
+ * count go down (a Prometheus exporter) reads, with pcore_hist_read_total().
+ * It costs one snapshot per histogram and one merge per slot and harvest.
+ *
  * Keys
  * ----
  * Each bank has its own key table (hashed keys) and labels, and a harvest
@@ -70,6 +76,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include "pcore.h"
 
 /* Slots a hashed key looks at before it is dropped. */
@@ -330,6 +337,7 @@ static void pcore_hist_free(struct pcore_hist *h)
 		kfree(h->pool[b].chunk);
 	}
 	kvfree(h->scratch);
+	kvfree(h->total);
 	free_percpu(h->dropped);
 	atomic_long_sub(h->mem, &pcore_mem_used);
 	kfree(h);
@@ -362,7 +370,8 @@ static size_t pcore_hist_mem_at(const struct pcore_layout *l, u32 key_mode,
 		bank += (size_t)nslots * sizeof(u64);
 	if (key_mode == PCORE_KEYS_STACK)
 		bank += (size_t)nslots * depth * sizeof(unsigned long);
-	return sizeof(struct pcore_hist) + 2 * bank + pcore_snap_size(l) +
+	/* the banks, @scratch, @total and @dropped */
+	return sizeof(struct pcore_hist) + 2 * bank + 2 * pcore_snap_size(l) +
 	       num_possible_cpus() * sizeof(local64_t);
 }
 
@@ -435,8 +444,10 @@ static int pcore_hist_alloc(struct pcore_hist *h)
 
 	h->dropped = alloc_percpu_gfp(local64_t, gfp);
 	h->scratch = kvmalloc(pcore_snap_size(&h->layout), gfp);
-	if (!h->dropped || !h->scratch)
+	h->total = kvmalloc(pcore_snap_size(&h->layout), gfp);
+	if (!h->dropped || !h->scratch || !h->total)
 		return -ENOMEM;
+	pcore_snap_init(&h->layout, h->total);
 	for (b = 0; b < 2; b++) {
 		h->cpu[b] = kcalloc(nr_cpu_ids, sizeof(void *), gfp);
 		if (!h->cpu[b])
@@ -527,6 +538,7 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	kref_init(&h->ref);
 	mutex_init(&h->lock);
 	h->client = c;
+	h->created = ktime_get_real_ns();
 	h->layout = l;
 	h->key_mode = o->key_mode;
 	h->flags = o->flags;
@@ -1177,7 +1189,7 @@ static void pcore_slot_harvest(struct pcore_hist *h, u32 b, u32 slot)
 		if (h->key_mode)
 			((struct pcore_cpu_hist **)h->cpu[b][cpu])[slot] = NULL;
 	}
-	h->harvested += h->scratch->count;
+	pcore_snap_merge(h->total, h->scratch);
 }
 
 /*
@@ -1287,7 +1299,7 @@ u64 pcore_hist_lifetime(struct pcore_hist *h)
 	int cpu;
 
 	lockdep_assert_held(&h->lock);
-	n = h->harvested;
+	n = h->total->count;
 	for (b = 0; b < 2; b++) {
 		if (!h->key_mode) {
 			for_each_possible_cpu(cpu)
@@ -1301,4 +1313,32 @@ u64 pcore_hist_lifetime(struct pcore_hist *h)
 						  pcore_pool_rec(h, &h->pool[b], i));
 	}
 	return n;
+}
+
+/**
+ * pcore_hist_read_total() - the histogram since its creation, all keys merged
+ * @h: histogram, its @lock held
+ * @s: snapshot of @h's layout, filled in
+ *
+ * What harvests moved out (@total) plus both banks: the one being written
+ * and the one a failed harvest left (the other is empty).  Holding @lock,
+ * no harvest moves values between them meanwhile, so no count, sum or
+ * bucket read here is ever below what an earlier call read; min and max
+ * are those of every value since creation.
+ */
+void pcore_hist_read_total(struct pcore_hist *h, struct pcore_snap *s)
+{
+	struct pcore_cpu_hist *rec;
+	u32 b, i;
+	int cpu;
+
+	lockdep_assert_held(&h->lock);
+	memcpy(s, h->total, pcore_snap_size(&h->layout));
+	for (b = 0; b < 2; b++)
+		for (i = 0; i < h->nslots; i++)
+			for_each_possible_cpu(cpu) {
+				rec = pcore_rec(h, b, cpu, i);
+				if (rec)
+					pcore_snap_add_cpu(s, rec);
+			}
 }

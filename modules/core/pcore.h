@@ -184,8 +184,11 @@ struct pcore_label {
  * @ref: held by its client until pcore_hist_release(), and by readers of
  *	/dev/probe_core, which read it without pcore_lock
  * @lock: serialises harvests and the readers of the bank being written;
- *	protects @harvested, @pending and @scratch
- * @harvested: values moved out by resets and interval reads
+ *	protects @total, @pending and @scratch
+ * @total: every value moved out by resets and interval reads, all keys
+ *	and CPUs merged: with the banks, the histogram since its creation
+ *	(pcore_hist_read_total())
+ * @created: CLOCK_REALTIME at creation, ns since the Epoch
  * @pending: the bank that is not @cur still holds an interval, whose
  *	harvest could not allocate its answer; the next harvest takes it
  * @scratch: one snapshot of @layout, for harvests and walks
@@ -223,7 +226,8 @@ struct pcore_hist {
 	size_t mem;
 	struct kref ref;
 	struct mutex lock;
-	u64 harvested;
+	struct pcore_snap *total;
+	u64 created;
 	bool pending;
 	struct pcore_snap *scratch;
 	struct irq_work grow;
@@ -334,6 +338,7 @@ bool pcore_hist_slot_key(struct pcore_hist *h, u32 slot,
 int pcore_hist_harvest(struct pcore_hist *h, struct pcore_kvs *out);
 void pcore_kvs_free(struct pcore_kvs *kvs);
 u64 pcore_hist_lifetime(struct pcore_hist *h);
+void pcore_hist_read_total(struct pcore_hist *h, struct pcore_snap *s);
 u64 pcore_hist_dropped(const struct pcore_hist *h);
 void pcore_hist_unlink(struct pcore_hist *h);
 void pcore_hist_release(struct pcore_hist *h);

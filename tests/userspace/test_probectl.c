@@ -689,7 +689,7 @@ TEST(status_loaded)
 	r = RUN(&f, "status");
 	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
 	ASSERT_STREQ("module: loaded\nkernel: 6.1.0-test\nversion: 0.9-test\n"
-		     "abi: 3\nnr_cpu_ids: 2\nhistograms: 6\nprobes: 5\n", r.out);
+		     "abi: 4\nnr_cpu_ids: 2\nhistograms: 6\nprobes: 5\n", r.out);
 	result_free(&r);
 	fake_free(&f);
 }
@@ -1595,7 +1595,7 @@ static int open_enoent(struct fake *f)
 	return 0;
 }
 
-/* A probe_core of ABI 1, before PCORE_ATTACH_UPROBE, and one from later. */
+/* A probe_core of the ABI before (without PCORE_READ_TOTAL), and one from later. */
 static int abi_older(struct fake *f)
 {
 	f->abi = PCORE_ABI_VERSION - 1;
@@ -1620,9 +1620,9 @@ static const struct err_case err_cases[] = {
 	{ "not root: open", open_eacces, { "show", "do_fork" },
 	  "probectl: permission denied opening /dev/probe_core: run as root\n" },
 	{ "ABI mismatch: older module", abi_older, { "list" },
-	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 2, this probectl ABI 3; use the probectl built with this probe_core\n" },
+	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 3, this probectl ABI 4; use the probectl built with this probe_core\n" },
 	{ "ABI mismatch: newer module", abi_newer, { "attach", "--kretprobe", "vfs_read" },
-	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 4, this probectl ABI 3; use the probectl built with this probe_core\n" },
+	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 5, this probectl ABI 4; use the probectl built with this probe_core\n" },
 	{ "no VERSION ioctl", version_enotty, { "list" },
 	  "probectl: /dev/probe_core does not answer PCORE_IOC_VERSION: not probe_core's device?\n" },
 	{ "unknown histogram", NULL, { "show", "nosuch" },
