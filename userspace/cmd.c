@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -593,24 +594,61 @@ static int cmd_name(struct pc_env *env, const struct pc_args *a)
 }
 
 /*
- * node_exporter's textfile collector reads *.prom files at any time: write
- * a temporary file in the same directory (not named *.prom), make it
- * readable, flush it to disk, then rename it over the old one, so that a
- * reader sees the old file or the new one, whole.
+ * export --textfile-dir: node_exporter's textfile collector reads *.prom
+ * files at any time, so the file is replaced, never written in place:
+ *
+ *   1. the directory is opened and locked (flock), so that exports into it
+ *      take turns: one that read the device later also renames later, and
+ *      the file never goes back to older counts;
+ *   2. the device is read (nothing written yet: an error leaves the file);
+ *   3. a temporary file in the same directory (".probe_core.prom.XXXXXX":
+ *      hidden, not *.prom, which the collector ignores) is written,
+ *      made readable (0644) and flushed to disk (fsync);
+ *   4. it is renamed over DIR/probe_core.prom, and the directory synced.
+ *
+ * A reader sees the old file or the new one, whole; a failure at any step
+ * removes the temporary file and leaves the old one as it was.
  */
-static int write_textfile(struct pc_env *env, const char *dir,
+#define PROM_FILE	"probe_core.prom"
+#define PROM_TMP	".probe_core.prom.XXXXXX"
+
+/* Step 1: *@dfd, the directory, locked. */
+static int textfile_lock(struct pc_env *env, const char *dir, int *dfd)
+{
+	*dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*dfd < 0)
+		return error(env, "--textfile-dir %s: %s", dir,
+			     strerror(errno));
+	while (flock(*dfd, LOCK_EX)) {
+		int err = errno;
+
+		if (err == EINTR)
+			continue;
+		close(*dfd);
+		*dfd = -1;
+		return error(env, "--textfile-dir %s: cannot lock it: %s", dir,
+			     strerror(err));
+	}
+	return PC_EXIT_OK;
+}
+
+static int write_textfile(struct pc_env *env, const char *dir, int dfd,
 			  const struct pc_hist *h, unsigned int n)
 {
 	char tmp[4096], dst[4096];
 	FILE *f = NULL;
-	int fd, dfd, err = 0;
+	int fd, err = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s/.probe_core.prom.XXXXXX", dir);
-	snprintf(dst, sizeof(dst), "%s/probe_core.prom", dir);
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/%s", dir, PROM_TMP) >=
+	    sizeof(tmp) ||
+	    (size_t)snprintf(dst, sizeof(dst), "%s/%s", dir, PROM_FILE) >=
+	    sizeof(dst))
+		return error(env, "--textfile-dir %s: %s", dir,
+			     strerror(ENAMETOOLONG));
 	fd = mkstemp(tmp);
 	if (fd < 0)
-		return error(env, "cannot create a file in %s: %s", dir,
-			     strerror(errno));
+		return error(env, "cannot create a file in %s: %s; %s is left as it was",
+			     dir, strerror(errno), dst);
 	if (fchmod(fd, 0644))
 		err = errno;
 	if (!err) {
@@ -619,13 +657,16 @@ static int write_textfile(struct pc_env *env, const char *dir,
 			err = errno;
 	}
 	if (!err) {
+		errno = 0;
 		pc_fmt_prom(f, h, n);
-		if (fflush(f) || ferror(f) || fsync(fd))
+		if (fflush(f) || ferror(f))
 			err = errno ? errno : EIO;
+		else if (fsync(fd))
+			err = errno;
 	}
 	if (f) {
 		if (fclose(f) && !err)
-			err = errno;
+			err = errno ? errno : EIO;
 	} else {
 		close(fd);
 	}
@@ -633,13 +674,10 @@ static int write_textfile(struct pc_env *env, const char *dir,
 		err = errno;
 	if (err) {
 		unlink(tmp);
-		return error(env, "writing %s: %s", dst, strerror(err));
+		return error(env, "writing %s: %s; the previous file is left as it was",
+			     dst, strerror(err));
 	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);	/* the rename itself; best effort */
-		close(dfd);
-	}
+	fsync(dfd);	/* the rename itself; best effort */
 	return PC_EXIT_OK;
 }
 
@@ -649,23 +687,34 @@ static int cmd_export(struct pc_env *env, const struct pc_args *a)
 	struct pc_hist *h = NULL;
 	unsigned int n, i, nh = 0;
 	struct pc_dev d;
-	int ret;
+	int ret, dfd = -1;
 
-	if (open_dev(env, false, &d))
+	if (a->textfile_dir && textfile_lock(env, a->textfile_dir, &dfd))
 		return PC_EXIT_ERR;
+	if (open_dev(env, false, &d)) {
+		ret = PC_EXIT_ERR;
+		goto out;
+	}
 	ret = pc_dev_list(&d, &e, &n);
 	if (ret) {
 		env->dev_close(env, &d);
-		return dev_error(env, ret, "list", "histograms");
+		ret = dev_error(env, ret, "list", "histograms");
+		goto out;
 	}
 	h = calloc(n ? n : 1, sizeof(*h));
 	if (!h) {
 		env->dev_close(env, &d);
 		free(e);
-		return error(env, "out of memory");
+		ret = error(env, "out of memory");
+		goto out;
 	}
+	/*
+	 * Counts since each histogram's creation: an interval read or reset
+	 * by someone else between two exports never lowers them.
+	 */
 	for (i = 0; i < n; i++) {
-		ret = pc_dev_hist(&d, &e[i], a->percpu, &h[nh]);
+		ret = a->percpu ? pc_dev_hist(&d, &e[i], true, &h[nh]) :
+			pc_dev_hist_total(&d, &e[i], &h[nh]);
 		if (!ret) {
 			nh++;
 			continue;
@@ -679,13 +728,16 @@ static int cmd_export(struct pc_env *env, const struct pc_args *a)
 	if (ret)
 		ret = dev_error(env, ret, "read", e[i].name);
 	else if (a->textfile_dir)
-		ret = write_textfile(env, a->textfile_dir, h, nh);
+		ret = write_textfile(env, a->textfile_dir, dfd, h, nh);
 	else
 		pc_fmt_prom(env->out, h, nh);
 	for (i = 0; i < nh; i++)
 		pc_hist_free(&h[i]);
 	free(h);
 	free(e);
+out:
+	if (dfd >= 0)
+		close(dfd);	/* and the lock with it */
 	return ret;
 }
 

@@ -358,6 +358,29 @@ int pc_dev_hist(struct pc_dev *d, const struct pcore_ioc_entry *e,
 }
 
 /**
+ * pc_dev_hist_total() - a histogram since its creation, all keys merged
+ * @d: device, after pc_dev_version()
+ * @e: the histogram's entry
+ * @h: filled in (@h->since_created, @h->total); free with pc_hist_free(),
+ *	also after an error
+ *
+ * One PCORE_READ_TOTAL: no count, sum or bucket in it is ever below what
+ * an earlier call answered for the same histogram, whatever interval
+ * reads and resets happened in between.
+ *
+ * Return: 0 or -errno.
+ */
+int pc_dev_hist_total(struct pc_dev *d, const struct pcore_ioc_entry *e,
+		      struct pc_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->e = *e;
+	h->since_created = true;
+	return pc_dev_read(d, e->name, -1, PCORE_READ_TOTAL, 0, e->nbuckets,
+			   false, &h->total);
+}
+
+/**
  * pc_dev_name_cmd() - PCORE_IOC_RESET, _DETACH, _ENABLE or _DISABLE
  * @d: device
  * @cmd: the ioctl

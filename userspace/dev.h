@@ -34,6 +34,8 @@ int pc_dev_read(struct pc_dev *d, const char *name, int cpu,
 		bool frames, struct pc_snap *s);
 int pc_dev_hist(struct pc_dev *d, const struct pcore_ioc_entry *e,
 		bool percpu, struct pc_hist *h);
+int pc_dev_hist_total(struct pc_dev *d, const struct pcore_ioc_entry *e,
+		      struct pc_hist *h);
 int pc_dev_name_cmd(struct pc_dev *d, unsigned long cmd, const char *name);
 int pc_dev_attach(struct pc_dev *d, const struct pcore_ioc_attach *a);
 

@@ -817,12 +817,17 @@ static void prom_series(FILE *f, const char *metric, const struct pc_hist *h,
 	fprintf(f, "} %llu\n", cum);
 }
 
-/* Every series of one histogram. */
+/*
+ * Every series of one histogram: since its creation (export's default),
+ * or per CPU (and key) since the last interval read or reset.
+ */
 static void prom_hist(FILE *f, const char *metric, const struct pc_hist *h)
 {
 	unsigned int i, k;
 
-	if (h->percpu) {
+	if (h->since_created) {
+		prom_series(f, metric, h, &h->total, -1, false);
+	} else if (h->percpu) {
 		for (i = 0; i < h->ncpus; i++) {
 			if (!is_keyed(h))
 				prom_series(f, metric, h, &h->cpus[i].s,
@@ -839,44 +844,59 @@ static void prom_hist(FILE *f, const char *metric, const struct pc_hist *h)
 	}
 }
 
-/* A counter family of one field per histogram that has it. */
+/*
+ * A family of one value per histogram that has it: @which 0 hits, 1
+ * missed, 2 dropped (counters), 3 the creation time (a gauge).
+ */
 static void prom_counter(FILE *f, const struct pc_hist *h, unsigned int n,
 			 const char *name, const char *help, int which)
 {
 	unsigned int i;
 	bool any = false;
+	char v[32];
 
 	for (i = 0; i < n; i++) {
-		bool has = which == 2 ? is_keyed(&h[i]) :
+		bool has = which == 3 ? true : which == 2 ? is_keyed(&h[i]) :
 			   !!(h[i].e.flags & PCORE_ENT_HAS_PROBE);
 
 		if (!has)
 			continue;
 		if (!any)
-			fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", name,
-				help, name);
+			fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name,
+				help, name, which == 3 ? "gauge" : "counter");
 		any = true;
+		if (which == 3)
+			pc_fmt_ns_seconds(v, sizeof(v), h[i].total.r.created_ns);
+		else
+			snprintf(v, sizeof(v), "%llu", which == 0 ? h[i].e.hits :
+				 which == 1 ? h[i].e.missed :
+				 h[i].total.r.dropped);
 		fprintf(f, "%s{probe=\"", name);
 		prom_str(f, h[i].e.name, sizeof(h[i].e.name));
-		fprintf(f, "\"} %llu\n", which == 0 ? h[i].e.hits :
-			which == 1 ? h[i].e.missed : h[i].total.r.dropped);
+		fprintf(f, "\"} %s\n", v);
 	}
 }
 
 /**
  * pc_fmt_prom() - histograms in Prometheus' text exposition format
  * @f: where to
- * @h: histograms (with per-CPU views: one series per CPU, cpu="N")
+ * @h: histograms: all since their creation (pc_dev_hist_total(), one
+ *	series each), or all with per-CPU views (one series per CPU, cpu="N",
+ *	and for keyed histograms per key and CPU)
  * @n: how many
  *
  * One histogram family per unit (see pc_fmt_metric_name()), its series
- * labelled probe="<name>", and for keyed histograms one series per key
- * with key="<key>" and label="<label>" when it has one.  Then the counters
+ * labelled probe="<name>"; a per-key series with key="<key>" and
+ * label="<label>" when it has one.  Then the counters
  * probe_core_probe_hits_total and probe_core_probe_missed_total for
- * histograms fed by a probe, and probe_core_dropped_total for keyed ones.
+ * histograms fed by a probe, probe_core_dropped_total for keyed ones, and
+ * the gauge probe_core_created_timestamp_seconds of every histogram.
  */
 void pc_fmt_prom(FILE *f, const struct pc_hist *h, unsigned int n)
 {
+	const char *since = n && h[0].since_created ?
+		"since the histogram was created" :
+		"per CPU since the last interval read or reset";
 	char metric[64], other[64];
 	unsigned int i, j;
 
@@ -890,14 +910,15 @@ void pc_fmt_prom(FILE *f, const struct pc_hist *h, unsigned int n)
 		if (j < i)
 			continue;	/* family already printed */
 		if (!strcmp(h[i].e.unit, "ns"))
-			fprintf(f, "# HELP %s probe_core histograms of values in ns, in seconds\n",
-				metric);
+			fprintf(f, "# HELP %s probe_core histograms of values in ns, in seconds, %s\n",
+				metric, since);
 		else if (h[i].e.unit[0])
-			fprintf(f, "# HELP %s probe_core histograms of values in %s\n",
-				metric, metric + strlen("probe_core_value_"));
+			fprintf(f, "# HELP %s probe_core histograms of values in %s, %s\n",
+				metric, metric + strlen("probe_core_value_"),
+				since);
 		else
-			fprintf(f, "# HELP %s probe_core histograms of values without a unit\n",
-				metric);
+			fprintf(f, "# HELP %s probe_core histograms of values without a unit, %s\n",
+				metric, since);
 		fprintf(f, "# TYPE %s histogram\n", metric);
 		for (j = i; j < n; j++) {
 			pc_fmt_metric_name(other, sizeof(other), h[j].e.unit);
@@ -912,4 +933,7 @@ void pc_fmt_prom(FILE *f, const struct pc_hist *h, unsigned int n)
 		     1);
 	prom_counter(f, h, n, "probe_core_dropped_total",
 		     "Values of a keyed histogram whose key found no slot.", 2);
+	prom_counter(f, h, n, "probe_core_created_timestamp_seconds",
+		     "When the histogram was created: its counts start there (a module loaded again, a probe attached again).",
+		     3);
 }

@@ -58,13 +58,16 @@ struct pc_cpu {
  * Everything known about one histogram: its list entry, its merged view
  * (of all keys), each key slot in use (slot order), and with per-CPU views
  * each CPU that answered.  Keys and CPUs are complete: formatters decide
- * what to leave out.
+ * what to leave out.  With @since_created (pc_dev_hist_total()), the
+ * merged view is everything since the histogram was created
+ * (PCORE_READ_TOTAL), and there are no keys or CPUs.
  */
 struct pc_hist {
 	struct pcore_ioc_entry e;
 	struct pc_snap total;
 	struct pc_snap *keys;
 	unsigned int nkeys;
+	bool since_created;
 	bool percpu;
 	struct pc_cpu *cpus;
 	unsigned int ncpus;

@@ -49,6 +49,10 @@ struct fake_hist *fake_add(struct fake *f, const char *name,
 	h->e.mem_kib = (2 * FAKE_CPUS * nslots *
 			((pcore_cpu_hist_size(&h->l) + 63) / 64 * 64) + 1023) / 1024;
 	h->nslots = nslots;
+	h->life = malloc(pcore_cpu_hist_size(&h->l));
+	pcore_cpu_hist_init(&h->l, h->life);
+	/* from 2025-01-02T03:04:05Z (the fake clock's start), a second apart */
+	h->created_ns = (1735787044ULL + f->n) * 1000000000ULL;
 	for (s = 0; s < nslots; s++) {
 		h->slot[s].used = !key_name[0];	/* not keyed: one slot */
 		for (c = 0; c < FAKE_CPUS; c++) {
@@ -80,6 +84,7 @@ void fake_record(struct fake_hist *h, unsigned int cpu, unsigned int slot,
 		 unsigned long long v)
 {
 	pcore_record(&h->l, h->slot[slot].cpu[cpu], v);
+	pcore_record(&h->l, h->life, v);
 	h->e.count++;
 }
 
@@ -100,6 +105,7 @@ static void hist_free(struct fake_hist *h)
 	for (s = 0; s < h->nslots; s++)
 		for (c = 0; c < FAKE_CPUS; c++)
 			free(h->slot[s].cpu[c]);
+	free(h->life);
 }
 
 void fake_free(struct fake *f)
@@ -139,11 +145,18 @@ static int do_read(struct fake *f, struct pcore_ioc_read *r)
 	struct pcore_snap *snap, *tmp;
 	struct fake_hist *h;
 	bool keyonly = r->flags & PCORE_READ_KEY;
+	bool total = r->flags & PCORE_READ_TOTAL;
 
 	if (!TERMINATED(r->name) || r->bucket_size != sizeof(*out) ||
 	    r->pad || !zero(r->reserved, sizeof(r->reserved)) ||
-	    (r->flags & ~(PCORE_READ_RESET | PCORE_READ_KEY)) || r->nframes)
+	    (r->flags & ~(PCORE_READ_RESET | PCORE_READ_KEY |
+			  PCORE_READ_TOTAL)) || r->nframes || r->created_ns)
 		return -EINVAL;
+	if (total) {
+		f->read_totals++;
+		if (r->flags != PCORE_READ_TOTAL || r->cpu != -1)
+			return -EINVAL;
+	}
 	if (r->frames ? r->frames_size != PCORE_UAPI_FRAMES_MAX ||
 			!(r->flags & PCORE_READ_KEY) : r->frames_size)
 		return -EINVAL;
@@ -171,7 +184,9 @@ static int do_read(struct fake *f, struct pcore_ioc_read *r)
 	snap = malloc(pcore_snap_size(&h->l));
 	tmp = malloc(pcore_snap_size(&h->l));
 	pcore_snap_init(&h->l, snap);
-	for (s = 0; s < h->nslots; s++) {
+	if (total)
+		pcore_snap_add_cpu(snap, h->life);
+	for (s = 0; !total && s < h->nslots; s++) {
 		for (c = 0; c < f->nr_cpu_ids; c++) {
 			bool mine = (!keyonly || s == r->slot) &&
 				    (r->cpu < 0 || (int)c == r->cpu);
@@ -186,8 +201,6 @@ static int do_read(struct fake *f, struct pcore_ioc_read *r)
 			}
 		}
 	}
-	if (r->flags & PCORE_READ_RESET)
-		h->dropped = 0;
 	/* the kernel writes every output field */
 	r->nbuckets = h->l.nbuckets;
 	for (i = 0; i < h->l.nbuckets; i++) {
@@ -212,6 +225,7 @@ static int do_read(struct fake *f, struct pcore_ioc_read *r)
 	r->error_ppm = pcore_layout_error_ppm(&h->l, &r->error_abs);
 	r->missed = h->e.missed;
 	r->dropped = h->dropped;
+	r->created_ns = h->created_ns;
 	r->nframes = 0;
 	if (r->frames && (h->e.flags & PCORE_ENT_STACKS)) {
 		const char *t = h->slot[r->slot].frames;
@@ -251,7 +265,6 @@ static int do_name(struct fake *f, unsigned long cmd,
 		for (s = 0; s < h->nslots; s++)
 			for (c = 0; c < FAKE_CPUS; c++)
 				pcore_cpu_hist_init(&h->l, h->slot[s].cpu[c]);
-		h->dropped = 0;
 		return 0;
 	case PCORE_IOC_ENABLE:
 		h->e.flags &= ~PCORE_ENT_DISABLED;
@@ -347,7 +360,7 @@ static int fake_ioctl(struct pc_dev *d, unsigned long cmd, void *arg)
 	case PCORE_IOC_LIST:
 		return do_list(f, arg);
 	case PCORE_IOC_READ:
-		return do_read(f, arg);
+		return f->read_err ? f->read_err : do_read(f, arg);
 	case PCORE_IOC_RESET:
 	case PCORE_IOC_DETACH:
 	case PCORE_IOC_ENABLE:

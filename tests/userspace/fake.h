@@ -28,7 +28,10 @@ struct fake_slot {
 struct fake_hist {
 	struct pcore_ioc_entry e;	/* name, symbol, kinds, unit, flags */
 	struct pcore_layout l;
-	unsigned long long dropped;
+	unsigned long long dropped;	/* as the kernel's: never reset */
+	/* PCORE_READ_TOTAL: every value since creation, never reset */
+	struct pcore_cpu_hist *life;
+	unsigned long long created_ns;
 	unsigned int nslots;
 	struct fake_slot slot[FAKE_SLOTS];
 };
@@ -41,12 +44,14 @@ struct fake {
 	unsigned int abi;
 	int open_err;			/* dev_open() answers this */
 	int version_err;		/* PCORE_IOC_VERSION answers this */
+	int read_err;			/* and PCORE_IOC_READ this */
 	bool not_admin;			/* attach etc. answer EPERM */
 	bool writable;			/* the last open was for writing */
 	unsigned int shrink;		/* LIST under-reports nbuckets by this */
 	/* what probectl did */
 	unsigned int calls[8];		/* per ioctl number */
 	unsigned int read_resets;	/* READs with PCORE_READ_RESET */
+	unsigned int read_totals;	/* READs with PCORE_READ_TOTAL */
 	unsigned int bad_reads;		/* RESET READs not of cpu -1 */
 	unsigned int opens, closes;
 	struct pcore_ioc_attach attached;

@@ -13,8 +13,10 @@
 #      mkelf.sh builds (in O/elf) and of the host's C library;
 #   3. the golden files: JSON parses with jq and holds the expected values,
 #      Prometheus passes promtool check metrics and has cumulative buckets
-#      that never decrease and end at _count, the flame graph SVG is
-#      well-formed XML (xmllint) and refers to nothing outside itself;
+#      that never decrease and end at _count (so do the exports the
+#      textfile tests wrote around resets and a reload: O/export-*.prom),
+#      the flame graph SVG is well-formed XML (xmllint) and refers to
+#      nothing outside itself;
 #   4. the man page renders without a warning (groff -ww, or mandoc);
 #   5. the built binary: exit status 2 on usage errors, 0 for --help;
 #      flamegraph draws well-formed XML from hostile frame names and
@@ -52,7 +54,7 @@ tap $? "mkelf.sh builds the test ELF files (gcc, readelf)" "$out/mkelf.log"
 
 if make -C "$here" KSFT="$ksft" O="$out" all > "$out/test-build.log" 2>&1
 then
-	rm -f "$out"/*.got
+	rm -f "$out"/*.got "$out"/export-*.prom
 	TEST_OUT=$out TEST_ELF=$out/elf ASAN_OPTIONS=detect_leaks=0 \
 		UBSAN_OPTIONS=print_stacktrace=1 "$out/test_probectl" ||
 		failed=1
@@ -97,9 +99,15 @@ jqcheck watch.json "three intervals of 1, 2 and 3 values" \
 	-s 'map(.count) == [1, 2, 3] and map(.missed) == [0, 1, 2] and
 	    all(.[]; ([.buckets[].count] | add) == .count)'
 
-# Prometheus goldens: promtool's parser and linter, then per series:
-# cumulative buckets never decrease, and +Inf equals _count.
-for f in "$golden"/*.prom; do
+# Prometheus goldens, and what test_probectl's textfile tests exported
+# around resets and a reload: promtool's parser and linter, then per
+# series: cumulative buckets never decrease, and +Inf equals _count.
+for f in export-before-resets export-after-resets export-after-reload; do
+	[ -s "$out/$f.prom" ]
+	tap $? "test_probectl kept $f.prom"
+done
+for f in "$golden"/*.prom "$out"/export-*.prom; do
+	[ -e "$f" ] || continue
 	name=$(basename "$f")
 	promtool check metrics < "$f" > "$log" 2>&1
 	tap $? "$name passes promtool check metrics" "$log"

@@ -20,8 +20,13 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -210,6 +215,9 @@ static void std_fake(struct fake *f)
 		     &log2, "", 1);
 	h->e.hits = 5;
 	h->e.count = 5;
+	/* in its total, as in probe_core's (PCORE_READ_TOTAL) */
+	for (i = 0; i < 5; i++)
+		pcore_record(&h->l, h->life, 1000 << i);
 
 	h = fake_add(f, "cpuhists/offcpu", "", "", "ns", 0, &log2, "", 1);
 	fake_record(h, 1, 0, 3);
@@ -866,21 +874,58 @@ TEST(percpu_skips_impossible_cpus)
 
 /* ---- export to a textfile directory ---- */
 
+/* The names in @dir but . and .., one a line, sorted by readdir. */
+static int dir_names(const char *dir, char *buf, size_t len)
+{
+	struct dirent *de;
+	size_t used = 0;
+	int n = 0;
+	DIR *d = opendir(dir);
+
+	buf[0] = '\0';
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		used += snprintf(buf + used, used < len ? len - used : 0,
+				 "%s\n", de->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* A new empty directory for exports, in @dir (room for 64). */
+static void textfile_dir(struct __test_metadata *_metadata, char *dir)
+{
+	strcpy(dir, "/tmp/probectl-test-XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(dir));
+}
+
+static void rm_textfile_dir(const char *dir)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/probe_core.prom", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 TEST(export_textfile)
 {
-	char dir[] = "/tmp/probectl-test-XXXXXX", path[128], *got, *want;
+	char dir[64], path[128], names[256], *got, *want;
 	struct fake f;
 	struct result r;
 	struct stat st;
-	struct dirent *de;
-	DIR *d;
-	int files = 0;
+	unsigned int i;
 
-	ASSERT_NE(NULL, mkdtemp(dir));
+	textfile_dir(_metadata, dir);
 	std_fake(&f);
 	r = RUN(&f, "export", "--prometheus", "--textfile-dir", dir);
 	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
 	ASSERT_STREQ("", r.out);
+	ASSERT_STREQ("", r.err);
 	snprintf(path, sizeof(path), "%s/probe_core.prom", dir);
 	got = slurp(path);
 	ASSERT_NE(NULL, got);
@@ -890,12 +935,8 @@ TEST(export_textfile)
 	ASSERT_EQ(0, stat(path, &st));
 	ASSERT_EQ(0644U, st.st_mode & 0777);
 	/* no temporary file left behind */
-	d = opendir(dir);
-	ASSERT_NE(NULL, d);
-	while ((de = readdir(d)))
-		files += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
-	closedir(d);
-	ASSERT_EQ(1, files);
+	ASSERT_EQ(1, dir_names(dir, names, sizeof(names)));
+	ASSERT_STREQ("probe_core.prom\n", names);
 	/* a second export replaces it */
 	fake_find(&f, "do_fork")->e.hits = 1000;
 	result_free(&r);
@@ -904,15 +945,439 @@ TEST(export_textfile)
 	free(got);
 	got = slurp(path);
 	ASSERT_NE(NULL, strstr(got, "probe_core_probe_hits_total{probe=\"do_fork\"} 1000\n"));
-	unlink(path);
-	ASSERT_EQ(0, rmdir(dir));
+	rm_textfile_dir(dir);
 	free(got);
 	free(want);
 	result_free(&r);
+	i = f.opens;
 	r = RUN(&f, "export", "--prometheus", "--textfile-dir", dir);
 	ASSERT_EQ(1, r.ret);
-	ASSERT_NE(NULL, strstr(r.err, "cannot create a file in /tmp/probectl-test-"));
+	ASSERT_EQ(i, f.opens);		/* the directory first */
+	ASSERT_EQ(0, strncmp(r.err, "probectl: --textfile-dir /tmp/probectl-test-", 44));
+	ASSERT_NE(NULL, strstr(r.err, ": No such file or directory\n"));
 	result_free(&r);
+	fake_free(&f);
+}
+
+/* One series of a Prometheus text: its name and labels, and its value. */
+struct prom_sample {
+	char key[384];
+	double v;
+};
+
+/* The samples of @text into @s (room for @max); how many, or -1. */
+static int prom_parse(const char *text, struct prom_sample *s, int max)
+{
+	const char *line, *end, *sp;
+	int n = 0;
+
+	for (line = text; *line; line = *end ? end + 1 : end) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		if (*line == '#' || line == end)
+			continue;
+		/* the value is the last field; label values may hold blanks */
+		for (sp = end; sp > line && sp[-1] != ' '; sp--)
+			;
+		if (sp == line || n == max ||
+		    (size_t)(sp - 1 - line) >= sizeof(s[n].key))
+			return -1;
+		memcpy(s[n].key, line, sp - 1 - line);
+		s[n].key[sp - 1 - line] = '\0';
+		s[n].v = strtod(sp, NULL);
+		n++;
+	}
+	return n;
+}
+
+static const struct prom_sample *prom_find(const struct prom_sample *s, int n,
+					   const char *key)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s[i].key, key))
+			return &s[i];
+	return NULL;
+}
+
+/*
+ * The series of @a that are lower, or missing, in @b: as Prometheus sees
+ * two scrapes, a decrease is a counter reset.  Gauges (the creation time)
+ * are left out.  Logs each one.
+ */
+static int prom_decreases(struct __test_metadata *_metadata, const char *a,
+			  const char *b, bool log)
+{
+	static struct prom_sample sa[2048], sb[2048];
+	const struct prom_sample *p;
+	int na = prom_parse(a, sa, 2048), nb = prom_parse(b, sb, 2048);
+	int i, bad = 0;
+
+	if (na <= 0 || nb <= 0)
+		return -1;
+	for (i = 0; i < na; i++) {
+		if (strstr(sa[i].key, "_created_timestamp_seconds{"))
+			continue;
+		p = prom_find(sb, nb, sa[i].key);
+		if (!p || p->v < sa[i].v) {
+			if (log)
+				TH_LOG("%s: %g, then %s", sa[i].key, sa[i].v,
+				       p ? "lower" : "gone");
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* The value of series @key in Prometheus text @text, or -1. */
+static double prom_value_of(const char *text, const char *key)
+{
+	static struct prom_sample s[2048];
+	const struct prom_sample *p;
+	int n = prom_parse(text, s, 2048);
+
+	p = n > 0 ? prom_find(s, n, key) : NULL;
+	return p ? p->v : -1;
+}
+
+/* Keeps @text as TEST_OUT/@name, for run.sh's promtool. */
+static void keep_prom(const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", getenv("TEST_OUT") ?: ".", name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* export --textfile-dir @dir; the file's text, or NULL. */
+static char *export_to(struct __test_metadata *_metadata, struct fake *f,
+		       const char *dir, const char *more)
+{
+	char path[128];
+	struct result r;
+
+	r = more ? RUN(f, "export", "--prometheus", more, "--textfile-dir", dir) :
+		RUN(f, "export", "--prometheus", "--textfile-dir", dir);
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	result_free(&r);
+	snprintf(path, sizeof(path), "%s/probe_core.prom", dir);
+	return slurp(path);
+}
+
+/*
+ * What the service exports never goes down while the histograms exist,
+ * whatever is read in between: probectl reset do_fork (PCORE_IOC_RESET)
+ * and probectl watch thardirq/irq_time (a snapshot-and-reset) between two
+ * exports, with new values after them.  Every series of the first is in
+ * the second, none lower, and the counts are every value since creation.
+ * The same sequence with export --per-cpu (the reads since the last
+ * interval) does go down: the comparison catches what it must.
+ */
+TEST(export_monotonic_across_resets)
+{
+	char dir[64], *a, *b;
+	struct fake f;
+	struct result r;
+	unsigned int i;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		const char *more = pass ? "--per-cpu" : NULL;
+
+		textfile_dir(_metadata, dir);
+		std_fake(&f);
+		a = export_to(_metadata, &f, dir, more);
+		ASSERT_NE(NULL, a);
+		r = RUN(&f, "reset", "do_fork");
+		ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+		result_free(&r);
+		/* its first snapshot-and-reset starts the interval */
+		r = RUN(&f, "watch", "thardirq/irq_time", "-i", "1", "-n", "1");
+		ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+		ASSERT_NE(NULL, strstr(r.out, " count=0 ")) TH_LOG("%s", r.out);
+		result_free(&r);
+		ASSERT_EQ(2U, f.read_resets);
+		for (i = 0; i < 4; i++)
+			fake_record(fake_find(&f, "do_fork"), 0, 0, 700000);
+		fake_record(fake_find(&f, "thardirq/irq_time"), 1, 2, 3000);
+		b = export_to(_metadata, &f, dir, more);
+		ASSERT_NE(NULL, b);
+		if (!pass) {
+			ASSERT_LT(0U, f.read_totals);
+			EXPECT_EQ(0, prom_decreases(_metadata, a, b, true));
+			EXPECT_EQ(203, prom_value_of(a, "probe_core_latency_seconds_count{probe=\"do_fork\"}"));
+			EXPECT_EQ(207, prom_value_of(b, "probe_core_latency_seconds_count{probe=\"do_fork\"}"));
+			EXPECT_EQ(10, prom_value_of(b, "probe_core_latency_seconds_count{probe=\"thardirq/irq_time\"}"));
+			EXPECT_EQ(2, prom_value_of(b, "probe_core_dropped_total{probe=\"thardirq/irq_time\"}"));
+			keep_prom("export-before-resets.prom", a);
+			keep_prom("export-after-resets.prom", b);
+			/* show (no total) sees the resets */
+			r = RUN(&f, "show", "do_fork", "--json");
+			ASSERT_NE(NULL, strstr(r.out, "\"count\":4,")) TH_LOG("%s", r.out);
+			result_free(&r);
+		} else {
+			ASSERT_EQ(0U, f.read_totals);
+			EXPECT_LT(0, prom_decreases(_metadata, a, b, false));
+		}
+		free(a);
+		free(b);
+		rm_textfile_dir(dir);
+		fake_free(&f);
+	}
+}
+
+/*
+ * probe_core loaded again: its histograms are new, their counts start
+ * from zero and their creation time is later.  The export passes that
+ * on as it is (no state of its own hides it): the count goes down, which
+ * Prometheus takes for a counter reset, and the gauge
+ * probe_core_created_timestamp_seconds moves forward.
+ */
+TEST(export_reload_is_a_reset)
+{
+	struct pcore_hist_spec loglin = { .kind = PCORE_HIST_LOGLINEAR };
+	const char *count = "probe_core_latency_seconds_count{probe=\"do_fork\"}";
+	const char *created = "probe_core_created_timestamp_seconds{probe=\"do_fork\"}";
+	char dir[64], *a, *b;
+	struct fake_hist *h;
+	struct fake f;
+
+	textfile_dir(_metadata, dir);
+	std_fake(&f);
+	a = export_to(_metadata, &f, dir, NULL);
+	ASSERT_NE(NULL, a);
+	fake_free(&f);
+	/* loaded again an hour later: do_fork has 2 values */
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "do_fork", "kretprobe", "kernel_clone", "ns",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE, &loglin, "", 1);
+	h->created_ns += 3600000000000ULL;
+	fake_record(h, 0, 0, 500000);
+	fake_record(h, 1, 0, 600000);
+	h->e.hits = 2;
+	b = export_to(_metadata, &f, dir, NULL);
+	ASSERT_NE(NULL, b);
+	EXPECT_EQ(203, prom_value_of(a, count));
+	EXPECT_EQ(2, prom_value_of(b, count));
+	EXPECT_EQ(1735787045, prom_value_of(a, created));
+	EXPECT_EQ(1735787045 + 3600, prom_value_of(b, created));
+	EXPECT_EQ(2, prom_value_of(b, "probe_core_probe_hits_total{probe=\"do_fork\"}"));
+	EXPECT_LT(0, prom_decreases(_metadata, a, b, false));
+	keep_prom("export-after-reload.prom", b);
+	free(a);
+	free(b);
+	rm_textfile_dir(dir);
+	fake_free(&f);
+}
+
+/*
+ * A failed export leaves the file it would have replaced as it was, byte
+ * for byte, and no temporary file; it exits 1 with one line saying why:
+ * probe_core not loaded, a read that fails, the directory not one, and a
+ * write that fails half-way (the file size limit, RLIMIT_FSIZE, in a
+ * child: writes past it fail with EFBIG).
+ */
+TEST(export_failure_keeps_the_file)
+{
+	char dir[64], path[128], names[256], *before, *after;
+	struct result r;
+	struct fake f;
+	pid_t pid;
+	int st;
+
+	textfile_dir(_metadata, dir);
+	snprintf(path, sizeof(path), "%s/probe_core.prom", dir);
+	std_fake(&f);
+	before = export_to(_metadata, &f, dir, NULL);
+	ASSERT_NE(NULL, before);
+	fake_find(&f, "do_fork")->e.hits = 5000;	/* a new file would differ */
+
+	f.open_err = -ENOENT;
+	r = RUN(&f, "export", "--prometheus", "--textfile-dir", dir);
+	EXPECT_EQ(1, r.ret);
+	EXPECT_STREQ("probectl: probe_core is not loaded (load it with: probectl load)\n",
+		     r.err);
+	result_free(&r);
+	f.open_err = 0;
+
+	f.read_err = -EIO;
+	r = RUN(&f, "export", "--prometheus", "--textfile-dir", dir);
+	EXPECT_EQ(1, r.ret);
+	EXPECT_STREQ("probectl: read do_fork: Input/output error\n", r.err);
+	result_free(&r);
+	f.read_err = 0;
+
+	r = RUN(&f, "export", "--prometheus", "--textfile-dir", path);
+	EXPECT_EQ(1, r.ret);
+	EXPECT_NE(NULL, strstr(r.err, "/probe_core.prom: Not a directory\n")) TH_LOG("%s", r.err);
+	result_free(&r);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct rlimit lim = { 4096, 4096 };
+		char want[256];
+
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &lim))
+			_exit(2);
+		r = RUN(&f, "export", "--prometheus", "--textfile-dir", dir);
+		snprintf(want, sizeof(want),
+			 "probectl: writing %s: File too large; the previous file is left as it was\n",
+			 path);
+		_exit(r.ret != 1 ? 3 : strcmp(r.err, want) ? 4 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) TH_LOG("status %#x", st);
+
+	after = slurp(path);
+	ASSERT_NE(NULL, after);
+	EXPECT_STREQ(before, after);
+	EXPECT_EQ(1, dir_names(dir, names, sizeof(names)));
+	EXPECT_STREQ("probe_core.prom\n", names);
+	/* and the next good export replaces it */
+	free(after);
+	after = export_to(_metadata, &f, dir, NULL);
+	EXPECT_NE(NULL, strstr(after, "probe_core_probe_hits_total{probe=\"do_fork\"} 5000\n"));
+	free(before);
+	free(after);
+	rm_textfile_dir(dir);
+	fake_free(&f);
+}
+
+static int open_pipe = -1;
+static int (*fake_open_fn)(struct pc_env *env, int flags, struct pc_dev *d);
+
+/* The fake's dev_open, telling @open_pipe that it was called. */
+static int open_and_tell(struct pc_env *env, int flags, struct pc_dev *d)
+{
+	if (write(open_pipe, "o", 1) != 1)
+		return -EIO;
+	return fake_open_fn(env, flags, d);
+}
+
+/* Whether @fd has something to read within @ms. */
+static bool readable_within(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, ms) == 1;
+}
+
+/*
+ * Exports into one directory take turns (flock on it), from before they
+ * read the device to after the rename: one that read later cannot rename
+ * earlier and put older counts back.  While the directory is locked, an
+ * export does not even open the device; once it is unlocked, it does and
+ * writes the file.
+ */
+TEST(export_takes_turns)
+{
+	char dir[64], path[128], *got, *want;
+	char *argv[6] = { "probectl", "export", "--prometheus", "--textfile-dir",
+			 dir, NULL };
+	struct pc_env env = { 0 };
+	int p[2], dfd, st;
+	struct fake f;
+	pid_t pid;
+
+	textfile_dir(_metadata, dir);
+	snprintf(path, sizeof(path), "%s/probe_core.prom", dir);
+	ASSERT_EQ(0, pipe(p));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, dfd);
+	ASSERT_EQ(0, flock(dfd, LOCK_EX));
+	std_fake(&f);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(p[0]);
+		open_pipe = p[1];
+		fake_env(&env, &f);
+		fake_open_fn = env.dev_open;
+		env.dev_open = open_and_tell;
+		env.out = stdout;
+		env.err = stderr;
+		_exit(pc_run(5, argv, &env));
+	}
+	close(p[1]);
+	EXPECT_FALSE(readable_within(p[0], 300));
+	EXPECT_NE(0, access(path, F_OK));
+	ASSERT_EQ(0, flock(dfd, LOCK_UN));
+	EXPECT_TRUE(readable_within(p[0], 20000));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	got = slurp(path);
+	want = slurp(GOLDEN_DIR "/export.prom");
+	ASSERT_NE(NULL, got);
+	ASSERT_NE(NULL, want);
+	EXPECT_STREQ(want, got);
+	free(got);
+	free(want);
+	close(dfd);
+	close(p[0]);
+	rm_textfile_dir(dir);
+	fake_free(&f);
+}
+
+/*
+ * Four exports at once, 40 times each, while the file is read again and
+ * again: every read is a whole file (the golden), never a part of one,
+ * and no temporary file is left.
+ */
+TEST(export_concurrent_whole_files)
+{
+	char dir[64], path[128], names[256], *want, *got;
+	pid_t pids[4];
+	int i, st, reads = 0, whole = 0;
+	struct fake f;
+
+	textfile_dir(_metadata, dir);
+	snprintf(path, sizeof(path), "%s/probe_core.prom", dir);
+	want = slurp(GOLDEN_DIR "/export.prom");
+	ASSERT_NE(NULL, want);
+	std_fake(&f);
+	for (i = 0; i < 4; i++) {
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]);
+		if (!pids[i]) {
+			int k, bad = 0;
+
+			for (k = 0; k < 40; k++) {
+				struct result r = RUN(&f, "export", "--prometheus",
+						      "--textfile-dir", dir);
+
+				bad |= r.ret;
+				result_free(&r);
+			}
+			_exit(bad);
+		}
+	}
+	for (i = 0; i < 4; i++) {
+		while (waitpid(pids[i], &st, WNOHANG) == 0) {
+			got = slurp(path);
+			if (got) {
+				reads++;
+				whole += !strcmp(got, want);
+				free(got);
+			}
+		}
+		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	TH_LOG("%d reads while writing", reads);
+	EXPECT_LT(0, reads);
+	EXPECT_EQ(reads, whole);
+	EXPECT_EQ(1, dir_names(dir, names, sizeof(names)));
+	EXPECT_STREQ("probe_core.prom\n", names);
+	free(want);
+	rm_textfile_dir(dir);
 	fake_free(&f);
 }
 
