@@ -13,7 +13,8 @@
 #                 instructions per probed call
 # make probectl   the control utility, build/userspace/probectl
 # make docs       docs/api.rst from the kernel-doc comments
-# make install    modules (depmod), probectl, man page, development files
+# make install    modules (depmod), probectl, man page, systemd units,
+#                 development files
 # make uninstall  removes what make install installed
 # make install-dev  headers and Module.symvers for handler modules, into
 #                 $(DESTDIR)/usr/src/probe_core/
@@ -50,13 +51,18 @@ probectl:
 	@$(MAKE) --no-print-directory -C $(TOP)/userspace O=$(BUILD)/userspace
 
 # make install: the modules for KDIR's kernel (then depmod), probectl,
-# its man page and the development files; DESTDIR and PREFIX as usual.
+# its man page, the exporter's systemd units (probectl-export.service and
+# .timer, in /lib/systemd/system whatever PREFIX, their ExecStart pointing
+# at $(PREFIX)/sbin/probectl) and the development files; DESTDIR and
+# PREFIX as usual.
 # The test-only modules (pcore_apitest, pcore_tpsrc, pcore_faultmod) are
 # not installed.
 PREFIX ?= /usr/local
 INSTALL_MODULES := core/probe_core cpuhists/cpuhists thardirq/thardirq \
 	tirqthread/tirqthread tsoftirq/tsoftirq tcpsize/tcpsize blklat/blklat
 MODDIR := $(DESTDIR)/lib/modules/$(KVER)/extra/probe_core
+UNITDIR := $(DESTDIR)/lib/systemd/system
+UNITS := probectl-export.service probectl-export.timer
 DEPMOD := depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 
 install: modules probectl install-dev
@@ -65,10 +71,16 @@ install: modules probectl install-dev
 	$(DEPMOD)
 	install -D -m 755 $(BUILD)/userspace/probectl $(DESTDIR)$(PREFIX)/sbin/probectl
 	install -D -m 644 $(TOP)/userspace/probectl.8 $(DESTDIR)$(PREFIX)/share/man/man8/probectl.8
+	install -d $(UNITDIR)
+	sed 's|/usr/sbin/probectl|$(PREFIX)/sbin/probectl|' \
+		$(TOP)/userspace/systemd/probectl-export.service > $(UNITDIR)/probectl-export.service
+	install -m 644 $(TOP)/userspace/systemd/probectl-export.timer $(UNITDIR)/
+	chmod 644 $(UNITDIR)/probectl-export.service
 
 uninstall:
 	rm -rf $(MODDIR) $(PCORE_DEV)
 	rm -f $(DESTDIR)$(PREFIX)/sbin/probectl $(DESTDIR)$(PREFIX)/share/man/man8/probectl.8
+	rm -f $(addprefix $(UNITDIR)/,$(UNITS))
 	$(if $(wildcard $(DESTDIR)/lib/modules/$(KVER)),$(DEPMOD))
 
 # What handler modules build against: the API headers, and probe_core's

@@ -27,6 +27,8 @@ cp "$moddir"/modules.builtin* "$moddir"/modules.order "$mods/"
 make -s --no-print-directory -C "$top" KDIR="$kdir" DESTDIR="$root" install ||
 	echo "error: make install failed"
 want=(usr/local/sbin/probectl usr/local/share/man/man8/probectl.8
+	lib/systemd/system/probectl-export.service
+	lib/systemd/system/probectl-export.timer
 	usr/src/probe_core/include/probe_core/probe_core.h
 	usr/src/probe_core/include/uapi/probe_core.h
 	"usr/src/probe_core/$kver/Module.symvers")
@@ -36,6 +38,10 @@ done
 for f in "${want[@]}"; do
 	[ -s "$root/$f" ] || echo "error: make install did not install /$f"
 done
+# The service runs the probectl that was installed with it.
+grep -qx 'ExecStart=/usr/local/sbin/probectl export --prometheus --textfile-dir ${TEXTFILE_DIR}' \
+	"$root/lib/systemd/system/probectl-export.service" ||
+	echo "error: probectl-export.service does not run /usr/local/sbin/probectl"
 grep -q '^extra/probe_core/cpuhists.ko: extra/probe_core/probe_core.ko$' \
 	"$mods/modules.dep" ||
 	echo "error: modules.dep does not know cpuhists needs probe_core"

@@ -18,6 +18,8 @@
 #      the flame graph SVG is well-formed XML (xmllint) and refers to
 #      nothing outside itself;
 #   4. the man page renders without a warning (groff -ww, or mandoc);
+#      the exporter's systemd units pass systemd-analyze verify (with
+#      ExecStart on the probectl just built) and agree with each other;
 #   5. the built binary: exit status 2 on usage errors, 0 for --help;
 #      flamegraph draws well-formed XML from hostile frame names and
 #      refuses a malformed line with its number.
@@ -157,6 +159,44 @@ elif command -v mandoc > /dev/null; then
 	mandoc -Tlint -W warning "$top/userspace/probectl.8" > "$log" 2>&1
 	tap $? "probectl.8 passes mandoc -Tlint" "$log"
 fi
+
+# The exporter's units (userspace/systemd): systemd-analyze verify, which
+# prints every unknown key, bad value or missing program, and checks the
+# man page that Documentation= names (MANPATH: the one in this tree).  The
+# program is the probectl just built, where the units say /usr/sbin.
+units=$top/userspace/systemd
+rm -rf "$out/units"
+mkdir -p "$out/units" "$out/units/man/man8"
+cp "$top/userspace/probectl.8" "$out/units/man/man8/"
+sed "s|^ExecStart=/usr/sbin/probectl |ExecStart=$bin |" \
+	"$units/probectl-export.service" > "$out/units/probectl-export.service"
+cp "$units/probectl-export.timer" "$out/units/"
+if command -v systemd-analyze > /dev/null; then
+	MANPATH=$out/units/man systemd-analyze verify \
+		"$out/units/probectl-export.service" \
+		"$out/units/probectl-export.timer" > "$log" 2>&1 &&
+		! grep -q . "$log"
+	tap $? "probectl-export.service and .timer pass systemd-analyze verify" "$log"
+else
+	echo "systemd-analyze is missing (scripts/deps.sh installs systemd)" > "$log"
+	tap 1 "probectl-export.service and .timer pass systemd-analyze verify" "$log"
+fi
+# What the service runs is export into TEXTFILE_DIR, which is node_exporter's
+# directory by default, and the one directory the sandbox lets it write.
+svc=$units/probectl-export.service
+dir=$(sed -n 's/^Environment=TEXTFILE_DIR=//p' "$svc")
+{
+	echo "ExecStart: $(grep '^ExecStart=' "$svc")"
+	echo "TEXTFILE_DIR: $dir"
+	echo "ReadWritePaths: $(grep '^ReadWritePaths=' "$svc")"
+} > "$log"
+[ "$(grep -c '^ExecStart=' "$svc")" = 1 ] &&
+	grep -qx 'ExecStart=/usr/sbin/probectl export --prometheus --textfile-dir ${TEXTFILE_DIR}' "$svc" &&
+	[ "$dir" = /var/lib/prometheus/node-exporter ] &&
+	grep -qx "ReadWritePaths=-$dir" "$svc" &&
+	grep -qx 'OnUnitActiveSec=15s' "$units/probectl-export.timer" &&
+	grep -qx 'AccuracySec=1s' "$units/probectl-export.timer"
+tap $? "the service exports to node_exporter's directory, the one it may write; the timer runs it every 15 s" "$log"
 
 # The binary as a shell script sees it: exit status and streams.
 if [ -x "$bin" ]; then
