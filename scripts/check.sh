@@ -6,7 +6,8 @@
 #      harness and checkpatch from Debian's linux-source;
 #   2. runs checkpatch and kernel-doc: each clean run is a passed test;
 #   3. host unit tests of the engine, of probectl and of the VM runner's
-#      judge of the kernel log; probectl's flame graphs in Chromium;
+#      judge of the kernel log; probectl's exports in node_exporter and
+#      Prometheus; probectl's flame graphs in Chromium;
 #   4. for each kernel of KERNELS: builds every module with W=1 and
 #      sparse, checks that tracepoint handlers of the wrong prototype do
 #      not build (scripts/tptype-test.sh), boots the kernel in QEMU and
@@ -107,6 +108,15 @@ make -s --no-print-directory -C tests/userspace KSFT="$ksrc" \
 	O="$top/build/userspace" run > "$res/userspace.tap" 2> "$res/userspace.log" ||
 	grep -q '^not ok' "$res/userspace.tap" ||
 	echo "not ok - probectl tests did not run (see build/results/userspace.log)" >> "$res/userspace.tap"
+
+# What the probectl tests exported around resets and a reload, served by
+# Debian's node_exporter and scraped by Debian's Prometheus on loopback.
+echo "== probectl's exports in node_exporter and Prometheus"
+tests/prometheus/run.sh "$top/build/prometheus" \
+	"$top"/build/userspace/export-{before-resets,after-resets,after-reload}.prom \
+	> "$res/prometheus.tap" 2> "$res/prometheus.log" ||
+	grep -q '^not ok' "$res/prometheus.tap" ||
+	echo "not ok - prometheus tests did not run (see build/results/prometheus.log)" >> "$res/prometheus.tap"
 
 # probectl flamegraph's SVGs in Chromium and folded stacks in speedscope,
 # with the probectl that the step above built.
@@ -236,8 +246,11 @@ check_kernel() {
 	# /lib/modules/<release>/extra with depmod's indexes, so that
 	# "probectl load" works without --module as on a real machine.
 	if [ $probectl_built = 0 ]; then
-		mkdir -p "$payload/bin" "$payload/rootfs/lib/modules/$kver/extra"
+		mkdir -p "$payload/bin" "$payload/rootfs/lib/modules/$kver/extra" \
+			"$payload/systemd"
 		cp build/userspace/probectl /usr/bin/jq "$payload/bin/"
+		# pcore_probectl runs what the exporter's service runs
+		cp userspace/systemd/probectl-export.service "$payload/systemd/"
 		scripts/guest-libs.sh "$payload/rootfs" build/userspace/probectl \
 			/usr/bin/jq
 		find "build/$kver/modules" -name '*.ko' \
@@ -337,7 +350,8 @@ promtool_check() {
 		/^# PCORE-FILE-END/ { close(f); f = ""; next }
 		f != "" { print > f }
 	' "$res/vm-$kver.tap"
-	for want in export.prom export-percpu.prom; do
+	for want in export.prom export-percpu.prom export-service-a.prom \
+		export-service-b.prom export-service-c.prom; do
 		if [ -s "$exports/$want" ] &&
 		   promtool check metrics < "$exports/$want" > "$exports/$want.log" 2>&1; then
 			echo "ok - promtool check metrics: probectl $want from the guest ($kver)"

@@ -351,6 +351,198 @@ TEST_F_TIMEOUT(ctl, export_prometheus, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(1, CTL("export", "--prometheus", "--textfile-dir", "/nonexistent"));
 }
 
+/*
+ * The exporter's service, as systemd would run it: its ExecStart (from the
+ * unit file check.sh put in the payload) with its TEXTFILE_DIR, the
+ * program at /pcore/bin instead of /usr/sbin.
+ */
+#define UNIT	"/pcore/systemd/probectl-export.service"
+#define SVC_MAX	16
+
+struct service {
+	char line[512];
+	char dir[256];
+	const char *argv[SVC_MAX + 1];
+	char file[300];
+};
+
+/* Reads UNIT into @s; 0, or -1 when it is not what the test expects. */
+static int service_read(struct service *s)
+{
+	static char unit[16384];
+	char *p, *tok, *save;
+	int n = 0;
+
+	if (pcore_read(UNIT, unit, sizeof(unit)) <= 0)
+		return -1;
+	p = strstr(unit, "\nEnvironment=TEXTFILE_DIR=");
+	if (!p || sscanf(p, "\nEnvironment=TEXTFILE_DIR=%255s", s->dir) != 1)
+		return -1;
+	p = strstr(unit, "\nExecStart=");
+	if (!p || sscanf(p, "\nExecStart=%511[^\n]", s->line) != 1)
+		return -1;
+	for (tok = strtok_r(s->line, " ", &save); tok && n < SVC_MAX;
+	     tok = strtok_r(NULL, " ", &save)) {
+		if (!n && strcmp(tok, "/usr/sbin/probectl"))
+			return -1;
+		s->argv[n] = !n ? PCORE_CTL :
+			!strcmp(tok, "${TEXTFILE_DIR}") ? s->dir : tok;
+		n++;
+	}
+	s->argv[n] = NULL;
+	snprintf(s->file, sizeof(s->file), "%s/probe_core.prom", s->dir);
+	return tok ? -1 : 0;
+}
+
+/* The service's run: its exit status; its file (or "") in @text. */
+static int service_run(const struct service *s, char *text, size_t len)
+{
+	int ret = runv(s->argv);
+
+	if (pcore_read(s->file, text, len) < 0)
+		text[0] = '\0';
+	return ret;
+}
+
+/* The value of series @key (name and labels) in Prometheus text, or -1. */
+static double prom_get(const char *text, const char *key)
+{
+	size_t n = strlen(key);
+	const char *p;
+
+	for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, n) && p[n] == ' ')
+			return strtod(p + n + 1, NULL);
+	return -1;
+}
+
+/*
+ * Series of @a (not gauges) lower in @b, or missing there: what Prometheus
+ * would take for a counter reset.  Logs the first few with @log.
+ */
+static int prom_decreases(struct __test_metadata *_metadata, const char *a,
+			  const char *b, bool log)
+{
+	char key[512];
+	const char *p, *nl, *sp;
+	double va, vb;
+	int bad = 0, n = 0;
+
+	for (p = a; *p; p = nl ? nl + 1 : p + strlen(p)) {
+		nl = strchr(p, '\n');
+		if (*p == '#' || p == nl)
+			continue;
+		sp = nl ? nl : p + strlen(p);
+		while (sp > p && sp[-1] != ' ')
+			sp--;
+		if (sp == p || (size_t)(sp - 1 - p) >= sizeof(key))
+			return -1;
+		memcpy(key, p, sp - 1 - p);
+		key[sp - 1 - p] = '\0';
+		n++;
+		if (strstr(key, "_created_timestamp_seconds{"))
+			continue;
+		va = strtod(sp, NULL);
+		vb = prom_get(b, key);
+		if (vb < va && bad++ < 5 && log)
+			TH_LOG("%s: %g, then %g", key, va, vb);
+	}
+	return n ? bad : -1;
+}
+
+/* Keeps @text in the log between markers, for check.sh's promtool. */
+static void print_file(const char *name, const char *text)
+{
+	printf("# PCORE-FILE-BEGIN %s\n%s# PCORE-FILE-END\n", name, text);
+	fflush(stdout);
+}
+
+/*
+ * The exporter's service end to end: its command (from the unit file)
+ * exports, then probectl reset, probectl watch and the debugfs interval
+ * file move the values of do_fork and of the keyed sys_getppid:by=pid
+ * out, more forks and calls come, and it exports again: no series of the
+ * first export is lower in the second, and the counts are every fork and
+ * call since the load.  probe_core loaded again: the counts start from
+ * zero (a drop, which Prometheus takes for a reset) and the creation time
+ * is later.  Not loaded: the service fails with a clear line and leaves
+ * the file as it was.  The three files go to promtool (check.sh).
+ */
+TEST_F_TIMEOUT(ctl, export_service, PCORE_TIMEOUT_PATCHING)
+{
+	static char a[PCORE_BUF], b[PCORE_BUF], c[PCORE_BUF];
+	const char *fork_count = "probe_core_latency_seconds_count{probe=\"do_fork\"}";
+	const char *ppid_count = "probe_core_latency_seconds_count{probe=\"sys_getppid:by=pid\"}";
+	const char *created = "probe_core_created_timestamp_seconds{probe=\"do_fork\"}";
+	unsigned long long f0, f1;
+	struct service svc;
+	char mk[600];
+	int i;
+
+	ASSERT_EQ(0, service_read(&svc)) TH_LOG("%s: no ExecStart of /usr/sbin/probectl with TEXTFILE_DIR", UNIT);
+	TH_LOG("the service runs: %s ... --textfile-dir %s", svc.argv[0], svc.dir);
+	snprintf(mk, sizeof(mk), "rm -rf %s && mkdir -p %s", svc.dir, svc.dir);
+	ASSERT_EQ(0, system(mk));
+	ASSERT_EQ(0, pcore_load("target=do_fork,sys_getppid:by=pid"));
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	for (i = 0; i < NFORKS; i++)
+		syscall(SYS_getppid);
+	ASSERT_EQ(0, service_run(&svc, a, sizeof(a))) TH_LOG("%s", out);
+	f0 = pcore_nr_forks();
+	EXPECT_LE(NFORKS, prom_get(a, fork_count)) TH_LOG("%s", a);
+	EXPECT_EQ(NFORKS, prom_get(a, ppid_count)) TH_LOG("%s", a);
+
+	/* Everything moved out, by every way there is. */
+	ASSERT_EQ(0, CTL("reset", "do_fork")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("reset", "sys_getppid:by=pid")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	for (i = 0; i < NFORKS; i++)
+		syscall(SYS_getppid);
+	ASSERT_EQ(0, CTL("watch", "do_fork", "-i", "1", "-n", "1")) TH_LOG("%s", out);
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/sys_getppid:by=pid/interval", out,
+				sizeof(out)));
+	ASSERT_EQ(0, pcore_forks(NFORKS));
+	for (i = 0; i < NFORKS; i++)
+		syscall(SYS_getppid);
+	/* what is left to read since the last interval: the last forks */
+	ASSERT_EQ(0, CTL("show", "do_fork", "--json"));
+	ASSERT_EQ(0, keep("/tmp/left.json"));
+	EXPECT_GT(2 * NFORKS, jq_num("/tmp/left.json", ".total.count", false));
+	f1 = pcore_nr_forks();
+
+	ASSERT_EQ(0, service_run(&svc, b, sizeof(b))) TH_LOG("%s", out);
+	EXPECT_EQ(0, prom_decreases(_metadata, a, b, true));
+	/* our 2 * NFORKS, and at most every fork the kernel made between */
+	EXPECT_LE(prom_get(a, fork_count) + 2 * NFORKS, prom_get(b, fork_count));
+	EXPECT_GE(prom_get(a, fork_count) + (f1 - f0) + 1, prom_get(b, fork_count))
+		TH_LOG("%llu forks between the exports", f1 - f0);
+	EXPECT_EQ(3 * NFORKS, prom_get(b, ppid_count)) TH_LOG("%s", b);
+	EXPECT_EQ(prom_get(a, created), prom_get(b, created));
+	print_file("export-service-a.prom", a);
+	print_file("export-service-b.prom", b);
+
+	/* Loaded again: from zero, created later. */
+	ASSERT_EQ(0, CTL("unload")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_load("target=do_fork,sys_getppid:by=pid"));
+	ASSERT_EQ(0, pcore_forks(10));
+	ASSERT_EQ(0, service_run(&svc, c, sizeof(c))) TH_LOG("%s", out);
+	EXPECT_LE(10, prom_get(c, fork_count));
+	EXPECT_GT(prom_get(b, fork_count), prom_get(c, fork_count));
+	EXPECT_EQ(0, prom_get(c, ppid_count));
+	EXPECT_LT(prom_get(b, created), prom_get(c, created));
+	EXPECT_LT(0, prom_decreases(_metadata, b, c, false));
+	print_file("export-service-c.prom", c);
+
+	/* Not loaded: a clear error, and the file as it was. */
+	ASSERT_EQ(0, CTL("unload")) TH_LOG("%s", out);
+	EXPECT_EQ(1, runv(svc.argv));
+	EXPECT_NE(NULL, strstr(out, "probe_core is not loaded")) TH_LOG("%s", out);
+	ASSERT_LT(0, pcore_read(svc.file, b, sizeof(b)));
+	EXPECT_STREQ(c, b);
+	ASSERT_EQ(0, runv((const char * const []){ "/bin/ls", "-A", svc.dir, NULL }));
+	EXPECT_STREQ("probe_core.prom\n", out);
+}
+
 /* probe_core in use by a handler module: unload says by whom. */
 TEST_F_TIMEOUT(ctl, unload_in_use, PCORE_TIMEOUT_PATCHING)
 {
