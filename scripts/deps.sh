@@ -20,7 +20,9 @@ set -eu
 # instruction counts build with (scripts/qemu-plugin-h.sh).  The flame
 # graph tests: xmllint (libxml2-utils) checks the SVGs, and the browser
 # tests (tests/browser) drive Chromium with playwright-core from npm; a
-# known font makes the labels' widths the same on every machine.
+# known font makes the labels' widths the same on every machine.  The
+# Debian packages (debian/, scripts/deb-test.sh): debhelper and dh-dkms
+# build them, lintian checks them.
 PKGS="qemu-system-x86 busybox-static linux-image-cloud-amd64
 linux-headers-cloud-amd64 linux-image-6.12-cloud-amd64
 linux-headers-6.12-cloud-amd64 linux-image-rt-amd64 linux-headers-rt-amd64
@@ -28,7 +30,7 @@ linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 dkms
 libkmod-dev linux-source-6.1 valgrind sparse kmod
 cpio jq gcc make libc6-dev libelf-dev bc perl
 prometheus flex bison libssl-dev openssl xz-utils dpkg-dev
-chromium libxml2-utils fonts-dejavu-core"
+chromium libxml2-utils fonts-dejavu-core debhelper dh-dkms lintian"
 
 # Node.js and npm (tests/browser installs its npm packages with them):
 # Debian's, unless the machine has both already, e.g. a NodeSource nodejs,
@@ -48,7 +50,8 @@ usage() {
 missing() {
 	for cmd in qemu-system-x86_64 cpio gzip valgrind sparse gcc make jq \
 		kmod bc perl flex bison openssl xz \
-		promtool dpkg-source xmllint chromium node npm; do
+		promtool dpkg-source xmllint chromium node npm \
+		dpkg-buildpackage dh dh_dkms lintian; do
 		command -v "$cmd" >/dev/null 2>&1 || echo "$cmd"
 	done
 	# The guest has no libc, so its busybox must be the static one
