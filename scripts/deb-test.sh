@@ -193,7 +193,8 @@ errs=$(for u in "${units[@]}"; do
 		cmp -s "$top/userspace/systemd/$u" "/lib/systemd/system/$u" || echo "/lib/systemd/system/$u differs"
 	done
 	find /etc/systemd/system -name 'probectl*' | sed 's/$/: enabled/'
-	grep -H 'deb-systemd-invoke\|systemctl.* start' /var/lib/dpkg/info/probectl.postinst
+	# (no units: no postinst)
+	grep -sH 'deb-systemd-invoke\|systemctl.* start' /var/lib/dpkg/info/probectl.postinst
 	dpkg -L probectl | grep '^/lib/systemd/system/.' | while read -r f; do
 		[ -e "$top/userspace/systemd/${f##*/}" ] || echo "$f is not in userspace/systemd"
 	done)
