@@ -113,6 +113,17 @@ expect "flamegraph -i: files" "adir/sub adir/x.folded" probectl flamegraph -i ad
 expect "flamegraph --output: files" "afile.ko" probectl flamegraph --output af
 expect "attach --uprobe: files" "adir afile.ko" probectl attach --uprobe ''
 expect "export --textfile-dir: directories" "adir/sub" probectl export --textfile-dir adir/
+# Every option whose argument args.c's synopsis calls FILE, PATH or
+# PATH:SYMBOL completes files; DIR, directories.
+while read -r cmd opts synopsis; do
+	for o in $(grep -oE -- '--[a-z-]+ (FILE|PATH|PATH:SYMBOL|DIR)\b' <<< "$synopsis" | tr ' ' '='); do
+		case ${o#*=} in
+		DIR) want=adir ;;
+		*) want="adir afile.ko" ;;
+		esac
+		expect "$cmd ${o%%=*} ${o#*=}: ${want/ */ and a file}" "$want" probectl "$cmd" "${o%%=*}" a
+	done
+done <<< "$table"
 expect "--hist SPEC: the kinds" "loglinear log2 linear:" probectl attach --hist ''
 expect "--kprobe FUNC: nothing offered" "" probectl attach --kprobe ''
 expect "after --: nothing" "" probectl show -- ''
