@@ -14,8 +14,10 @@
 #      runs the selftests;
 #   5. the soak's short form (scripts/soak.sh --short) in a boot of its
 #      own, on cloud-6.1 and debug-6.1 when KERNELS has them;
-#   6. for each cloud kernel of KERNELS: DKMS add, build and install into
-#      staging trees, and a boot that loads the result with modprobe;
+#   6. the Debian packages (scripts/deb-test.sh): built, lintian, installed
+#      on this machine (DKMS builds for every installed kernel), a boot of
+#      one kernel of KERNELS (the first cloud one) that loads the
+#      DKMS-built modules with modprobe, purged;
 # then prints the totals of each kernel and one last line
 # "N passed, N failed", and exits non-zero on any failure.  Results and
 # logs: build/results/.
@@ -450,15 +452,24 @@ for k in $KERNELS; do
 	case $k in debug-*) ;; *) soak_short "$k" ;; esac
 done
 
-# DKMS, as lab machines install: on the cloud kernels of the matrix.
+# The Debian packages, as lab machines install them: DKMS builds for every
+# installed kernel; one boot, of the first cloud kernel of KERNELS (else
+# its first Debian kernel).
+deb_boot=
 for k in $KERNELS; do
-	case $k in
-	cloud-*)
-		echo "== $k: DKMS"
-		scripts/dkms-test.sh "${k%%-*}" "${k#*-}" > "$res/dkms-$k.tap" 2>&1
-		;;
-	esac
+	case $k in cloud-*) deb_boot=$k && break ;; esac
 done
+for k in $KERNELS; do
+	[ -z "$deb_boot" ] || break
+	case $k in debug-*) ;; *-*) deb_boot=$k ;; esac
+done
+if [ -n "$deb_boot" ]; then
+	echo "== Debian packages (boot: $deb_boot)"
+	t0=$SECONDS
+	scripts/deb-test.sh "${deb_boot%%-*}" "${deb_boot#*-}" > "$res/deb.tap" 2>&1
+	grep '^# deb: build' "$res/deb.tap"
+	echo "  $((SECONDS - t0)) s"
+fi
 
 for k in $KERNELS; do
 	case $k in

@@ -23,6 +23,8 @@ set -eu
 # known font makes the labels' widths the same on every machine.
 # systemd-analyze (systemd) verifies the exporter's units; its exports are
 # scraped through node_exporter (prometheus-node-exporter) by prometheus.
+# The Debian packages (debian/, scripts/deb-test.sh): debhelper and
+# dh-dkms build them, lintian checks them.
 PKGS="qemu-system-x86 busybox-static linux-image-cloud-amd64
 linux-headers-cloud-amd64 linux-image-6.12-cloud-amd64
 linux-headers-6.12-cloud-amd64 linux-image-rt-amd64 linux-headers-rt-amd64
@@ -30,7 +32,8 @@ linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 dkms
 libkmod-dev linux-source-6.1 valgrind sparse kmod
 cpio jq gcc make libc6-dev libelf-dev bc perl
 prometheus flex bison libssl-dev openssl xz-utils dpkg-dev
-chromium libxml2-utils fonts-dejavu-core systemd prometheus-node-exporter"
+chromium libxml2-utils fonts-dejavu-core systemd prometheus-node-exporter
+debhelper dh-dkms lintian"
 
 # Node.js and npm (tests/browser installs its npm packages with them):
 # Debian's, unless the machine has both already, e.g. a NodeSource nodejs,
@@ -51,7 +54,8 @@ missing() {
 	for cmd in qemu-system-x86_64 cpio gzip valgrind sparse gcc make jq \
 		kmod bc perl flex bison openssl xz \
 		promtool prometheus prometheus-node-exporter dpkg-source xmllint \
-		chromium node npm systemd-analyze; do
+		chromium node npm systemd-analyze \
+		dpkg-buildpackage dh dh_dkms lintian; do
 		command -v "$cmd" >/dev/null 2>&1 || echo "$cmd"
 	done
 	# The guest has no libc, so its busybox must be the static one

@@ -7,7 +7,9 @@
 #   install RELEASE  (POST_INSTALL, in the source directory) installs the
 #                    headers and that Module.symvers under
 #                    $PCORE_DEV (default /usr/src/probe_core)
-#   remove RELEASE   (POST_REMOVE) removes that kernel's Module.symvers
+#   remove RELEASE   (POST_REMOVE, in the source directory) removes that
+#                    kernel's Module.symvers, and the headers with the
+#                    last one: nothing of probe_core is left in $PCORE_DEV
 set -eu
 
 usage() {
@@ -40,6 +42,15 @@ install)
 remove)
 	rm -f "$dev/$release/Module.symvers"
 	rmdir "$dev/$release" 2>/dev/null || true
+	# Another kernel's (DKMS or make install-dev) still needs the headers.
+	for f in "$dev"/*/Module.symvers; do
+		[ -e "$f" ] && exit 0
+	done
+	for h in include/probe_core/*.h include/uapi/probe_core.h; do
+		rm -f "$dev/$h"
+	done
+	rmdir "$dev/include/probe_core" "$dev/include/uapi" "$dev/include" \
+		"$dev" 2>/dev/null || true
 	;;
 *)
 	usage
