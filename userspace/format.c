@@ -239,7 +239,8 @@ void pc_fmt_list_json(FILE *f, const struct pcore_ioc_entry *e,
 
 /* ---- show: text ---- */
 
-static void bound(char *buf, size_t len, unsigned long long v,
+/* A bucket bound as the hist file prints it: "4096ns", "inf". */
+void pc_fmt_bound(char *buf, size_t len, unsigned long long v,
 		  const char *unit)
 {
 	if (v == U64_MAX_VAL)
@@ -347,8 +348,8 @@ void pc_fmt_hist_text(FILE *f, const struct pc_snap *s, const char *unit,
 	for (i = first; i <= last; i = end + 1) {
 		pcore_row_of(&r, i, &start, &end);
 		c = row_count(s, start, end);
-		bound(lo, sizeof(lo), s->b[start].lo, unit);
-		bound(hi, sizeof(hi), s->b[end].hi, unit);
+		pc_fmt_bound(lo, sizeof(lo), s->b[start].lo, unit);
+		pc_fmt_bound(hi, sizeof(hi), s->b[end].hi, unit);
 		snprintf(range, sizeof(range), "[%s, %s)", lo, hi);
 		n = ((__uint128_t)c * BAR_WIDTH + top - 1) / top;
 		memset(bar, '@', n);

@@ -27,8 +27,6 @@
 #include "heatmap.h"
 #include "pcore_engine.h"
 
-#define U64_MAX_VAL	(~0ULL)
-
 /* One printable word: control, non-ASCII and blank bytes as '?' or '_'. */
 static void word(char *dst, size_t len, const char *src, size_t srclen)
 {
@@ -252,24 +250,14 @@ static int grid_build(const struct pc_heat *h, unsigned int max_cols,
 	return 0;
 }
 
-/* A bound as the hist file prints it: "4096ns", "inf". */
-static void bound(char *buf, size_t len, unsigned long long v,
-		  const char *unit)
-{
-	if (v == U64_MAX_VAL)
-		snprintf(buf, len, "inf");
-	else
-		snprintf(buf, len, "%llu%s", v, unit);
-}
-
 /* "[lo, hi)" of row @r. */
 static void row_label(char *buf, size_t len, const struct pc_heat *h,
 		      const struct grid *g, unsigned int r)
 {
 	char lo[48], hi[48];
 
-	bound(lo, sizeof(lo), h->lo[g->rs[r]], h->unit);
-	bound(hi, sizeof(hi), h->hi[g->re[r]], h->unit);
+	pc_fmt_bound(lo, sizeof(lo), h->lo[g->rs[r]], h->unit);
+	pc_fmt_bound(hi, sizeof(hi), h->hi[g->re[r]], h->unit);
 	snprintf(buf, len, "[%s, %s)", lo, hi);
 }
 
