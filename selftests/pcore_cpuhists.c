@@ -8,7 +8,7 @@
  * wall clock.  Off-CPU times are checked with a task that sleeps a known
  * time on a known CPU.
  */
-#include "pcore_lib.h"
+#include "pcore_ioctl.h"
 #include "kselftest_harness.h"
 
 #define DBG		PCORE_DBG "/cpuhists"
@@ -94,33 +94,32 @@ static int cpu_line(const char *text, int cpu, struct key_vals *v)
 }
 
 /*
- * In the percpu file of @hist, the values of CPU @cpu at or above @lo: the
- * buckets under its "cpu<N> count" line whose lower end is >= @lo.
+ * Of histogram cpuhists/@hist, the values CPU @cpu recorded at or above
+ * @lo: its buckets whose lower end is >= @lo, every bucket as it is
+ * (PCORE_IOC_READ of that CPU).  The percpu file merges adjacent buckets
+ * into at most 40 rows, so a row there can start below @lo and end above
+ * it: which buckets merge depends on what else the CPU recorded.
  */
 static long long count_above(const char *hist, int cpu, unsigned long long lo)
 {
-	static char buf[PCORE_BUF];
-	char path[256], head[64], *line;
-	unsigned long long b_lo, n;
-	long long total = -1;
+	static struct pcore_ioc_bucket b[PCORE_MAXB];
+	struct pcore_ioc_read r;
+	char name[64];
+	long long total = 0;
+	unsigned int i;
+	int fd, ret;
 
-	snprintf(path, sizeof(path), DBG "/%s/percpu", hist);
-	if (pcore_read(path, buf, sizeof(buf)) < 0)
+	snprintf(name, sizeof(name), "cpuhists/%s", hist);
+	fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	snprintf(head, sizeof(head), "cpu%d count ", cpu);
-	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
-		if (line[0] != ' ') {
-			if (total >= 0)
-				break;	/* the next CPU */
-			if (!strncmp(line, head, strlen(head)))
-				total = 0;
-			continue;
-		}
-		if (total >= 0 &&
-		    sscanf(line, " [%lluns, %*s %llu", &b_lo, &n) == 2 &&
-		    b_lo >= lo)
-			total += n;
-	}
+	ret = pcore_rd(fd, name, cpu, 0, 0, &r, b);
+	close(fd);
+	if (ret)
+		return -1;
+	for (i = 0; i < r.nbuckets; i++)
+		if (b[i].lo >= lo)
+			total += b[i].count;
 	return total;
 }
 
@@ -203,12 +202,13 @@ TEST_F_TIMEOUT(cpuhists, oncpu_slices_add_up_to_wall_time, 120)
 TEST_F_TIMEOUT(cpuhists, offcpu_sees_known_sleeps, 120)
 {
 	int i, cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1;
-	unsigned long long before, after;
 	struct timespec ts = { 0, SLEEP_NS };
+	long long before, after;
 	pid_t pid;
 	int st;
 
 	before = count_above("offcpu", cpu, SLEEP_NS - SLEEP_NS / 16);
+	ASSERT_LE(0, before);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -222,7 +222,7 @@ TEST_F_TIMEOUT(cpuhists, offcpu_sees_known_sleeps, 120)
 	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
 	after = count_above("offcpu", cpu, SLEEP_NS - SLEEP_NS / 16);
 	EXPECT_LE(before + NSLEEPS, after)
-		TH_LOG("cpu%d: %llu -> %llu off-CPU times >= 28 ms", cpu,
+		TH_LOG("cpu%d: %lld -> %lld off-CPU times >= 28 ms", cpu,
 		       before, after);
 }
 
