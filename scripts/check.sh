@@ -50,6 +50,12 @@ tap() {
 	fi
 }
 
+# stage TEXT: "== TEXT" with the minutes and seconds since make check began,
+# so that CI's log shows where the time goes.
+stage() {
+	printf '== %s [%d:%02d]\n' "$*" $((SECONDS / 60)) $((SECONDS % 60))
+}
+
 # Runs a command, keeps its output as a log; passes when it exits 0 and
 # prints nothing on stderr+stdout matching "warning|error".
 clean_run() {
@@ -65,73 +71,12 @@ clean_run() {
 	return $st
 }
 
-echo "== lint"
-mapfile -t csrc < <(git ls-files '*.c' '*.h')
-# Version tests are allowed in the compat header only: checked below.
-clean_run checkpatch "checkpatch clean" \
-	perl "$ksrc/checkpatch.pl" --no-tree --quiet --show-types \
-	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,LINUX_VERSION_CODE,CONSTANT_COMPARISON \
-	-f "${csrc[@]}"
-clean_run compat "kernel version tests only in include/probe_core/compat.h" \
-	sh -c '! git grep -nE "LINUX_VERSION_CODE|KERNEL_VERSION\(" -- "*.c" "*.h" ":!include/probe_core/compat.h" | sed "s/^/error: /" | grep .'
-clean_run apidoc "docs/api.rst is current (make docs)" \
-	sh -c 'scripts/api-doc.sh "$1/kernel-doc" "$2" && diff -u docs/api.rst "$2" | sed "s/^/error: /"' \
-	sh "$ksrc" "$res/api.rst"
-mapfile -t ksrcs < <(git ls-files 'modules/*.c' 'modules/*.h' 'include/*.h')
-clean_run kerneldoc "kernel-doc clean" \
-	perl "$ksrc/kernel-doc" -none "${ksrcs[@]}"
-# The layering of modules/core (README, "Layering"): its objects, compiled
-# for the first Debian kernel of KERNELS into build/callgraph/ (only
-# modules/core's .o files, no linking; kept between runs, so only what
-# changed is compiled again).
-cg_kdir=
-for k in $KERNELS; do
-	case $k in debug-*) continue ;; esac
-	read -r _ cg_kdir < <(scripts/kernel.sh "${k%%-*}" "${k#*-}" 2> /dev/null) &&
-		break
-done
-[ -n "$cg_kdir" ] || cg_kdir=$(scripts/kdir.sh 2> /dev/null)
-clean_run callgraph "modules/core: no call cycles between files" \
-	scripts/callgraph.sh --build "$cg_kdir"
-
-echo "== host unit tests"
-make -s --no-print-directory -C tests/host KSFT="$ksrc" O="$top/build/host" \
-	run > "$res/host.tap" 2> "$res/host.log" ||
-	grep -q '^not ok' "$res/host.tap" ||
-	echo "not ok - host unit tests did not run (see build/results/host.log)" >> "$res/host.tap"
-
-echo "== judge of the guest kernel log"
-tests/judge/run.sh "$top/build/judge" > "$res/judge.tap" 2> "$res/judge.log" ||
-	grep -q '^not ok' "$res/judge.tap" ||
-	echo "not ok - judge tests did not run (see build/results/judge.log)" >> "$res/judge.tap"
-
-echo "== probectl"
-make -s --no-print-directory -C tests/userspace KSFT="$ksrc" \
-	O="$top/build/userspace" run > "$res/userspace.tap" 2> "$res/userspace.log" ||
-	grep -q '^not ok' "$res/userspace.tap" ||
-	echo "not ok - probectl tests did not run (see build/results/userspace.log)" >> "$res/userspace.tap"
-
-# What the probectl tests exported around resets and a reload, served by
-# Debian's node_exporter and scraped by Debian's Prometheus on loopback.
-echo "== probectl's exports in node_exporter and Prometheus"
-tests/prometheus/run.sh "$top/build/prometheus" \
-	"$top"/build/userspace/export-{before-resets,after-resets,after-reload}.prom \
-	> "$res/prometheus.tap" 2> "$res/prometheus.log" ||
-	grep -q '^not ok' "$res/prometheus.tap" ||
-	echo "not ok - prometheus tests did not run (see build/results/prometheus.log)" >> "$res/prometheus.tap"
-
-# probectl flamegraph's SVGs in Chromium and folded stacks in speedscope,
-# with the probectl that the step above built.
-echo "== flame graphs in a browser"
-PROBECTL=$top/build/userspace/probectl tests/browser/run.sh "$top/build/browser" \
-	> "$res/browser.tap" 2> "$res/browser.log" ||
-	grep -q '^not ok' "$res/browser.tap" ||
-	echo "not ok - browser tests did not run (see build/results/browser.log)" >> "$res/browser.tap"
-
-# Selftest programs do not depend on the kernel: built once.
+# Selftest programs do not depend on the kernel: built once, first, with
+# probectl, for the debug kernel's lane to start as early as it can.
+stage "selftest programs and probectl"
 selftests=$top/build/selftests
 rm -rf "$selftests"
-make -s --no-print-directory -C selftests KSFT="$ksrc" O="$selftests" \
+make -s -j2 --no-print-directory -C selftests KSFT="$ksrc" O="$selftests" \
 	> "$res/selftests-build.log" 2>&1
 selftests_built=$?
 if [ $selftests_built != 0 ]; then
@@ -160,23 +105,27 @@ pick() {
 	done | xargs
 }
 
-# check_kernel KERNEL: one kernel's build, payload and VM boots.  Its
-# results go to files named after its release, *-<release>.tap.
+# check_kernel KERNEL [PHASE]: one kernel's build, payload and VM boots.
+# Its results go to files named after its release, *-<release>.tap.
+# PHASE: all (the default); main: the build, the payload and the main boot;
+# extra: the other boots (faultinject, threadirqs, lockdown) of the
+# payload that a main phase made.
 check_kernel() {
 	local vmlinuz kdir kver built readme_ko payload all tirq plain exports
 	local want km moddir modroot vm_timeout vm_mem vm_append t0 list lock fault
+	local phase=${2:-all} klog=$res/debug-kernel${2:+-$2}.log
 
 	if [ "${1%%-*}" = debug ]; then
 		# Built on first use (tens of minutes on 2 cores), then cached.
 		t0=$SECONDS
-		echo "== $1: debug kernel (scripts/debug-kernel.sh)"
+		stage "$1: debug kernel (scripts/debug-kernel.sh)"
 		if [ "${1#*-}" != 6.1 ] ||
-		   ! read -r vmlinuz kdir modroot < <(scripts/debug-kernel.sh 2> "$res/debug-kernel.log"); then
-			sed 's/^/# /' "$res/debug-kernel.log" > "$res/kernel-$1.tap"
-			echo "not ok - kernel $1: the debug kernel did not build (only debug-6.1 exists)" >> "$res/kernel-$1.tap"
+		   ! read -r vmlinuz kdir modroot < <(scripts/debug-kernel.sh 2> "$klog"); then
+			sed 's/^/# /' "$klog" > "$res/kernel-$1${2:+-$2}.tap"
+			echo "not ok - kernel $1: the debug kernel did not build (only debug-6.1 exists)" >> "$res/kernel-$1${2:+-$2}.tap"
 			return
 		fi
-		cat "$res/debug-kernel.log"
+		cat "$klog"
 		echo "debug kernel ready after $((SECONDS - t0)) s"
 		kver=$(cat "$kdir/include/config/kernel.release")
 		moddir=$modroot/lib/modules/$kver
@@ -195,29 +144,40 @@ check_kernel() {
 	fi
 
 	payload=$top/build/payload-$kver
+	if [ "$phase" = extra ]; then
+		if [ ! -e "$payload/.ready" ]; then
+			echo "not ok - $1: no payload for its other boots (its main phase failed: see build/results)" > "$res/kernel-$1-extra.tap"
+			return
+		fi
+		boots "$1" extra
+		return
+	fi
 
-	echo "== $1: build ($kver)"
+	stage "$1: build ($kver)"
 	rm -rf "build/$kver"
 	clean_run "build-$kver" "make W=1 C=1 for $kver: no warnings" \
 		make --no-print-directory KDIR="$kdir" W=1 C=1 modules
 	built=$?
 	readme_ko=$top/build/readme-ko-$kver
 	rm -rf "$readme_ko"
+	# The steps below run make modules again (install-dev, install):
+	# with the W and C of the build above, kbuild finds every object
+	# current; with others it would build them all once more.
 	[ $built != 0 ] ||
-	clean_run "readme-$kver" "README's handler module builds out of tree for $kver, W=1 clean" \
+	W=1 C=1 clean_run "readme-$kver" "README's handler module builds out of tree for $kver, W=1 C=1 clean" \
 		scripts/readme-module.sh "$kdir" "$readme_ko"
 	# Typed tracepoint handlers: a wrong prototype is a build error.
 	[ $built != 0 ] ||
 	scripts/tptype-test.sh "$kdir" > "$res/tptype-$kver.tap" 2>&1
 	[ $built != 0 ] || [ $probectl_built != 0 ] ||
-	clean_run "install-$kver" "make install and make uninstall for $kver" \
+	W=1 C=1 clean_run "install-$kver" "make install and make uninstall for $kver" \
 		scripts/install-test.sh "$kdir" "$moddir"
 	if [ $built != 0 ] || [ $selftests_built != 0 ]; then
 		echo "not ok - selftests for $kver not run: nothing to run (see build/results)" > "$res/vm-$kver.tap"
 		return
 	fi
 
-	echo "== $1: selftests in QEMU ($kver)"
+	stage "$1: selftests in QEMU ($kver)"
 	rm -rf "$payload"
 	mkdir -p "$payload/modules/kernel"
 	cp -r "$selftests" "$payload/selftests"
@@ -288,11 +248,12 @@ check_kernel() {
 		} > "$res/sign-$kver.tap" 2>&1
 	fi
 	touch "$payload/.ready"
-	boots "$1"
+	boots "$1" "$phase"
 }
 
-# boots KERNEL: the VM boots of check_kernel, whose variables they
-# use (bash's dynamic scope).
+# boots KERNEL PHASE: the VM boots of check_kernel, whose variables they
+# use (bash's dynamic scope): the main boot unless PHASE is extra, the
+# others unless it is main.
 boots() {
 	# Which boot runs which test:
 	#   selftests/threadirqs  a second boot with "threadirqs";
@@ -313,6 +274,18 @@ boots() {
 	grep -qx CONFIG_FAULT_INJECTION_DEBUG_FS=y "$kdir/.config" &&
 		grep -qx CONFIG_FAILSLAB=y "$kdir/.config" || fault=
 	[ -e "$payload/modules/unsigned" ] || lock=
+	if [ "$2" != extra ]; then
+		boot_main "$1"
+	fi
+	[ "$2" != main ] || return 0
+	[ -z "$fault$tirq$lock" ] || stage "$1: its other boots in QEMU ($kver)"
+	extra_boot faultinject "" $fault	# loads with the N-th allocation failing
+	extra_boot threadirqs threadirqs $tirq
+	extra_boot lockdown lockdown=confidentiality $lock
+}
+
+# boot_main KERNEL: boots()' main boot, every test of no other boot.
+boot_main() {
 	tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
 		--out "$top/build/vm-$kver" --timeout "$vm_timeout" \
 		--mem "$vm_mem" --append "$vm_append" \
@@ -320,9 +293,6 @@ boots() {
 		> "$res/vm-$kver.tap" 2>&1
 	promtool_check "$kver" "$plain"
 	browser_check "$kver" "$plain"
-	extra_boot faultinject "" $fault	# loads with the N-th allocation failing
-	extra_boot threadirqs threadirqs $tirq
-	extra_boot lockdown lockdown=confidentiality $lock
 }
 
 # extra_boot NAME APPEND TEST...: one more boot of boots()' kernel with
@@ -405,7 +375,7 @@ browser_check() {
 soak_short() {
 	case $1 in
 	cloud-6.1 | debug-6.1)
-		echo "== $1: soak, short form"
+		stage "$1: soak, short form"
 		scripts/soak.sh --short --no-build --results "$res" "$1" \
 			> "$res/soak-$1.log" 2>&1
 		grep -h '^# soak (short) on' "$res/soak-$1.tap"
@@ -414,13 +384,14 @@ soak_short() {
 }
 
 # Two lanes.  QEMU's TCG runs a guest on one host thread, so one boot
-# leaves the second core idle: the debug kernel's boots (the longest: its
-# main boot runs the whole suite under KASAN, with kmemleak scans, then
-# fault injection, threadirqs and lockdown) run in the background, about
-# 40 minutes, while the Debian kernels, their soak and DKMS run in the
-# foreground, then the debug kernel's short soak, about 37.  The debug
-# kernel itself is built first, alone, on every core (a fresh machine
-# only; later runs find it cached).
+# leaves the second core idle.  The debug kernel's build and main boot (the
+# longest: the whole suite under KASAN, with kmemleak scans) run in the
+# background from the start, right after the selftest programs are built.
+# The foreground runs lint and the host tests, the Debian kernels, their
+# soak, the Debian packages, then the debug kernel's short soak and its
+# other boots (fault injection, threadirqs, lockdown), so that both lanes
+# end at about the same time.  The debug kernel itself is built first,
+# alone, on every core (a fresh machine only; later runs find it cached).
 lanes=
 # A payload's .ready tells the debug soak that its lane made it: one left
 # by an earlier, interrupted run must not.
@@ -428,16 +399,79 @@ rm -f "$top"/build/payload-*/.ready
 for k in $KERNELS; do
 	case $k in
 	debug-*)
-		echo "== $k: debug kernel (scripts/debug-kernel.sh; built once, then cached)"
+		stage "$k: debug kernel (scripts/debug-kernel.sh; built once, then cached)"
 		t0=$SECONDS
 		scripts/debug-kernel.sh > /dev/null 2> "$res/debug-kernel-$k.log"
 		sed 's/^/  /' "$res/debug-kernel-$k.log"
 		echo "  ready after $((SECONDS - t0)) s; its boots run in the background"
-		check_kernel "$k" > "$res/lane-$k.log" 2>&1 &
+		check_kernel "$k" main > "$res/lane-$k.log" 2>&1 &
 		lanes="$lanes $!"
 		;;
 	esac
 done
+stage "lint"
+mapfile -t csrc < <(git ls-files '*.c' '*.h')
+# Version tests are allowed in the compat header only: checked below.
+clean_run checkpatch "checkpatch clean" \
+	perl "$ksrc/checkpatch.pl" --no-tree --quiet --show-types \
+	--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG,LINUX_VERSION_CODE,CONSTANT_COMPARISON \
+	-f "${csrc[@]}"
+clean_run compat "kernel version tests only in include/probe_core/compat.h" \
+	sh -c '! git grep -nE "LINUX_VERSION_CODE|KERNEL_VERSION\(" -- "*.c" "*.h" ":!include/probe_core/compat.h" | sed "s/^/error: /" | grep .'
+clean_run apidoc "docs/api.rst is current (make docs)" \
+	sh -c 'scripts/api-doc.sh "$1/kernel-doc" "$2" && diff -u docs/api.rst "$2" | sed "s/^/error: /"' \
+	sh "$ksrc" "$res/api.rst"
+mapfile -t ksrcs < <(git ls-files 'modules/*.c' 'modules/*.h' 'include/*.h')
+clean_run kerneldoc "kernel-doc clean" \
+	perl "$ksrc/kernel-doc" -none "${ksrcs[@]}"
+# The layering of modules/core (README, "Layering"): its objects, compiled
+# for the first Debian kernel of KERNELS into build/callgraph/ (only
+# modules/core's .o files, no linking; kept between runs, so only what
+# changed is compiled again).
+cg_kdir=
+for k in $KERNELS; do
+	case $k in debug-*) continue ;; esac
+	read -r _ cg_kdir < <(scripts/kernel.sh "${k%%-*}" "${k#*-}" 2> /dev/null) &&
+		break
+done
+[ -n "$cg_kdir" ] || cg_kdir=$(scripts/kdir.sh 2> /dev/null)
+clean_run callgraph "modules/core: no call cycles between files" \
+	scripts/callgraph.sh --build "$cg_kdir"
+
+stage "host unit tests"
+make -s --no-print-directory -C tests/host KSFT="$ksrc" O="$top/build/host" \
+	run > "$res/host.tap" 2> "$res/host.log" ||
+	grep -q '^not ok' "$res/host.tap" ||
+	echo "not ok - host unit tests did not run (see build/results/host.log)" >> "$res/host.tap"
+
+stage "judge of the guest kernel log"
+tests/judge/run.sh "$top/build/judge" > "$res/judge.tap" 2> "$res/judge.log" ||
+	grep -q '^not ok' "$res/judge.tap" ||
+	echo "not ok - judge tests did not run (see build/results/judge.log)" >> "$res/judge.tap"
+
+stage "probectl"
+make -s --no-print-directory -C tests/userspace KSFT="$ksrc" \
+	O="$top/build/userspace" run > "$res/userspace.tap" 2> "$res/userspace.log" ||
+	grep -q '^not ok' "$res/userspace.tap" ||
+	echo "not ok - probectl tests did not run (see build/results/userspace.log)" >> "$res/userspace.tap"
+
+# What the probectl tests exported around resets and a reload, served by
+# Debian's node_exporter and scraped by Debian's Prometheus on loopback.
+stage "probectl's exports in node_exporter and Prometheus"
+tests/prometheus/run.sh "$top/build/prometheus" \
+	"$top"/build/userspace/export-{before-resets,after-resets,after-reload}.prom \
+	> "$res/prometheus.tap" 2> "$res/prometheus.log" ||
+	grep -q '^not ok' "$res/prometheus.tap" ||
+	echo "not ok - prometheus tests did not run (see build/results/prometheus.log)" >> "$res/prometheus.tap"
+
+# probectl flamegraph's SVGs in Chromium and folded stacks in speedscope,
+# with the probectl that the step above built.
+stage "flame graphs in a browser"
+PROBECTL=$top/build/userspace/probectl tests/browser/run.sh "$top/build/browser" \
+	> "$res/browser.tap" 2> "$res/browser.log" ||
+	grep -q '^not ok' "$res/browser.tap" ||
+	echo "not ok - browser tests did not run (see build/results/browser.log)" >> "$res/browser.tap"
+
 for k in $KERNELS; do
 	case $k in
 	debug-*) ;;
@@ -464,7 +498,7 @@ for k in $KERNELS; do
 	case $k in debug-*) ;; *-*) deb_boot=$k ;; esac
 done
 if [ -n "$deb_boot" ]; then
-	echo "== Debian packages (boot: $deb_boot)"
+	stage "Debian packages (boot: $deb_boot)"
 	t0=$SECONDS
 	scripts/deb-test.sh "${deb_boot%%-*}" "${deb_boot#*-}" > "$res/deb.tap" 2>&1
 	grep '^# deb: build' "$res/deb.tap"
@@ -483,18 +517,19 @@ for k in $KERNELS; do
 			sleep 1
 		done
 		soak_short "$k"
+		check_kernel "$k" extra
 		;;
 	esac
 done
 
 if [ -n "$lanes" ]; then
-	echo "== waiting for the debug kernel's boots"
+	stage "waiting for the debug kernel's boots"
 	# shellcheck disable=SC2086 # a list of pids
 	wait $lanes
 	cat "$res"/lane-*.log
 fi
 
-echo "== summary"
+stage "summary"
 # Per kernel first (its build, readme and VM results), then the total.
 for f in "$res"/vm-*.tap; do
 	[ -e "$f" ] || continue

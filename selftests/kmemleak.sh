@@ -9,7 +9,7 @@
 #                                (clear), print the count in a "# " line
 #   kmemleak.sh selftest         prove that the check catches leaks (2 TAP
 #                                lines)
-#   kmemleak.sh check PREV CUR   after test CUR, which ran after PREV: one
+#   kmemleak.sh check PREV CUR   after tests CUR, which ran after PREV: one
 #                                scan, one TAP line, "not ok" when a new
 #                                unreferenced object was allocated by one
 #                                of our modules, with kmemleak's report of
@@ -24,10 +24,10 @@
 # MSECS_MIN_AGE (5 s) before the scan started.  "clear" paints what was
 # reported gray: never reported again, so each check sees only new ones.
 #
-# A scan takes about 25 s under KASAN and emulation, so there is one per
-# test: a leak of test PREV is seen for the first time by the scan after
-# PREV and reported by the one after CUR; an all-zero object of CUR can
-# be reported there already.  The check names both; kmemleak's "comm" line
+# A scan takes about 25 s under KASAN and emulation, so run_tests.sh runs
+# one per group of tests (PREV and CUR are groups): a leak of group PREV
+# is seen for the first time by the scan after PREV and reported by the
+# one after CUR; an all-zero object of CUR can be reported there already.  The check names both; kmemleak's "comm" line
 # says which task allocated it.  At the end, "final" waits out the minimum
 # age and scans twice, so the last test's leaks are not missed.  Objects
 # of the kernel itself (boot-time false positives, anything not ours) are

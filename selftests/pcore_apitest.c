@@ -5,8 +5,9 @@
  *
  * Bad input: each case makes one refused call; the load fails with the
  * errno the API returned, the kernel log has one line naming the bad
- * value, and nothing is left: the probes file and the kprobes list are as
- * before, the module's debugfs directory is gone.
+ * value, and nothing is left: the probes and clients files and the
+ * kprobes list are as before, the module's debugfs directory is gone and
+ * nothing holds probe_core.
  *
  * Good input: keyed histograms that keep and drop known keys, labels, CPU
  * and task timers, with every number known in advance (the cases are
@@ -20,7 +21,8 @@
 #define APITEST		"pcore_apitest"
 #define APIDIR		PCORE_DBG "/" APITEST
 
-static char buf[PCORE_BUF], log[16384], probes0[65536], kprobes0[65536];
+static char buf[PCORE_BUF], log[16384], probes0[65536], kprobes0[65536],
+	clients0[4096];
 
 /* Unload what an earlier failed test may have left. */
 static int unload_all(void)
@@ -44,11 +46,35 @@ FIXTURE_VARIANT(bad) {
 	const char *log;
 };
 
+/*
+ * probe_core's module references: -1 when it is not loaded.  0 with no
+ * module using it is what lets it unload.
+ */
+static int pcore_refcnt(void)
+{
+	char s[16];
+
+	if (pcore_read("/sys/module/probe_core/refcnt", s, sizeof(s)) <= 0)
+		return -1;
+	return atoi(s);
+}
+
+/*
+ * probe_core stays loaded from one bad case to the next (two module loads
+ * and an unload fewer per case: under KASAN and emulation they were most
+ * of each case's 4 s): each case must leave it as it found it, with no
+ * module reference, client, probe or kprobe, so that it could unload.
+ * The good cases unload it first, which shows that it does.
+ */
 FIXTURE_SETUP(bad)
 {
-	ASSERT_EQ(0, unload_all());
-	ASSERT_EQ(0, pcore_load(NULL));
+	if (pcore_mod_loaded(APITEST))
+		ASSERT_EQ(0, pcore_mod_unload_wait(APITEST));
+	if (!pcore_loaded())
+		ASSERT_EQ(0, pcore_load(NULL));
+	ASSERT_EQ(0, pcore_refcnt());
 	ASSERT_LE(0, pcore_read(PCORE_DBG "/probes", probes0, sizeof(probes0)));
+	ASSERT_LE(0, pcore_read(PCORE_DBG "/clients", clients0, sizeof(clients0)));
 	ASSERT_LE(0, pcore_read(KPROBES_LIST, kprobes0, sizeof(kprobes0)));
 	self->kmsg = kmsg_open();
 	ASSERT_LE(0, self->kmsg);
@@ -57,8 +83,7 @@ FIXTURE_SETUP(bad)
 FIXTURE_TEARDOWN(bad)
 {
 	close(self->kmsg);
-	EXPECT_EQ(0, unload_all());
-	EXPECT_NE(0, access(PCORE_DBG, F_OK));
+	EXPECT_EQ(0, pcore_refcnt());
 }
 
 TEST_F_TIMEOUT(bad, refused, 60)
@@ -83,6 +108,8 @@ TEST_F_TIMEOUT(bad, refused, 60)
 	EXPECT_NE(0, access(APIDIR, F_OK));
 	ASSERT_LE(0, pcore_read(PCORE_DBG "/probes", buf, PCORE_BUF));
 	EXPECT_STREQ(probes0, buf);
+	ASSERT_LE(0, pcore_read(PCORE_DBG "/clients", buf, PCORE_BUF));
+	EXPECT_STREQ(clients0, buf);
 	ASSERT_LE(0, pcore_read(KPROBES_LIST, buf, PCORE_BUF));
 	EXPECT_STREQ(kprobes0, buf);
 }
@@ -1180,12 +1207,13 @@ TEST_F_TIMEOUT(good, timer_exit_and_pid_reuse, 120)
 	ASSERT_EQ(0, pcore_mod_load("pcore_tpsrc", NULL));
 	ASSERT_EQ(0, load_case(self->kmsg, "case=timer_exit"));
 	/*
-	 * Pids from 300 (the kernel's reserved ones end there) to 1023 from
+	 * Pids from 300 (the kernel's reserved ones end there) to 511 from
 	 * here on, once the last pid is at least 300: the first comes back
-	 * after at most 724 forks.
+	 * after at most 212 forks (each fork takes a quarter of a second on
+	 * the debug kernel under emulation).
 	 */
 	ASSERT_LT(0, pcore_read("/proc/sys/kernel/pid_max", old_max, sizeof(old_max)));
-	ASSERT_EQ(0, pcore_write("/proc/sys/kernel/pid_max", "1024", 4));
+	ASSERT_EQ(0, pcore_write("/proc/sys/kernel/pid_max", "512", 3));
 	for (i = 0; i < 1024 && pid >= 0 && pid < 300; i++)
 		pid = fire_in_child("", -1);
 	first = pid < 0 ? -1 : fire_in_child("2", 0);
@@ -1283,7 +1311,7 @@ static unsigned long long pids_interval(struct __test_metadata *_metadata)
 }
 
 /*
- * Keys live as long as their interval.  20000 short-lived processes, at
+ * Keys live as long as their interval.  1000 short-lived processes, at
  * most 100 alive at once, exit through a histogram keyed by pid with 256
  * slots; an interval read after every 100 frees the keys of the interval
  * it ends, so nothing is dropped and every exit is counted once.  A reset
@@ -1299,7 +1327,7 @@ TEST_F_TIMEOUT(good, keys_pid_churn, 900)
 	int i, j;
 
 	ASSERT_EQ(0, load_case(self->kmsg, "case=keys_pid"));
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < 10; i++) {
 		for (j = 0; j < 100; j++)
 			ASSERT_LT(0, exit_child(NULL));
 		for (j = 0; j < 100; j++)
@@ -1309,10 +1337,10 @@ TEST_F_TIMEOUT(good, keys_pid_churn, 900)
 			break;
 	}
 	exits += pids_interval(_metadata);
-	EXPECT_LE(20000, exits);
+	EXPECT_LE(1000, exits);
 	ASSERT_LT(0, pcore_read(APIDIR "/pids/stats", buf, PCORE_BUF));
 	EXPECT_EQ(0, pcore_key(buf, "dropped"));
-	EXPECT_LE(20000, pcore_key(buf, "recorded"));
+	EXPECT_LE(1000, pcore_key(buf, "recorded"));
 
 	ASSERT_EQ(0, pcore_write(APIDIR "/pids/reset", "1", 1));
 	ASSERT_LT(0, pcore_read(APIDIR "/pids/stats", buf, PCORE_BUF));
@@ -1320,9 +1348,9 @@ TEST_F_TIMEOUT(good, keys_pid_churn, 900)
 		TH_LOG("stats after reset:\n%.2000s", buf);
 	}
 
-	/* Pids from 300 to 1023, as in timer_exit_and_pid_reuse. */
+	/* Pids from 300 to 511, as in timer_exit_and_pid_reuse. */
 	ASSERT_LT(0, pcore_read("/proc/sys/kernel/pid_max", old_max, sizeof(old_max)));
-	ASSERT_EQ(0, pcore_write("/proc/sys/kernel/pid_max", "1024", 4));
+	ASSERT_EQ(0, pcore_write("/proc/sys/kernel/pid_max", "512", 3));
 	for (i = 0; i < 1024 && pid >= 0 && pid < 300; i++) {
 		pid = exit_child(NULL);
 		waitpid(pid, NULL, 0);
@@ -1416,7 +1444,7 @@ TEST_F_TIMEOUT(good, intervals_hold_together, 600)
 }
 
 /*
- * Interval reads hold off no CPU: 1000 interval reads of a hashed
+ * Interval reads hold off no CPU: 100 interval reads of a hashed
  * histogram of 1024 slots (64 keys in use) while a kthread per CPU
  * records into it.  probe_core must ask no other CPU to run anything for them
  * (the old harvest sent each CPU an IPI that walked every key and bucket
@@ -1434,7 +1462,7 @@ TEST_F_TIMEOUT(good, interval_reads_send_no_ipi, 900)
 	ASSERT_LT(0, pcore_read(APIDIR "/from_self/stats", buf, PCORE_BUF));
 	EXPECT_EQ(1, pcore_key(buf, "count"));
 	ASSERT_EQ(0, pcore_write(APIDIR "/ipi/reset", "1", 1));
-	for (i = 0; i < 1000; i++) {
+	for (i = 0; i < 100; i++) {
 		ASSERT_LT(0, pcore_read(APIDIR "/steady/interval", buf, PCORE_BUF));
 		if (pcore_key(buf, "keys") > keys)
 			keys = pcore_key(buf, "keys");

@@ -27,7 +27,7 @@
  *
  * and an interval file whose open fails keeps its values for the next.
  *
- * Leaks: run_tests.sh's kmemleak check after this program judges every
+ * Leaks: run_tests.sh's kmemleak check after the tests judges every
  * attempt at once.  The kernel's own allocation-failure reports (warn_alloc
  * and friends) are expected between the kernel log lines
  * "pcore-fault-inject: begin" and "pcore-fault-inject: end", which the VM
