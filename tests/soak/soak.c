@@ -631,8 +631,15 @@ static int fuzz_debugfs(void *unmapped, char *what, size_t len)
 			data[j] = pcore_rnd();
 		break;
 	case 1:
+		/*
+		 * A bad pointer is copied from only by a write of 1 or 2
+		 * bytes (reset's longest answer is "1\n"; longer ones are
+		 * EINVAL before any copy, as case 0 shows).  With any length
+		 * up to 63, a debugfs write's EFAULT was a matter of luck:
+		 * none in the 504 writes of seed 1795672037.
+		 */
 		s = pcore_fuzz_ptr(data, unmapped);
-		n = pcore_rnd() % 64;
+		n = 1 + pcore_rnd() % 2;
 		memset(data, '1', n);
 		break;
 	default:
