@@ -161,10 +161,13 @@ check_kernel() {
 	readme_ko=$top/build/readme-ko-$kver
 	rm -rf "$readme_ko"
 	# The steps below run make modules again (install-dev, install):
-	# with the W and C of the build above, kbuild finds every object
-	# current; with others it would build them all once more.
+	# with the W and C of the build above (our Makefile passes them on
+	# to kbuild's command line), kbuild finds every object current; with
+	# others it would build them all once more.  The README's module is
+	# built with its own Makefile's W=1 (kbuild takes C from its command
+	# line only).
 	[ $built != 0 ] ||
-	W=1 C=1 clean_run "readme-$kver" "README's handler module builds out of tree for $kver, W=1 C=1 clean" \
+	W=1 C=1 clean_run "readme-$kver" "README's handler module builds out of tree for $kver, W=1 clean" \
 		scripts/readme-module.sh "$kdir" "$readme_ko"
 	# Typed tracepoint handlers: a wrong prototype is a build error.
 	[ $built != 0 ] ||
@@ -403,7 +406,7 @@ for k in $KERNELS; do
 		t0=$SECONDS
 		scripts/debug-kernel.sh > /dev/null 2> "$res/debug-kernel-$k.log"
 		sed 's/^/  /' "$res/debug-kernel-$k.log"
-		echo "  ready after $((SECONDS - t0)) s; its boots run in the background"
+		echo "  ready after $((SECONDS - t0)) s; its build and main boot run in the background"
 		check_kernel "$k" main > "$res/lane-$k.log" 2>&1 &
 		lanes="$lanes $!"
 		;;
