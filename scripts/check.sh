@@ -107,9 +107,9 @@ pick() {
 
 # check_kernel KERNEL [PHASE]: one kernel's build, payload and VM boots.
 # Its results go to files named after its release, *-<release>.tap.
-# PHASE: all (the default); main: the build, the payload and the main boot;
-# extra: the other boots (faultinject, threadirqs, lockdown) of the
-# payload that a main phase made.
+# PHASE: all (the default); main: the build, the payload, the main boot,
+# then the threadirqs and lockdown boots; extra: the faultinject boot of
+# the payload that a main phase made.
 check_kernel() {
 	local vmlinuz kdir kver built readme_ko payload all tirq plain exports
 	local want km moddir modroot vm_timeout vm_mem vm_append t0 list lock fault
@@ -255,8 +255,8 @@ check_kernel() {
 }
 
 # boots KERNEL PHASE: the VM boots of check_kernel, whose variables they
-# use (bash's dynamic scope): the main boot unless PHASE is extra, the
-# others unless it is main.
+# use (bash's dynamic scope): faultinject's unless PHASE is main, the
+# others unless it is extra.
 boots() {
 	# Which boot runs which test:
 	#   selftests/threadirqs  a second boot with "threadirqs";
@@ -277,10 +277,11 @@ boots() {
 	grep -qx CONFIG_FAULT_INJECTION_DEBUG_FS=y "$kdir/.config" &&
 		grep -qx CONFIG_FAILSLAB=y "$kdir/.config" || fault=
 	[ -e "$payload/modules/unsigned" ] || lock=
-	if [ "$2" != extra ]; then
-		boot_main "$1"
-	fi
-	[ "$2" != main ] || return 0
+	case $2 in
+	main) fault="" ;;
+	extra) tirq="" lock="" ;;
+	esac
+	[ "$2" = extra ] || boot_main "$1"
 	[ -z "$fault$tirq$lock" ] || stage "$1: its other boots in QEMU ($kver)"
 	extra_boot faultinject "" $fault	# loads with the N-th allocation failing
 	extra_boot threadirqs threadirqs $tirq
@@ -387,14 +388,15 @@ soak_short() {
 }
 
 # Two lanes.  QEMU's TCG runs a guest on one host thread, so one boot
-# leaves the second core idle.  The debug kernel's build and main boot (the
-# longest: the whole suite under KASAN, with kmemleak scans) run in the
-# background from the start, right after the selftest programs are built.
-# The foreground runs lint and the host tests, the Debian kernels, their
-# soak, the Debian packages, then the debug kernel's short soak and its
-# other boots (fault injection, threadirqs, lockdown), so that both lanes
-# end at about the same time.  The debug kernel itself is built first,
-# alone, on every core (a fresh machine only; later runs find it cached).
+# leaves the second core idle.  The debug kernel's build and boots (the
+# longest: its main boot runs the whole suite under KASAN, with kmemleak
+# scans, then threadirqs and lockdown) run in the background from the
+# start, right after the selftest programs are built.  The foreground runs
+# lint and the host tests, the Debian kernels, their soak, the Debian
+# packages, then the debug kernel's short soak and its fault-injection
+# boot, so that both lanes end at about the same time.  The debug kernel
+# itself is built first, alone, on every core (a fresh machine only; later
+# runs find it cached).
 lanes=
 # A payload's .ready tells the debug soak that its lane made it: one left
 # by an earlier, interrupted run must not.
