@@ -390,16 +390,16 @@ soak_short() {
 # Two lanes.  QEMU's TCG runs a guest on one host thread, so one boot
 # leaves the second core idle.  The debug kernel's build and boots (the
 # longest: its main boot runs the whole suite under KASAN, with kmemleak
-# scans, then threadirqs and lockdown) run in the background from the
-# start, right after the selftest programs are built.  The foreground runs
-# lint and the host tests, the Debian kernels, their soak, the Debian
-# packages, then the debug kernel's short soak and its fault-injection
-# boot, so that both lanes end at about the same time.  The debug kernel
+# scans, then threadirqs and lockdown, then its short soak) run in the
+# background from the start, right after the selftest programs are built.
+# The foreground runs lint and the host tests, the Debian kernels, their
+# soak, the Debian packages, then the debug kernel's fault-injection boot
+# (about 30 min), so that both lanes end at about the same time.  The debug kernel
 # itself is built first, alone, on every core (a fresh machine only; later
 # runs find it cached).
 lanes=
-# A payload's .ready tells the debug soak that its lane made it: one left
-# by an earlier, interrupted run must not.
+# A payload's .ready tells the fault-injection boot that its lane made
+# it: one left by an earlier, interrupted run must not.
 rm -f "$top"/build/payload-*/.ready
 for k in $KERNELS; do
 	case $k in
@@ -408,8 +408,11 @@ for k in $KERNELS; do
 		t0=$SECONDS
 		scripts/debug-kernel.sh > /dev/null 2> "$res/debug-kernel-$k.log"
 		sed 's/^/  /' "$res/debug-kernel-$k.log"
-		echo "  ready after $((SECONDS - t0)) s; its build and main boot run in the background"
-		check_kernel "$k" main > "$res/lane-$k.log" 2>&1 &
+		echo "  ready after $((SECONDS - t0)) s; its build, boots and soak run in the background"
+		{
+			check_kernel "$k" main
+			soak_short "$k"
+		} > "$res/lane-$k.log" 2>&1 &
 		lanes="$lanes $!"
 		;;
 	esac
@@ -513,7 +516,7 @@ fi
 for k in $KERNELS; do
 	case $k in
 	debug-*)
-		# The soak runs on the modules that its lane built.
+		# Its fault-injection boot needs the payload its lane made.
 		for i in $(seq 3600); do
 			if ls "$top"/build/payload-*-pcore-debug/.ready ||
 			   ls "$res"/vm-*-pcore-debug.tap; then
@@ -521,7 +524,6 @@ for k in $KERNELS; do
 			fi > /dev/null 2>&1
 			sleep 1
 		done
-		soak_short "$k"
 		check_kernel "$k" extra
 		;;
 	esac
