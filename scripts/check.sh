@@ -394,9 +394,9 @@ soak_short() {
 # background from the start, right after the selftest programs are built.
 # The foreground runs lint and the host tests, the Debian kernels, their
 # soak, the Debian packages, then the debug kernel's fault-injection boot
-# (about 30 min), so that both lanes end at about the same time.  The debug kernel
-# itself is built first, alone, on every core (a fresh machine only; later
-# runs find it cached).
+# (about 30 min), so that both lanes end at about the same time.  The
+# debug kernel itself is built first, alone, on every core (a fresh
+# machine only; later runs find it cached).
 lanes=
 # A payload's .ready tells the fault-injection boot that its lane made
 # it: one left by an earlier, interrupted run must not.

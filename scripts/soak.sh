@@ -13,9 +13,8 @@
 #   leaks    a kmemleak scan (the debug kernel).
 # The full form: 1000 cycles, 200 hotplug rounds, 50000 fuzz operations;
 # --short (make check): 100, 20, 5000 (10 cycles on the debug kernel).
-# PCORE_SOAK_CYCLES,
-# PCORE_SOAK_HOTPLUG and PCORE_SOAK_FUZZ_OPS override either; PCORE_SEED
-# replays a fuzz run (the seed is printed either way).
+# PCORE_SOAK_CYCLES, PCORE_SOAK_HOTPLUG and PCORE_SOAK_FUZZ_OPS override
+# either; PCORE_SEED replays a fuzz run (the seed is printed either way).
 #
 # KERNEL: cloud-6.1 (Debian's, scripts/kernel.sh) or debug-6.1
 # (scripts/debug-kernel.sh, built on first use); default both.

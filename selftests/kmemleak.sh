@@ -27,11 +27,12 @@
 # A scan takes about 25 s under KASAN and emulation, so run_tests.sh runs
 # one per group of tests (PREV and CUR are groups): a leak of group PREV
 # is seen for the first time by the scan after PREV and reported by the
-# one after CUR; an all-zero object of CUR can be reported there already.  The check names both; kmemleak's "comm" line
-# says which task allocated it.  At the end, "final" waits out the minimum
-# age and scans twice, so the last test's leaks are not missed.  Objects
-# of the kernel itself (boot-time false positives, anything not ours) are
-# counted in a comment and cleared, never failed.
+# one after CUR; an all-zero object of CUR can be reported there already.
+# The check names both; kmemleak's "comm" line says which task allocated
+# it.  At the end, "final" waits out the minimum age and scans twice, so
+# the last test's leaks are not missed.  Objects of the kernel itself
+# (boot-time false positives, anything not ours) are counted in a comment
+# and cleared, never failed.
 #
 # Which objects are ours: kmemleak prints the allocation backtrace with
 # %pS.  A frame in a loaded module reads "func+0x1/0x2 [module]": ours
