@@ -7,11 +7,14 @@
 # <payload>/rootfs/ at /).  The guest has no C library of its own.
 #
 # Usage: guest-libs.sh ROOT PROGRAM...
+# A PROGRAM that is a shared library (*.so*: one a program opens with
+# dlopen(), such as probectl's libkmod) is copied too, with what it needs.
 set -eu
 
 root=$1
 shift
 for prog in "$@"; do
+	case ${prog##*/} in *.so | *.so.*) echo "$prog" ;; esac
 	ldd "$prog" | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }'
 done | sort -u | while read -r lib; do
 	mkdir -p "$root$(dirname "$lib")"

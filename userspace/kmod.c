@@ -4,12 +4,92 @@
  * through modprobe's search (kmod_module_new_from_name() and
  * kmod_module_probe_insert_module()), or a file from a build tree
  * (kmod_module_new_from_path() and kmod_module_insert_module()).
+ *
+ * libkmod is opened when one of these runs (dlopen), not linked: it pulls
+ * in libcrypto, liblzma and libzstd, whose loading and relocation were most
+ * of the start of every probectl command (show, watch, export from a
+ * timer), which never need them.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <libkmod.h>
 #include "kmod.h"
+#include "probectl.h"
+
+#define PC_KMOD_LIB	"libkmod.so.2"
+
+/* The libkmod calls used here, as pointers of their own types. */
+static struct {
+	__typeof__(&kmod_new) kmod_new;
+	__typeof__(&kmod_unref) kmod_unref;
+	__typeof__(&kmod_module_new_from_name) kmod_module_new_from_name;
+	__typeof__(&kmod_module_new_from_path) kmod_module_new_from_path;
+	__typeof__(&kmod_module_unref) kmod_module_unref;
+	__typeof__(&kmod_module_get_path) kmod_module_get_path;
+	__typeof__(&kmod_module_get_name) kmod_module_get_name;
+	__typeof__(&kmod_module_get_initstate) kmod_module_get_initstate;
+	__typeof__(&kmod_module_initstate_str) kmod_module_initstate_str;
+	__typeof__(&kmod_module_insert_module) kmod_module_insert_module;
+	__typeof__(&kmod_module_probe_insert_module) kmod_module_probe_insert_module;
+	__typeof__(&kmod_module_remove_module) kmod_module_remove_module;
+	__typeof__(&kmod_module_get_holders) kmod_module_get_holders;
+	__typeof__(&kmod_module_get_module) kmod_module_get_module;
+	__typeof__(&kmod_module_unref_list) kmod_module_unref_list;
+	__typeof__(&kmod_list_next) kmod_list_next;
+} km;
+
+static const struct {
+	const char *name;
+	void **ptr;
+} pc_kmod_syms[] = {
+	{ "kmod_new", (void **)&km.kmod_new },
+	{ "kmod_unref", (void **)&km.kmod_unref },
+	{ "kmod_module_new_from_name", (void **)&km.kmod_module_new_from_name },
+	{ "kmod_module_new_from_path", (void **)&km.kmod_module_new_from_path },
+	{ "kmod_module_unref", (void **)&km.kmod_module_unref },
+	{ "kmod_module_get_path", (void **)&km.kmod_module_get_path },
+	{ "kmod_module_get_name", (void **)&km.kmod_module_get_name },
+	{ "kmod_module_get_initstate", (void **)&km.kmod_module_get_initstate },
+	{ "kmod_module_initstate_str", (void **)&km.kmod_module_initstate_str },
+	{ "kmod_module_insert_module", (void **)&km.kmod_module_insert_module },
+	{ "kmod_module_probe_insert_module", (void **)&km.kmod_module_probe_insert_module },
+	{ "kmod_module_remove_module", (void **)&km.kmod_module_remove_module },
+	{ "kmod_module_get_holders", (void **)&km.kmod_module_get_holders },
+	{ "kmod_module_get_module", (void **)&km.kmod_module_get_module },
+	{ "kmod_module_unref_list", (void **)&km.kmod_module_unref_list },
+	{ "kmod_list_next", (void **)&km.kmod_list_next },
+};
+
+/*
+ * Opens libkmod once.  Returns 0, or -ELIBACC (said once on stderr, with
+ * dlerror()'s words) when it or one of its calls is missing.
+ */
+static int pc_kmod_open(void)
+{
+	static int ret = 1;
+	void *lib;
+	size_t i;
+
+	if (ret <= 0)
+		return ret;
+	ret = -ELIBACC;
+	lib = dlopen(PC_KMOD_LIB, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		fprintf(stderr, "probectl: %s\n", dlerror());
+		return ret;
+	}
+	for (i = 0; i < ARRAY_SIZE(pc_kmod_syms); i++) {
+		*pc_kmod_syms[i].ptr = dlsym(lib, pc_kmod_syms[i].name);
+		if (!*pc_kmod_syms[i].ptr) {
+			fprintf(stderr, "probectl: %s has no %s\n",
+				PC_KMOD_LIB, pc_kmod_syms[i].name);
+			return ret;
+		}
+	}
+	return ret = 0;
+}
 
 /**
  * pc_kmod_load() - load probe_core
@@ -32,43 +112,46 @@ int pc_kmod_load(const char *path, const char *params,
 
 	*step = PC_KMOD_SETUP;
 	snprintf(found, len, "%s", path ? path : "");
-	ctx = kmod_new(NULL, NULL);
+	ret = pc_kmod_open();
+	if (ret)
+		return ret;
+	ctx = km.kmod_new(NULL, NULL);
 	if (!ctx)
 		return -ENOMEM;
 	*step = PC_KMOD_FIND;
 	if (path)
-		ret = kmod_module_new_from_path(ctx, path, &mod);
+		ret = km.kmod_module_new_from_path(ctx, path, &mod);
 	else
-		ret = kmod_module_new_from_name(ctx, PC_MODULE_NAME, &mod);
+		ret = km.kmod_module_new_from_name(ctx, PC_MODULE_NAME, &mod);
 	if (ret < 0)
 		goto out;
-	p = kmod_module_get_path(mod);
+	p = km.kmod_module_get_path(mod);
 	if (!p) {
 		ret = -ENOENT;
 		goto out;
 	}
 	snprintf(found, len, "%s", p);
-	if (path && strcmp(kmod_module_get_name(mod), PC_MODULE_NAME)) {
+	if (path && strcmp(km.kmod_module_get_name(mod), PC_MODULE_NAME)) {
 		*step = PC_KMOD_NAME;
 		ret = -EINVAL;
 		goto out;
 	}
 	*step = PC_KMOD_INSERT;
-	if (kmod_module_get_initstate(mod) >= 0) {
+	if (km.kmod_module_get_initstate(mod) >= 0) {
 		ret = -EEXIST;
 		goto out;
 	}
 	if (path)
-		ret = kmod_module_insert_module(mod, 0, params);
+		ret = km.kmod_module_insert_module(mod, 0, params);
 	else
-		ret = kmod_module_probe_insert_module(mod,
+		ret = km.kmod_module_probe_insert_module(mod,
 				KMOD_PROBE_FAIL_ON_LOADED, params, NULL, NULL,
 				NULL);
 	if (ret > 0)	/* stopped by a flag: only FAIL_ON_LOADED is given */
 		ret = -EEXIST;
 out:
-	kmod_module_unref(mod);
-	kmod_unref(ctx);
+	km.kmod_module_unref(mod);
+	km.kmod_unref(ctx);
 	return ret;
 }
 
@@ -89,34 +172,37 @@ int pc_kmod_unload(char *holders, size_t len)
 	int ret;
 
 	holders[0] = '\0';
-	ctx = kmod_new(NULL, NULL);
+	ret = pc_kmod_open();
+	if (ret)
+		return ret;
+	ctx = km.kmod_new(NULL, NULL);
 	if (!ctx)
 		return -ENOMEM;
-	ret = kmod_module_new_from_name(ctx, PC_MODULE_NAME, &mod);
+	ret = km.kmod_module_new_from_name(ctx, PC_MODULE_NAME, &mod);
 	if (ret < 0)
 		goto out;
-	if (kmod_module_get_initstate(mod) < 0) {
+	if (km.kmod_module_get_initstate(mod) < 0) {
 		ret = -ENOENT;
 		goto out;
 	}
-	ret = kmod_module_remove_module(mod, 0);
+	ret = km.kmod_module_remove_module(mod, 0);
 	if (ret < 0 && ret != -ENOENT) {
-		list = kmod_module_get_holders(mod);
-		kmod_list_foreach(l, list) {
-			struct kmod_module *h = kmod_module_get_module(l);
+		list = km.kmod_module_get_holders(mod);
+		for (l = list; l; l = km.kmod_list_next(list, l)) {
+			struct kmod_module *h = km.kmod_module_get_module(l);
 			int n = snprintf(holders + used, len - used, "%s%s",
 					 used ? "," : "",
-					 kmod_module_get_name(h));
+					 km.kmod_module_get_name(h));
 
-			kmod_module_unref(h);
+			km.kmod_module_unref(h);
 			if (n > 0 && (size_t)n < len - used)
 				used += n;
 		}
-		kmod_module_unref_list(list);
+		km.kmod_module_unref_list(list);
 	}
 out:
-	kmod_module_unref(mod);
-	kmod_unref(ctx);
+	km.kmod_module_unref(mod);
+	km.kmod_unref(ctx);
 	return ret;
 }
 
@@ -134,21 +220,24 @@ int pc_kmod_state(char *state, size_t len)
 	int ret;
 
 	state[0] = '\0';
-	ctx = kmod_new(NULL, NULL);
+	ret = pc_kmod_open();
+	if (ret)
+		return ret;
+	ctx = km.kmod_new(NULL, NULL);
 	if (!ctx)
 		return -ENOMEM;
-	ret = kmod_module_new_from_name(ctx, PC_MODULE_NAME, &mod);
+	ret = km.kmod_module_new_from_name(ctx, PC_MODULE_NAME, &mod);
 	if (ret >= 0) {
-		ret = kmod_module_get_initstate(mod);
+		ret = km.kmod_module_get_initstate(mod);
 		if (ret >= 0) {
 			snprintf(state, len, "%s",
-				 kmod_module_initstate_str(ret) ?: "loaded");
+				 km.kmod_module_initstate_str(ret) ?: "loaded");
 			ret = 1;
 		} else {
 			ret = ret == -ENOENT ? 0 : ret;
 		}
 	}
-	kmod_module_unref(mod);
-	kmod_unref(ctx);
+	km.kmod_module_unref(mod);
+	km.kmod_unref(ctx);
 	return ret;
 }
