@@ -216,8 +216,10 @@ check_kernel() {
 		cp build/userspace/probectl /usr/bin/jq "$payload/bin/"
 		# pcore_probectl runs what the exporter's service runs
 		cp userspace/systemd/probectl-export.service "$payload/systemd/"
+		# probectl opens libkmod when it loads or unloads (dlopen)
 		scripts/guest-libs.sh "$payload/rootfs" build/userspace/probectl \
-			/usr/bin/jq
+			/usr/bin/jq "$(ldconfig -p |
+				awk '$1 == "libkmod.so.2" && /x86-64/ { print $NF; exit }')"
 		find "build/$kver/modules" -name '*.ko' \
 			-exec cp {} "$payload/rootfs/lib/modules/$kver/extra/" \;
 		cp "$moddir"/modules.builtin* "$moddir"/modules.order \
@@ -281,7 +283,8 @@ boots() {
 	main) fault="" ;;
 	extra) tirq="" lock="" ;;
 	esac
-	[ "$2" = extra ] || boot_main "$1"
+	# (run_tests.sh with no test names would run every one)
+	[ "$2" = extra ] || [ -z "$plain" ] || boot_main "$1"
 	[ -z "$fault$tirq$lock" ] || stage "$1: its other boots in QEMU ($kver)"
 	extra_boot faultinject "" $fault	# loads with the N-th allocation failing
 	extra_boot threadirqs threadirqs $tirq
@@ -394,7 +397,8 @@ soak_short() {
 # background from the start, right after the selftest programs are built.
 # The foreground runs lint and the host tests, the Debian kernels, their
 # soak, the Debian packages, then the debug kernel's fault-injection boot
-# (about 30 min), so that both lanes end at about the same time.  The
+# (pcore_fault and pcore_fault_load, about 17 min), so that both lanes end
+# at about the same time.  The
 # debug kernel itself is built first, alone, on every core (a fresh
 # machine only; later runs find it cached).
 lanes=

@@ -13,7 +13,9 @@
  *   cputimer    pcore_timer_create(), CPU scope
  *   kprobe      pcore_kprobe_attach() on pcore_faultmod_target()
  *   khist       pcore_hist_create(), the kretprobe's (made without a fault)
- *   kretprobe   pcore_kretprobe_attach() on pcore_faultmod_target()
+ *   kretprobe   pcore_kretprobe_attach() on pcore_faultmod_target(), one
+ *               instance (register_kretprobe() allocates each alone, and
+ *               a failure of any one fails it the same way)
  *   tracepoint  pcore_tracepoint_attach() on sched_switch
  *   add         pcore_hist_add() of 1000 to "hist" (no allocation)
  *   destroy     pcore_client_destroy(): everything goes
@@ -141,7 +143,8 @@ static int fault_op(const char *op)
 				  pcore_kretprobe_attach(pc, &(struct pcore_kretprobe_opts){
 					.name = "krp",
 					.symbol = "pcore_faultmod_target",
-					.hist = fault_khist }));
+					.hist = fault_khist,
+					.maxactive = 1 }));
 	}
 	if (!strcmp(op, "khist"))
 		return fault_khist ? -EBUSY :
