@@ -54,7 +54,7 @@ sizes() {
 	# The same sizes on both kernels, except the short form's cycles
 	# on the debug kernel: 40 of them took 584 s of its 920 beside the
 	# debug kernel's main boot, where make check has no time to spare
-	# (its pcore_stress runs 25 cycles under load with readers there).
+	# (its pcore_stress runs 12 cycles under load with readers there).
 	if [ $short = 0 ]; then
 		cycles=1000 hotplug=200 ops=50000
 	elif [ "$1" = debug-6.1 ]; then

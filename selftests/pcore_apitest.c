@@ -1173,15 +1173,17 @@ TEST_F_TIMEOUT(good, keys_addr, 60)
 
 #define TPSRC_FIRE	"/sys/kernel/debug/pcore_tpsrc/fire"
 
-/* Fork a child that writes @what to pcore_tpsrc's fire file, if its pid is @only (0: any); its pid. */
-static pid_t fire_in_child(const char *what, pid_t only)
+/*
+ * Fork a child that writes @what to pcore_tpsrc's fire file and exits,
+ * into the pid @as (0: any); its pid, or -1.
+ */
+static pid_t fire_in_child(const char *what, pid_t as)
 {
-	pid_t pid = fork();
+	pid_t pid = as ? pcore_fork_as(as) : fork();
 	int st;
 
 	if (!pid)
-		_exit((!only || getpid() == only) &&
-		      pcore_write(TPSRC_FIRE, what, strlen(what)) ? 1 : 0);
+		_exit(pcore_write(TPSRC_FIRE, what, strlen(what)) ? 1 : 0);
 	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
 	    WEXITSTATUS(st))
 		return -1;
@@ -1193,40 +1195,24 @@ static pid_t fire_in_child(const char *what, pid_t only)
  * pid does not get its stamp.  Case timer_exit: firing pcore_tpsrc's
  * tracepoint with "2" stops then starts a measurement in the firing task,
  * "1" only stops one.  A child fires "2" (unmatched 1) and exits: its
- * stamp is dropped (exited 1).  With pid_max lowered, children are forked
- * until one gets the dead child's pid; that one fires "1": unmatched (2),
- * nothing measured.  The old code, keyed by pid and blind to exits,
- * measured the second child against the first one's stamp.
+ * stamp is dropped (exited 1).  A second child forked into the dead
+ * child's pid fires "1": unmatched (2), nothing measured.  The old code,
+ * keyed by pid and blind to exits, measured the second child against the
+ * first one's stamp.
  */
 TEST_F_TIMEOUT(good, timer_exit_and_pid_reuse, 120)
 {
-	char old_max[16] = "";
-	pid_t first, pid = 0;
-	int i;
+	pid_t first;
 
 	ASSERT_EQ(0, pcore_mod_load("pcore_tpsrc", NULL));
 	ASSERT_EQ(0, load_case(self->kmsg, "case=timer_exit"));
-	/*
-	 * Pids from 300 (the kernel's reserved ones end there) to 511 from
-	 * here on, once the last pid is at least 300: the first comes back
-	 * after at most 212 forks (each fork takes a quarter of a second on
-	 * the debug kernel under emulation).
-	 */
-	ASSERT_LT(0, pcore_read("/proc/sys/kernel/pid_max", old_max, sizeof(old_max)));
-	ASSERT_EQ(0, pcore_write("/proc/sys/kernel/pid_max", "512", 3));
-	for (i = 0; i < 1024 && pid >= 0 && pid < 300; i++)
-		pid = fire_in_child("", -1);
-	first = pid < 0 ? -1 : fire_in_child("2", 0);
-	if (first > 0)
-		expect_timers(_metadata, "exit task 0 0 1 0 1\n");
-	for (i = 0, pid = 0; first > 0 && i < 2048 && pid != first; i++) {
-		pid = fire_in_child("1", first);
-		if (pid < 0)
-			break;
-	}
-	pcore_write("/proc/sys/kernel/pid_max", old_max, strlen(old_max));
+	first = fire_in_child("2", 0);
 	ASSERT_LT(0, first);
-	ASSERT_EQ(first, pid) TH_LOG("pid %d never came back", first);
+	expect_timers(_metadata, "exit task 0 0 1 0 1\n");
+	ASSERT_EQ(first, fire_in_child("1", first)) {
+		TH_LOG("no second child with pid %d: %s", first,
+		       strerror(errno));
+	}
 	expect_timers(_metadata, "exit task 0 0 2 0 1\n");
 	ASSERT_LT(0, pcore_read(APIDIR "/exit/stats", buf, PCORE_BUF));
 	EXPECT_EQ(0, pcore_key(buf, "count"));
@@ -1311,23 +1297,24 @@ static unsigned long long pids_interval(struct __test_metadata *_metadata)
 }
 
 /*
- * Keys live as long as their interval.  1000 short-lived processes, at
- * most 100 alive at once, exit through a histogram keyed by pid with 256
- * slots; an interval read after every 100 frees the keys of the interval
- * it ends, so nothing is dropped and every exit is counted once.  A reset
- * frees every key.  A reused pid shows its new comm.  The old code kept
- * every key for good: after 256 pids every exit was dropped, a reset kept
- * the keys, and a pid kept its first comm.
+ * Keys live as long as their interval.  400 short-lived processes (400
+ * pids, more than the slots), at most 100 alive at once, exit through a
+ * histogram keyed by pid with 256 slots; an interval read after every 100
+ * frees the keys of the interval it ends, so nothing is dropped and every
+ * exit is counted once.  A reset frees every key.  A reused pid shows
+ * its new comm.  The old code kept every key for good: after 256 pids
+ * every exit was dropped, a reset kept the keys, and a pid kept its first
+ * comm.
  */
 TEST_F_TIMEOUT(good, keys_pid_churn, 900)
 {
 	unsigned long long exits = 0;
-	char old_max[16] = "", *line;
-	pid_t first, pid = 0;
+	pid_t first, pid;
+	char *line;
 	int i, j;
 
 	ASSERT_EQ(0, load_case(self->kmsg, "case=keys_pid"));
-	for (i = 0; i < 10; i++) {
+	for (i = 0; i < 4; i++) {
 		for (j = 0; j < 100; j++)
 			ASSERT_LT(0, exit_child(NULL));
 		for (j = 0; j < 100; j++)
@@ -1337,10 +1324,10 @@ TEST_F_TIMEOUT(good, keys_pid_churn, 900)
 			break;
 	}
 	exits += pids_interval(_metadata);
-	EXPECT_LE(1000, exits);
+	EXPECT_LE(400, exits);
 	ASSERT_LT(0, pcore_read(APIDIR "/pids/stats", buf, PCORE_BUF));
 	EXPECT_EQ(0, pcore_key(buf, "dropped"));
-	EXPECT_LE(1000, pcore_key(buf, "recorded"));
+	EXPECT_LE(400, pcore_key(buf, "recorded"));
 
 	ASSERT_EQ(0, pcore_write(APIDIR "/pids/reset", "1", 1));
 	ASSERT_LT(0, pcore_read(APIDIR "/pids/stats", buf, PCORE_BUF));
@@ -1348,33 +1335,19 @@ TEST_F_TIMEOUT(good, keys_pid_churn, 900)
 		TH_LOG("stats after reset:\n%.2000s", buf);
 	}
 
-	/* Pids from 300 to 511, as in timer_exit_and_pid_reuse. */
-	ASSERT_LT(0, pcore_read("/proc/sys/kernel/pid_max", old_max, sizeof(old_max)));
-	ASSERT_EQ(0, pcore_write("/proc/sys/kernel/pid_max", "512", 3));
-	for (i = 0; i < 1024 && pid >= 0 && pid < 300; i++) {
-		pid = exit_child(NULL);
-		waitpid(pid, NULL, 0);
-	}
-	first = pid < 0 ? -1 : exit_child("first_comm");
-	if (first > 0)
-		waitpid(first, NULL, 0);
-	pids_interval(_metadata);
-	for (i = 0, pid = 0; first > 0 && i < 2048 && pid != first; i++) {
-		pid = fork();
-		if (!pid) {
-			if (getpid() == first)
-				prctl(PR_SET_NAME, "second_comm");
-			_exit(0);
-		}
-		if (pid < 0)
-			break;
-		waitpid(pid, NULL, 0);
-		if (pid != first && i % 100 == 99)
-			pids_interval(_metadata);
-	}
-	pcore_write("/proc/sys/kernel/pid_max", old_max, strlen(old_max));
+	/* A child named first_comm exits; another gets its pid. */
+	first = exit_child("first_comm");
 	ASSERT_LT(0, first);
-	ASSERT_EQ(first, pid) TH_LOG("pid %d never came back", first);
+	ASSERT_EQ(first, waitpid(first, NULL, 0));
+	pids_interval(_metadata);
+	pid = pcore_fork_as(first);
+	if (!pid) {
+		prctl(PR_SET_NAME, "second_comm");
+		_exit(0);
+	}
+	ASSERT_EQ(first, pid) TH_LOG("no child with pid %d: %s", first,
+				     strerror(errno));
+	ASSERT_EQ(first, waitpid(first, NULL, 0));
 	ASSERT_LT(0, pcore_read(APIDIR "/pids/keys", buf, PCORE_BUF));
 	line = strstr(buf, "\n");
 	for (; line; line = strchr(line + 1, '\n'))

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -424,6 +425,30 @@ static inline int pcore_run(const char * const *argv, const char * const *env,
 	if (pcore_read(file, out, len) < 0)
 		out[0] = '\0';
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* clone3()'s arguments up to set_tid_size (CLONE_ARGS_SIZE_VER1). */
+struct pcore_clone_args {
+	unsigned long long flags, pidfd, child_tid, parent_tid, exit_signal;
+	unsigned long long stack, stack_size, tls, set_tid, set_tid_size;
+};
+
+/*
+ * fork() into the pid @pid, which must be free (its task reaped): clone3()
+ * with set_tid (Linux 5.5, CAP_SYS_ADMIN), so that a test of pid reuse
+ * needs one fork, not a walk of every pid up to pid_max.  Returns as
+ * fork() does: the pid (@pid) in the parent, 0 in the child, -1 with errno.
+ */
+static inline pid_t pcore_fork_as(pid_t pid)
+{
+	unsigned long long tid = pid;
+	struct pcore_clone_args a = {
+		.exit_signal = SIGCHLD,
+		.set_tid = (unsigned long)&tid,
+		.set_tid_size = 1,
+	};
+
+	return syscall(SYS_clone3, &a, sizeof(a));
 }
 
 /* fork() and exit n times, waiting for each child. */

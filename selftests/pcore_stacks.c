@@ -385,8 +385,12 @@ static int stack_with(const char *text, const char *frame,
 
 /*
  * tracepoints=offcpu: 10 naps of 50 ms in a known path are one stack
- * (schedule ... msleep, pcore_stackt_nap) with 10 waits and about 500 ms
- * off CPU.  At least 500 ms: each nap sleeps at least 50 ms.  At most
+ * (schedule ... msleep, pcore_stackt_nap) with at least 10 waits and
+ * about 500 ms off CPU.  At least 10, not exactly: msleep() sleeps again
+ * when woken early, and a task can get a stale wakeup meant for an
+ * earlier wait (a lock's deferred wake_q); the debug kernel once counted
+ * 11 waits for the 10 naps, 544 ms.  At least 500 ms: each nap sleeps at
+ * least 50 ms, however many waits it takes.  At most
  * 1000 ms: msleep(50) is 14 jiffies (56 ms at HZ=250, Debian's), and an
  * emulated CPU that the host shares with another VM may take some tens of
  * ms more to run the woken task; 100 ms per nap is far above both.
@@ -402,7 +406,7 @@ TEST_F_TIMEOUT(stk, offcpu, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, stack_with(out, "\n  pcore_stackt_nap+0x", &count, &sum))
 		TH_LOG("%s", out);
 	TH_LOG("the naps' stack: %llu waits, %llu ns off CPU", count, sum);
-	EXPECT_EQ(10, count) TH_LOG("%s", out);
+	EXPECT_LE(10, count) TH_LOG("%s", out);
 	EXPECT_LE(500000000ULL, sum) TH_LOG("%s", out);
 	EXPECT_GE(1000000000ULL, sum) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "  msleep+0x")) TH_LOG("%s", out);

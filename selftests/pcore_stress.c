@@ -12,7 +12,7 @@
  * form, 1000 in make soak's, with held files) are its longer form, on
  * cloud-6.1 and the debug kernel.
  */
-#define CYCLES	25
+#define CYCLES	12
 #define PARAMS	"target=do_fork,sys_nanosleep tracepoints=sched_switch"
 
 static char buf[PCORE_BUF];

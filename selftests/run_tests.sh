@@ -6,7 +6,7 @@
 # before, or of this group) and at the end, with every module unloaded
 # (each check one TAP line; see kmemleak.sh).  A scan takes about 25 s
 # under KASAN and emulation: one after each of the 25 programs was 10 of
-# the debug kernel's minutes.  kmemleak's report of a leak names the
+# the debug kernel's minutes, one after every fourth 3.  kmemleak's report of a leak names the
 # task that allocated it ("comm"), which names the program in a group.
 # Each program's time is printed after it ("# pcore_x: N s").
 # Usage: run_tests.sh [--no-kmemleak-selftest] [TEST...]
@@ -27,7 +27,7 @@ rc=0
 prev=
 group=
 n=0
-KMEMLEAK_EVERY=4
+KMEMLEAK_EVERY=8
 if [ -e /sys/kernel/debug/kmemleak ]; then
 	echo "# kmemleak: checks after each test"
 	sh ./kmemleak.sh start
