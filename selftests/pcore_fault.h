@@ -30,6 +30,10 @@
  *
  * and an interval file whose open fails keeps its values for the next.
  *
+ * Where a walk starts past N = 1 (insmod), the kernel dumps the stack of
+ * its first faults (fail_dump(), verbose=2) until one shows where the walk
+ * began.
+ *
  * Leaks: run_tests.sh's kmemleak check after the tests judges every
  * attempt at once.  The kernel's own allocation-failure reports (warn_alloc
  * and friends) are expected between the kernel log lines
@@ -259,20 +263,53 @@ static inline bool ours(const char *line)
 }
 
 /*
- * Lines of ours among the kernel log lines since the last call; @out
- * keeps only those.
+ * A reliable stack frame in one of our modules:
+ * "pcore_init+0x1be/0x1000 [probe_core]", not "? ..." (a stale address
+ * the unwinder found on the stack).
  */
-static inline int our_lines(int kmsg, char *out, size_t len)
+static inline bool our_frame(const char *line)
+{
+	return line[strspn(line, " ")] != '?' &&
+	       (strstr(line, " [probe_core]") ||
+		strstr(line, " [" FAULTMOD "]"));
+}
+
+/* What the kernel log said of the injected fault (fail_dump(), verbose=2). */
+enum fault_dump {
+	DUMP_NONE,	/* nothing: verbose off, or a __GFP_NOWARN allocation */
+	DUMP_THEIRS,	/* its stack has no frame of our modules */
+	DUMP_OURS,	/* its stack passes through one of our modules */
+};
+
+/*
+ * Lines of ours among the kernel log lines since the last call; @out
+ * keeps only those.  *@dump (unless NULL) tells whose code the injected
+ * fault's stack dump, if any, went through.
+ */
+static inline int our_lines(int kmsg, char *out, size_t len,
+			    enum fault_dump *dump)
 {
 	static char all[1 << 16];
 	char *line, *save = NULL;
+	bool in_dump = false;
 	int n = 0;
 
 	out[0] = '\0';
-	if (kmsg_collect(kmsg, all, sizeof(all)) < 0)
+	if (dump)
+		*dump = DUMP_NONE;
+	if (kmsg_read(kmsg, all, sizeof(all), true) < 0)
 		return -1;
 	for (line = strtok_r(all, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
+		if (strstr(line, "FAULT_INJECTION: forcing a failure.")) {
+			in_dump = true;
+			if (dump && *dump == DUMP_NONE)
+				*dump = DUMP_THEIRS;
+		} else if (strstr(line, "</TASK>")) {
+			in_dump = false;
+		} else if (in_dump && dump && our_frame(line)) {
+			*dump = DUMP_OURS;
+		}
 		if (!ours(line))
 			continue;
 		n++;
@@ -316,22 +353,34 @@ struct fault_result {
 	int n;			/* the last N tried */
 	int failed;		/* injected, failed cleanly */
 	int ignored;		/* injected, succeeded */
-	int first_silent;	/* first N that failed with no line of ours */
 	int first_said;		/* first N that failed with a line of ours */
+	int located;		/* first N whose fault the kernel dumped */
+	bool located_ours;	/* ... in a stack through our modules */
 	double secs;
 	bool ok;
 };
 
+/* Whether fail_dump() prints the stack of each injected fault. */
+static inline int fault_verbose(bool on)
+{
+	const char *v = on ? "2" : "0";
+
+	return put(FAILSLAB "verbose", v) || put(FAILPAGE "verbose", v);
+}
+
 /*
  * Runs @op with the N-th allocation failing, N = @first, @first + 1, ...
  * until it runs without a fault; stops at the first defect (TH_LOG says
- * which).
+ * which).  With @locate, the kernel dumps the stack of each injected
+ * fault until one is dumped (__GFP_NOWARN allocations are not), and
+ * r.located and r.located_ours tell where that one was.
  */
 static inline struct fault_result
 fault_loop(struct __test_metadata *_metadata, const struct fault_op *op,
-	   int first)
+	   int first, bool locate)
 {
 	struct fault_result r = { .ok = false };
+	enum fault_dump dump;
 	char num[16];
 	double t0 = pcore_now();
 	int nth, kmsg, ret, lines, n;
@@ -354,8 +403,12 @@ fault_loop(struct __test_metadata *_metadata, const struct fault_op *op,
 			break;
 		}
 		state(mid, sizeof(mid));
-		our_lines(kmsg, klog, sizeof(klog));
+		our_lines(kmsg, klog, sizeof(klog), NULL);
 
+		if (locate && !r.located && fault_verbose(true)) {
+			TH_LOG("%s: cannot turn on the fault dumps", op->name);
+			break;
+		}
 		snprintf(num, sizeof(num), "%d", n);
 		if (pwrite(nth, num, strlen(num), 0) < 0) {
 			TH_LOG("%s: cannot arm fail-nth: %s", op->name,
@@ -368,7 +421,16 @@ fault_loop(struct __test_metadata *_metadata, const struct fault_op *op,
 		if (pwrite(nth, "0", 1, 0) < 0)
 			break;
 
-		lines = our_lines(kmsg, klog, sizeof(klog));
+		lines = our_lines(kmsg, klog, sizeof(klog), &dump);
+		if (locate && !r.located && dump != DUMP_NONE) {
+			r.located = n;
+			r.located_ours = dump == DUMP_OURS;
+			if (fault_verbose(false)) {
+				TH_LOG("%s: cannot turn off the fault dumps",
+				       op->name);
+				break;
+			}
+		}
 		if (!injected) {
 			if (ret) {
 				TH_LOG("%s: N=%d: no fault injected, and it failed: %s",
@@ -388,8 +450,6 @@ fault_loop(struct __test_metadata *_metadata, const struct fault_op *op,
 		}
 		if (ret) {
 			r.failed++;
-			if (!lines && !r.first_silent)
-				r.first_silent = n;
 			if (lines && !r.first_said)
 				r.first_said = n;
 			state(now, sizeof(now));
@@ -425,6 +485,8 @@ fault_loop(struct __test_metadata *_metadata, const struct fault_op *op,
 			break;
 		}
 	}
+	if (locate && !r.located && fault_verbose(false))
+		TH_LOG("%s: cannot turn off the fault dumps", op->name);
 	kmsg_mark("pcore-fault-inject: end\n");
 	close(nth);
 	close(kmsg);
@@ -498,7 +560,7 @@ static inline void run_ops(struct __test_metadata *_metadata,
 	int bad = 0;
 
 	for (i = 0; i < n; i++) {
-		r = fault_loop(_metadata, &ops[i], 1);
+		r = fault_loop(_metadata, &ops[i], 1, false);
 		if (!r.ok)
 			bad++;
 		/* Every operation here allocates: N = 1 must have failed it. */

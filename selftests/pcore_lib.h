@@ -337,16 +337,16 @@ static inline bool kmsg_ours(const char *msg)
 }
 
 /*
- * The new log lines a test's action produced (see kmsg_ours()), except
- * the taint notices the kernel prints on the first load, joined by '\n'
- * into out.  Returns their count: a test that expects one line of
- * probe_core still fails when it prints two.
+ * The new log lines, except the taint notices the kernel prints on the
+ * first load, joined by '\n' into out: those a test's action produced
+ * (see kmsg_ours()), or with @every all of them.  Returns their count: a
+ * test that expects one line of probe_core still fails when it prints two.
  *
  * A record whose text was cut at the printk line limit loses its newline
  * and stays open until the next printk: writing a marker closes it, and
  * reading up to the marker collects it.
  */
-static inline int kmsg_collect(int fd, char *out, size_t len)
+static inline int kmsg_read(int fd, char *out, size_t len, bool every)
 {
 	char rec[8192];
 	const char *msg;
@@ -375,7 +375,8 @@ static inline int kmsg_collect(int fd, char *out, size_t len)
 		*strchrnul(msg, '\n') = '\0';
 		if (strstr(msg, KMSG_MARK))
 			return count;
-		if (!kmsg_ours(msg) || strstr(msg, "taints kernel") ||
+		if ((!every && !kmsg_ours(msg)) ||
+		    strstr(msg, "taints kernel") ||
 		    strstr(msg, "module verification failed"))
 			continue;
 		count++;
@@ -385,6 +386,12 @@ static inline int kmsg_collect(int fd, char *out, size_t len)
 		}
 	}
 	return -1;	/* the marker never came */
+}
+
+/* kmsg_read() of the lines a test's action produced. */
+static inline int kmsg_collect(int fd, char *out, size_t len)
+{
+	return kmsg_read(fd, out, len, false);
 }
 
 static inline double pcore_now(void)
