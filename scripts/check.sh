@@ -397,10 +397,10 @@ soak_short() {
 # background from the start, right after the selftest programs are built.
 # The foreground runs lint and the host tests, the Debian kernels, their
 # soak, the Debian packages, then the debug kernel's fault-injection boot
-# (pcore_fault and pcore_fault_load, 31 min in the last full run), so that
-# both lanes end at about the same time.  The debug kernel itself is built
-# first, alone, on every core (a fresh machine only; later runs find it
-# cached).
+# (pcore_fault and pcore_fault_load, 12 min in the last full run), so
+# that both lanes end at about the same time (49 min in that run).  The
+# debug kernel itself is built first, alone, on every core (a fresh
+# machine only; later runs find it cached).
 lanes=
 # A payload's .ready tells the fault-injection boot that its lane made
 # it: one left by an earlier, interrupted run must not.
