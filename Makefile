@@ -55,8 +55,8 @@ probectl:
 # .timer, in /lib/systemd/system whatever PREFIX, their ExecStart pointing
 # at $(PREFIX)/sbin/probectl) and the development files; DESTDIR and
 # PREFIX as usual.
-# The test-only modules (pcore_apitest, pcore_tpsrc, pcore_faultmod) are
-# not installed.
+# The test-only modules (pcore_apitest, pcore_tpsrc, pcore_faultmod,
+# pcore_initfail) are not installed.
 PREFIX ?= /usr/local
 INSTALL_MODULES := core/probe_core cpuhists/cpuhists thardirq/thardirq \
 	tirqthread/tirqthread tsoftirq/tsoftirq tcpsize/tcpsize blklat/blklat

@@ -18,8 +18,9 @@
  * The operations:
  *
  *   insmod            probe_core.ko target=vfs_fsync tracepoints=sched_switch
- *                     maxactive=1, N from a little before the loader hands
- *                     over to probe_core's init (see LOADER_MARGIN)
+ *                     maxactive=1, N counted from probe_core's init on
+ *                     (pcore_initfail arms fail-nth there: the loader's
+ *                     own allocations before it are not walked)
  *   client, hist, keyed, timer, cputimer, kprobe, kretprobe, tracepoint
  *                     one call of the API in pcore_faultmod (a write to
  *                     /sys/kernel/debug/pcore_faultmod/op runs it)
@@ -30,9 +31,9 @@
  *
  * and an interval file whose open fails keeps its values for the next.
  *
- * Where a walk starts past N = 1 (insmod), the kernel dumps the stack of
- * its first faults (fail_dump(), verbose=2) until one shows where the walk
- * began.
+ * The insmod walk also has the kernel dump the stack of its first faults
+ * (fail_dump(), verbose=2) until one shows where the walk began: in
+ * probe_core's init.
  *
  * Leaks: run_tests.sh's kmemleak check after the tests judges every
  * attempt at once.  The kernel's own allocation-failure reports (warn_alloc
@@ -54,6 +55,8 @@
 #define FAILSLAB	"/sys/kernel/debug/failslab/"
 #define FAILPAGE	"/sys/kernel/debug/fail_page_alloc/"
 #define FAULTMOD	"pcore_faultmod"
+#define INITFAIL	"pcore_initfail"
+#define INITFAIL_NTH	"/sys/kernel/debug/pcore_initfail/nth"
 #define OPFILE		"/sys/kernel/debug/pcore_faultmod/op"
 #define KPROBES_LIST	"/sys/kernel/debug/kprobes/list"
 #define MOD_DBG		PCORE_DBG "/" FAULTMOD
@@ -369,15 +372,17 @@ static inline int fault_verbose(bool on)
 }
 
 /*
- * Runs @op with the N-th allocation failing, N = @first, @first + 1, ...
- * until it runs without a fault; stops at the first defect (TH_LOG says
- * which).  With @locate, the kernel dumps the stack of each injected
- * fault until one is dumped (__GFP_NOWARN allocations are not), and
- * r.located and r.located_ours tell where that one was.
+ * Runs @op with the N-th allocation failing, N = 1, 2, ... until it runs
+ * without a fault (N is written to @arm before each run and read back
+ * after it: FAIL_NTH, or INITFAIL_NTH to count from a module's init on);
+ * stops at the first defect (TH_LOG says which).  With @locate, the
+ * kernel dumps the stack of each injected fault until one is dumped
+ * (__GFP_NOWARN allocations are not), and r.located and r.located_ours
+ * tell where that one was.
  */
 static inline struct fault_result
 fault_loop(struct __test_metadata *_metadata, const struct fault_op *op,
-	   int first, bool locate)
+	   const char *arm, bool locate)
 {
 	struct fault_result r = { .ok = false };
 	enum fault_dump dump;
@@ -386,10 +391,10 @@ fault_loop(struct __test_metadata *_metadata, const struct fault_op *op,
 	int nth, kmsg, ret, lines, n;
 	bool injected = true;
 
-	nth = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
+	nth = open(arm, O_RDWR | O_CLOEXEC);
 	kmsg = kmsg_open();
 	if (nth < 0 || kmsg < 0) {
-		TH_LOG("%s: cannot open %s or /dev/kmsg", op->name, FAIL_NTH);
+		TH_LOG("%s: cannot open %s or /dev/kmsg", op->name, arm);
 		return r;
 	}
 	kmsg_mark("pcore-fault-inject: begin\n");
@@ -402,7 +407,7 @@ fault_loop(struct __test_metadata *_metadata, const struct fault_op *op,
 	state(base, sizeof(base));
 	if (op->pre == no_op)
 		strcpy(mid, base);
-	for (n = first; n <= N_MAX; n++) {
+	for (n = 1; n <= N_MAX; n++) {
 		r.n = n;
 		ret = op->pre(op);
 		if (ret) {
@@ -500,9 +505,8 @@ fault_loop(struct __test_metadata *_metadata, const struct fault_op *op,
 	close(nth);
 	close(kmsg);
 	r.secs = pcore_now() - t0;
-	TH_LOG("%s: N = %d..%d: %d failed cleanly, %d succeeded despite the fault, %.1f s (%.2f s per attempt)",
-	       op->name, first, r.n, r.failed, r.ignored, r.secs,
-	       r.secs / (r.n - first + 1));
+	TH_LOG("%s: N = 1..%d: %d failed cleanly, %d succeeded despite the fault, %.1f s (%.2f s per attempt)",
+	       op->name, r.n, r.failed, r.ignored, r.secs, r.secs / r.n);
 	if (!r.ok && r.n == N_MAX)
 		TH_LOG("%s: still injecting at N=%d", op->name, N_MAX);
 	return r;
@@ -554,6 +558,8 @@ FIXTURE_TEARDOWN(fault)
 		return;
 	if (pcore_mod_loaded(FAULTMOD))
 		pcore_mod_unload_wait(FAULTMOD);
+	if (pcore_mod_loaded(INITFAIL))
+		pcore_mod_unload_wait(INITFAIL);
 	if (pcore_loaded())
 		pcore_unload_wait();
 	put(FAILSLAB "ignore-gfp-wait", "Y");
@@ -569,7 +575,7 @@ static inline void run_ops(struct __test_metadata *_metadata,
 	int bad = 0;
 
 	for (i = 0; i < n; i++) {
-		r = fault_loop(_metadata, &ops[i], 1, false);
+		r = fault_loop(_metadata, &ops[i], FAIL_NTH, false);
 		if (!r.ok)
 			bad++;
 		/* Every operation here allocates: N = 1 must have failed it. */
