@@ -727,6 +727,7 @@ void pcore_builtin_free_all(void)
 	mutex_lock(&pcore_lock);
 	pcore_client_detach_probes(pcore_client_get_own());
 	mutex_unlock(&pcore_lock);
+	pcore_uprobe_put_files();
 	for (i = 0; i < ARRAY_SIZE(pcore_builtins); i++) {
 		if (!pcore_builtins[i].used)
 			continue;

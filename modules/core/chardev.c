@@ -151,7 +151,7 @@ static long pcore_ioc_list(void __user *arg)
 		mutex_lock(&pcore_lock);
 		/* Unlinked since (pcore_hist_unlink()): its client may be gone. */
 		for (j = 0; j < i; j++) {
-			if (list_empty(&hs[j]->node))
+			if (hs[j]->unlinked)
 				continue;
 			pcore_fill_entry(hs[j], &e[k]);
 			e[k++].count = counts[j];

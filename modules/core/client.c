@@ -76,23 +76,32 @@ EXPORT_SYMBOL_GPL(pcore_client_create);
 
 /*
  * Probes first, so that no handler runs while what it uses is freed; then
- * unlink the rest.  Caller holds pcore_lock and calls
- * pcore_client_release() after dropping it.
+ * unlink the rest: the client from the list of clients, and each of its
+ * histograms (readers that hold one must no longer look at the client).
+ * Caller holds pcore_lock and calls pcore_client_release() after dropping
+ * it.
  */
 static void pcore_client_unlink(struct pcore_client *c)
 {
+	struct pcore_hist *h;
+
 	pcore_client_detach_probes(c);
 	list_del_init(&c->node);
+	list_for_each_entry(h, &c->hists, node)
+		pcore_hist_unlink(h);
 }
 
-/* Free @c and all it has; the observer removes its files (and waits). */
+/*
+ * Free @c and all it has; the observer removes its files (and waits).
+ * Unlinked, @c and its lists are ours alone.
+ */
 static void pcore_client_release(struct pcore_client *c)
 {
 	struct pcore_timer *t, *ttmp;
 	struct pcore_hist *h, *htmp;
 
 	list_for_each_entry_safe(h, htmp, &c->hists, node) {
-		pcore_hist_unlink(h);
+		list_del_init(&h->node);
 		pcore_hist_release(h);
 	}
 	pcore_notify_client_removed(c);
@@ -125,6 +134,7 @@ void pcore_client_destroy(struct pcore_client *c)
 	mutex_lock(&pcore_lock);
 	pcore_client_unlink(c);
 	mutex_unlock(&pcore_lock);
+	pcore_uprobe_put_files();
 	pcore_client_release(c);
 }
 EXPORT_SYMBOL_GPL(pcore_client_destroy);
@@ -149,6 +159,7 @@ static int pcore_module_notify(struct notifier_block *nb, unsigned long state,
 	mutex_unlock(&pcore_lock);
 	if (!found)
 		return NOTIFY_DONE;
+	pcore_uprobe_put_files();
 	pr_warn("%s: unloaded without pcore_client_destroy(); destroyed its client\n",
 		found->name);
 	pcore_client_release(found);

@@ -321,9 +321,6 @@ static void pcore_hist_free(struct pcore_hist *h)
 	int b, cpu;
 	u32 i;
 
-	/* Nothing records into @h any more: nothing queues these again. */
-	irq_work_sync(&h->grow);
-	cancel_work_sync(&h->grow_work);
 	for (b = 0; b < 2; b++) {
 		if (h->cpu[b])
 			for_each_possible_cpu(cpu)
@@ -594,11 +591,16 @@ EXPORT_SYMBOL_GPL(pcore_hist_create);
 /*
  * Destruction is in two steps, because debugfs_remove() waits for readers
  * and readers take pcore_lock: unlink under pcore_lock, then release
- * without it.
+ * without it.  Unlinked, @h is never again looked at through its client
+ * (PCORE_IOC_LIST's second pass checks @h->unlinked under pcore_lock):
+ * the client may go.  A client's teardown unlinks all of its histograms
+ * at once and leaves them on its list, which nothing else can reach any
+ * more, to release them; pcore_hist_destroy() takes its one off the list.
  */
 void pcore_hist_unlink(struct pcore_hist *h)
 {
-	list_del_init(&h->node);
+	lockdep_assert_held(&pcore_lock);
+	h->unlinked = true;
 	if (h->probe)
 		h->probe->hist = NULL;
 	h->probe = NULL;
@@ -618,9 +620,15 @@ void pcore_hist_put(struct pcore_hist *h)
 	kref_put(&h->ref, pcore_hist_kref_release);
 }
 
-/* Nothing records into @h any more and it is unlinked; sleeps. */
+/*
+ * Nothing records into @h any more and it is unlinked; sleeps.  Nothing
+ * queues the pool's growth again: it is over before @h's client can go
+ * (its capped-pool warning names the client), whoever holds @h after.
+ */
 void pcore_hist_release(struct pcore_hist *h)
 {
+	irq_work_sync(&h->grow);
+	cancel_work_sync(&h->grow_work);
 	pcore_notify_hist_removed(h);
 	pcore_hist_put(h);
 }
@@ -647,6 +655,7 @@ void pcore_hist_destroy(struct pcore_hist *h)
 		return;
 	}
 	pcore_hist_unlink(h);
+	list_del_init(&h->node);
 	mutex_unlock(&pcore_lock);
 	pcore_hist_release(h);
 }

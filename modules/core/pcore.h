@@ -179,6 +179,8 @@ struct pcore_label {
  *	(acquire); freed with the bank's keys
  * @dropped: per CPU, values whose key found no slot
  * @probe: the probe bound to it (kretprobe/kprobe/tracepoint @hist)
+ * @unlinked: under pcore_lock: off its client for good (pcore_hist_unlink());
+ *	after it, @client may be freed at any time
  * @dir: its debugfs directory
  * @mem: bytes it takes, counted against mem_max
  * @ref: held by its client until pcore_hist_release(), and by readers of
@@ -222,6 +224,7 @@ struct pcore_hist {
 	unsigned long *frames[2];
 	local64_t __percpu *dropped;
 	struct pcore_probe *probe;
+	bool unlinked;
 	struct dentry *dir;
 	size_t mem;
 	struct kref ref;
@@ -681,6 +684,7 @@ int pcore_uprobe_arm(struct pcore_probe *p);
 bool pcore_uprobe_disarm(struct pcore_probe *p);
 void pcore_uprobe_unlink_calls(struct pcore_probe *p);
 void pcore_uprobe_release(struct pcore_probe *p);
+void pcore_uprobe_put_files(void);
 
 static inline const char *pcore_probe_kind_str(enum pcore_probe_kind kind)
 {

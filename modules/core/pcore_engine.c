@@ -259,12 +259,14 @@ void pcore_snap_merge(struct pcore_snap *dst, const struct pcore_snap *src)
 
 /**
  * pcore_cpu_harvest() - move a CPU's histogram into a snapshot, atomically
- * @c: histogram of the CPU this runs on (or of an offline CPU)
+ * @c: histogram that no other CPU writes meanwhile (the kernel harvests a
+ *	bank that no handler writes any more: hist.c, "Intervals")
  * @into: snapshot the counts are added to
  *
  * Every counter is exchanged with its empty value by a local operation, so
- * an event recorded concurrently (from an interrupt or NMI) lands either in
- * @into or in the next interval, never in both or neither.
+ * an event recorded concurrently on this CPU (from an interrupt or NMI)
+ * lands either in @into or in the next interval, never in both or
+ * neither.
  */
 void pcore_cpu_harvest(struct pcore_cpu_hist *c, struct pcore_snap *into)
 {

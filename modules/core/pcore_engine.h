@@ -21,10 +21,12 @@
  * read never shows a sum or max that its buckets do not hold, but its
  * count may be ahead of its sum by the events recorded meanwhile.
  *
- * Snapshot-and-reset (pcore_cpu_harvest()) must run on the owning CPU (the
- * kernel sends an IPI) or on a CPU that is offline.  It exchanges every
- * counter with zero using local operations, so every event is counted in
- * exactly one interval, per counter.
+ * Snapshot-and-reset (pcore_cpu_harvest()) exchanges every counter with
+ * zero using local operations, so every event is counted in exactly one
+ * interval, per counter, when nothing else can write the record at the
+ * same time: the kernel harvests a bank that no handler writes any more
+ * (hist.c flips the bank and waits for a grace period first: no IPI), the
+ * host tests and the benchmark a record of their own thread.
  */
 #ifndef PCORE_ENGINE_H
 #define PCORE_ENGINE_H

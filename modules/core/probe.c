@@ -440,12 +440,18 @@ static int pcore_kp_arm(struct pcore_probe *p, const struct pcore_kprobe_opts *o
 		return ret;
 	}
 	p->kp.addr = o->addr;
-	/* "sym+0x4", without the " [module]" that %pS appends */
+	/*
+	 * "sym+0x4", without the " [module]" that %pS appends.  %pS prints
+	 * an address with no symbol raw: that one is shown hashed, as %p
+	 * does, in the probes file, LIST and the log, whatever kptr_restrict.
+	 */
 	snprintf(p->symbol, sizeof(p->symbol), "%pS", o->addr);
+	if (!strncmp(p->symbol, "0x", 2))
+		snprintf(p->symbol, sizeof(p->symbol), "%p", o->addr);
 	p->symbol[strcspn(p->symbol, " /")] = '\0';
 	ret = pcore_kp_register(p);
 	if (ret)
-		pcore_perr(p, "kprobes refused %pS (%pe)", o->addr, ERR_PTR(ret));
+		pcore_perr(p, "kprobes refused %s (%pe)", p->symbol, ERR_PTR(ret));
 	return ret;
 }
 
@@ -1085,6 +1091,7 @@ struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
 		pcore_uprobe_release(p);
 	}
 	mutex_unlock(&pcore_lock);
+	pcore_uprobe_put_files();
 	if (ret)
 		goto err_free;
 	return p;
@@ -1187,7 +1194,8 @@ static void pcore_probes_free_batch(struct list_head *batch)
 
 /*
  * Detach and free every probe of @c as one batch (see
- * pcore_probes_free_batch()).  Caller holds pcore_lock; sleeps.
+ * pcore_probes_free_batch()).  Caller holds pcore_lock, and calls
+ * pcore_uprobe_put_files() once it has dropped it; sleeps.
  */
 void pcore_client_detach_probes(struct pcore_client *c)
 {
@@ -1220,6 +1228,7 @@ void pcore_probe_detach(struct pcore_probe *p)
 	list_move(&p->node, &one);
 	pcore_probes_free_batch(&one);
 	mutex_unlock(&pcore_lock);
+	pcore_uprobe_put_files();
 }
 EXPORT_SYMBOL_GPL(pcore_probe_detach);
 

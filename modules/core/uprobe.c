@@ -13,6 +13,16 @@
  * it; probe_core's own probes are detached by builtin.c, told through the
  * probe's gone callback.
  *
+ * The last iput() of a file evicts it (a deleted file: its blocks freed,
+ * in a journal transaction that waits while the filesystem is frozen), so
+ * it never runs under pcore_lock, which module loading and unloading need:
+ * pcore_uprobe_release() hands the probe's inode reference to its mark and
+ * queues the mark, and pcore_uprobe_put_files(), called once pcore_lock is
+ * dropped, puts the inode and destroys the mark.  Until then the mark
+ * still hears of an unmount, and its handler puts the inode there and
+ * then, before the unmount evicts it; pcore_iput_lock makes the one that
+ * finds the reference gone wait until the other's put is done.
+ *
  * A uretprobe times each call: the entry claims a slot of the probe's
  * call table (timer.c) for the call, named by its task and stack pointer,
  * and the return finds it.  Handlers run in the probed task, in process
@@ -24,20 +34,30 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/fsnotify_backend.h>
+#include <linux/llist.h>
 #include <linux/slab.h>
 #include "pcore.h"
 
 /* Every mark of probe_core's is in this group. */
 static struct fsnotify_group *pcore_fsn_group;
 
+/* Released marks whose inode and mark are still to put. */
+static LLIST_HEAD(pcore_umark_puts);
+static DEFINE_MUTEX(pcore_iput_lock);
+
 /*
- * The watch on a probed file.  fsnotify frees it, after a grace period of
- * its own; @p is the probe while the probe holds the file, NULL after
- * (under pcore_lock).
+ * The watch on a probed file, made with the probe's hold on the file.
+ * fsnotify frees it, after a grace period of its own; @p is the probe
+ * while the probe holds the file, NULL after (under pcore_lock).  @added:
+ * watching the inode (set once, under pcore_lock).  @inode and @put: a
+ * released probe's reference, for pcore_uprobe_put_files().
  */
 struct pcore_umark {
 	struct fsnotify_mark fsm;
 	struct pcore_probe *p;
+	bool added;
+	struct inode *inode;
+	struct llist_node put;
 };
 
 /* A uprobe: count the call, then the client's handler or a count. */
@@ -107,8 +127,8 @@ NOKPROBE_SYMBOL(pcore_uret_return);
  * @data_size: uretprobe: per-call data
  *
  * Checks that @file is a regular ELF file and @offset inside it, then
- * references its inode and, for a uretprobe, creates the call table.
- * Sleeps.
+ * references its inode, makes the mark that will watch it and, for a
+ * uretprobe, creates the call table.  Sleeps.
  *
  * Return: 0, or an errno with one log line; on error, nothing is held.
  */
@@ -117,6 +137,7 @@ int pcore_uprobe_hold(struct pcore_probe *p, struct file *file, u64 offset,
 {
 	struct inode *inode = d_real_inode(file->f_path.dentry);
 	unsigned char magic[SELFMAG];
+	struct pcore_umark *m;
 	loff_t pos = 0, size;
 	unsigned int i;
 	ssize_t n;
@@ -140,21 +161,30 @@ int pcore_uprobe_hold(struct pcore_probe *p, struct file *file, u64 offset,
 			   offset, file, size);
 		return -EINVAL;
 	}
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (m && p->kind == PCORE_PROBE_URETPROBE) {
+		p->up.calls = pcore_calls_create(slots, data_size);
+		if (!p->up.calls) {
+			kfree(m);
+			m = NULL;
+		}
+	}
+	if (!m) {
+		pcore_perr(p, "out of memory");
+		return -ENOMEM;
+	}
 	p->up.inode = igrab(inode);
 	if (!p->up.inode) {
 		/* Being evicted: as good as deleted. */
 		pcore_perr(p, "%pD is being deleted", file);
+		pcore_calls_free(p->up.calls);
+		p->up.calls = NULL;
+		kfree(m);
 		return -ENOENT;
 	}
-	if (p->kind == PCORE_PROBE_URETPROBE) {
-		p->up.calls = pcore_calls_create(slots, data_size);
-		if (!p->up.calls) {
-			pcore_perr(p, "out of memory");
-			iput(p->up.inode);
-			p->up.inode = NULL;
-			return -ENOMEM;
-		}
-	}
+	fsnotify_init_mark(&m->fsm, pcore_fsn_group);
+	m->fsm.mask = FS_DELETE_SELF | FS_UNMOUNT;
+	p->up.mark = m;
 	p->up.offset = offset;
 	snprintf(p->symbol, sizeof(p->symbol), "%pD+%#llx", file, offset);
 	/* One word in the probes file, whatever the file's name. */
@@ -171,7 +201,7 @@ int pcore_uprobe_hold(struct pcore_probe *p, struct file *file, u64 offset,
  */
 int pcore_uprobe_arm(struct pcore_probe *p)
 {
-	struct pcore_umark *m;
+	struct pcore_umark *m = p->up.mark;
 	int ret;
 
 	lockdep_assert_held(&pcore_lock);
@@ -179,23 +209,17 @@ int pcore_uprobe_arm(struct pcore_probe *p)
 							      pcore_up_handler;
 	p->up.uc.ret_handler = p->kind == PCORE_PROBE_URETPROBE ?
 			       pcore_uret_return : NULL;
-	if (!p->up.mark) {
-		m = kzalloc(sizeof(*m), GFP_KERNEL);
-		if (!m) {
-			pcore_perr(p, "out of memory");
-			return -ENOMEM;
-		}
-		fsnotify_init_mark(&m->fsm, pcore_fsn_group);
-		m->fsm.mask = FS_DELETE_SELF | FS_UNMOUNT;
+	if (!m)
+		return -ENOENT;	/* the file went: nothing to arm */
+	if (!m->added) {
 		ret = fsnotify_add_inode_mark(&m->fsm, p->up.inode, 0);
 		if (ret) {
 			pcore_perr(p, "cannot watch the file (%pe)",
 				   ERR_PTR(ret));
-			fsnotify_put_mark(&m->fsm);
 			return ret;
 		}
+		m->added = true;
 		m->p = p;
-		p->up.mark = m;
 		/*
 		 * Deleted before the watch was in place: its deletion was
 		 * told to no one.  After it, the mark hears of it.
@@ -255,16 +279,53 @@ void pcore_uprobe_unlink_calls(struct pcore_probe *p)
 /*
  * Let go of the file and free the call table: after pcore_uprobe_disarm()
  * and its sync, when no handler runs, and a grace period after
- * pcore_uprobe_unlink_calls().  Caller holds pcore_lock.
+ * pcore_uprobe_unlink_calls().  Caller holds pcore_lock, and calls
+ * pcore_uprobe_put_files() once it has dropped it: the inode and the mark
+ * are put there.
  */
 void pcore_uprobe_release(struct pcore_probe *p)
 {
-	pcore_uprobe_unwatch(p);
-	if (p->up.inode)
-		iput(p->up.inode);
+	struct pcore_umark *m = p->up.mark;
+
+	lockdep_assert_held(&pcore_lock);
+	if (m) {
+		m->p = NULL;
+		m->inode = p->up.inode;
+		llist_add(&m->put, &pcore_umark_puts);
+	}
+	p->up.mark = NULL;
 	p->up.inode = NULL;
 	pcore_calls_free(p->up.calls);
 	p->up.calls = NULL;
+}
+
+/* Put @m's inode, unless the other side did: either waits for the other. */
+static void pcore_umark_iput(struct pcore_umark *m)
+{
+	mutex_lock(&pcore_iput_lock);
+	iput(xchg(&m->inode, NULL));
+	mutex_unlock(&pcore_iput_lock);
+}
+
+/**
+ * pcore_uprobe_put_files() - put what released uprobes let go of
+ *
+ * The inodes and marks that pcore_uprobe_release() queued: called by
+ * whoever released uprobes, once it has dropped pcore_lock (a last iput()
+ * can wait for a frozen filesystem).  Sleeps.
+ */
+void pcore_uprobe_put_files(void)
+{
+	struct llist_node *list = llist_del_all(&pcore_umark_puts);
+	struct pcore_umark *m, *tmp;
+
+	lockdep_assert_not_held(&pcore_lock);
+	llist_for_each_entry_safe(m, tmp, list, put) {
+		pcore_umark_iput(m);
+		if (m->added)
+			fsnotify_destroy_mark(&m->fsm, pcore_fsn_group);
+		fsnotify_put_mark(&m->fsm);
+	}
 }
 
 /*
@@ -297,7 +358,10 @@ static int pcore_fsn_event(struct fsnotify_mark *fsm, u32 mask,
 			gone(p);
 	}
 	mutex_unlock(&pcore_lock);
-	iput(held);
+	if (p)
+		iput(held);
+	else	/* released: its inode may wait in pcore_umark_puts */
+		pcore_umark_iput(m);
 	return 0;
 }
 
@@ -327,6 +391,7 @@ int pcore_uprobe_init(void)
 /* At unload, every probe detached: wait until fsnotify freed our marks. */
 void pcore_uprobe_exit(void)
 {
+	pcore_uprobe_put_files();
 	fsnotify_wait_marks_destroyed();
 	fsnotify_put_group(pcore_fsn_group);
 }
