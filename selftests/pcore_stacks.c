@@ -15,6 +15,7 @@
  */
 #include "pcore_ioctl.h"
 #include "kselftest_harness.h"
+#include <sys/prctl.h>
 
 #define PCORE_CTL	"/pcore/bin/probectl"
 #define OUT		"/tmp/pcore_stacks.ctl"
@@ -101,8 +102,30 @@ static int rd_frames(int fd, const char *name, int cpu, unsigned int flags,
 	r->bucket_size = sizeof(*b);
 	r->frames = (uintptr_t)frames;
 	r->frames_size = room;
-	memset(frames, 0x5a, PCORE_UAPI_FRAMES_MAX);
+	memset(frames, 0xa5, PCORE_UAPI_FRAMES_MAX);
+	memset(b, 0xa5, PCORE_MAXB * sizeof(*b));
 	return pcore_ioc(fd, PCORE_IOC_READ, r);
+}
+
+/*
+ * Did the READ leave every byte past what it says it wrote (frames_size
+ * bytes of @frames, nbuckets of @b) as rd_frames() put it?
+ */
+static bool tail_untouched(const struct pcore_ioc_read *r, const char *frames,
+			   const struct pcore_ioc_bucket *b)
+{
+	const unsigned char *p = (const unsigned char *)(b + r->nbuckets);
+	size_t i;
+
+	if (r->frames_size > PCORE_UAPI_FRAMES_MAX || r->nbuckets > PCORE_MAXB)
+		return false;
+	for (i = r->frames_size; i < PCORE_UAPI_FRAMES_MAX; i++)
+		if ((unsigned char)frames[i] != 0xa5)
+			return false;
+	for (i = 0; i < (PCORE_MAXB - r->nbuckets) * sizeof(*b); i++)
+		if (p[i] != 0xa5)
+			return false;
+	return true;
 }
 
 static const char * const mods[] = { "probe_core", "pcore_stackt" };
@@ -360,6 +383,220 @@ TEST_F_TIMEOUT(stk, profile, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(0, strncmp(st[top].f, "pcore_stackt_spin [pcore_stackt]\nstackt_spin_write [pcore_stackt]\n",
 			     65)) TH_LOG("%s", st[top].f);
 	EXPECT_LE(total * 8, st[top].n * 10);
+	ASSERT_EQ(0, pcore_unload());
+}
+
+/*
+ * The frames of one stack's text, one a line after @indent, up to an empty
+ * line or the end; the "[...]" of a cut stack is no frame.  -1 when a line
+ * does not start with @indent (a line broken in two).
+ */
+static int frame_lines(const char *text, const char *indent)
+{
+	size_t il = strlen(indent);
+	const char *p;
+	int n = 0;
+
+	for (p = text; *p && *p != '\n'; p = strchr(p, '\n') + 1) {
+		if (!strchr(p, '\n') || strncmp(p, indent, il) ||
+		    p[il] == ' ' || p[il] == '\n')
+			return -1;
+		if (strncmp(p + il, "[...]\n", 6))
+			n++;
+	}
+	return n;
+}
+
+/* Slots a stack looks at from its key: PCORE_KEY_PROBES in hist.c. */
+#define KEY_PROBES	32
+
+/* The comm of the spinner, and its frame as every reader shows it. */
+#define UCOMM		"p q\nr"
+#define UFRAME		"[user] p_q_r\n"
+
+/*
+ * A task named UCOMM that spins in user space until killed (or until its
+ * parent dies); its pid, or -1.
+ */
+static pid_t spinner(void)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, UCOMM);
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			__asm__ volatile("" ::: "memory");
+	}
+	close(p[1]);
+	if (pid > 0 && read(p[0], &c, 1) != 1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+/*
+ * Samples of a task in user space are one frame, "[user] COMM", at every
+ * depth: the smallest (1 and 2, less than the three words that frame
+ * takes in a slot), 3 and the largest.  A profiler (probectl profile
+ * --depth D --pid) samples a task named "p q\nr" that spins in user
+ * space; each reader shows no more frames than the depth, and the comm
+ * whole, as one word (p_q_r, as the keys file shows a label): the debugfs
+ * stacks file, the ioctl's frames (READ_KEY of each stack's slots, and
+ * READ_KEY | READ_RESET, which write exactly frames_size bytes of the
+ * buffer and nbuckets buckets), probectl show (at depth 1), and the
+ * interval file (a harvest).  On the debug kernel, KASAN checks that no
+ * reader or writer goes past a slot or a buffer.
+ */
+TEST_F_TIMEOUT(stk, user_depth, PCORE_TIMEOUT_PATCHING)
+{
+	static const char * const depths[] = { "1", "2", "3", "127" };
+	static struct pcore_ioc_bucket b[PCORE_MAXB];
+	static char frames[PCORE_UAPI_FRAMES_MAX], want[PCORE_UAPI_FRAMES_MAX];
+	struct pcore_ioc_entry e;
+	struct pcore_ioc_read r;
+	unsigned int d, slot, depth, users, wantn = 0, keys[64], nk, k, i;
+	int fd, n, rslot, tries, found;
+	char pid[16], *p;
+	pid_t child;
+
+	ASSERT_EQ(0, pcore_load(NULL));
+	fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	for (d = 0; d < ARRAY_SIZE(depths); d++) {
+		depth = atoi(depths[d]);
+		child = spinner();
+		ASSERT_LT(0, child);
+		snprintf(pid, sizeof(pid), "%d", child);
+		ASSERT_EQ(0, CTL("profile", "-F", "1000", "--depth", depths[d],
+				 "--pid", pid, "--name", "ustk")) TH_LOG("%s", out);
+		/* a sample in user space: about 1 ms away */
+		for (tries = 0; tries < 100; tries++) {
+			usleep(20000);
+			ASSERT_LT(0, pcore_read(PCORE_DBG "/ustk/stacks", out,
+						sizeof(out)));
+			if (strstr(out, "\n  [user] "))
+				break;
+		}
+		ASSERT_EQ(0, pcore_name_ioc(fd, PCORE_IOC_DISABLE, "ustk"));
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+
+		/* debugfs: every line a frame, as many as the depth at most */
+		ASSERT_LT(0, pcore_read(PCORE_DBG "/ustk/stacks", out, sizeof(out)));
+		p = strchr(out, '\n');
+		ASSERT_NE(NULL, p);
+		EXPECT_EQ(depth, strtoul(strstr(out, "depth ") + 6, NULL, 10));
+		for (users = 0; (p = strstr(p, "\nstack ")); users++) {
+			p = strchr(p + 1, '\n') + 1;
+			n = frame_lines(p, "  ");
+			EXPECT_LE(0, n) TH_LOG("depth %u:\n%s", depth, out);
+			EXPECT_GE(depth, n) TH_LOG("depth %u:\n%s", depth, out);
+		}
+		EXPECT_LT(0, users);
+		EXPECT_NE(NULL, strstr(out, "\n  " UFRAME "\n"))
+			TH_LOG("depth %u:\n%s", depth, out);
+
+		/*
+		 * The ioctl: the frames of slot 0 (in use or not) and of each
+		 * stack of the stacks file; no byte past frames_size written.
+		 * A stack's slot is one of the PCORE_KEY_PROBES from its key
+		 * (see pcore_stack_slot()): reading those, not all 4096 slots,
+		 * keeps the test short on the debug kernel.
+		 */
+		for (nk = 0, p = out; nk < ARRAY_SIZE(keys) &&
+				     (p = strstr(p, "\nstack ")); p++)
+			keys[nk++] = strtoul(p + 7, NULL, 16);
+		ASSERT_EQ(0, pcore_list_one(fd, "ustk", &e));
+		ASSERT_EQ(0, rd_frames(fd, "ustk", -1, PCORE_READ_KEY, 0, &r,
+				       b, frames, sizeof(frames)));
+		EXPECT_TRUE(tail_untouched(&r, frames, b))
+			TH_LOG("slot 0: frames_size %u", r.frames_size);
+		EXPECT_EQ(strlen(frames) + 1, r.frames_size);
+		rslot = -1;
+		users = 0;
+		for (k = 0; k < nk; k++) {
+			for (i = 0, found = 0; i < KEY_PROBES; i++) {
+				slot = (keys[k] + i) & (e.nkeys - 1);
+				ASSERT_EQ(0, pcore_rd(fd, "ustk", -1,
+						      PCORE_READ_KEY, slot, &r, b));
+				if (!r.key_used || r.key != keys[k])
+					continue;
+				found++;
+				ASSERT_EQ(0, rd_frames(fd, "ustk", -1,
+						       PCORE_READ_KEY, slot, &r,
+						       b, frames, sizeof(frames)));
+				EXPECT_TRUE(tail_untouched(&r, frames, b))
+					TH_LOG("depth %u slot %u: frames_size %u",
+					       depth, slot, r.frames_size);
+				EXPECT_EQ(strlen(frames) + 1, r.frames_size);
+				n = frame_lines(frames, "");
+				EXPECT_EQ(n, r.nframes) TH_LOG("%s", frames);
+				EXPECT_GE(depth, r.nframes) TH_LOG("%s", frames);
+				if (!strcmp(frames, UFRAME)) {
+					EXPECT_EQ(1, r.nframes);
+					users++;
+				}
+				/* to reset: the [user] stack, or else any */
+				if (rslot < 0 || !strcmp(frames, UFRAME)) {
+					rslot = slot;
+					strcpy(want, frames);
+					wantn = r.nframes;
+				}
+			}
+			EXPECT_LE(1, found) TH_LOG("stack %08x: no slot", keys[k]);
+		}
+		EXPECT_LE(1, users) TH_LOG("depth %u: no [user] frame", depth);
+
+		/*
+		 * probectl show reads each of the 4096 slots with its
+		 * frames: at the smallest depth only (the debug kernel is
+		 * slow), the one that overran the reader's buffer.
+		 */
+		if (depth == 1) {
+			ASSERT_EQ(0, CTL("show", "ustk")) TH_LOG("%s", out);
+			EXPECT_NE(NULL, strstr(out, UFRAME)) TH_LOG("%s", out);
+			EXPECT_EQ(NULL, strstr(out, "p q")) TH_LOG("%s", out);
+		}
+
+		/*
+		 * A reset of one slot: the text and nframes of the read
+		 * (the profiler is disabled), and no more bytes written.
+		 */
+		ASSERT_LE(0, rslot);
+		ASSERT_EQ(0, rd_frames(fd, "ustk", -1,
+				       PCORE_READ_KEY | PCORE_READ_RESET,
+				       rslot, &r, b, frames, sizeof(frames)));
+		EXPECT_STREQ(want, frames);
+		EXPECT_EQ(strlen(want) + 1, r.frames_size);
+		EXPECT_EQ(wantn, r.nframes);
+		EXPECT_TRUE(tail_untouched(&r, frames, b))
+			TH_LOG("reset: frames_size %u", r.frames_size);
+		/* and again: no stack now */
+		ASSERT_EQ(0, rd_frames(fd, "ustk", -1,
+				       PCORE_READ_KEY | PCORE_READ_RESET,
+				       rslot, &r, b, frames, sizeof(frames)));
+		EXPECT_EQ(0, r.key_used);
+		EXPECT_EQ(1, r.frames_size);
+		EXPECT_EQ(0, frames[0]);
+		EXPECT_TRUE(tail_untouched(&r, frames, b))
+			TH_LOG("reset: frames_size %u", r.frames_size);
+		/* the interval file harvests whatever came since */
+		ASSERT_LT(0, pcore_read(PCORE_DBG "/ustk/interval", out,
+					sizeof(out)));
+		ASSERT_EQ(0, CTL("detach", "ustk")) TH_LOG("%s", out);
+	}
+	close(fd);
 	ASSERT_EQ(0, pcore_unload());
 }
 

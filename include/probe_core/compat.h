@@ -13,7 +13,9 @@
 
 #include <linux/version.h>
 #include <linux/kprobes.h>
+#include <linux/pagemap.h>
 #include <linux/sched.h>
+#include <linux/uaccess.h>
 #include <linux/uprobes.h>
 
 /*
@@ -150,6 +152,33 @@ static inline unsigned long pcore_ucall_sp(struct pt_regs *regs, bool entry)
 #endif
 	return user_stack_pointer(regs);
 }
+
+/*
+ * Can @size bytes at @uaddr be written?  Faults them in for writing
+ * without writing them; 0, or the bytes that could not be.  The kernel's
+ * fault_in_safe_writeable() since v5.16 (cdd591fc86e3, "iov_iter:
+ * Introduce fault_in_iov_iter_writeable"); before, each page's first byte
+ * written back as it was read.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 16, 0)
+static inline size_t pcore_fault_in_writeable(void __user *uaddr, size_t size)
+{
+	return fault_in_safe_writeable(uaddr, size);
+}
+#else
+static inline size_t pcore_fault_in_writeable(void __user *uaddr, size_t size)
+{
+	char __user *p = uaddr, *end = p + size;
+	char c;
+
+	if (!access_ok(uaddr, size))
+		return size;
+	for (; p < end; p = (char __user *)PAGE_ALIGN((unsigned long)p + 1))
+		if (get_user(c, p) || put_user(c, p))
+			return size;
+	return 0;
+}
+#endif
 
 /*
  * fprobe: one ftrace registration for many functions, with an entry

@@ -166,10 +166,15 @@ struct pcore_ioc_bucket {
  *	(since ABI version 3): out: the frames of @slot's stack as text, one
  *	per line, innermost first ("func+0x1c/0x40 [module]", "[user] COMM",
  *	"[idle]", "[unknown]"; a last line "[...]" when the stack was cut at
- *	the histogram's depth), NUL-terminated; "" when @slot holds none
+ *	the histogram's depth), NUL-terminated; "" when @slot holds none.
+ *	COMM is the task's name as one word: its spaces and control
+ *	characters are '_' ("p q\nr" is "[user] p_q_r"), as in debugfs
  * @frames_size: in: PCORE_UAPI_FRAMES_MAX with @frames, else 0; out:
- *	the bytes written, NUL included
- * @nframes: out: the stack's frames (its [user] frame counts 1)
+ *	the bytes written, NUL included: nothing past them is written, with
+ *	PCORE_READ_RESET too
+ * @nframes: out: the stack's frames, the lines of @frames but "[...]":
+ *	at most the histogram's depth; "[user] COMM" is one frame, at any
+ *	depth, 1 included
  * @created_ns: out: when the histogram was created (CLOCK_REALTIME, ns
  *	since the Epoch; since ABI version 4): a histogram made again (a
  *	module loaded again, a probe attached again) starts from zero

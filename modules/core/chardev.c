@@ -260,9 +260,11 @@ static int pcore_read_snap(struct pcore_hist *h, const struct pcore_ioc_read *in
 
 /*
  * A stack's frames as text into @buf (PCORE_UAPI_FRAMES_MAX bytes), one a
- * line, each cut to 254 characters: what fits, whatever the stack.
+ * line, each cut to 254 characters: what fits, whatever the stack; the
+ * frames (lines but "[...]") into @nframes.
  */
-static u32 pcore_frames_text(char *buf, const struct pcore_keyval *kv)
+static u32 pcore_frames_text(char *buf, const struct pcore_keyval *kv,
+			     u32 *nframes)
 {
 	char line[256];
 	size_t len = 0;
@@ -270,11 +272,13 @@ static u32 pcore_frames_text(char *buf, const struct pcore_keyval *kv)
 
 	BUILD_BUG_ON(PCORE_UAPI_FRAMES_MAX <
 		     (PCORE_STACK_DEPTH_MAX + 1) * (sizeof(line) - 1) + 1);
+	*nframes = 0;
 	while (i < kv->nframes) {
 		i = pcore_stack_frame(line, sizeof(line) - 1, kv->frames,
 				      kv->nframes, kv->fflags, i);
 		len += scnprintf(buf + len, PCORE_UAPI_FRAMES_MAX - len,
 				 "%s\n", line);
+		(*nframes)++;
 	}
 	if (kv->fflags & PCORE_STACK_F_CUT)
 		len += scnprintf(buf + len, PCORE_UAPI_FRAMES_MAX - len,
@@ -376,17 +380,20 @@ static long pcore_ioc_read(void __user *arg, bool writer)
 	/*
 	 * A reset cannot be undone: make sure the answer can be written
 	 * before anything is moved out, or the interval would be lost.  The
-	 * whole room the caller gave is written, so a histogram that
-	 * replaces this one meanwhile is covered too.
+	 * whole room the caller gave is checked, so a histogram that
+	 * replaces this one meanwhile is covered too; but not written: the
+	 * answer writes what a read without reset writes, no more.
 	 */
 	if (in.flags & PCORE_READ_RESET) {
 		need = pcore_read_need(in.name);
 		if (need && in.nbuckets >= need &&
-		    (clear_user(u64_to_user_ptr(in.buckets),
-				min_t(u32, in.nbuckets, PCORE_MAX_BUCKETS) *
-				sizeof(*b)) ||
-		     (in.frames && clear_user(u64_to_user_ptr(in.frames),
-					      in.frames_size)) ||
+		    (pcore_fault_in_writeable(u64_to_user_ptr(in.buckets),
+					      min_t(u32, in.nbuckets,
+						    PCORE_MAX_BUCKETS) *
+					      sizeof(*b)) ||
+		     (in.frames &&
+		      pcore_fault_in_writeable(u64_to_user_ptr(in.frames),
+					       in.frames_size)) ||
 		     copy_to_user(arg, &in, sizeof(in))))
 			return -EFAULT;
 	}
@@ -410,7 +417,8 @@ static long pcore_ioc_read(void __user *arg, bool writer)
 	b = kvcalloc(h->layout.nbuckets, sizeof(*b), GFP_KERNEL);
 	if (in.frames && h->key_mode == PCORE_KEYS_STACK) {
 		text = kvmalloc(PCORE_UAPI_FRAMES_MAX, GFP_KERNEL);
-		frames = kmalloc_array(h->depth, sizeof(*frames), GFP_KERNEL);
+		frames = kmalloc_array(pcore_stack_words(h->depth),
+				       sizeof(*frames), GFP_KERNEL);
 	}
 	if (!s || !b || (in.frames && h->key_mode == PCORE_KEYS_STACK &&
 			 (!text || !frames))) {
@@ -426,10 +434,8 @@ static long pcore_ioc_read(void __user *arg, bool writer)
 		r->missed = missed;
 		ret = 0;
 	}
-	if (!ret && text) {
-		r->nframes = kv.nframes;
-		r->frames_size = pcore_frames_text(text, &kv);
-	}
+	if (!ret && text)
+		r->frames_size = pcore_frames_text(text, &kv, &r->nframes);
 out:
 	if (h)
 		pcore_hist_put(h);

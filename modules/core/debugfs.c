@@ -204,17 +204,7 @@ static void pcore_seq_key(struct seq_file *m, const struct pcore_hist *h,
 static const char *pcore_label(const struct pcore_keyval *kv,
 			       char buf[PCORE_LABEL_MAX])
 {
-	unsigned char c;
-	int i;
-
-	for (i = 0; i < PCORE_LABEL_MAX - 1; i++) {
-		c = kv->label[i];
-		if (!c)
-			break;
-		buf[i] = c <= ' ' || c == 0x7f ? '_' : c;
-	}
-	buf[i] = '\0';
-	return i ? buf : "-";
+	return pcore_to_word(buf, kv->label, PCORE_LABEL_MAX) ? buf : "-";
 }
 
 struct pcore_seq_arg {

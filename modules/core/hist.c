@@ -366,7 +366,8 @@ static size_t pcore_hist_mem_at(const struct pcore_layout *l, u32 key_mode,
 	if (key_mode == PCORE_KEYS_HASHED || key_mode == PCORE_KEYS_STACK)
 		bank += (size_t)nslots * sizeof(u64);
 	if (key_mode == PCORE_KEYS_STACK)
-		bank += (size_t)nslots * depth * sizeof(unsigned long);
+		bank += (size_t)nslots * pcore_stack_words(depth) *
+			sizeof(unsigned long);
 	/* the banks, @scratch, @total and @dropped */
 	return sizeof(struct pcore_hist) + 2 * bank + 2 * pcore_snap_size(l) +
 	       num_possible_cpus() * sizeof(local64_t);
@@ -467,7 +468,8 @@ static int pcore_hist_alloc(struct pcore_hist *h)
 		if (pcore_pool_add(h, &h->pool[b], true))
 			return -ENOMEM;
 		if (h->key_mode == PCORE_KEYS_STACK) {
-			h->frames[b] = kvmalloc_array((size_t)nslots * h->depth,
+			h->frames[b] = kvmalloc_array((size_t)nslots *
+						      pcore_stack_words(h->depth),
 						      sizeof(unsigned long), gfp);
 			if (!h->frames[b])
 				return -ENOMEM;
@@ -799,7 +801,7 @@ static __always_inline bool pcore_frames_equal(const unsigned long *a,
 }
 
 /*
- * The slot of stack @f (@n frames, key @key) in bank @b, claimed for it
+ * The slot of stack @f (@n words, key @key) in bank @b, claimed for it
  * when it has none; -1 when it finds no free slot.  A slot is claimed
  * with cmpxchg (free -> busy), its frames written, then its key
  * published.  A busy slot may be another handler writing this same
@@ -812,8 +814,8 @@ static __always_inline int pcore_stack_slot(struct pcore_hist *h, u32 b,
 					    unsigned int n, u64 key)
 {
 	unsigned long *frames = h->frames[b];
+	u32 i, slot, words = pcore_stack_words(h->depth);
 	u64 k, *keys = h->keys[b];
-	u32 i, slot;
 
 	for (i = 0; i < PCORE_KEY_PROBES && i < h->nslots; i++) {
 		slot = ((u32)key + i) & (h->nslots - 1);
@@ -825,7 +827,7 @@ static __always_inline int pcore_stack_slot(struct pcore_hist *h, u32 b,
 				u32 j;
 
 				for (j = 0; j < n; j++)
-					frames[slot * h->depth + j] = f[j];
+					frames[slot * words + j] = f[j];
 				/* The frames, then the key that shows them. */
 				smp_store_release(&keys[slot], key);
 				return slot;
@@ -834,7 +836,7 @@ static __always_inline int pcore_stack_slot(struct pcore_hist *h, u32 b,
 			k = smp_load_acquire(&keys[slot]);
 		}
 		if (k == key &&
-		    pcore_frames_equal(&frames[slot * h->depth], f, n))
+		    pcore_frames_equal(&frames[slot * words], f, n))
 			return slot;
 	}
 	return -1;
@@ -860,6 +862,8 @@ static __always_inline void pcore_hist_add_frames(struct pcore_hist *h,
 	f = pcore_stack_get(regs, task, h->depth, &ff, &n);
 	if (!f)
 		goto drop;
+	/* Never more than a slot holds, whatever the capture gave. */
+	n = min(n, pcore_stack_words(h->depth));
 	/* One bank for the whole event: see "Intervals" at the top. */
 	b = READ_ONCE(h->cur);
 	key = jhash2((const u32 *)f, n * sizeof(*f) / sizeof(u32), h->seed) |
@@ -994,11 +998,13 @@ static void pcore_keyval_fill(const struct pcore_hist *h, u32 b, u32 slot,
 	if (h->flags & PCORE_HIST_KEY_ADDR)
 		kv->key = pcore_key_restricted(kv->key);
 	if (h->key_mode == PCORE_KEYS_STACK) {
-		unsigned long *f = &h->frames[b][(size_t)slot * h->depth];
+		u32 words = pcore_stack_words(h->depth);
+		unsigned long *f = &h->frames[b][(size_t)slot * words];
 
 		if (kv->key == U64_MAX || kv->key == PCORE_KEY_BUSY)
 			kv->key = 0;	/* no stack (yet): no frames */
-		kv->nframes = (kv->key >> 32) & 0xff;
+		/* The room of a slot, and of the caller's copy, at most. */
+		kv->nframes = min_t(u32, (kv->key >> 32) & 0xff, words);
 		kv->fflags = kv->key >> 40;
 		kv->key = (u32)kv->key;
 		/* Into the room the caller gave, or where they are. */
@@ -1116,8 +1122,8 @@ u32 pcore_hist_walk(struct pcore_hist *h, int cpu, pcore_walk_fn fn,
  * @h: histogram, its @lock held
  * @slot: slot, below @h->nslots
  * @kv: its key and label (@kv->s untouched); a stack's frames are copied
- *	into @kv->frames when it is set (room for @h's depth), else
- *	@kv->frames points to them
+ *	into @kv->frames when it is set (room for pcore_stack_words() of
+ *	@h's depth), else @kv->frames points to them
  *
  * Return: whether the slot holds a key: always for a histogram without
  * keys; for direct keys, when the slot has a label.
@@ -1164,7 +1170,8 @@ static int pcore_kvs_alloc(const struct pcore_hist *h, struct pcore_kvs *kvs,
 	kvs->snaps = kvmalloc_array(max(n, 1U), size, GFP_KERNEL);
 	kvs->frames = NULL;
 	if (h->key_mode == PCORE_KEYS_STACK)
-		kvs->frames = kvmalloc_array((size_t)max(n, 1U) * h->depth,
+		kvs->frames = kvmalloc_array((size_t)max(n, 1U) *
+					     pcore_stack_words(h->depth),
 					     sizeof(unsigned long), GFP_KERNEL);
 	if (!kvs->kv || !kvs->snaps ||
 	    (h->key_mode == PCORE_KEYS_STACK && !kvs->frames)) {
@@ -1175,7 +1182,8 @@ static int pcore_kvs_alloc(const struct pcore_hist *h, struct pcore_kvs *kvs,
 		kvs->kv[i].s = kvs->snaps + (size_t)i * size;
 		/* A stack's frames are copied: the bank is written again. */
 		if (kvs->frames)
-			kvs->kv[i].frames = kvs->frames + (size_t)i * h->depth;
+			kvs->kv[i].frames = kvs->frames + (size_t)i *
+					    pcore_stack_words(h->depth);
 	}
 	return 0;
 }

@@ -78,6 +78,12 @@ int pcore_check_args(const char *what, const struct pcore_client *c,
 	return 0;
 }
 
+/* A space or a control character: the end of a field, or of a line. */
+static bool pcore_breaks_word(unsigned char c)
+{
+	return c <= ' ' || c == 0x7f;
+}
+
 /**
  * pcore_one_word() - is @s fit to be one field of a text file?
  * @s: a unit or key name
@@ -95,7 +101,30 @@ bool pcore_one_word(const char *s)
 	if (!len || len == PCORE_UNIT_MAX)
 		return false;
 	for (i = 0; i < len; i++)
-		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
+		if (pcore_breaks_word(s[i]))
 			return false;
 	return true;
+}
+
+/**
+ * pcore_to_word() - a name from a task (a comm, a label) as one word
+ * @dst: where it goes, NUL-terminated
+ * @src: the name: up to its NUL, or to @len - 1 bytes
+ * @len: room in @dst, at least 1
+ *
+ * A task names itself (prctl(PR_SET_NAME)): its name may hold spaces,
+ * newlines and other control characters, which would break the format of
+ * the text it is printed in (one field, one line).  Each becomes '_', the
+ * same way in every reader: "p q\nr" is "p_q_r".
+ *
+ * Return: the length of @dst.
+ */
+size_t pcore_to_word(char *dst, const char *src, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && src[i]; i++)
+		dst[i] = pcore_breaks_word(src[i]) ? '_' : src[i];
+	dst[i] = '\0';
+	return i;
 }

@@ -174,9 +174,9 @@ struct pcore_label {
  * @depth: %PCORE_KEYS_STACK: frames kept of each stack
  * @seed: %PCORE_KEYS_STACK: of the hash of stacks, random: a key tells
  *	nothing of the addresses in its stack
- * @frames: %PCORE_KEYS_STACK: per bank, @depth frames per slot, written
- *	before the slot's key is published (release) and read after it
- *	(acquire); freed with the bank's keys
+ * @frames: %PCORE_KEYS_STACK: per bank, pcore_stack_words(@depth) words
+ *	per slot, written before the slot's key is published (release) and
+ *	read after it (acquire); freed with the bank's keys
  * @dropped: per CPU, values whose key found no slot
  * @probe: the probe bound to it (kretprobe/kprobe/tracepoint @hist)
  * @unlinked: under pcore_lock: off its client for good (pcore_hist_unlink());
@@ -288,7 +288,8 @@ static __always_inline void pcore_hist_count_nopreempt(struct pcore_hist *h)
  * @frames: a stack's frames (pcore_stack_frame() prints them): in the
  *	histogram's bank, valid under its @lock, or a copy of them when
  *	they came from pcore_hist_harvest(); NULL for other keys
- * @nframes: how many
+ * @nframes: how many words of @frames, at most pcore_stack_words() of
+ *	the depth (a [user] frame is three)
  * @fflags: their PCORE_STACK_F_* flags
  */
 struct pcore_keyval {
@@ -311,16 +312,28 @@ struct pcore_kvs {
 
 /*
  * Stacks (stack.c).  A stack hist's key is a word of its hash (low 32
- * bits), its number of frames (bits 32 to 39) and PCORE_STACK_F_* flags
+ * bits), its number of words (bits 32 to 39) and PCORE_STACK_F_* flags
  * (from bit 40); U64_MAX is a free slot, PCORE_KEY_BUSY one whose frames
- * are being written.  Frames below a page are not addresses: [user]
- * (and the comm in the next two words), [idle].
+ * are being written.  A frame is one word, but for [user]: one frame in
+ * three words, the comm in the last two.  Words below a page are not
+ * addresses: [user], [idle].
  */
 #define PCORE_KEY_BUSY		(U64_MAX - 1)
 #define PCORE_STACK_F_IP	0x1	/* frame 0 is where it stopped, not a return */
 #define PCORE_STACK_F_CUT	0x2	/* deeper than the histogram's depth */
 #define PCORE_FRAME_USER	1UL
 #define PCORE_FRAME_IDLE	2UL
+#define PCORE_FRAME_USER_WORDS	3
+
+/*
+ * The words of a slot of a stack hist of @depth frames: room for its
+ * deepest stack, or for a [user] frame (three words) at depths 1 and 2.
+ * Every writer and reader of a slot's frames uses this size.
+ */
+static inline u32 pcore_stack_words(u32 depth)
+{
+	return max_t(u32, depth, PCORE_FRAME_USER_WORDS);
+}
 
 int pcore_stack_init(void);
 void pcore_stack_exit(void);
@@ -765,6 +778,7 @@ int pcore_check_name(const char *what, const char *name, const char *more);
 int pcore_check_args(const char *what, const struct pcore_client *c,
 		     const void *o);
 bool pcore_one_word(const char *s);
+size_t pcore_to_word(char *dst, const char *src, size_t len);
 
 int pcore_client_init(void);
 void pcore_client_exit(void);

@@ -92,12 +92,13 @@ static __always_inline unsigned int pcore_unwind(struct pt_regs *regs,
  *	handler switches to): the stack where it left its CPU
  * @max: frames at most (1 to %PCORE_STACK_DEPTH_MAX)
  * @flags: in: %PCORE_STACK_IDLE or 0; out: PCORE_STACK_F_* flags
- * @n: out: the number of frames
+ * @n: out: the number of words, at most pcore_stack_words(@max)
  *
- * Registers saved in user mode give one frame, [user], and the task's
- * comm in the next two (a comm is 16 bytes); with %PCORE_STACK_IDLE, the
- * idle task gives one frame, [idle].  Called with preemption off; the
- * frames are valid until pcore_stack_put().
+ * Registers saved in user mode give one frame, [user], in three words:
+ * the task's comm in the next two (a comm is 16 bytes), whatever @max;
+ * with %PCORE_STACK_IDLE, the idle task gives one frame, [idle].  Other
+ * frames are one word each.  Called with preemption off; the frames are
+ * valid until pcore_stack_put().
  *
  * Return: the frames, or NULL when this level's buffer is busy.
  */
@@ -119,9 +120,10 @@ notrace unsigned long *pcore_stack_get(struct pt_regs *regs,
 	*flags = 0;
 	if (regs && user_mode(regs)) {
 		f[0] = PCORE_FRAME_USER;
-		BUILD_BUG_ON(sizeof(current->comm) != 2 * sizeof(*f));
+		BUILD_BUG_ON(sizeof(current->comm) !=
+			     (PCORE_FRAME_USER_WORDS - 1) * sizeof(*f));
 		memcpy(&f[1], current->comm, sizeof(current->comm));
-		*n = 3;
+		*n = PCORE_FRAME_USER_WORDS;
 	} else if ((in & PCORE_STACK_IDLE) && is_idle_task(task ?: current)) {
 		f[0] = PCORE_FRAME_IDLE;
 		*n = 1;
@@ -148,16 +150,17 @@ NOKPROBE_SYMBOL(pcore_stack_put);
  * @buf: where it goes, NUL-terminated
  * @len: room in @buf
  * @f: the frames, as pcore_stack_get() gave them
- * @n: how many
+ * @n: how many words
  * @flags: their PCORE_STACK_F_* flags
- * @i: the frame, below @n
+ * @i: the word of the frame, below @n
  *
  * A function as "%pS" prints it (name+offset/size [module]), for a return
  * address the function of the call ("%pB"); "[user] COMM" and "[idle]"
- * for those frames; "[unknown]" for an address no symbol covers (a module
- * unloaded since), which is never printed raw.
+ * for those frames, COMM as one word (see pcore_to_word()); "[unknown]"
+ * for an address no symbol covers (a module unloaded since), which is
+ * never printed raw.
  *
- * Return: the index of the next frame to print (the [user] frame takes
+ * Return: the word of the next frame to print (the [user] frame takes
  * three), or @n when done.
  */
 unsigned int pcore_stack_frame(char *buf, size_t len, const unsigned long *f,
@@ -165,9 +168,9 @@ unsigned int pcore_stack_frame(char *buf, size_t len, const unsigned long *f,
 {
 	char comm[TASK_COMM_LEN];
 
-	if (f[i] == PCORE_FRAME_USER && i == 0 && n == 3) {
-		memcpy(comm, &f[1], sizeof(comm));
-		comm[sizeof(comm) - 1] = '\0';
+	if (f[i] == PCORE_FRAME_USER && i == 0 &&
+	    n == PCORE_FRAME_USER_WORDS) {
+		pcore_to_word(comm, (const char *)&f[1], sizeof(comm));
 		snprintf(buf, len, "[user] %s", comm);
 		return n;
 	}

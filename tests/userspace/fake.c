@@ -235,6 +235,8 @@ static int do_read(struct fake *f, struct pcore_ioc_read *r)
 		r->frames_size = strlen(t) + 1;
 		for (c = t; *c; c++)
 			r->nframes += *c == '\n';
+		if (strstr(t, "[...]\n"))	/* a cut stack's mark: no frame */
+			r->nframes--;
 	} else {
 		r->frames_size = 0;
 	}
