@@ -423,6 +423,89 @@ TEST_F_TIMEOUT(stk, offcpu, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_unload());
 }
 
+/* Reads the offcpu timer's row of probe_core's timers file. */
+static int offcpu_timer(unsigned long long *measured,
+			unsigned long long *evicted,
+			unsigned long long *exited)
+{
+	static char buf[4096];
+	unsigned long long discarded, unmatched;
+	const char *row;
+
+	if (pcore_read(PCORE_DBG "/timers", buf, sizeof(buf)) < 0)
+		return -1;
+	row = strstr(buf, "offcpu task ");
+	if (!row || (row != buf && row[-1] != '\n'))
+		return -1;
+	return sscanf(row, "offcpu task %llu %llu %llu %llu %llu", measured,
+		      &discarded, &unmatched, evicted, exited) == 5 ? 0 : -1;
+}
+
+/*
+ * tracepoints=offcpu while more tasks exit than its table holds (a table
+ * of 256, offcpu_tasks=256), and one task dozes in pcore_stackt_doze() all
+ * along.  A task's last switch comes after its exit dropped its stamps:
+ * it must stamp nothing.  (It did: each exit left a stamp that nothing
+ * consumes, the table filled, and new stamps evicted the oldest, the
+ * dozing task's, the very wait offcpu is there to show.)  So: nothing
+ * evicted, every exit accounted as exited, and the doze recorded under
+ * its stack, at least as long as the exits took.  Four times the table,
+ * not only a little more: the doze's own window is full then.  Not a
+ * smaller table: the live tasks that wait meanwhile (kernel threads) take
+ * slots too.  About 0.5 s on cloud-6.1.
+ */
+#define OFFCPU_TASKS	256
+#define OFFCPU_EXITS	(4 * OFFCPU_TASKS)
+
+TEST_F_TIMEOUT(stk, offcpu_exits_leave_no_stamps, PCORE_TIMEOUT_PATCHING)
+{
+	unsigned long long count, sum, measured, evicted, exited;
+	char path[64], wchan[64];
+	double t0, t1;
+	pid_t dozer, pid;
+	int i, st, tries;
+
+	ASSERT_EQ(0, pcore_load("tracepoints=offcpu offcpu_tasks=256"));
+	dozer = fork();
+	ASSERT_LE(0, dozer);
+	if (!dozer)
+		_exit(pcore_write(STACKT "/doze", "600000", 6) ? 1 : 0);
+	/* Asleep in the doze: stamped before the first exit. */
+	snprintf(path, sizeof(path), "/proc/%d/wchan", dozer);
+	for (tries = 0; tries < 1000; tries++) {
+		if (pcore_read(path, wchan, sizeof(wchan)) > 0 &&
+		    strstr(wchan, "msleep"))
+			break;
+		usleep(10000);
+	}
+	ASSERT_GT(1000, tries) TH_LOG("the dozer never slept: %s", wchan);
+	t0 = pcore_now();
+	for (i = 0; i < OFFCPU_EXITS; i++) {
+		pid = vfork();
+		if (!pid)
+			_exit(0);
+		ASSERT_LT(0, pid);
+		ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	}
+	t1 = pcore_now();
+	ASSERT_EQ(0, kill(dozer, SIGKILL));
+	ASSERT_EQ(dozer, waitpid(dozer, &st, 0));
+	ASSERT_TRUE(WIFSIGNALED(st));
+	TH_LOG("%d exits in %.1f s", OFFCPU_EXITS, t1 - t0);
+
+	ASSERT_EQ(0, offcpu_timer(&measured, &evicted, &exited));
+	TH_LOG("offcpu timer: measured %llu evicted %llu exited %llu",
+	       measured, evicted, exited);
+	EXPECT_EQ(0ULL, evicted);
+	EXPECT_LE((unsigned long long)OFFCPU_EXITS, exited);
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/offcpu/stacks", out, sizeof(out)));
+	ASSERT_EQ(0, stack_with(out, "\n  pcore_stackt_doze+0x", &count, &sum))
+		TH_LOG("the doze is not recorded: %s", out);
+	EXPECT_LE(1ULL, count);
+	EXPECT_LE((unsigned long long)((t1 - t0) * 1e9), sum);
+	ASSERT_EQ(0, pcore_unload());
+}
+
 /* Bad input: refused with one log line naming it; nothing left behind. */
 TEST_F_TIMEOUT(stk, bad, PCORE_TIMEOUT_PATCHING)
 {
@@ -435,6 +518,10 @@ TEST_F_TIMEOUT(stk, bad, PCORE_TIMEOUT_PATCHING)
 		  "stack_depth=0: must be 1 to 127 frames" },
 		{ "stacks=pcore_stackt_leaf stack_depth=128", EINVAL,
 		  "stack_depth=128: must be 1 to 127 frames" },
+		{ "tracepoints=offcpu offcpu_tasks=1", EINVAL,
+		  "offcpu_tasks=1: must be 2 to 65536" },
+		{ "tracepoints=offcpu offcpu_tasks=65537", EINVAL,
+		  "offcpu_tasks=65537: must be 2 to 65536" },
 		{ "stacks=pcore_no_such_fn", ENOENT,
 		  "pcore_no_such_fn:stacks: no such kernel function pcore_no_such_fn" },
 		{ "target=pcore_stackt_leaf:stacks:by=pid", EINVAL,

@@ -112,8 +112,11 @@ static const struct {
 PCORE_TP_CHECK(sched_switch, pcore_tp_sched_switch);
 PCORE_TP_CHECK(sched_switch, pcore_tp_offcpu);
 
-/* Tasks an offcpu probe times at once: a start that finds none takes the oldest. */
-#define PCORE_OFFCPU_TASKS	4096
+/*
+ * Tasks an offcpu probe times at once (offcpu_tasks=): a start that finds
+ * none takes the oldest.
+ */
+unsigned int pcore_offcpu_tasks = 4096;
 
 static int pcore_builtin_tracepoint(struct pcore_client *c,
 				    struct pcore_builtin *b, const char *param)
@@ -141,7 +144,7 @@ static int pcore_builtin_tracepoint(struct pcore_client *c,
 	b->timer = pcore_timer_create(c, &(struct pcore_timer_opts){
 		.name = b->name,
 		.scope = offcpu ? PCORE_TIMER_TASK : PCORE_TIMER_CPU,
-		.tasks = offcpu ? PCORE_OFFCPU_TASKS : 0 });
+		.tasks = offcpu ? READ_ONCE(pcore_offcpu_tasks) : 0 });
 	if (IS_ERR(b->timer))
 		return PTR_ERR(b->timer);
 	b->probe = pcore_tracepoint_attach(c, &o);

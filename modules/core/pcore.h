@@ -795,6 +795,7 @@ struct pcore_builtin_req {
 };
 
 extern unsigned int pcore_offcpu_min_us;
+extern unsigned int pcore_offcpu_tasks;
 
 int pcore_builtin_attach(const struct pcore_builtin_req *r);
 int pcore_builtin_detach(const char *name);

@@ -23,7 +23,10 @@
  * stamp.  A start looks at the whole probe window before it claims a
  * slot: the task's own slot, else a free one, else the oldest stamp,
  * which it evicts (counted).  When a task exits, its stamps are dropped
- * (counted as exited), from probe_core's handler on sched_process_exit.
+ * (counted as exited), from probe_core's handler on sched_process_exit;
+ * a task past that point (its exit_state set: the switches that end it)
+ * is not stamped, counted as exited too: nothing would ever stop that
+ * stamp, and once the table filled it would evict a live task's.
  *
  * Every timer is also on pcore_timers (RCU), which the exit handler and
  * the hotplug callback walk; a timer is freed a grace period after it
@@ -308,6 +311,11 @@ static void notrace pcore_timer_start_task(struct pcore_timer *t,
 		pcore_timer_inc(t, unmatched);
 		return;
 	}
+	/* Past its exit: nothing would stop it (see the top of the file). */
+	if (READ_ONCE(task->exit_state)) {
+		pcore_timer_inc(t, exited);
+		return;
+	}
 	h = pcore_slot_claim((u8 *)t->slots, t->mask, sizeof(*t->slots),
 			     task->pid, pcore_tslot_mine, task, &evicted);
 	/* No slot, or a race for it lost: this start is not timed. */
@@ -370,8 +378,11 @@ NOKPROBE_SYMBOL(pcore_timer_take_task);
  * whose table has no free slot for @task takes the oldest slot and counts
  * it as evicted; a task without a pid (an idle task) or a NULL @task is
  * counted as unmatched.  The stamp is the task's, not its pid's: it is
- * dropped when the task exits.  No lock, no allocation; safe in any
- * context.
+ * dropped when the task exits (counted as exited).  A task past its exit
+ * (its exit_state set, as in the last switch of a task that exits:
+ * sched_switch's prev) is not stamped, counted as exited: nothing would
+ * stop that stamp, and a full table would evict a live task's for it.  No
+ * lock, no allocation; safe in any context.
  */
 void notrace pcore_timer_start(struct pcore_timer *t, struct task_struct *task)
 {
