@@ -506,6 +506,111 @@ TEST_F_TIMEOUT(stk, offcpu_exits_leave_no_stamps, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_unload());
 }
 
+/*
+ * tracepoints=offcpu with kretprobes on functions that tasks sleep in
+ * (target=pcore_stackt_nap,hrtimer_nanosleep): a sleeping task has a
+ * kretprobe's return trampoline on its stack.  The kernel refuses to
+ * unwind through it in a task that is not current and is runnable (the
+ * task a switch puts back): "WARNING: ... rethook_find_ret_addr", a
+ * crash with panic_on_warn, and on the debug kernel a lockdep report
+ * and a hang (printing from inside __schedule).  No kernel report, and
+ * the stacks right: the naps' stack goes through pcore_stackt_nap up to
+ * stackt_nap_write (its return address, behind the trampoline), the
+ * nanosleeps' through hrtimer_nanosleep.  About 2 s on cloud-6.1.
+ */
+TEST_F_TIMEOUT(stk, offcpu_under_kretprobes, PCORE_TIMEOUT_PATCHING)
+{
+	struct timespec ts = { 0, 20000000 };
+	unsigned long long count, sum;
+	pid_t pid;
+	int i, st;
+
+	ASSERT_EQ(0, pcore_load("tracepoints=offcpu target=pcore_stackt_nap,hrtimer_nanosleep"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		for (i = 0; i < 10; i++)
+			nanosleep(&ts, NULL);
+		_exit(0);
+	}
+	ASSERT_EQ(0, pcore_write(STACKT "/nap", "10", 2));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log_, sizeof(log_)))
+		TH_LOG("kernel log:\n%s", log_);
+
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/offcpu/stacks", out, sizeof(out)));
+	ASSERT_EQ(0, stack_with(out, "\n  pcore_stackt_nap+0x", &count, &sum))
+		TH_LOG("%s", out);
+	EXPECT_LE(10ULL, count) TH_LOG("%s", out);
+	EXPECT_LE(500000000ULL, sum) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n  stackt_nap_write+0x")) TH_LOG("%s", out);
+	ASSERT_EQ(0, stack_with(out, "\n  hrtimer_nanosleep+0x", &count, &sum))
+		TH_LOG("%s", out);
+	EXPECT_LE(10ULL, count) TH_LOG("%s", out);
+	EXPECT_LE(200000000ULL, sum) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload());
+}
+
+/*
+ * The naps' stack starts where the task left its CPU, __schedule(),
+ * whoever else is on sched_switch: with a second handler there (the
+ * cpuhists module), the tracepoint calls its handlers through its
+ * iterator, __traceiter_sched_switch(), which is no frame of the wait.
+ */
+TEST_F_TIMEOUT(stk, offcpu_stack_starts_in_schedule, PCORE_TIMEOUT_PATCHING)
+{
+	unsigned long long count, sum;
+	const char *p, *head;
+
+	ASSERT_EQ(0, pcore_load("tracepoints=offcpu"));
+	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
+	ASSERT_EQ(0, pcore_write(STACKT "/nap", "3", 1));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/offcpu/stacks", out, sizeof(out)));
+	ASSERT_EQ(0, pcore_mod_unload_wait("cpuhists"));
+	ASSERT_EQ(0, stack_with(out, "\n  pcore_stackt_nap+0x", &count, &sum))
+		TH_LOG("%s", out);
+	EXPECT_LE(3ULL, count) TH_LOG("%s", out);
+	p = strstr(out, "\n  pcore_stackt_nap+0x");
+	for (head = p; strncmp(head, "\nstack ", 7); head--)
+		;
+	head = strchr(head + 1, '\n');
+	ASSERT_NE(NULL, head);
+	EXPECT_EQ(0, strncmp(head, "\n  __schedule+0x", 16))
+		TH_LOG("%.*s", (int)(p - head), head);
+	EXPECT_EQ(NULL, strstr(out, "__traceiter_sched_switch")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload());
+}
+
+/*
+ * The same through the API, as a handler module may do it: the stack of
+ * the task a switch puts back, pcore_hist_add_task_stack() of next
+ * (pcore_apitest case=task_stack), with a kretprobe on pcore_stackt_nap.
+ * The kernel does not let that stack be walked through the trampoline
+ * (it warned, as above): no kernel report; the naps' waits are dropped,
+ * counted, not recorded under a stack cut at the trampoline.
+ */
+TEST_F_TIMEOUT(stk, task_stack_under_kretprobes, PCORE_TIMEOUT_PATCHING)
+{
+	unsigned int nstacks = 0, dropped = 0;
+	int got;
+
+	ASSERT_EQ(0, pcore_load("target=pcore_stackt_nap"));
+	ASSERT_EQ(0, pcore_mod_load("pcore_apitest", "case=task_stack"));
+	ASSERT_EQ(0, pcore_write(STACKT "/nap", "5", 1));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/pcore_apitest/offstk/stacks", out,
+				sizeof(out)));
+	ASSERT_EQ(0, pcore_mod_unload_wait("pcore_apitest"));
+	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log_, sizeof(log_)))
+		TH_LOG("kernel log:\n%s", log_);
+	got = sscanf(out, "# %u stacks, %u dropped", &nstacks, &dropped);
+	ASSERT_EQ(2, got) TH_LOG("%s", out);
+	EXPECT_LE(5U, dropped) TH_LOG("%s", out);
+	EXPECT_LT(0U, nstacks) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "pcore_stackt_nap")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload());
+}
+
 /* Bad input: refused with one log line naming it; nothing left behind. */
 TEST_F_TIMEOUT(stk, bad, PCORE_TIMEOUT_PATCHING)
 {
