@@ -660,6 +660,194 @@ TEST_F_TIMEOUT(stk, offcpu, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_unload());
 }
 
+/* Reads the offcpu timer's row of probe_core's timers file. */
+static int offcpu_timer(unsigned long long *measured,
+			unsigned long long *evicted,
+			unsigned long long *exited)
+{
+	static char buf[4096];
+	unsigned long long discarded, unmatched;
+	const char *row;
+
+	if (pcore_read(PCORE_DBG "/timers", buf, sizeof(buf)) < 0)
+		return -1;
+	row = strstr(buf, "offcpu task ");
+	if (!row || (row != buf && row[-1] != '\n'))
+		return -1;
+	return sscanf(row, "offcpu task %llu %llu %llu %llu %llu", measured,
+		      &discarded, &unmatched, evicted, exited) == 5 ? 0 : -1;
+}
+
+/*
+ * tracepoints=offcpu while more tasks exit than its table holds (a table
+ * of 256, offcpu_tasks=256), and one task dozes in pcore_stackt_doze() all
+ * along.  A task's last switch comes after its exit dropped its stamps:
+ * it must stamp nothing.  (It did: each exit left a stamp that nothing
+ * consumes, the table filled, and new stamps evicted the oldest, the
+ * dozing task's, the very wait offcpu is there to show.)  So: nothing
+ * evicted, every exit accounted as exited, and the doze recorded under
+ * its stack, at least as long as the exits took.  Four times the table,
+ * not only a little more: the doze's own window is full then.  Not a
+ * smaller table: the live tasks that wait meanwhile (kernel threads) take
+ * slots too.  About 0.5 s on cloud-6.1.
+ */
+#define OFFCPU_TASKS	256
+#define OFFCPU_EXITS	(4 * OFFCPU_TASKS)
+
+TEST_F_TIMEOUT(stk, offcpu_exits_leave_no_stamps, PCORE_TIMEOUT_PATCHING)
+{
+	unsigned long long count, sum, measured, evicted, exited;
+	char path[64], wchan[64];
+	double t0, t1;
+	pid_t dozer, pid;
+	int i, st, tries;
+
+	ASSERT_EQ(0, pcore_load("tracepoints=offcpu offcpu_tasks=256"));
+	dozer = fork();
+	ASSERT_LE(0, dozer);
+	if (!dozer)
+		_exit(pcore_write(STACKT "/doze", "600000", 6) ? 1 : 0);
+	/* Asleep in the doze: stamped before the first exit. */
+	snprintf(path, sizeof(path), "/proc/%d/wchan", dozer);
+	for (tries = 0; tries < 1000; tries++) {
+		if (pcore_read(path, wchan, sizeof(wchan)) > 0 &&
+		    strstr(wchan, "msleep"))
+			break;
+		usleep(10000);
+	}
+	ASSERT_GT(1000, tries) TH_LOG("the dozer never slept: %s", wchan);
+	t0 = pcore_now();
+	for (i = 0; i < OFFCPU_EXITS; i++) {
+		pid = vfork();
+		if (!pid)
+			_exit(0);
+		ASSERT_LT(0, pid);
+		ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	}
+	t1 = pcore_now();
+	ASSERT_EQ(0, kill(dozer, SIGKILL));
+	ASSERT_EQ(dozer, waitpid(dozer, &st, 0));
+	ASSERT_TRUE(WIFSIGNALED(st));
+	TH_LOG("%d exits in %.1f s", OFFCPU_EXITS, t1 - t0);
+
+	ASSERT_EQ(0, offcpu_timer(&measured, &evicted, &exited));
+	TH_LOG("offcpu timer: measured %llu evicted %llu exited %llu",
+	       measured, evicted, exited);
+	EXPECT_EQ(0ULL, evicted);
+	EXPECT_LE((unsigned long long)OFFCPU_EXITS, exited);
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/offcpu/stacks", out, sizeof(out)));
+	ASSERT_EQ(0, stack_with(out, "\n  pcore_stackt_doze+0x", &count, &sum))
+		TH_LOG("the doze is not recorded: %s", out);
+	EXPECT_LE(1ULL, count);
+	EXPECT_LE((unsigned long long)((t1 - t0) * 1e9), sum);
+	ASSERT_EQ(0, pcore_unload());
+}
+
+/*
+ * tracepoints=offcpu with kretprobes on functions that tasks sleep in
+ * (target=pcore_stackt_nap,hrtimer_nanosleep): a sleeping task has a
+ * kretprobe's return trampoline on its stack.  The kernel refuses to
+ * unwind through it in a task that is not current and is runnable (the
+ * task a switch puts back): "WARNING: ... rethook_find_ret_addr", a
+ * crash with panic_on_warn, and on the debug kernel a lockdep report
+ * and a hang (printing from inside __schedule).  No kernel report, and
+ * the stacks right: the naps' stack goes through pcore_stackt_nap up to
+ * stackt_nap_write (its return address, behind the trampoline), the
+ * nanosleeps' through hrtimer_nanosleep.  About 2 s on cloud-6.1.
+ */
+TEST_F_TIMEOUT(stk, offcpu_under_kretprobes, PCORE_TIMEOUT_PATCHING)
+{
+	struct timespec ts = { 0, 20000000 };
+	unsigned long long count, sum;
+	pid_t pid;
+	int i, st;
+
+	ASSERT_EQ(0, pcore_load("tracepoints=offcpu target=pcore_stackt_nap,hrtimer_nanosleep"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		for (i = 0; i < 10; i++)
+			nanosleep(&ts, NULL);
+		_exit(0);
+	}
+	ASSERT_EQ(0, pcore_write(STACKT "/nap", "10", 2));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
+	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log_, sizeof(log_)))
+		TH_LOG("kernel log:\n%s", log_);
+
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/offcpu/stacks", out, sizeof(out)));
+	ASSERT_EQ(0, stack_with(out, "\n  pcore_stackt_nap+0x", &count, &sum))
+		TH_LOG("%s", out);
+	EXPECT_LE(10ULL, count) TH_LOG("%s", out);
+	EXPECT_LE(500000000ULL, sum) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n  stackt_nap_write+0x")) TH_LOG("%s", out);
+	ASSERT_EQ(0, stack_with(out, "\n  hrtimer_nanosleep+0x", &count, &sum))
+		TH_LOG("%s", out);
+	EXPECT_LE(10ULL, count) TH_LOG("%s", out);
+	EXPECT_LE(200000000ULL, sum) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload());
+}
+
+/*
+ * The naps' stack starts where the task left its CPU, __schedule(),
+ * whoever else is on sched_switch: with a second handler there (the
+ * cpuhists module), the tracepoint calls its handlers through its
+ * iterator, __traceiter_sched_switch(), which is no frame of the wait.
+ */
+TEST_F_TIMEOUT(stk, offcpu_stack_starts_in_schedule, PCORE_TIMEOUT_PATCHING)
+{
+	unsigned long long count, sum;
+	const char *p, *head;
+
+	ASSERT_EQ(0, pcore_load("tracepoints=offcpu"));
+	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
+	ASSERT_EQ(0, pcore_write(STACKT "/nap", "3", 1));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/offcpu/stacks", out, sizeof(out)));
+	ASSERT_EQ(0, pcore_mod_unload_wait("cpuhists"));
+	ASSERT_EQ(0, stack_with(out, "\n  pcore_stackt_nap+0x", &count, &sum))
+		TH_LOG("%s", out);
+	EXPECT_LE(3ULL, count) TH_LOG("%s", out);
+	p = strstr(out, "\n  pcore_stackt_nap+0x");
+	for (head = p; strncmp(head, "\nstack ", 7); head--)
+		;
+	head = strchr(head + 1, '\n');
+	ASSERT_NE(NULL, head);
+	EXPECT_EQ(0, strncmp(head, "\n  __schedule+0x", 16))
+		TH_LOG("%.*s", (int)(p - head), head);
+	EXPECT_EQ(NULL, strstr(out, "__traceiter_sched_switch")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload());
+}
+
+/*
+ * The same through the API, as a handler module may do it: the stack of
+ * the task a switch puts back, pcore_hist_add_task_stack() of next
+ * (pcore_apitest case=task_stack), with a kretprobe on pcore_stackt_nap.
+ * The kernel does not let that stack be walked through the trampoline
+ * (it warned, as above): no kernel report; the naps' waits are dropped,
+ * counted, not recorded under a stack cut at the trampoline.
+ */
+TEST_F_TIMEOUT(stk, task_stack_under_kretprobes, PCORE_TIMEOUT_PATCHING)
+{
+	unsigned int nstacks = 0, dropped = 0;
+	int got;
+
+	ASSERT_EQ(0, pcore_load("target=pcore_stackt_nap"));
+	ASSERT_EQ(0, pcore_mod_load("pcore_apitest", "case=task_stack"));
+	ASSERT_EQ(0, pcore_write(STACKT "/nap", "5", 1));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/pcore_apitest/offstk/stacks", out,
+				sizeof(out)));
+	ASSERT_EQ(0, pcore_mod_unload_wait("pcore_apitest"));
+	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log_, sizeof(log_)))
+		TH_LOG("kernel log:\n%s", log_);
+	got = sscanf(out, "# %u stacks, %u dropped", &nstacks, &dropped);
+	ASSERT_EQ(2, got) TH_LOG("%s", out);
+	EXPECT_LE(5U, dropped) TH_LOG("%s", out);
+	EXPECT_LT(0U, nstacks) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "pcore_stackt_nap")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload());
+}
+
 /* Bad input: refused with one log line naming it; nothing left behind. */
 TEST_F_TIMEOUT(stk, bad, PCORE_TIMEOUT_PATCHING)
 {
@@ -672,6 +860,10 @@ TEST_F_TIMEOUT(stk, bad, PCORE_TIMEOUT_PATCHING)
 		  "stack_depth=0: must be 1 to 127 frames" },
 		{ "stacks=pcore_stackt_leaf stack_depth=128", EINVAL,
 		  "stack_depth=128: must be 1 to 127 frames" },
+		{ "tracepoints=offcpu offcpu_tasks=1", EINVAL,
+		  "offcpu_tasks=1: must be 2 to 65536" },
+		{ "tracepoints=offcpu offcpu_tasks=65537", EINVAL,
+		  "offcpu_tasks=65537: must be 2 to 65536" },
 		{ "stacks=pcore_no_such_fn", ENOENT,
 		  "pcore_no_such_fn:stacks: no such kernel function pcore_no_such_fn" },
 		{ "target=pcore_stackt_leaf:stacks:by=pid", EINVAL,

@@ -13,6 +13,7 @@
 
 #include <linux/version.h>
 #include <linux/kprobes.h>
+#include <linux/llist.h>
 #include <linux/pagemap.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
@@ -193,5 +194,25 @@ static inline size_t pcore_fault_in_writeable(void __user *uaddr, size_t size)
 	LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
 #define PCORE_HAVE_FPROBE	1
 #endif
+
+/*
+ * Does @t have a return pending of a kretprobe (or of another user of
+ * rethook, such as fprobe), that is, a return trampoline on its stack?
+ * Kretprobes list their instances on the task until v5.19 and on x86 go
+ * through rethook from then on (73f9b911faa7, "kprobes: Use rethook for
+ * kretprobe if possible"); either list may be compiled in.
+ */
+static inline bool pcore_task_returns_pending(struct task_struct *t)
+{
+#ifdef CONFIG_KRETPROBES
+	if (!llist_empty(&t->kretprobe_instances))
+		return true;
+#endif
+#ifdef CONFIG_RETHOOK
+	if (!llist_empty(&t->rethooks))
+		return true;
+#endif
+	return false;
+}
 
 #endif /* PROBE_CORE_COMPAT_H */

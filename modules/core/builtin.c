@@ -81,23 +81,25 @@ static void notrace pcore_tp_sched_switch(PCORE_SCHED_SWITCH_PROTO)
 /*
  * Off-CPU time ("offcpu"): from the switch that takes a task off its CPU
  * to the one that puts it back, under the stack it waited in (as BCC's
- * offcputime).  The stack is taken when the task comes back: it has not
- * run since, so its stack is still where it left, and it is not on any
- * CPU yet.  Waits shorter than offcpu_min_us are not counted; the idle
- * task is never timed.
+ * offcputime).  The stack is taken when the task leaves, when it is
+ * current (prev is current in sched_switch), and kept with its stamp in
+ * the timer's slot; the time goes under it when the task comes back.
+ * Not later: the task coming back is runnable and not current, and the
+ * unwinder may not walk such a task's stack through a kretprobe's
+ * trampoline (the kernel warns, from inside __schedule).  A task on its
+ * last switch is not stamped (the timer refuses it).  Waits shorter than
+ * offcpu_min_us are not counted; the idle task is never timed.
  */
 unsigned int pcore_offcpu_min_us = 1;
 
 static void notrace pcore_tp_offcpu(PCORE_SCHED_SWITCH_PROTO)
 {
 	struct pcore_builtin *b = pcore_tp_hit(data);
-	u64 ns;
 
 	if (!is_idle_task(prev))
 		pcore_timer_start(b->timer, prev);
-	if (!is_idle_task(next) && pcore_timer_stop(b->timer, next, &ns) &&
-	    ns >= b->min_ns)
-		pcore_hist_add_task_stack(b->hist, next, 0, ns);
+	if (!is_idle_task(next))
+		pcore_timer_stop_stack(b->timer, next, b->hist, b->min_ns);
 }
 
 static const struct {
@@ -112,8 +114,11 @@ static const struct {
 PCORE_TP_CHECK(sched_switch, pcore_tp_sched_switch);
 PCORE_TP_CHECK(sched_switch, pcore_tp_offcpu);
 
-/* Tasks an offcpu probe times at once: a start that finds none takes the oldest. */
-#define PCORE_OFFCPU_TASKS	4096
+/*
+ * Tasks an offcpu probe times at once (offcpu_tasks=): a start that finds
+ * none takes the oldest.
+ */
+unsigned int pcore_offcpu_tasks = 4096;
 
 static int pcore_builtin_tracepoint(struct pcore_client *c,
 				    struct pcore_builtin *b, const char *param)
@@ -141,9 +146,15 @@ static int pcore_builtin_tracepoint(struct pcore_client *c,
 	b->timer = pcore_timer_create(c, &(struct pcore_timer_opts){
 		.name = b->name,
 		.scope = offcpu ? PCORE_TIMER_TASK : PCORE_TIMER_CPU,
-		.tasks = offcpu ? PCORE_OFFCPU_TASKS : 0 });
+		.tasks = offcpu ? READ_ONCE(pcore_offcpu_tasks) : 0 });
 	if (IS_ERR(b->timer))
 		return PTR_ERR(b->timer);
+	if (offcpu) {
+		int ret = pcore_timer_keep_stacks(b->timer, b->hist->depth);
+
+		if (ret)
+			return ret;
+	}
 	b->probe = pcore_tracepoint_attach(c, &o);
 	return PTR_ERR_OR_ZERO(b->probe);
 }

@@ -921,7 +921,12 @@ NOKPROBE_SYMBOL(pcore_hist_add_stack);
  * @v: value
  *
  * As pcore_hist_add_stack(), for sched_switch handlers: off-CPU time by
- * the stack that waited (see tracepoints=offcpu).
+ * the stack that waited.  The stack of a task a switch puts back, with a
+ * kretprobe's return pending, is not taken (the kernel does not let a
+ * runnable task's stack be walked through the return trampoline; it
+ * warns): the value is dropped, counted.  tracepoints=offcpu takes the
+ * stack at the switch that takes the task off its CPU, when it is
+ * current, instead.
  */
 void notrace pcore_hist_add_task_stack(struct pcore_hist *h,
 				       struct task_struct *task, u32 flags,
@@ -931,6 +936,50 @@ void notrace pcore_hist_add_task_stack(struct pcore_hist *h,
 }
 EXPORT_SYMBOL_GPL(pcore_hist_add_task_stack);
 NOKPROBE_SYMBOL(pcore_hist_add_task_stack);
+
+/*
+ * As pcore_hist_add_frames(), for a stack taken earlier: @n frames @f
+ * with PCORE_STACK_F_* @flags (an offcpu timer keeps a task's stack from
+ * the switch that took it off its CPU, when it was current, to the one
+ * that puts it back).  Cut to @h's depth; no frames is a drop.  Hot path.
+ */
+void notrace pcore_hist_add_frames_taken(struct pcore_hist *h,
+					 const unsigned long *f,
+					 unsigned int n, u32 flags, u64 v)
+{
+	struct pcore_cpu_hist *rec;
+	int slot;
+	u32 b;
+	u64 key;
+
+	preempt_disable_notrace();
+	if (unlikely(h->key_mode != PCORE_KEYS_STACK) || !n)
+		goto drop;
+	if (n > h->depth) {
+		n = h->depth;
+		flags |= PCORE_STACK_F_CUT;
+	}
+	/* One bank for the whole event: see "Intervals" at the top. */
+	b = READ_ONCE(h->cur);
+	key = jhash2((const u32 *)f, n * sizeof(*f) / sizeof(u32), h->seed) |
+	      (u64)n << 32 | (u64)flags << 40;
+	slot = pcore_stack_slot(h, b, f, n, key);
+	if (slot < 0)
+		goto drop;
+	rec = pcore_rec(h, b, raw_smp_processor_id(), slot);
+	if (unlikely(!rec)) {
+		rec = pcore_rec_claim(h, b, raw_smp_processor_id(), slot);
+		if (!rec)
+			goto drop;
+	}
+	pcore_record(&h->layout, rec, v);
+	preempt_enable_notrace();
+	return;
+drop:
+	local64_inc(this_cpu_ptr(h->dropped));
+	preempt_enable_notrace();
+}
+NOKPROBE_SYMBOL(pcore_hist_add_frames_taken);
 
 /**
  * pcore_hist_add() - record a value; hot path

@@ -125,6 +125,12 @@ __MODULE_PARM_TYPE(offcpu_min_us, "uint");
 MODULE_PARM_DESC(offcpu_min_us,
 	"offcpu: waits shorter than this many microseconds are not counted (default 1)");
 
+module_param_cb(offcpu_tasks, &pcore_param_uint_ops, &pcore_offcpu_tasks,
+		0400);
+__MODULE_PARM_TYPE(offcpu_tasks, "uint");
+MODULE_PARM_DESC(offcpu_tasks,
+	"offcpu: tasks timed at once, 2 to 65536, rounded up to a power of two (default 4096); a task that finds no room takes the longest wait's slot, counted as evicted in the timers file");
+
 static unsigned int profile;
 module_param_cb(profile, &pcore_param_uint_ops, &profile, 0400);
 __MODULE_PARM_TYPE(profile, "uint");
@@ -285,6 +291,12 @@ static int __init pcore_init(void)
 	if (!stack_depth || stack_depth > PCORE_STACK_DEPTH_MAX) {
 		pr_err("stack_depth=%u: must be 1 to %d frames\n", stack_depth,
 		       PCORE_STACK_DEPTH_MAX);
+		return -EINVAL;
+	}
+	if (pcore_offcpu_tasks < 2 ||
+	    pcore_offcpu_tasks > PCORE_TIMER_TASKS_MAX) {
+		pr_err("offcpu_tasks=%u: must be 2 to %d\n", pcore_offcpu_tasks,
+		       PCORE_TIMER_TASKS_MAX);
 		return -EINVAL;
 	}
 	if (active > PCORE_MAXACTIVE_MAX) {

@@ -340,6 +340,8 @@ void pcore_stack_exit(void);
 unsigned long *pcore_stack_get(struct pt_regs *regs, struct task_struct *task,
 			       unsigned int max, u32 *flags, unsigned int *n);
 void pcore_stack_put(void);
+void pcore_hist_add_frames_taken(struct pcore_hist *h, const unsigned long *f,
+				 unsigned int n, u32 flags, u64 v);
 unsigned int pcore_stack_frame(char *buf, size_t len, const unsigned long *f,
 			       unsigned int n, u32 flags, unsigned int i);
 
@@ -375,6 +377,8 @@ struct pcore_tslot {
 	struct pcore_slot head;
 	const void *task;	/* current at the start */
 	unsigned long nsw;
+	u32 nframes;		/* a timer that keeps stacks: the stack's */
+	u32 fflags;		/* frames, in pcore_timer.frames, and flags */
 };
 
 /* A CPU timer stamp. */
@@ -407,6 +411,9 @@ struct pcore_timer_stats {
  * @mask: @slots size - 1
  * @stats: per CPU: measured, discarded, unmatched stops, evicted starts,
  *	stamps dropped at their task's exit
+ * @frames: a timer that keeps stacks (pcore_timer_keep_stacks()): @depth
+ *	frames per slot of @slots, written by the slot's owner
+ * @depth: frames kept per slot, 0 when it keeps no stacks
  */
 struct pcore_timer {
 	struct list_head node;
@@ -419,8 +426,13 @@ struct pcore_timer {
 	struct pcore_tslot *slots;
 	u32 mask;
 	struct pcore_timer_stats __percpu *stats;
+	unsigned long *frames;
+	u32 depth;
 };
 
+int pcore_timer_keep_stacks(struct pcore_timer *t, u32 depth);
+bool pcore_timer_stop_stack(struct pcore_timer *t, struct task_struct *task,
+			    struct pcore_hist *h, u64 min_ns);
 void pcore_timer_stats(const struct pcore_timer *t, u64 *measured,
 		       u64 *discarded, u64 *unmatched, u64 *evicted,
 		       u64 *exited);
@@ -813,6 +825,7 @@ struct pcore_builtin_req {
 };
 
 extern unsigned int pcore_offcpu_min_us;
+extern unsigned int pcore_offcpu_tasks;
 
 int pcore_builtin_attach(const struct pcore_builtin_req *r);
 int pcore_builtin_detach(const char *name);

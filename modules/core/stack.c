@@ -89,7 +89,9 @@ static __always_inline unsigned int pcore_unwind(struct pt_regs *regs,
  * @regs: registers a probe or an interrupt saved, or NULL for the stack of
  *	our caller (or of @task)
  * @task: NULL, or a task that is not running (one that a sched_switch
- *	handler switches to): the stack where it left its CPU
+ *	handler switches to): the stack where it left its CPU; refused when
+ *	it is runnable with a kretprobe's return pending (the unwinder may
+ *	not walk it through the trampoline: it warns)
  * @max: frames at most (1 to %PCORE_STACK_DEPTH_MAX)
  * @flags: in: %PCORE_STACK_IDLE or 0; out: PCORE_STACK_F_* flags
  * @n: out: the number of words, at most pcore_stack_words(@max)
@@ -100,7 +102,8 @@ static __always_inline unsigned int pcore_unwind(struct pt_regs *regs,
  * frames are one word each.  Called with preemption off; the frames are
  * valid until pcore_stack_put().
  *
- * Return: the frames, or NULL when this level's buffer is busy.
+ * Return: the frames, or NULL when this level's buffer is busy or @task
+ * is refused.
  */
 notrace unsigned long *pcore_stack_get(struct pt_regs *regs,
 				       struct task_struct *task,
@@ -112,7 +115,9 @@ notrace unsigned long *pcore_stack_get(struct pt_regs *regs,
 	unsigned long *f;
 	u32 in = *flags;
 
-	if (c->busy[level])
+	if (c->busy[level] ||
+	    (task && task != current && task_is_running(task) &&
+	     pcore_task_returns_pending(task)))
 		return NULL;
 	c->busy[level] = true;
 	barrier();

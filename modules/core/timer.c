@@ -23,7 +23,19 @@
  * stamp.  A start looks at the whole probe window before it claims a
  * slot: the task's own slot, else a free one, else the oldest stamp,
  * which it evicts (counted).  When a task exits, its stamps are dropped
- * (counted as exited), from probe_core's handler on sched_process_exit.
+ * (counted as exited), from probe_core's handler on sched_process_exit;
+ * a task past that point (its exit_state set: the switches that end it)
+ * is not stamped, counted as exited too: nothing would ever stop that
+ * stamp, and once the table filled it would evict a live task's.
+ *
+ * A task timer may also keep stacks (offcpu's, pcore_timer_keep_stacks()):
+ * a start for current keeps its stack in the slot's frames, written by
+ * the slot's owner before it publishes the stamp; pcore_timer_stop_stack()
+ * owns the slot (busy) while it records the stack, then frees it.  So
+ * the stack of a task that waits is taken at the switch that takes it
+ * off its CPU, while it is current: the unwinder may not walk a task
+ * that is runnable and not current (the one a switch puts back) through
+ * a kretprobe's trampoline (rethook_find_ret_addr() warns).
  *
  * Every timer is also on pcore_timers (RCU), which the exit handler and
  * the hotplug callback walk; a timer is freed a grace period after it
@@ -46,6 +58,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/err.h>
 #include <linux/hash.h>
+#include <linux/kallsyms.h>
 #include <linux/log2.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -96,6 +109,7 @@ static void pcore_timer_free(struct pcore_timer *t)
 	free_percpu(t->pcpu);
 	free_percpu(t->stats);
 	kvfree(t->slots);
+	kvfree(t->frames);
 	kfree(t);
 }
 
@@ -297,6 +311,70 @@ static __always_inline bool pcore_tslot_mine(const struct pcore_slot *h, u64 k,
 			      task);
 }
 
+/**
+ * pcore_timer_keep_stacks() - make a task timer keep its tasks' stacks
+ * @t: a %PCORE_TIMER_TASK timer that no probe uses yet
+ * @depth: frames kept per task, 1 to %PCORE_STACK_DEPTH_MAX
+ *
+ * Then a start for current keeps its stack with the stamp (less a first
+ * frame in sched_switch's iterator), and pcore_timer_stop_stack() records
+ * the time under it.  @depth words per slot: with offcpu's 4096 slots and
+ * the default depth, 1 MiB.  Sleeps.
+ *
+ * Return: 0, -EINVAL, or -ENOMEM (one log line).
+ */
+int pcore_timer_keep_stacks(struct pcore_timer *t, u32 depth)
+{
+	if (t->scope != PCORE_TIMER_TASK || !depth ||
+	    depth > PCORE_STACK_DEPTH_MAX)
+		return -EINVAL;
+	t->frames = kvcalloc((size_t)(t->mask + 1) * depth, sizeof(*t->frames),
+			     GFP_KERNEL | __GFP_NOWARN);
+	if (!t->frames) {
+		pr_err("%s%stimer %s: out of memory for its stacks\n",
+		       t->client->name, *t->client->name ? ": " : "", t->name);
+		return -ENOMEM;
+	}
+	t->depth = depth;
+	return 0;
+}
+
+/*
+ * sched_switch's iterator, __traceiter_sched_switch(): its first address
+ * and size (0: not known).  A tracepoint calls its only handler directly
+ * (a static call) and several through its iterator: a stack taken in a
+ * sched_switch handler starts in the iterator or in __schedule(), as
+ * others come and go.  The iterator is no frame of the wait: dropped.
+ */
+static unsigned long pcore_switch_iter, pcore_switch_iter_size;
+
+/* Keep current's stack in slot @s, which the caller owns (busy). */
+static __always_inline void pcore_tslot_keep_stack(struct pcore_timer *t,
+						   struct pcore_tslot *s)
+{
+	unsigned long *dst = t->frames + (size_t)(s - t->slots) * t->depth;
+	unsigned int n = 0, i, skip = 0;
+	unsigned long *f;
+	u32 ff = 0;
+
+	preempt_disable_notrace();
+	f = pcore_stack_get(NULL, NULL, t->depth, &ff, &n);
+	if (f) {
+		n = min(n, t->depth);
+		if (n > 1 && f[0] - pcore_switch_iter < pcore_switch_iter_size)
+			skip = 1;
+		for (i = skip; i < n; i++)
+			dst[i - skip] = f[i];
+		n -= skip;
+		pcore_stack_put();
+	} else {
+		n = 0;	/* the buffer was busy: no stack, the value drops */
+	}
+	preempt_enable_notrace();
+	s->nframes = n;
+	s->fflags = ff;
+}
+
 static void notrace pcore_timer_start_task(struct pcore_timer *t,
 					   struct task_struct *task)
 {
@@ -308,6 +386,11 @@ static void notrace pcore_timer_start_task(struct pcore_timer *t,
 		pcore_timer_inc(t, unmatched);
 		return;
 	}
+	/* Past its exit: nothing would stop it (see the top of the file). */
+	if (READ_ONCE(task->exit_state)) {
+		pcore_timer_inc(t, exited);
+		return;
+	}
 	h = pcore_slot_claim((u8 *)t->slots, t->mask, sizeof(*t->slots),
 			     task->pid, pcore_tslot_mine, task, &evicted);
 	/* No slot, or a race for it lost: this start is not timed. */
@@ -316,6 +399,9 @@ static void notrace pcore_timer_start_task(struct pcore_timer *t,
 	if (!h)
 		return;
 	s = container_of(h, struct pcore_tslot, head);
+	s->nframes = 0;
+	if (t->frames && task == current)
+		pcore_tslot_keep_stack(t, s);
 	h->start = ktime_get_mono_fast_ns();
 	s->nsw = pcore_switches();
 	s->task = current;
@@ -361,6 +447,57 @@ static bool notrace pcore_timer_take_task(struct pcore_timer *t,
 NOKPROBE_SYMBOL(pcore_timer_take_task);
 
 /**
+ * pcore_timer_stop_stack() - end @task's measurement, record it by stack
+ * @t: a timer that keeps stacks (pcore_timer_keep_stacks())
+ * @task: the task measured
+ * @h: a %PCORE_KEYS_STACK histogram of @t's depth or more
+ * @min_ns: shorter times are not recorded
+ *
+ * The time since @task's start goes to @h under the stack the start kept
+ * (none kept: a drop of @h).  Counted as pcore_timer_stop() counts.  No
+ * lock, no allocation, no division; safe in any context.
+ *
+ * Return: true when @task had a start.
+ */
+bool notrace pcore_timer_stop_stack(struct pcore_timer *t,
+				    struct task_struct *task,
+				    struct pcore_hist *h, u64 min_ns)
+{
+	struct pcore_tslot *s;
+	u64 k, start, now, ns;
+	u32 i, n;
+
+	if (!task || task->pid <= 0)
+		goto unmatched;
+	i = hash_32(task->pid, ilog2(t->mask + 1));
+	for (n = 0; n < PCORE_TIMER_PROBES && n <= t->mask; n++) {
+		s = &t->slots[(i + n) & t->mask];
+		k = atomic64_read_acquire(&s->head.key);
+		if (!pcore_tslot_is(s, k, task))
+			continue;
+		/* Ours while busy: its frames stay as they are. */
+		if (atomic64_cmpxchg(&s->head.key, k,
+				     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1,
+						     PCORE_TSLOT_BUSY)) != k)
+			break;
+		start = s->head.start;
+		now = ktime_get_mono_fast_ns();
+		ns = now > start ? now - start : 0;
+		if (ns >= min_ns)
+			pcore_hist_add_frames_taken(h,
+				t->frames + (size_t)(s - t->slots) * t->depth,
+				min(s->nframes, t->depth), s->fflags, ns);
+		pcore_slot_publish(&s->head, 0);
+		pcore_timer_inc(t, measured);
+		return true;
+	}
+unmatched:
+	pcore_timer_inc(t, unmatched);
+	return false;
+}
+NOKPROBE_SYMBOL(pcore_timer_stop_stack);
+
+/**
  * pcore_timer_start() - stamp the start of a measurement; hot path
  * @t: timer
  * @task: %PCORE_TIMER_TASK: the task measured; ignored (pass NULL) for
@@ -370,8 +507,11 @@ NOKPROBE_SYMBOL(pcore_timer_take_task);
  * whose table has no free slot for @task takes the oldest slot and counts
  * it as evicted; a task without a pid (an idle task) or a NULL @task is
  * counted as unmatched.  The stamp is the task's, not its pid's: it is
- * dropped when the task exits.  No lock, no allocation; safe in any
- * context.
+ * dropped when the task exits (counted as exited).  A task past its exit
+ * (its exit_state set, as in the last switch of a task that exits:
+ * sched_switch's prev) is not stamped, counted as exited: nothing would
+ * stop that stamp, and a full table would evict a live task's for it.  No
+ * lock, no allocation; safe in any context.
  */
 void notrace pcore_timer_start(struct pcore_timer *t, struct task_struct *task)
 {
@@ -726,18 +866,40 @@ static int pcore_timer_cpu_prepare(unsigned int cpu)
 static struct tracepoint *pcore_exit_tp;
 static int pcore_timer_hp_state;
 
-static void pcore_timer_find_exit(struct tracepoint *tp, void *priv)
+static void pcore_timer_find_tps(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_exit"))
 		pcore_exit_tp = tp;
+	else if (!strcmp(tp->name, "sched_switch"))
+		*(struct tracepoint **)priv = tp;
+}
+
+/* The size of sched_switch's iterator, from its symbol ("name+0x0/0x60"). */
+static void pcore_timer_find_iter(struct tracepoint *tp)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned long size;
+	const char *p;
+
+	if (!tp || !tp->iterator)
+		return;
+	sprint_symbol(buf, (unsigned long)tp->iterator);
+	p = strchr(buf, '/');
+	if (!p || strncmp(buf, "__traceiter_sched_switch+0x0/", p - buf + 1) ||
+	    sscanf(p + 1, "%lx", &size) != 1)
+		return;
+	pcore_switch_iter = (unsigned long)tp->iterator;
+	pcore_switch_iter_size = size;
 }
 
 /* At load: the exit handler and the hotplug callback. */
 int pcore_timer_init(void)
 {
+	struct tracepoint *sw = NULL;
 	int ret;
 
-	for_each_kernel_tracepoint(pcore_timer_find_exit, NULL);
+	for_each_kernel_tracepoint(pcore_timer_find_tps, &sw);
+	pcore_timer_find_iter(sw);
 	if (!pcore_exit_tp) {
 		pr_err("no sched_process_exit tracepoint: task timers need it\n");
 		return -ENOENT;

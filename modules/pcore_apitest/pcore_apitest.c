@@ -1281,6 +1281,42 @@ static int timer_exit(void)
 }
 
 /*
+ * task_stack: off-CPU time by stack as a handler module may take it, the
+ * stack of the task a switch puts back (pcore_hist_add_task_stack() of
+ * next): task timer "offstk" stamps prev, stops next; histogram "offstk"
+ * keeps the times by stack.
+ */
+static struct pcore_timer *offstk_timer;
+
+static void notrace apitest_offstk_switch(PCORE_SCHED_SWITCH_PROTO)
+{
+	struct pcore_hist *h = pcore_tp_hit(data);
+	u64 ns;
+
+	if (prev->pid)
+		pcore_timer_start(offstk_timer, prev);
+	if (next->pid && pcore_timer_stop(offstk_timer, next, &ns))
+		pcore_hist_add_task_stack(h, next, 0, ns);
+}
+
+static int task_stack(void)
+{
+	struct pcore_hist *h;
+
+	offstk_timer = pcore_timer_create(pc, &(struct pcore_timer_opts){
+		.name = "offstk", .scope = PCORE_TIMER_TASK, .tasks = 1024 });
+	h = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "offstk", .spec = { .kind = PCORE_HIST_LOG2 },
+		.key_mode = PCORE_KEYS_STACK, .keys = 256 });
+	return apitest_err(offstk_timer) ?: apitest_err(h) ?:
+	       apitest_err(pcore_tracepoint_attach(pc,
+			&(struct pcore_tracepoint_opts){
+				.name = "offstk", .tracepoint = "sched_switch",
+				.fn = apitest_offstk_switch, .hist = h,
+				.priv = h }));
+}
+
+/*
  * Histogram "tp" fed by probe "tp" on pcore_tpsrc_event, the tracepoint of
  * the test module pcore_tpsrc, which may not be loaded: with
  * PCORE_TP_WAIT (tp_wait) the probe waits for it, without (tp_nowait) the
@@ -1486,6 +1522,7 @@ static const struct {
 	{ "timer_cpu", timer_cpu },
 	{ "timer_task", timer_task },
 	{ "timer_exit", timer_exit },
+	{ "task_stack", task_stack },
 	{ "tp_wait", tp_wait },
 	{ "tp_nowait", tp_nowait },
 	{ "kprobe_hist_error", kprobe_hist_error },

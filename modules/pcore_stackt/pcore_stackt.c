@@ -11,6 +11,9 @@
  *	runs pcore_stackt_spin() on the CPU for MS milliseconds
  *   echo N > /sys/kernel/debug/pcore_stackt/nap
  *	sleeps N times 50 ms in pcore_stackt_nap()
+ *   echo MS > /sys/kernel/debug/pcore_stackt/doze
+ *	sleeps once, up to MS milliseconds, in pcore_stackt_doze(); a signal
+ *	ends the sleep early
  *
  * Every function uses what the one it calls returns, so that no call is a
  * tail call (a tail call would leave its caller out of the stack), and
@@ -32,6 +35,7 @@
 #define STACKT_MAX	1000000		/* calls per write */
 #define STACKT_SPIN_MAX	60000		/* ms */
 #define STACKT_NAP_MAX	100		/* naps */
+#define STACKT_DOZE_MAX	600000		/* ms */
 
 static struct dentry *stackt_dir;
 static int stackt_sink;
@@ -80,6 +84,14 @@ static noinline int pcore_stackt_spin(u64 end)
 static noinline int pcore_stackt_nap(int v)
 {
 	msleep(50);
+	barrier();
+	return v + 1;
+}
+
+static noinline int pcore_stackt_doze(unsigned int ms)
+{
+	int v = msleep_interruptible(ms);
+
 	barrier();
 	return v + 1;
 }
@@ -140,6 +152,21 @@ static ssize_t stackt_nap_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
+static ssize_t stackt_doze_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint_from_user(ubuf, count, 10, &ms);
+	if (ret)
+		return ret;
+	if (ms > STACKT_DOZE_MAX)
+		return -EINVAL;
+	WRITE_ONCE(stackt_sink, pcore_stackt_doze(ms));
+	return count;
+}
+
 #define STACKT_FOPS(name)						\
 static const struct file_operations stackt_##name##_fops = {		\
 	.owner = THIS_MODULE,						\
@@ -151,6 +178,7 @@ static const struct file_operations stackt_##name##_fops = {		\
 STACKT_FOPS(run);
 STACKT_FOPS(spin);
 STACKT_FOPS(nap);
+STACKT_FOPS(doze);
 
 static int __init stackt_init(void)
 {
@@ -158,6 +186,7 @@ static int __init stackt_init(void)
 	debugfs_create_file("run", 0200, stackt_dir, NULL, &stackt_run_fops);
 	debugfs_create_file("spin", 0200, stackt_dir, NULL, &stackt_spin_fops);
 	debugfs_create_file("nap", 0200, stackt_dir, NULL, &stackt_nap_fops);
+	debugfs_create_file("doze", 0200, stackt_dir, NULL, &stackt_doze_fops);
 	return 0;
 }
 
