@@ -880,6 +880,78 @@ TEST_F_TIMEOUT(good, keys_hashed_fits, 60)
 	unload_case(_metadata);
 }
 
+#define TPSRC_FIRE	"/sys/kernel/debug/pcore_tpsrc/fire"
+
+/*
+ * Keys by the hashed slots' marks (case keys_sentinel): each firing of
+ * "8" records the values 1 to 8 under U64_MAX - 1 (= (u64)-ENOENT, the
+ * old busy mark), U64_MAX (the free mark: dropped), 0, 1, (u64)-EINVAL,
+ * U64_MAX - 2, 2^63 and 4096.  Three rounds of fire, read, reset: every
+ * key but U64_MAX is shown with exactly its value, once; the total since
+ * creation counts 7 values a round, never goes down across a reset, and
+ * never counts a value twice.  The old code took U64_MAX - 1 for a busy
+ * slot: never shown nor harvested, its record outlived the pool's reset
+ * and was handed to the next key, which then counted it too.
+ */
+TEST_F_TIMEOUT(good, keys_sentinel, 120)
+{
+	static const unsigned long long keys[8] = {
+		-2ULL, -1ULL, 0, 1, -22ULL, -3ULL, 1ULL << 63, 4096,
+	};
+	static struct pcore_ioc_bucket b[PCORE_MAXB];
+	struct pcore_ioc_read r;
+	struct key_line k;
+	unsigned long long n;
+	int fd, round, i, ret;
+
+	ASSERT_EQ(0, pcore_mod_load("pcore_tpsrc", NULL));
+	ASSERT_EQ(0, load_case(self->kmsg, "case=keys_sentinel"));
+	fd = open("/dev/probe_core", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	for (round = 1; round <= 3; round++) {
+		n = 7ULL * round;
+		ASSERT_EQ(0, pcore_write(TPSRC_FIRE, "8", 1));
+		ASSERT_LT(0, pcore_read(APIDIR "/sentinel/keys", buf, PCORE_BUF));
+		EXPECT_EQ(7, data_lines(buf)) {
+			TH_LOG("round %d, keys:\n%s", round, buf);
+		}
+		for (i = 0; i < 8; i++) {
+			if (keys[i] == -1ULL)
+				continue;
+			ret = key_line(buf, keys[i], &k);
+			EXPECT_EQ(0, ret) {
+				TH_LOG("round %d: no key %llu", round, keys[i]);
+			}
+			if (ret)
+				continue;
+			EXPECT_STREQ("-", k.label);
+			EXPECT_EQ(1, k.count);
+			EXPECT_EQ(i + 1, k.sum);
+		}
+		ASSERT_LT(0, pcore_read(APIDIR "/sentinel/stats", buf, PCORE_BUF));
+		EXPECT_EQ(7, pcore_key(buf, "keys"));
+		EXPECT_EQ(round, pcore_key(buf, "dropped"));
+		ASSERT_EQ(0, pcore_rd(fd, "pcore_apitest/sentinel", -1,
+				      PCORE_READ_TOTAL, 0, &r, b));
+		EXPECT_EQ(n, r.count);
+		EXPECT_EQ(34ULL * round, r.sum);
+		ASSERT_EQ(0, pcore_write(APIDIR "/sentinel/reset", "1", 1));
+		ASSERT_EQ(0, pcore_rd(fd, "pcore_apitest/sentinel", -1,
+				      PCORE_READ_TOTAL, 0, &r, b));
+		EXPECT_EQ(n, r.count) {
+			TH_LOG("round %d: the total went from %llu to %llu",
+			       round, n, (unsigned long long)r.count);
+		}
+		ASSERT_LT(0, pcore_read(APIDIR "/sentinel/keys", buf, PCORE_BUF));
+		EXPECT_EQ(0, data_lines(buf)) {
+			TH_LOG("round %d, keys after reset:\n%s", round, buf);
+		}
+	}
+	close(fd);
+	unload_case(_metadata);
+	EXPECT_EQ(0, pcore_mod_unload_wait("pcore_tpsrc"));
+}
+
 /*
  * Keys 0 to 3: 0 (twice 10, once through pcore_hist_add), 1 (twice 20),
  * 3 (three times 30, no label); key 2 has nothing and is not shown; keys
@@ -1170,8 +1242,6 @@ TEST_F_TIMEOUT(good, keys_addr, 60)
 	pcore_write("/proc/sys/kernel/kptr_restrict", old, strlen(old));
 	unload_case(_metadata);
 }
-
-#define TPSRC_FIRE	"/sys/kernel/debug/pcore_tpsrc/fire"
 
 /*
  * Fork a child that writes @what to pcore_tpsrc's fire file and exits,

@@ -57,7 +57,9 @@ void pcore_client_destroy(struct pcore_client *c);
  * @PCORE_KEYS_HASHED: sparse keys (pid, dev_t, address): a lock-free
  *	table of @keys slots (rounded up to a power of two) that keeps a key
  *	until its interval ends; keys that find no free slot, and the key
- *	U64_MAX, are dropped
+ *	U64_MAX (which marks a free slot), are dropped.  Every other value
+ *	is a key, U64_MAX - 1 included; a handler keying by a negative errno
+ *	keys by its negation (-EPERM would be U64_MAX).
  * @PCORE_KEYS_STACK: the key is a kernel stack, given to
  *	pcore_hist_add_stack(): a table like %PCORE_KEYS_HASHED's, whose
  *	slots also hold up to @depth frames.  Stacks are told apart frame by

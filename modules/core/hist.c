@@ -39,6 +39,11 @@
  * time.  A histogram keyed by pid keeps working under endless process
  * churn as long as the keys seen between two interval reads fit.
  *
+ * A free slot holds U64_MAX: that key, and no other, is refused (counted
+ * as dropped).  PCORE_KEY_BUSY marks a stack slot whose frames are being
+ * written, in stack tables only: in a hashed table it is a key like any
+ * other, (u64)-ENOENT.
+ *
  * Memory
  * ------
  * A histogram without keys allocates its records at creation: one per
@@ -701,7 +706,8 @@ NOKPROBE_SYMBOL(pcore_rec_claim);
  * pcore_hist_add_key() - record a value under a key; hot path
  * @h: keyed histogram (for one without keys, @key and @label are ignored)
  * @key: the key: an index below the key count for %PCORE_KEYS_DIRECT, any
- *	value but U64_MAX for %PCORE_KEYS_HASHED
+ *	value but U64_MAX (a free slot's mark: dropped) for
+ *	%PCORE_KEYS_HASHED.  U64_MAX - 1 ((u64)-ENOENT) is a key like others.
  * @label: a name shown with the key, or NULL: the first label given for a
  *	key in an interval is kept (up to 31 characters; spaces and control
  *	characters are shown as '_'), until the interval ends
@@ -1072,7 +1078,8 @@ static void pcore_keyval_fill(const struct pcore_hist *h, u32 b, u32 slot,
 
 /*
  * Does a hashed or stack slot of bank @b hold a key (whose frames are
- * written)?  Direct slots are always looked at.
+ * written)?  Direct slots are always looked at.  Only a stack slot is
+ * ever busy: PCORE_KEY_BUSY is a hashed key like others.
  */
 static bool pcore_slot_taken(const struct pcore_hist *h, u32 b, u32 slot)
 {
@@ -1081,7 +1088,8 @@ static bool pcore_slot_taken(const struct pcore_hist *h, u32 b, u32 slot)
 	if (h->key_mode == PCORE_KEYS_NONE || h->key_mode == PCORE_KEYS_DIRECT)
 		return true;
 	k = READ_ONCE(h->keys[b][slot]);
-	return k != U64_MAX && k != PCORE_KEY_BUSY;
+	return k != U64_MAX &&
+	       (k != PCORE_KEY_BUSY || h->key_mode != PCORE_KEYS_STACK);
 }
 
 /*

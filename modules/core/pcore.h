@@ -168,7 +168,9 @@ struct pcore_label {
  *	table of @nslots record pointers, NULL until the key has a value on
  *	that CPU in the bank's interval
  * @pool: keyed: per bank, the records that the tables point into
- * @keys: per bank, %PCORE_KEYS_HASHED: the key of each slot, U64_MAX when free
+ * @keys: per bank, %PCORE_KEYS_HASHED and %PCORE_KEYS_STACK: the key of
+ *	each slot, U64_MAX when free (a stack's: PCORE_KEY_BUSY while its
+ *	frames are written; a hashed key may be PCORE_KEY_BUSY)
  * @labels: per bank, keyed: per slot, the label given with its first value
  *	in the bank's interval
  * @depth: %PCORE_KEYS_STACK: frames kept of each stack

@@ -985,6 +985,40 @@ static int keys_hashed(void)
 }
 
 /*
+ * keys_sentinel: hashed histogram "sentinel" (16 slots, key name "key")
+ * fed by probe "sentinel" on pcore_tpsrc_event: event i (1, 2, ...)
+ * records the value i under key keys_sentinel_keys[(i - 1) % 8], no
+ * label.  U64_MAX - 1 is (u64)-ENOENT, the hashed slots' old "busy" mark;
+ * U64_MAX, the free mark, is the one key refused (dropped).  Firing "8"
+ * records 1 to 8: seven keys of one value each, one value dropped.
+ */
+static const u64 keys_sentinel_keys[8] = {
+	U64_MAX - 1, U64_MAX, 0, 1, (u64)-EINVAL, U64_MAX - 2, 1ULL << 63, 4096,
+};
+
+static void notrace apitest_sentinel_event(void *data, u64 value)
+{
+	struct pcore_hist *h = pcore_tp_hit(data);
+
+	pcore_hist_add_key(h, keys_sentinel_keys[(value - 1) % 8], NULL, value);
+}
+
+static int keys_sentinel(void)
+{
+	struct pcore_hist *h;
+
+	h = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "sentinel", .key_mode = PCORE_KEYS_HASHED, .keys = 16,
+		.key_name = "key" });
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	return apitest_err(pcore_tracepoint_attach(pc,
+		&(struct pcore_tracepoint_opts){
+			.name = "sentinel", .tracepoint = "pcore_tpsrc_event",
+			.fn = apitest_sentinel_event, .hist = h, .priv = h }));
+}
+
+/*
  * hist_mem: pcore_hist_mem() of three histograms' options, then the
  * histograms: "plain" (loglinear), "keyed" (hashed, 100 keys: 128 slots;
  * 64 values under each of 100 keys, on this CPU) and "stack" (16 stacks
@@ -1513,6 +1547,7 @@ static const struct {
 	{ "too_many_probes", too_many_probes },
 	{ "partial", partial },
 	{ "keys_hashed", keys_hashed },
+	{ "keys_sentinel", keys_sentinel },
 	{ "hist_mem", hist_mem },
 	{ "keys_pid", keys_pid },
 	{ "ipi_watch", ipi_watch },
