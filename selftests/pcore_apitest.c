@@ -821,6 +821,52 @@ TEST_F_TIMEOUT(good, keys_hashed, 60)
 	unload_case(_metadata);
 }
 
+/*
+ * Only an open for reading and writing takes an interval: a read-only
+ * open (grep -r, a monitoring walk over debugfs) and a write-only one
+ * are refused with EACCES and take nothing, so the values stay for the
+ * reader that takes them (probectl watch, the exporter), once.  The old
+ * code took the interval at any open.
+ */
+TEST_F_TIMEOUT(good, interval_read_only, 60)
+{
+	static const int modes[] = { O_RDONLY, O_WRONLY };
+	int i, fd;
+
+	ASSERT_EQ(0, load_case(self->kmsg, "case=keys_hashed nkeys=3"));
+	for (i = 0; i < 2; i++) {
+		fd = open(APIDIR "/hashed/interval", modes[i] | O_CLOEXEC);
+		EXPECT_EQ(-1, fd) {
+			TH_LOG("mode %d: opened", modes[i]);
+		}
+		if (fd >= 0) {
+			if (modes[i] == O_RDONLY)
+				EXPECT_LT(0, read(fd, buf, PCORE_BUF - 1));
+			close(fd);
+		} else {
+			EXPECT_EQ(EACCES, errno);
+		}
+	}
+	ASSERT_LT(0, pcore_read(APIDIR "/hashed/stats", buf, PCORE_BUF));
+	EXPECT_EQ(3, pcore_key(buf, "keys"));
+	EXPECT_NE(NULL, strstr(buf, "\n\npid: 1002\nlabel: has_space_and_newline\ncount: 3\nsum: 900\n"));
+
+	/* Read-write: the interval, whole, then nothing. */
+	fd = open(APIDIR "/hashed/interval", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	memset(buf, 0, PCORE_BUF);
+	EXPECT_LT(0, read(fd, buf, PCORE_BUF - 1));
+	close(fd);
+	EXPECT_EQ(3, pcore_key(buf, "keys")) {
+		TH_LOG("interval:\n%s", buf);
+	}
+	EXPECT_NE(NULL, strstr(buf, "\n\npid: 1000\nlabel: k0\ncount: 2\nsum: 150\n"));
+	EXPECT_NE(NULL, strstr(buf, "\n\npid: 1002\nlabel: has_space_and_newline\ncount: 3\nsum: 900\n"));
+	ASSERT_LT(0, pcore_read(APIDIR "/hashed/interval", buf, PCORE_BUF));
+	EXPECT_EQ(0, pcore_key(buf, "keys"));
+	unload_case(_metadata);
+}
+
 static unsigned long long param(const char *name)
 {
 	char path[128], v[32];

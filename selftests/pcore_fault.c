@@ -97,7 +97,7 @@ TEST_F_TIMEOUT(fault, debugfs_files, 3600)
 /* The count of one interval read (open, one read, close), or -1ULL. */
 static unsigned long long interval_count(char *buf, size_t len, ssize_t *got)
 {
-	int fd = open(MOD_DBG "/h/interval", O_RDONLY | O_CLOEXEC);
+	int fd = open(MOD_DBG "/h/interval", O_RDWR | O_CLOEXEC);
 	char *p;
 
 	*got = -2;

@@ -241,7 +241,8 @@ static inline int op_file(const struct fault_op *op)
 {
 	static char buf[65536];
 	bool w = strstr(op->arg, "/reset") != NULL;
-	int fd = open(op->arg, (w ? O_WRONLY : O_RDONLY) | O_CLOEXEC), ret = 0;
+	int fd = open(op->arg, w ? O_WRONLY | O_CLOEXEC : pcore_rdflags(op->arg));
+	int ret = 0;
 	ssize_t n;
 
 	if (fd < 0)

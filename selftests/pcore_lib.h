@@ -128,11 +128,25 @@ static inline int pcore_unload_wait(void)
 	return pcore_mod_unload_wait("probe_core");
 }
 
+/*
+ * The flags to open a file for reading: an interval file read-write (its
+ * open takes the interval, which a read-only open may not), any other
+ * read-only.
+ */
+static inline int pcore_rdflags(const char *path)
+{
+	size_t n = strlen(path);
+
+	return (n >= 9 && !strcmp(path + n - 9, "/interval") ? O_RDWR :
+							       O_RDONLY) |
+	       O_CLOEXEC;
+}
+
 /* Whole file into buf (NUL-terminated); returns length or -errno. */
 static inline ssize_t pcore_read(const char *path, char *buf, size_t len)
 {
 	ssize_t n, got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, pcore_rdflags(path));
 
 	if (fd < 0)
 		return -errno;

@@ -182,7 +182,7 @@ TEST_F_TIMEOUT(life, files_open_across_unload, 60)
 	ASSERT_EQ(0, pcore_load(NULL));
 	ASSERT_EQ(0, pcore_mod_load(APITEST, "case=keys_direct"));
 	for (i = 0; i < 5; i++) {
-		fd[i] = open(files[i], O_RDONLY | O_CLOEXEC);
+		fd[i] = open(files[i], pcore_rdflags(files[i]));
 		ASSERT_LE(0, fd[i]) {
 			TH_LOG("%s: %s", files[i], strerror(errno));
 		}

@@ -71,7 +71,7 @@ static void reader(unsigned long *reads)
 
 	for (;;) {
 		for (i = 0; i < 5; i++)
-			fd[i] = open(files[i], O_RDONLY);
+			fd[i] = open(files[i], pcore_rdflags(files[i]));
 		for (i = 0; i < 5; i++)
 			if (fd[i] >= 0 && read(fd[i], buf, 65536) > 0)
 				__atomic_add_fetch(reads, 1, __ATOMIC_RELAXED);

@@ -19,7 +19,10 @@
  *   percpu    per-CPU totals and histograms, then their merged total
  *   stats     'key: value' lines
  *   interval  stats and histogram since the last interval read or reset,
- *             taken atomically at open; opening starts a new interval
+ *             taken atomically at open; opening starts a new interval.
+ *             Only an open for reading and writing: a read-only open
+ *             (grep -r, a monitoring walk) gets EACCES and takes nothing,
+ *             as PCORE_READ_RESET needs /dev/probe_core open for writing
  *   reset     write 1 to reset
  *   keys      keyed histograms only: one line per key
  *   stacks    histograms keyed by stack only: one block per stack, the
@@ -693,13 +696,20 @@ static int pcore_interval_show(struct seq_file *m, void *unused)
  * The harvest happens once, at open, however the file is read.  It is the
  * last step: a harvest cannot be undone, so an open that fails must fail
  * before it, or with it (pcore_hist_harvest() keeps the interval when it
- * cannot allocate its answer).
+ * cannot allocate its answer).  It takes the interval from every other
+ * reader (probectl watch, the exporter): an open that may read and write
+ * only, as a reset through /dev/probe_core needs it open for writing.  A
+ * read-only walk over debugfs is no request to reset (no log line); a
+ * write-only open would take what it cannot read.
  */
 static int pcore_interval_open(struct inode *inode, struct file *file)
 {
 	struct pcore_interval *iv;
 	int ret;
 
+	if ((file->f_mode & (FMODE_READ | FMODE_WRITE)) !=
+	    (FMODE_READ | FMODE_WRITE))
+		return -EACCES;
 	iv = kzalloc(sizeof(*iv), GFP_KERNEL);
 	if (!iv)
 		return -ENOMEM;
@@ -767,7 +777,7 @@ static void pcore_debugfs_hist_added(struct pcore_hist *h)
 			    &pcore_hist_full_fops);
 	debugfs_create_file("percpu", 0400, h->dir, h, &pcore_percpu_fops);
 	debugfs_create_file("stats", 0400, h->dir, h, &pcore_stats_fops);
-	debugfs_create_file("interval", 0400, h->dir, h, &pcore_interval_fops);
+	debugfs_create_file("interval", 0600, h->dir, h, &pcore_interval_fops);
 	debugfs_create_file("reset", 0200, h->dir, h, &pcore_reset_fops);
 	if (h->key_mode)
 		debugfs_create_file("keys", 0400, h->dir, h, &pcore_keys_fops);

@@ -200,7 +200,7 @@ static void reader(struct shared *sh, int cpu)
 	for (;;) {
 		t0 = pcore_now();
 		for (i = 0; i < ARRAY_SIZE(files); i++) {
-			fd[i] = open(files[i], O_RDONLY | O_CLOEXEC);
+			fd[i] = open(files[i], pcore_rdflags(files[i]));
 			if (fd[i] < 0 && errno != ENOENT && errno != ENXIO &&
 			    errno != EIO)
 				bad(sh, files[i], errno);
