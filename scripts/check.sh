@@ -90,8 +90,10 @@ probectl_built=$?
 # offers LA57): once, an interrupt during identify_boot_cpu() made KASAN
 # report a wild access in handle_edge_irq() at an LA57 direct-map address
 # (ff11...), 15 ms into the boot, before any module.  scripts/soak.sh
-# uses the same.
-DEBUG_APPEND=no5lvl
+# uses the same.  slub_debug=A,perf_event marks the perf_event cache for
+# failslab's cache filter (pcore_hotplug fails a CPU's perf event at
+# online with it; the cache is then not merged, nothing else changes).
+DEBUG_APPEND="no5lvl slub_debug=A,perf_event"
 export DEBUG_APPEND
 
 # pick LISTFILE TEST...: the TESTs that LISTFILE names (one per line, #

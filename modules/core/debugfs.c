@@ -149,6 +149,7 @@ static void pcore_seq_values(struct seq_file *m, const struct pcore_hist *h,
  */
 struct pcore_about {
 	unsigned long missed;
+	int unsampled;
 	char symbol[KSYM_NAME_LEN + 32];
 };
 
@@ -156,6 +157,7 @@ static void pcore_about_get(struct pcore_hist *h, struct pcore_about *a)
 {
 	mutex_lock(&pcore_lock);
 	a->missed = h->probe ? pcore_probe_missed(h->probe) : 0;
+	a->unsampled = h->probe ? pcore_profile_unsampled(h->probe) : -1;
 	strscpy(a->symbol, h->probe ? pcore_probe_hist_symbol(h->probe, h) :
 				      "-", sizeof(a->symbol));
 	mutex_unlock(&pcore_lock);
@@ -168,6 +170,8 @@ static void pcore_seq_about(struct seq_file *m, const struct pcore_hist *h,
 	u32 ppm = pcore_layout_error_ppm(&h->layout, &abs_err);
 
 	seq_printf(m, "missed: %lu\n", a->missed);
+	if (a->unsampled >= 0)	/* a profiler's */
+		seq_printf(m, "unsampled_cpus: %d\n", a->unsampled);
 	seq_printf(m, "symbol: %s\n", a->symbol);
 	seq_printf(m, "unit: %s\n", h->unit);
 	seq_printf(m, "kind: %s\n", pcore_kind_name(h->layout.kind));

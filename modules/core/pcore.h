@@ -486,6 +486,10 @@ struct perf_event;
  * @hz: samples per second per CPU
  * @period: ns between samples
  * @armed: an instance of the hotplug state (not disabled)
+ * @arming: pcore_profile_arm() is adding the instance: a CPU without its
+ *	event fails it (under the hotplug lock: no CPU comes or goes then)
+ * @unsampled: CPUs online without their event, whose creation failed when
+ *	they came online (logged); until they go offline
  */
 struct pcore_profile {
 	struct hlist_node node;
@@ -493,6 +497,8 @@ struct pcore_profile {
 	u32 hz;
 	u64 period;
 	bool armed;
+	bool arming;
+	atomic_t unsampled;
 };
 
 int pcore_profile_init(void);
@@ -500,6 +506,7 @@ void pcore_profile_exit(void);
 int pcore_profile_alloc(struct pcore_probe *p, u32 hz);
 int pcore_profile_arm(struct pcore_probe *p);
 bool pcore_profile_disarm(struct pcore_probe *p);
+int pcore_profile_unsampled(const struct pcore_probe *p);
 void pcore_profile_release(struct pcore_probe *p);
 
 struct pcore_umark;

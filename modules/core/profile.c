@@ -15,6 +15,11 @@
  * removing it releases them all; that is also disable and enable.  The
  * callbacks take no lock of ours: callers hold pcore_lock, which comes
  * before the hotplug lock.
+ *
+ * A profiler never stops a CPU from coming online: a CPU whose event
+ * cannot be created then is logged, counted in @unsampled (the stats file
+ * shows it) and goes unsampled until it comes online again.  Only while
+ * arming does a CPU's failure fail the attach (or enable), undone whole.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -59,9 +64,12 @@ static int pcore_profile_online(unsigned int cpu, struct hlist_node *node)
 	ev = perf_event_create_kernel_counter(&attr, cpu, NULL,
 					      pcore_profile_sample, p);
 	if (IS_ERR(ev)) {
-		pcore_perr(p, "cannot create the cpu-clock perf event of CPU %u (%pe)",
-			   cpu, ev);
-		return PTR_ERR(ev);
+		pcore_perr(p, "cannot create the cpu-clock perf event of CPU %u (%pe)%s",
+			   cpu, ev, pr->arming ? "" : ": CPU not sampled");
+		if (pr->arming)
+			return PTR_ERR(ev);
+		atomic_inc(&pr->unsampled);
+		return 0;
 	}
 	*per_cpu_ptr(pr->ev, cpu) = ev;
 	return 0;
@@ -77,6 +85,8 @@ static int pcore_profile_offline(unsigned int cpu, struct hlist_node *node)
 		perf_event_disable(*ev);
 		perf_event_release_kernel(*ev);
 		*ev = NULL;
+	} else {
+		atomic_dec(&pr->unsampled);	/* it came online without */
 	}
 	return 0;
 }
@@ -119,7 +129,9 @@ int pcore_profile_arm(struct pcore_probe *p)
 	int ret;
 
 	lockdep_assert_held(&pcore_lock);
+	p->prof.arming = true;
 	ret = cpuhp_state_add_instance(pcore_profile_state, &p->prof.node);
+	p->prof.arming = false;
 	if (!ret)
 		p->prof.armed = true;
 	return ret;
@@ -137,6 +149,14 @@ bool pcore_profile_disarm(struct pcore_probe *p)
 	cpuhp_state_remove_instance(pcore_profile_state, &p->prof.node);
 	p->prof.armed = false;
 	return true;
+}
+
+/* CPUs online and not sampled (see the top), or -1 when @p is no profiler. */
+int pcore_profile_unsampled(const struct pcore_probe *p)
+{
+	if (p->kind != PCORE_PROBE_PROFILE)
+		return -1;
+	return atomic_read(&p->prof.unsampled);
 }
 
 void pcore_profile_release(struct pcore_probe *p)
