@@ -1094,6 +1094,96 @@ static int keys_direct(void)
 }
 
 /*
+ * keys_fuzz: the keys selftests/pcore_combo.c draws.  A histogram "fuzz"
+ * of fuzz_slots keys in mode fuzz_mode (1 direct, 2 hashed), key name
+ * "key", unit "ns".  At load, and again at each write to the parameter
+ * fuzz_again, key fuzz_keys[i] gets fuzz_reps[i] values of fuzz_vals[i],
+ * labelled "k<i>", in the order given (one round).  The selftest knows
+ * what each round adds and checks every reader against it.
+ */
+#define APITEST_FUZZ_KEYS	16
+
+static unsigned int fuzz_mode = PCORE_KEYS_HASHED;
+module_param(fuzz_mode, uint, 0400);
+MODULE_PARM_DESC(fuzz_mode, "keys_fuzz: the key mode (1 direct, 2 hashed)");
+
+static unsigned int fuzz_slots = 16;
+module_param(fuzz_slots, uint, 0400);
+MODULE_PARM_DESC(fuzz_slots, "keys_fuzz: keys of the histogram");
+
+static unsigned long long fuzz_keys[APITEST_FUZZ_KEYS];
+static unsigned int fuzz_nkeys;
+module_param_array(fuzz_keys, ullong, &fuzz_nkeys, 0400);
+MODULE_PARM_DESC(fuzz_keys, "keys_fuzz: the keys recorded, in order");
+
+static unsigned long long fuzz_vals[APITEST_FUZZ_KEYS];
+static unsigned int fuzz_nvals;
+module_param_array(fuzz_vals, ullong, &fuzz_nvals, 0400);
+MODULE_PARM_DESC(fuzz_vals, "keys_fuzz: the value of each key");
+
+static unsigned int fuzz_reps[APITEST_FUZZ_KEYS];
+static unsigned int fuzz_nreps;
+module_param_array(fuzz_reps, uint, &fuzz_nreps, 0400);
+MODULE_PARM_DESC(fuzz_reps, "keys_fuzz: the values recorded under each key (at most 1000)");
+
+static struct pcore_hist *fuzz_hist;
+
+static void keys_fuzz_round(void)
+{
+	char label[PCORE_LABEL_MAX];
+	u32 i, j;
+
+	for (i = 0; i < fuzz_nkeys; i++) {
+		snprintf(label, sizeof(label), "k%u", i);
+		for (j = 0; j < fuzz_reps[i]; j++)
+			pcore_hist_add_key(fuzz_hist, fuzz_keys[i], label,
+					   fuzz_vals[i]);
+	}
+}
+
+static int keys_fuzz(void)
+{
+	struct pcore_hist *h;
+	u32 i;
+
+	if (fuzz_nvals != fuzz_nkeys || fuzz_nreps != fuzz_nkeys) {
+		pr_err("%s: fuzz_keys, fuzz_vals and fuzz_reps must have as many elements\n",
+		       __func__);
+		return -EINVAL;
+	}
+	for (i = 0; i < fuzz_nreps; i++) {
+		if (fuzz_reps[i] > 1000) {
+			pr_err("fuzz_reps=%u: at most 1000\n", fuzz_reps[i]);
+			return -EINVAL;
+		}
+	}
+	h = pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = "fuzz", .key_mode = fuzz_mode, .keys = fuzz_slots,
+		.key_name = "key" });
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	WRITE_ONCE(fuzz_hist, h);
+	keys_fuzz_round();
+	return 0;
+}
+
+/* Any write to fuzz_again: one more round of keys_fuzz. */
+static int fuzz_again_set(const char *val, const struct kernel_param *kp)
+{
+	if (!READ_ONCE(fuzz_hist))
+		return -EINVAL;
+	keys_fuzz_round();
+	return 0;
+}
+
+static const struct kernel_param_ops fuzz_again_ops = {
+	.set = fuzz_again_set,
+};
+
+module_param_cb(fuzz_again, &fuzz_again_ops, NULL, 0200);
+MODULE_PARM_DESC(fuzz_again, "keys_fuzz: write anything for one more round");
+
+/*
  * timer_cpu: two CPU timers, "disc" with PCORE_TIMER_DISCARD_SWITCH and
  * "meas" without, on this task with migration off (a CPU timer needs its
  * stop on the CPU of its start; sleeping is allowed).  Each loop:
@@ -1554,6 +1644,7 @@ static const struct {
 	{ "keys_addr", keys_addr },
 	{ "steady", steady },
 	{ "keys_direct", keys_direct },
+	{ "keys_fuzz", keys_fuzz },
 	{ "timer_cpu", timer_cpu },
 	{ "timer_task", timer_task },
 	{ "timer_exit", timer_exit },
