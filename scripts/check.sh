@@ -110,11 +110,12 @@ pick() {
 # check_kernel KERNEL [PHASE]: one kernel's build, payload and VM boots.
 # Its results go to files named after its release, *-<release>.tap.
 # PHASE: all (the default); main: the build, the payload, the main boot,
-# then the threadirqs and lockdown boots; extra: the faultinject boot of
-# the payload that a main phase made.
+# then the threadirqs and the two lockdown boots; extra: the faultinject
+# boot of the payload that a main phase made.
 check_kernel() {
 	local vmlinuz kdir kver built readme_ko payload all tirq plain exports
-	local want km moddir modroot vm_timeout vm_mem vm_append t0 list lock fault
+	local want km moddir modroot vm_timeout vm_mem vm_append t0 list lock integ
+	local fault combo
 	local phase=${2:-all} klog=$res/debug-kernel${2:+-$2}.log
 
 	if [ "${1%%-*}" = debug ]; then
@@ -268,6 +269,10 @@ boots() {
 	#                         injection (fail-nth, failslab, fail_page_alloc);
 	#   selftests/lockdown    a boot with "lockdown=confidentiality", only
 	#                         kernels that trust our signing key;
+	#   selftests/integrity   a boot with "lockdown=integrity" (Secure
+	#                         Boot's), the same kernels;
+	#   selftests/combo       the combination fuzzer, a boot of its own
+	#                         after faultinject's, on the debug kernel only;
 	#   every other test      the main boot.
 	all=$(cd "$payload/selftests" && ls pcore_*)
 	[ -z "${SELFTESTS:-}" ] || all=$(for t in $all; do
@@ -275,22 +280,27 @@ boots() {
 	tirq=$(pick selftests/threadirqs $all)
 	fault=$(pick selftests/faultinject $all)
 	lock=$(pick selftests/lockdown $all)
+	integ=$(pick selftests/integrity $all)
+	combo=$(pick selftests/combo $all)
 	plain=$(for t in $all; do
-		case " $tirq $fault $lock " in *" $t "*) ;; *) echo "$t" ;; esac
+		case " $tirq $fault $lock $integ $combo " in *" $t "*) ;; *) echo "$t" ;; esac
 	done | xargs)
+	[ "${1%%-*}" = debug ] || combo=
 	grep -qx CONFIG_FAULT_INJECTION_DEBUG_FS=y "$kdir/.config" &&
 		grep -qx CONFIG_FAILSLAB=y "$kdir/.config" || fault=
-	[ -e "$payload/modules/unsigned" ] || lock=
+	[ -e "$payload/modules/unsigned" ] || lock= integ=
 	case $2 in
-	main) fault="" ;;
-	extra) tirq="" lock="" ;;
+	main) fault="" combo="" ;;
+	extra) tirq="" lock="" integ="" ;;
 	esac
 	# (run_tests.sh with no test names would run every one)
 	[ "$2" = extra ] || [ -z "$plain" ] || boot_main "$1"
-	[ -z "$fault$tirq$lock" ] || stage "$1: its other boots in QEMU ($kver)"
+	[ -z "$fault$tirq$lock$integ$combo" ] || stage "$1: its other boots in QEMU ($kver)"
 	extra_boot faultinject "" $fault	# loads with the N-th allocation failing
+	extra_boot combo "" $combo		# the combination fuzzer
 	extra_boot threadirqs threadirqs $tirq
 	extra_boot lockdown lockdown=confidentiality $lock
+	extra_boot integrity lockdown=integrity $integ
 }
 
 # boot_main KERNEL: boots()' main boot, every test of no other boot.
@@ -395,7 +405,7 @@ soak_short() {
 # Two lanes.  QEMU's TCG runs a guest on one host thread, so one boot
 # leaves the second core idle.  The debug kernel's build and boots (the
 # longest: its main boot runs the whole suite under KASAN, with kmemleak
-# scans, then threadirqs and lockdown, then its short soak) run in the
+# scans, then threadirqs and both lockdowns, then its short soak) run in the
 # background from the start, right after the selftest programs are built.
 # The foreground runs lint and the host tests, the Debian kernels, their
 # soak, the Debian packages, then the debug kernel's fault-injection boot
@@ -546,11 +556,12 @@ stage "summary"
 # Per kernel first (its build, readme and VM results), then the total.
 for f in "$res"/vm-*.tap; do
 	[ -e "$f" ] || continue
-	case $f in *-threadirqs.tap | *-lockdown.tap | *-faultinject.tap) continue ;; esac
+	case $f in *-threadirqs.tap | *-lockdown.tap | *-integrity.tap | *-faultinject.tap | *-combo.tap) continue ;; esac
 	kver=${f##*/vm-}
 	kver=${kver%.tap}
 	echo "$kver: $(cat "$res/vm-$kver.tap" "$res/vm-$kver-threadirqs.tap" \
-		"$res/vm-$kver-lockdown.tap" "$res/vm-$kver-faultinject.tap" \
+		"$res/vm-$kver-lockdown.tap" "$res/vm-$kver-integrity.tap" \
+		"$res/vm-$kver-faultinject.tap" "$res/vm-$kver-combo.tap" \
 		"$res/sign-$kver.tap" "$res/browser-$kver.tap" \
 		"$res/promtool-$kver.tap" 2>/dev/null |
 		awk '/^ok .*#[ \t]*[Ss][Kk][Ii][Pp]/ { s++; next } /^ok /{ p++ } /^not ok /{ f++ }

@@ -11,10 +11,11 @@
 #   fuzz     seeded ioctl and debugfs-write fuzz from two processes, then
 #            everything unloads and nothing stays registered;
 #   leaks    a kmemleak scan (the debug kernel).
-# The full form: 1000 cycles, 200 hotplug rounds, 50000 fuzz operations;
+# The full form: 1000 cycles, 200 hotplug rounds, 50000 fuzz operations,
+# then a second boot with 2000 combinations of the combination fuzzer;
 # --short (make check): 100, 20, 5000 (10 cycles on the debug kernel).
-# PCORE_SOAK_CYCLES, PCORE_SOAK_HOTPLUG and PCORE_SOAK_FUZZ_OPS override
-# either; PCORE_SEED replays a fuzz run (the seed is printed either way).
+# PCORE_SOAK_CYCLES, PCORE_SOAK_HOTPLUG, PCORE_SOAK_FUZZ_OPS and
+# PCORE_SOAK_COMBOS override either; PCORE_SEED replays a fuzz run (the seed is printed either way).
 #
 # KERNEL: cloud-6.1 (Debian's, scripts/kernel.sh) or debug-6.1
 # (scripts/debug-kernel.sh, built on first use); default both.
@@ -141,6 +142,44 @@ soak_kernel() {
 		PCORE_SOAK_FUZZ_OPS="$ops" PCORE_SEED="$seed" ./soak 2>&1
 	local st=$?
 	echo "# soak ($form) on $1: the VM ran $((SECONDS - t0)) s (timeout $timeout s)"
+	[ $short = 1 ] || combo_boot "$1" || st=1
+	return $st
+}
+
+# The full form's second boot: the combination fuzzer (selftests/
+# pcore_combo.c), PCORE_SOAK_COMBOS combinations (default 2000: about
+# 30 s each on the debug kernel, 6 s on cloud-6.1) from the soak's seed.
+# make check runs 6 of them on the debug kernel.  Uses soak_kernel's
+# variables (bash's dynamic scope).
+combo_boot() {
+	local combos=${PCORE_SOAK_COMBOS:-2000} hz= per=40
+
+	if [ "${1%%-*}" != debug ]; then
+		per=8 hz=4000	# and the full range of profile=
+	fi
+	mkdir -p "$payload/selftests" "$payload/bin"
+	make -s --no-print-directory -C selftests KSFT="$top/build/ksrc" \
+		O="$payload/selftests" > "$res/soak-combo-build-$1.log" 2>&1 &&
+	make -s --no-print-directory -C userspace O="$top/build/userspace" \
+		>> "$res/soak-combo-build-$1.log" 2>&1 &&
+	cp "build/$kver/modules/pcore_apitest/pcore_apitest.ko" "$payload/modules/" &&
+	cp build/userspace/probectl "$payload/bin/" &&
+	scripts/guest-libs.sh "$payload/rootfs" build/userspace/probectl || {
+		echo "not ok - soak $1: the combination fuzzer's payload (see $res/soak-combo-build-$1.log)"
+		return 1
+	}
+	[ ! -r "$kdir/certs/signing_key.pem" ] ||
+		"$kdir/scripts/sign-file" sha256 "$kdir/certs/signing_key.pem" \
+			"$kdir/certs/signing_key.x509" "$payload/modules/pcore_apitest.ko"
+	echo "# soak ($form) on $1: $combos combinations, PCORE_SEED=$seed"
+	t0=$SECONDS
+	tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
+		--out "$top/build/soak-combo-vm-$kver" \
+		--timeout $((600 + combos * per)) --mem "$mem" --append "$append" \
+		-- env PCORE_SEED="$seed" PCORE_COMBOS="$combos" ${hz:+PCORE_HZ_MAX=$hz} \
+		sh selftests/run_tests.sh --no-kmemleak-selftest pcore_combo 2>&1
+	local st=$?
+	echo "# soak ($form) on $1: the combination fuzzer's VM ran $((SECONDS - t0)) s"
 	return $st
 }
 

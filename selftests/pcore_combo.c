@@ -220,6 +220,13 @@ static void draw_hist(struct hist_draw *h)
 	h->kind = 1 + rnd_below(3);
 	if (h->kind == PCORE_UAPI_HIST_LOGLINEAR) {
 		h->precision = rnd_pct(50) ? rnd_bound(1, 7, 4) : 0;
+		/*
+		 * 6 and 7 bits fit PCORE_MAX_BUCKETS only below the default
+		 * max of one hour (hist_spec.h): the largest powers of two
+		 * that fit, 2^35 and 2^20.
+		 */
+		if (h->precision >= 6)
+			h->max = h->precision == 6 ? 1ULL << 35 : 1ULL << 20;
 	} else if (h->kind == PCORE_UAPI_HIST_LINEAR) {
 		h->min = RND_PICK(starts);
 		n = rnd_pct(50) ? RND_PICK(nbuckets) : 1 + rnd_below(2046);
@@ -306,7 +313,8 @@ static void gen_hist(struct combo *c)
 		param_add(c, "hist=linear:%llu,%llu,%llu", h.min, h.max,
 			  h.step);
 	else if (h.precision)
-		param_add(c, "hist=loglinear:%u", h.precision);
+		/* hist= gives no max: 6 and 7 bits would be refused */
+		param_add(c, "hist=loglinear:%u", h.precision < 6 ? h.precision : 5);
 	else
 		param_add(c, "hist=loglinear");
 }

@@ -42,7 +42,9 @@ enum pcore_hist_kind {
  * struct pcore_hist_spec - what a histogram should look like
  * @kind: an enum pcore_hist_kind
  * @precision: %PCORE_HIST_LOGLINEAR only: sub-bucket bits, 1 to
- *	%PCORE_LOGLIN_MAX_PRECISION; 0 means the default
+ *	%PCORE_LOGLIN_MAX_PRECISION; 0 means the default.  With the default
+ *	@max at most 5: 6 and 7 bits need a @max whose buckets fit
+ *	%PCORE_MAX_BUCKETS (2^35 and 2^20 do), else -EINVAL
  * @min: %PCORE_HIST_LINEAR only: lower end of the first in-range bucket
  * @max: %PCORE_HIST_LINEAR: end of the range (exclusive);
  *	%PCORE_HIST_LOGLINEAR: the largest value that gets its own bucket
