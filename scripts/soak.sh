@@ -4,9 +4,9 @@
 # Usage: scripts/soak.sh [--short] [--no-build] [--results DIR] [KERNEL...]
 #
 # `make soak`: tests/soak/soak.c in QEMU, one boot per kernel:
-#   cycles   load/unload cycles of probe_core (target=do_fork,
-#            tracepoints=sched_switch) and cpuhists under a fork/read
-#            workload on both CPUs, readers holding files open;
+#   cycles   load/unload cycles of probe_core (target=do_fork,do_nanosleep,
+#            tracepoints=sched_switch,offcpu) and cpuhists under a
+#            fork/read workload on both CPUs, readers holding files open;
 #   hotplug  CPU 1 offline/online while recording, exact counts after;
 #   fuzz     seeded ioctl and debugfs-write fuzz from two processes, then
 #            everything unloads and nothing stays registered;

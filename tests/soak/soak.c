@@ -2,10 +2,12 @@
 /*
  * Soak and fuzz (make soak; make check runs the short form):
  *
- *   cycles   load/unload probe_core (target=do_fork, tracepoints=
- *            sched_switch) and cpuhists, again and again, while both CPUs
- *            fork and read and reader processes hold debugfs files and
- *            /dev/probe_core open;
+ *   cycles   load/unload probe_core (target=do_fork,do_nanosleep,
+ *            tracepoints=sched_switch,offcpu: off-CPU stacks of tasks
+ *            that sleep inside a kretprobe, as the readers and workers
+ *            here do in usleep()) and cpuhists, again and again, while
+ *            both CPUs fork and read and reader processes hold debugfs
+ *            files and /dev/probe_core open;
  *   hotplug  CPU 1 offline and online in a loop while recording, forks
  *            pinned to each CPU: exact per-CPU and merged counts after;
  *   fuzz     two processes send seeded random ioctls to /dev/probe_core
@@ -24,7 +26,7 @@
 #include <signal.h>
 #include "kselftest_harness.h"
 
-#define PARAMS		"target=do_fork tracepoints=sched_switch"
+#define PARAMS		"target=do_fork,do_nanosleep tracepoints=sched_switch,offcpu"
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
 #define KMEMLEAK	"/sys/kernel/debug/kmemleak"
 #define HOLD_EVERY	10	/* every 10th cycle unloads with files held */
@@ -185,6 +187,8 @@ static void reader(struct shared *sh, int cpu)
 		PCORE_DBG "/do_fork/hist", PCORE_DBG "/do_fork/percpu",
 		PCORE_DBG "/do_fork/stats", PCORE_DBG "/sched_switch/percpu",
 		PCORE_DBG "/sched_switch/interval",
+		PCORE_DBG "/do_nanosleep/hist", PCORE_DBG "/offcpu/stacks",
+		PCORE_DBG "/offcpu/interval", PCORE_DBG "/timers",
 		PCORE_DBG "/cpuhists/oncpu/hist", PCORE_DBG "/cpuhists/offcpu/percpu",
 		PCORE_DBG "/cpuhists/timers",
 	};
