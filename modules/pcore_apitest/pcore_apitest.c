@@ -48,6 +48,11 @@ static unsigned int loops = 5;
 module_param(loops, uint, 0400);
 MODULE_PARM_DESC(loops, "timer_cpu: measurements of each kind (at most 100)");
 
+/* Set by timer_cpu: its sleeps that switched out (read it). */
+static unsigned int switched;
+module_param(switched, uint, 0400);
+MODULE_PARM_DESC(switched, "timer_cpu: sleeps during which the task switched out");
+
 /* Set by probe_forms (anything given at load is overwritten). */
 static unsigned int forms_offset;
 module_param(forms_offset, uint, 0444);
@@ -1188,20 +1193,26 @@ MODULE_PARM_DESC(fuzz_again, "keys_fuzz: write anything for one more round");
  * "meas" without, on this task with migration off (a CPU timer needs its
  * stop on the CPU of its start; sleeping is allowed).  Each loop:
  *
- *   start both, sleep 1 to 2 ms, stop both: "disc" discards (the task
- *   switched out), "meas" measures the sleep into histogram "slept";
+ *   start both, sleep 1 to 2 ms, stop both: "disc" discards when the
+ *   task switched out, "meas" measures the sleep into histogram "slept";
  *   with preemption off, start and stop "disc": measured, into "quick".
  *
- * Then a stop of "disc" without a start (unmatched) and, for "meas", two
- * starts and one stop (a restart: one measurement).  Timers file:
+ * A sleep need not switch: when the host stalls the vCPU past the timer's
+ * expiry before the sleep calls schedule(), the sleep returns at once.
+ * The task's switch counts tell, and @switched counts the sleeps that
+ * did; "disc" must discard exactly those.  Then a stop of "disc" without
+ * a start (unmatched) and, for "meas", two starts and one stop (a
+ * restart: one measurement).  Timers file:
  *
- *   disc cpu <loops> <loops> 1 0
+ *   disc cpu <2 * loops - switched> <switched> 1 0
  *   meas cpu <loops + 1> 0 0 0
  */
 static int timer_cpu(void)
 {
 	struct pcore_timer *disc, *meas;
 	struct pcore_hist *slept, *quick;
+	unsigned long sw;
+	bool moved;
 	u64 ns;
 	u32 i;
 	int ret;
@@ -1224,13 +1235,19 @@ static int timer_cpu(void)
 	if (ret)
 		return ret;
 
+	switched = 0;
 	migrate_disable();
 	for (i = 0; i < loops; i++) {
+		sw = current->nvcsw + current->nivcsw;
 		pcore_timer_start(disc, NULL);
 		pcore_timer_start(meas, NULL);
 		usleep_range(1000, 2000);
-		if (pcore_timer_stop(disc, NULL, &ns))
-			pr_err("disc: a sleep was not discarded\n");
+		moved = current->nvcsw + current->nivcsw != sw;
+		switched += moved;
+		if (pcore_timer_stop(disc, NULL, &ns) == moved)
+			pr_err("disc: a sleep that %s was %s\n",
+			       moved ? "switched" : "did not switch",
+			       moved ? "not discarded" : "discarded");
 		if (pcore_timer_stop(meas, NULL, &ns))
 			pcore_hist_add(slept, ns);
 
