@@ -193,6 +193,18 @@ static inline size_t pcore_fault_in_writeable(void __user *uaddr, size_t size)
 	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0) && \
 	LINUX_VERSION_CODE < KERNEL_VERSION(6, 14, 0)
 #define PCORE_HAVE_FPROBE	1
+#include <linux/rethook.h>
+
+/*
+ * What fprobe allocates for its return hooks: @n nodes, each a rethook
+ * node, the function's address and its caller's, and @data_size of the
+ * entry handler's data (struct fprobe_rethook_node, which is private).
+ */
+static inline size_t pcore_fprobe_mem(u32 n, size_t data_size)
+{
+	return (size_t)n * (sizeof(struct rethook_node) +
+			    2 * sizeof(unsigned long) + data_size);
+}
 #endif
 
 /*

@@ -267,6 +267,7 @@ struct pcore_probe_row {
 	const char *kind;
 	u64 hits;
 	unsigned long missed;
+	size_t mem;
 };
 
 static int pcore_probes_show(struct seq_file *m, void *unused)
@@ -294,13 +295,14 @@ static int pcore_probes_show(struct seq_file *m, void *unused)
 		r->kind = pcore_probe_kind_name(p);
 		r->hits = pcore_probe_hits(p);
 		r->missed = pcore_probe_missed(p);
+		r->mem = p->mem;
 		r++;
 	}
 	mutex_unlock(&pcore_lock);
 	for (i = 0, r = rows; i < n; i++, r++)
-		seq_printf(m, "%s%s%s %s %s %llu %lu\n", r->client,
+		seq_printf(m, "%s%s%s %s %s %llu %lu %zu\n", r->client,
 			   *r->client ? "/" : "", r->name, r->kind, r->symbol,
-			   r->hits, r->missed);
+			   r->hits, r->missed, r->mem);
 	kvfree(rows);
 	return 0;
 }
@@ -353,9 +355,10 @@ struct pcore_timer_row {
 	char name[PCORE_NAME_MAX];
 	bool cpu;
 	u64 measured, discarded, unmatched, evicted, exited;
+	size_t mem;
 };
 
-/* name scope measured discarded unmatched evicted exited */
+/* name scope measured discarded unmatched evicted exited memory */
 static int pcore_timers_show(struct seq_file *m, void *unused)
 {
 	struct pcore_client *c = m->private;
@@ -378,13 +381,14 @@ static int pcore_timers_show(struct seq_file *m, void *unused)
 		r->cpu = t->scope == PCORE_TIMER_CPU;
 		pcore_timer_stats(t, &r->measured, &r->discarded,
 				  &r->unmatched, &r->evicted, &r->exited);
+		r->mem = t->mem;
 		r++;
 	}
 	mutex_unlock(&pcore_lock);
 	for (i = 0, r = rows; i < n; i++, r++)
-		seq_printf(m, "%s %s %llu %llu %llu %llu %llu\n", r->name,
+		seq_printf(m, "%s %s %llu %llu %llu %llu %llu %zu\n", r->name,
 			   r->cpu ? "cpu" : "task", r->measured, r->discarded,
-			   r->unmatched, r->evicted, r->exited);
+			   r->unmatched, r->evicted, r->exited, r->mem);
 	kvfree(rows);
 	return 0;
 }

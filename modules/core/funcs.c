@@ -469,6 +469,22 @@ static __always_inline u64 pcore_fg_since(u64 start)
 	return now > start ? now - start : 0;
 }
 
+/*
+ * The return hooks @g keeps for calls in flight: its maxactive, or by
+ * default max(32, 4 x CPUs) per function (with fprobe, one pool for all
+ * of them; else a kretprobe's instances per function).
+ */
+static u32 pcore_fg_maxactive(const struct pcore_fgroup *g)
+{
+#ifdef PCORE_HAVE_FPROBE
+	if (g->maxactive)
+		return g->maxactive;
+	return g->n * max(32U, 4 * num_possible_cpus());
+#else
+	return g->maxactive ?: max(32U, 4 * num_possible_cpus());
+#endif
+}
+
 #ifdef PCORE_HAVE_FPROBE
 /* Per call: the entry's stamp and which function. */
 struct pcore_fp_data {
@@ -562,7 +578,7 @@ static int notrace pcore_fp_count_filtered(struct fprobe *fp, unsigned long ip,
 }
 NOKPROBE_SYMBOL(pcore_fp_count_filtered);
 
-static int pcore_fg_register(struct pcore_fgroup *g, int maxactive)
+static int pcore_fg_register(struct pcore_fgroup *g)
 {
 	unsigned long *addrs;
 	bool count = g->flags & PCORE_FUNCS_COUNT;
@@ -583,8 +599,7 @@ static int pcore_fg_register(struct pcore_fgroup *g, int maxactive)
 	if (!count) {
 		g->fp.exit_handler = pcore_fp_exit;
 		g->fp.entry_data_size = sizeof(struct pcore_fp_data);
-		g->fp.nr_maxactive = maxactive ?:
-				     g->n * max(32U, 4 * num_possible_cpus());
+		g->fp.nr_maxactive = pcore_fg_maxactive(g);
 	}
 	ret = register_fprobe_ips(&g->fp, addrs, g->n);
 	kfree(addrs);
@@ -671,7 +686,7 @@ static void pcore_fg_unregister(struct pcore_fgroup *g, u32 n)
 	kfree(all);
 }
 
-static int pcore_fg_register(struct pcore_fgroup *g, int maxactive)
+static int pcore_fg_register(struct pcore_fgroup *g)
 {
 	u32 i;
 	int ret = 0;
@@ -694,8 +709,7 @@ static int pcore_fg_register(struct pcore_fgroup *g, int maxactive)
 					      pcore_fk_entry;
 			m->rp.handler = pcore_fk_return;
 			m->rp.data_size = sizeof(u64);
-			m->rp.maxactive = maxactive ?:
-					  max(32U, 4 * num_possible_cpus());
+			m->rp.maxactive = pcore_fg_maxactive(g);
 			ret = register_kretprobe(&m->rp);
 		}
 	}
@@ -704,6 +718,29 @@ static int pcore_fg_register(struct pcore_fgroup *g, int maxactive)
 	return ret;
 }
 #endif
+
+/*
+ * Bytes of @g and of what registering it allocates, counted against
+ * mem_max: the members, their names and per-CPU hits, and the return
+ * hooks of a group that times (counting needs none).
+ */
+size_t pcore_fgroup_mem(const struct pcore_fgroup *g)
+{
+	size_t mem = struct_size(g, m, g->n) +
+		     (size_t)g->n * num_possible_cpus() * sizeof(local64_t);
+	u32 i;
+
+	for (i = 0; i < g->n; i++)
+		mem += strlen(g->m[i].name) + 1;
+	if (g->flags & PCORE_FUNCS_COUNT)
+		return mem;
+#ifdef PCORE_HAVE_FPROBE
+	return mem + pcore_fprobe_mem(pcore_fg_maxactive(g),
+				      sizeof(struct pcore_fp_data));
+#else
+	return mem + g->n * pcore_kret_mem(pcore_fg_maxactive(g), sizeof(u64));
+#endif
+}
 
 static int pcore_fmember_cmp(const void *a, const void *b)
 {
@@ -757,7 +794,7 @@ int pcore_fgroup_init(struct pcore_probe *p, const struct pcore_funcs_opts *o)
 /* Register @p's functions; caller holds pcore_lock.  Return: 0 or an errno. */
 int pcore_fgroup_arm(struct pcore_probe *p)
 {
-	int ret = pcore_fg_register(p->fg, p->fg->maxactive);
+	int ret = pcore_fg_register(p->fg);
 
 	if (ret)
 		pcore_perr(p, "cannot attach to its %u functions (%pe)",

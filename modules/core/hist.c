@@ -87,62 +87,6 @@
 /* Slots a hashed key looks at before it is dropped. */
 #define PCORE_KEY_PROBES	32
 
-/*
- * mem_max: the cap on the memory of all histograms together, checked at
- * creation: bytes, with an optional K, M or G; 1M at least.
- */
-static unsigned long long pcore_mem_max = 256ULL << 20;
-static atomic_long_t pcore_mem_used = ATOMIC_LONG_INIT(0);
-
-static int pcore_param_set_mem(const char *val, const struct kernel_param *kp)
-{
-	size_t len = strspn(val, "0123456789");
-	const char *end = val + len;
-	unsigned long long v;
-	unsigned int shift = 0;
-	char num[24];
-
-	if (!len || len >= sizeof(num))
-		return -EINVAL;	/* the kernel logs "invalid for parameter" */
-	switch (*end) {
-	case 'K':
-		shift = 10;
-		break;
-	case 'M':
-		shift = 20;
-		break;
-	case 'G':
-		shift = 30;
-		break;
-	}
-	end += !!shift;
-	if (*end && strcmp(end, "\n"))
-		return -EINVAL;
-	memcpy(num, val, len);
-	num[len] = '\0';
-	if (kstrtoull(num, 10, &v) || v > (LONG_MAX >> shift) ||
-	    v << shift < (1ULL << 20))
-		return -EINVAL;
-	*(unsigned long long *)kp->arg = v << shift;
-	return 0;
-}
-
-static int pcore_param_get_mem(char *buffer, const struct kernel_param *kp)
-{
-	return scnprintf(buffer, PAGE_SIZE, "%llu\n",
-			 *(unsigned long long *)kp->arg);
-}
-
-static const struct kernel_param_ops pcore_param_mem_ops = {
-	.set = pcore_param_set_mem,
-	.get = pcore_param_get_mem,
-};
-
-module_param_cb(mem_max, &pcore_param_mem_ops, &pcore_mem_max, 0644);
-__MODULE_PARM_TYPE(mem_max, "ullong");
-MODULE_PARM_DESC(mem_max,
-	"cap on the memory of all histograms, in bytes (K, M, G suffixes; default 256M, at least 1M); a histogram over it is refused with E2BIG");
-
 /* A record padded to a cache line: CPUs never share one. */
 static size_t pcore_stride(const struct pcore_layout *l)
 {
@@ -248,18 +192,14 @@ static int pcore_pool_add(struct pcore_hist *h, struct pcore_pool *p,
 			  bool charged)
 {
 	size_t size = pcore_chunk_size(h);
-	long used = 0;
 	void *c;
 	u32 i;
 
-	if (!charged)
-		used = atomic_long_add_return(size, &pcore_mem_used);
-	if (used > READ_ONCE(pcore_mem_max)) {
-		atomic_long_sub(size, &pcore_mem_used);
+	if (!charged && pcore_mem_try(size)) {
 		if (!h->pool_capped && !h->cap_logged)
 			pr_warn("%s%shist %s: %zu more bytes for new keys would be over mem_max=%llu; values of new keys are dropped\n",
 				h->client->name, *h->client->name ? ": " : "",
-				h->name, size, READ_ONCE(pcore_mem_max));
+				h->name, size, pcore_mem_cap());
 		h->cap_logged = true;
 		WRITE_ONCE(h->pool_capped, true);
 		return -E2BIG;
@@ -267,7 +207,7 @@ static int pcore_pool_add(struct pcore_hist *h, struct pcore_pool *p,
 	c = kvmalloc(size, GFP_KERNEL | __GFP_NOWARN);
 	if (!c) {
 		if (!charged)
-			atomic_long_sub(size, &pcore_mem_used);
+			pcore_mem_uncharge(size);
 		return -ENOMEM;
 	}
 	for (i = 0; i < 1U << h->pool_shift; i++)
@@ -290,7 +230,7 @@ static void pcore_pool_trim(struct pcore_hist *h, struct pcore_pool *p)
 	kvfree(p->chunk[p->nchunks]);
 	p->chunk[p->nchunks] = NULL;
 	WRITE_ONCE(h->mem, h->mem - size);
-	atomic_long_sub(size, &pcore_mem_used);
+	pcore_mem_uncharge(size);
 }
 
 /* Grow both pools to twice what the bank being written uses. */
@@ -341,7 +281,7 @@ static void pcore_hist_free(struct pcore_hist *h)
 	kvfree(h->scratch);
 	kvfree(h->total);
 	free_percpu(h->dropped);
-	atomic_long_sub(h->mem, &pcore_mem_used);
+	pcore_mem_uncharge(h->mem);
 	kfree(h);
 }
 
@@ -426,17 +366,11 @@ EXPORT_SYMBOL_GPL(pcore_hist_mem);
 static int pcore_hist_charge(const struct pcore_client *c,
 			     struct pcore_hist *h)
 {
-	unsigned long long max = READ_ONCE(pcore_mem_max);
-	long used = atomic_long_add_return(h->mem, &pcore_mem_used);
+	int ret = pcore_mem_charge(h->mem, c->name, "hist", h->name);
 
-	if (used <= max)
-		return 0;
-	atomic_long_sub(h->mem, &pcore_mem_used);
-	pr_err("%s%shist %s: needs %zu bytes; with the %ld in use that is over mem_max=%llu\n",
-	       c->name, *c->name ? ": " : "", h->name, h->mem, used - h->mem,
-	       max);
-	h->mem = 0;
-	return -E2BIG;
+	if (ret)
+		h->mem = 0;
+	return ret;
 }
 
 static int pcore_hist_alloc(struct pcore_hist *h)

@@ -364,6 +364,13 @@ void pcore_hist_unlink(struct pcore_hist *h);
 void pcore_hist_release(struct pcore_hist *h);
 void pcore_hist_put(struct pcore_hist *h);
 
+/* mem.c: the mem_max cap */
+unsigned long long pcore_mem_cap(void);
+int pcore_mem_try(size_t bytes);
+int pcore_mem_charge(size_t bytes, const char *client, const char *what,
+		     const char *name);
+void pcore_mem_uncharge(size_t bytes);
+
 /*
  * The head of a task timer's or a call table's slot: key is pid |
  * generation << 32 (pid 0: free; PCORE_TSLOT_BUSY: claimed), the stamp,
@@ -416,6 +423,7 @@ struct pcore_timer_stats {
  * @frames: a timer that keeps stacks (pcore_timer_keep_stacks()): @depth
  *	frames per slot of @slots, written by the slot's owner
  * @depth: frames kept per slot, 0 when it keeps no stacks
+ * @mem: bytes of all of the above, counted against mem_max
  */
 struct pcore_timer {
 	struct list_head node;
@@ -430,6 +438,7 @@ struct pcore_timer {
 	struct pcore_timer_stats __percpu *stats;
 	unsigned long *frames;
 	u32 depth;
+	size_t mem;
 };
 
 int pcore_timer_keep_stacks(struct pcore_timer *t, u32 depth);
@@ -457,6 +466,7 @@ struct pcore_cslot {
 };
 
 struct pcore_calls *pcore_calls_create(u32 slots, size_t data_size);
+size_t pcore_calls_mem(u32 slots, size_t data_size);
 void pcore_calls_unlink(struct pcore_calls *t);
 void pcore_calls_free(struct pcore_calls *t);
 struct pcore_cslot *pcore_calls_enter(struct pcore_calls *t, unsigned long sp);
@@ -503,6 +513,7 @@ struct pcore_profile {
 
 int pcore_profile_init(void);
 void pcore_profile_exit(void);
+size_t pcore_profile_mem(void);
 int pcore_profile_alloc(struct pcore_probe *p, u32 hz);
 int pcore_profile_arm(struct pcore_probe *p);
 bool pcore_profile_disarm(struct pcore_probe *p);
@@ -588,6 +599,7 @@ struct pcore_fgroup {
 int pcore_funcs_init(void);
 void pcore_funcs_exit(void);
 int pcore_fgroup_init(struct pcore_probe *p, const struct pcore_funcs_opts *o);
+size_t pcore_fgroup_mem(const struct pcore_fgroup *g);
 int pcore_fgroup_arm(struct pcore_probe *p);
 bool pcore_fgroup_disarm(struct pcore_probe *p);
 void pcore_fgroup_release(struct pcore_probe *p);
@@ -625,6 +637,7 @@ const char *pcore_fgroup_symbol(const struct pcore_probe *p,
  * @fpid: filter: only the process of this struct pid (held), or NULL
  * @fcomm: filter: only tasks of this comm, NUL-padded; zero for any
  * @filtered: @fpid or @fcomm is set
+ * @mem: bytes counted against mem_max for it, given back when it is freed
  */
 struct pcore_probe {
 	struct list_head node;
@@ -655,6 +668,7 @@ struct pcore_probe {
 	struct pid *fpid;
 	u64 fcomm[2];
 	bool filtered;
+	size_t mem;
 };
 
 /*
@@ -712,6 +726,8 @@ static __always_inline void pcore_hit(struct pcore_probe *p)
 /* uprobes and uretprobes (uprobe.c); callers hold pcore_lock. */
 int pcore_uprobe_init(void);
 void pcore_uprobe_exit(void);
+size_t pcore_uprobe_mem(const struct pcore_probe *p, u32 slots,
+			size_t data_size);
 int pcore_uprobe_hold(struct pcore_probe *p, struct file *file, u64 offset,
 		      u32 slots, size_t data_size);
 int pcore_uprobe_arm(struct pcore_probe *p);
@@ -743,6 +759,15 @@ static inline const char *pcore_probe_kind_str(enum pcore_probe_kind kind)
 static inline const char *pcore_probe_kind_name(const struct pcore_probe *p)
 {
 	return pcore_probe_kind_str(p->kind);
+}
+
+/*
+ * What the kernel allocates for @n kretprobe instances with @data_size
+ * bytes of data each (with rethook, the instance embeds its node).
+ */
+static inline size_t pcore_kret_mem(u32 n, size_t data_size)
+{
+	return (size_t)n * (sizeof(struct kretprobe_instance) + data_size);
 }
 
 /* One log line about probe @p: "<client>: <kind> <name>: ..." */

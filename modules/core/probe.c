@@ -136,7 +136,25 @@ static void pcore_probe_free(struct pcore_probe *p)
 {
 	put_pid(p->fpid);
 	free_percpu(p->hits);
+	pcore_mem_uncharge(p->mem);
 	kfree(p);
+}
+
+/*
+ * Count @bytes more of @p against mem_max: its struct and counters when it
+ * is made, then what registering it allocates (kretprobe instances, a
+ * uretprobe's call table, fprobe's pool), before it is registered;
+ * pcore_probe_free() gives them all back.  Return: 0, or -E2BIG with one
+ * log line.
+ */
+static int pcore_probe_charge(struct pcore_probe *p, size_t bytes)
+{
+	int ret = pcore_mem_charge(bytes, p->client->name,
+				   pcore_probe_kind_name(p), p->name);
+
+	if (!ret)
+		p->mem += bytes;
+	return ret;
 }
 
 /*
@@ -222,7 +240,10 @@ static struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 	p->hist = h;
 	p->priv = priv;
 	strscpy(p->name, name ?: dflt, sizeof(p->name));
-	ret = f ? pcore_filter_set(p, f) : 0;
+	ret = pcore_probe_charge(p, sizeof(*p) +
+				 num_possible_cpus() * sizeof(local64_t));
+	if (!ret && f)
+		ret = pcore_filter_set(p, f);
 	if (ret) {
 		pcore_probe_free(p);
 		return ERR_PTR(ret);
@@ -443,7 +464,8 @@ static int pcore_kp_arm(struct pcore_probe *p, const struct pcore_kprobe_opts *o
 	/*
 	 * "sym+0x4", without the " [module]" that %pS appends.  %pS prints
 	 * an address with no symbol raw: that one is shown hashed, as %p
-	 * does, in the probes file, LIST and the log, whatever kptr_restrict.
+	 * does, whatever kptr_restrict.  kprobes refuses such an address
+	 * (-ENOENT), so only the log line of the refusal shows it.
 	 */
 	snprintf(p->symbol, sizeof(p->symbol), "%pS", o->addr);
 	if (!strncmp(p->symbol, "0x", 2))
@@ -465,7 +487,8 @@ static int pcore_kp_arm(struct pcore_probe *p, const struct pcore_kprobe_opts *o
  * Return: the probe, or ERR_PTR(-EINVAL) for bad options or a place
  * kprobes refuses, ERR_PTR(-ENOENT) for an unknown symbol, ERR_PTR(-EEXIST)
  * when the client has a probe of that name, ERR_PTR(-EPERM) when the
- * kernel is locked down (confidentiality); one log line says which.
+ * kernel is locked down (confidentiality), ERR_PTR(-E2BIG) over mem_max;
+ * one log line says which.
  */
 struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
 					const struct pcore_kprobe_opts *o)
@@ -636,8 +659,9 @@ static int pcore_kret_register(struct pcore_probe *p)
  * Return: the probe, or ERR_PTR(-EINVAL) for bad options or a function
  * kprobes refuses, ERR_PTR(-ENOENT) for an unknown function,
  * ERR_PTR(-EEXIST) when the client has a probe of that name,
- * ERR_PTR(-EPERM) when the kernel is locked down (confidentiality); one
- * log line says which.
+ * ERR_PTR(-EPERM) when the kernel is locked down (confidentiality),
+ * ERR_PTR(-E2BIG) when its instances would go over mem_max; one log line
+ * says which.
  */
 struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
 					   const struct pcore_kretprobe_opts *o)
@@ -679,6 +703,10 @@ struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
 		goto err_free;
 	p->rp.maxactive = o->maxactive ?: max(32U, 4 * num_possible_cpus());
 	p->rp.data_size = sizeof(struct pcore_kret_data) + o->data_size;
+	ret = pcore_probe_charge(p, pcore_kret_mem(p->rp.maxactive,
+						   p->rp.data_size));
+	if (ret)
+		goto err_free;
 	mutex_lock(&pcore_lock);
 	ret = pcore_probe_check_slot(p);
 	if (!ret)
@@ -709,8 +737,9 @@ EXPORT_SYMBOL_GPL(pcore_kretprobe_attach);
  *
  * Return: the probe, or ERR_PTR(-EINVAL) for bad options,
  * ERR_PTR(-EEXIST) when the client has a probe of that name,
- * ERR_PTR(-EPERM) when the kernel is locked down (confidentiality), or
- * the errno of fprobe or kprobes; one log line says which.
+ * ERR_PTR(-EPERM) when the kernel is locked down (confidentiality),
+ * ERR_PTR(-E2BIG) when it would go over mem_max, or the errno of fprobe
+ * or kprobes; one log line says which.
  */
 struct pcore_probe *pcore_funcs_attach(struct pcore_client *c,
 				       const struct pcore_funcs_opts *o)
@@ -754,6 +783,9 @@ struct pcore_probe *pcore_funcs_attach(struct pcore_client *c,
 	}
 	/* One word, as every field of the probes file. */
 	snprintf(p->symbol, sizeof(p->symbol), "%u_functions", p->fg->n);
+	ret = pcore_probe_charge(p, pcore_fgroup_mem(p->fg));
+	if (ret)
+		goto err_free;
 	mutex_lock(&pcore_lock);
 	ret = pcore_probe_check_slot(p);
 	if (!ret)
@@ -781,8 +813,9 @@ EXPORT_SYMBOL_GPL(pcore_funcs_attach);
  *
  * Return: the probe, or ERR_PTR(-EINVAL) for bad options,
  * ERR_PTR(-EEXIST) when the client has a probe of that name,
- * ERR_PTR(-EPERM) when the kernel is locked down (confidentiality), or
- * the errno of perf; one log line says which.
+ * ERR_PTR(-EPERM) when the kernel is locked down (confidentiality),
+ * ERR_PTR(-E2BIG) when it would go over mem_max, or the errno of perf;
+ * one log line says which.
  */
 struct pcore_probe *pcore_profile_attach(struct pcore_client *c,
 					 const struct pcore_profile_opts *o)
@@ -808,6 +841,9 @@ struct pcore_probe *pcore_profile_attach(struct pcore_client *c,
 		goto err_free;
 	}
 	p->pre = o->fn;
+	ret = pcore_probe_charge(p, pcore_profile_mem());
+	if (ret)
+		goto err_free;
 	ret = pcore_profile_alloc(p, o->hz);
 	if (ret) {
 		pcore_perr(p, "out of memory");
@@ -937,7 +973,8 @@ static bool pcore_tp_disarm(struct pcore_probe *p)
  * the kernel or a loaded module (unless %PCORE_TP_WAIT is given),
  * ERR_PTR(-EINVAL) for bad options, ERR_PTR(-EEXIST) when the client has a
  * probe of that name, ERR_PTR(-EPERM) when the kernel is locked down
- * (confidentiality); one log line says which.
+ * (confidentiality), ERR_PTR(-E2BIG) over mem_max; one log line says
+ * which.
  */
 struct pcore_probe *pcore_tracepoint_attach(struct pcore_client *c,
 					    const struct pcore_tracepoint_opts *o)
@@ -1029,7 +1066,8 @@ static const char *pcore_uprobe_check(const struct pcore_uprobe_opts *o)
  * ERR_PTR(-ENOEXEC) for a file that is not ELF, ERR_PTR(-ENOENT) for a
  * path that does not exist, ERR_PTR(-EEXIST) when the client has a probe
  * of that name, ERR_PTR(-EPERM) when the kernel is locked down
- * (confidentiality); one log line says which.
+ * (confidentiality), ERR_PTR(-E2BIG) when its call table would go over
+ * mem_max; one log line says which.
  */
 struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
 					const struct pcore_uprobe_opts *o)
@@ -1038,6 +1076,7 @@ struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
 	struct file *file;
 	struct pcore_probe *p;
 	const char *why;
+	u32 slots;
 	int ret;
 
 	ret = pcore_check_args("uprobe", c, o);
@@ -1062,6 +1101,10 @@ struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
 		ret = -EINVAL;
 		goto err_free;
 	}
+	slots = o->maxactive ?: max(64U, 8 * num_possible_cpus());
+	ret = pcore_probe_charge(p, pcore_uprobe_mem(p, slots, o->data_size));
+	if (ret)
+		goto err_free;
 	file = o->file;
 	if (o->path) {
 		file = filp_open(o->path, O_RDONLY | O_LARGEFILE, 0);
@@ -1071,9 +1114,7 @@ struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
 			goto err_free;
 		}
 	}
-	ret = pcore_uprobe_hold(p, file, o->offset,
-				o->maxactive ?: max(64U, 8 * num_possible_cpus()),
-				o->data_size);
+	ret = pcore_uprobe_hold(p, file, o->offset, slots, o->data_size);
 	if (o->path)
 		fput(file);
 	if (ret)

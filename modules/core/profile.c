@@ -111,6 +111,13 @@ void pcore_profile_exit(void)
 	cpuhp_remove_multi_state(pcore_profile_state);
 }
 
+/* Bytes of a profile's events: one per possible CPU, and its pointer. */
+size_t pcore_profile_mem(void)
+{
+	return num_possible_cpus() *
+	       (sizeof(struct perf_event *) + sizeof(struct perf_event));
+}
+
 /* Room for a CPU's event each; @hz checked by the caller. */
 int pcore_profile_alloc(struct pcore_probe *p, u32 hz)
 {

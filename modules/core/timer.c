@@ -110,6 +110,7 @@ static void pcore_timer_free(struct pcore_timer *t)
 	free_percpu(t->stats);
 	kvfree(t->slots);
 	kvfree(t->frames);
+	pcore_mem_uncharge(t->mem);
 	kfree(t);
 }
 
@@ -123,12 +124,14 @@ static void pcore_timer_free(struct pcore_timer *t)
  *
  * Return: the timer, or ERR_PTR(-EINVAL) for bad options (one log line
  * says which), ERR_PTR(-EEXIST) when the client has a timer of that name,
+ * ERR_PTR(-E2BIG) when its tables would go over mem_max (one log line),
  * or ERR_PTR(-ENOMEM).
  */
 struct pcore_timer *pcore_timer_create(struct pcore_client *c,
 				       const struct pcore_timer_opts *o)
 {
 	struct pcore_timer *t, *other;
+	size_t mem;
 	u32 n;
 	int ret;
 
@@ -140,10 +143,22 @@ struct pcore_timer *pcore_timer_create(struct pcore_client *c,
 		ret = pcore_timer_check(c, o);
 	if (ret)
 		return ERR_PTR(ret);
+	n = roundup_pow_of_two(max(o->tasks, 2U));
+	mem = sizeof(*t) + num_possible_cpus() *
+	      (sizeof(struct pcore_timer_stats) +
+	       (o->scope == PCORE_TIMER_CPU ? sizeof(struct pcore_tcpu) : 0));
+	if (o->scope != PCORE_TIMER_CPU)
+		mem += (size_t)n * sizeof(*t->slots);
+	ret = pcore_mem_charge(mem, c->name, "timer", o->name);
+	if (ret)
+		return ERR_PTR(ret);
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
-	if (!t)
+	if (!t) {
+		pcore_mem_uncharge(mem);
 		goto nomem;
+	}
+	t->mem = mem;
 	INIT_LIST_HEAD(&t->node);
 	INIT_LIST_HEAD(&t->gnode);
 	t->client = c;
@@ -160,7 +175,6 @@ struct pcore_timer *pcore_timer_create(struct pcore_client *c,
 		if (!t->pcpu)
 			goto nomem;
 	} else {
-		n = roundup_pow_of_two(max(o->tasks, 2U));
 		t->slots = kvcalloc(n, sizeof(*t->slots),
 				    GFP_KERNEL | __GFP_NOWARN);
 		if (!t->slots)
@@ -321,20 +335,26 @@ static __always_inline bool pcore_tslot_mine(const struct pcore_slot *h, u64 k,
  * the time under it.  @depth words per slot: with offcpu's 4096 slots and
  * the default depth, 1 MiB.  Sleeps.
  *
- * Return: 0, -EINVAL, or -ENOMEM (one log line).
+ * Return: 0, -EINVAL, -E2BIG over mem_max or -ENOMEM (one log line).
  */
 int pcore_timer_keep_stacks(struct pcore_timer *t, u32 depth)
 {
+	size_t mem;
+
 	if (t->scope != PCORE_TIMER_TASK || !depth ||
-	    depth > PCORE_STACK_DEPTH_MAX)
+	    depth > PCORE_STACK_DEPTH_MAX || t->frames)
 		return -EINVAL;
-	t->frames = kvcalloc((size_t)(t->mask + 1) * depth, sizeof(*t->frames),
-			     GFP_KERNEL | __GFP_NOWARN);
+	mem = (size_t)(t->mask + 1) * depth * sizeof(*t->frames);
+	if (pcore_mem_charge(mem, t->client->name, "timer", t->name))
+		return -E2BIG;
+	t->frames = kvzalloc(mem, GFP_KERNEL | __GFP_NOWARN);
 	if (!t->frames) {
+		pcore_mem_uncharge(mem);
 		pr_err("%s%stimer %s: out of memory for its stacks\n",
 		       t->client->name, *t->client->name ? ": " : "", t->name);
 		return -ENOMEM;
 	}
+	t->mem += mem;
 	t->depth = depth;
 	return 0;
 }
@@ -626,6 +646,24 @@ static __always_inline struct pcore_cslot *pcore_cslot_at(const struct pcore_cal
 	return (struct pcore_cslot *)(t->slots + (size_t)(i & t->mask) * t->stride);
 }
 
+static u32 pcore_calls_slots(u32 slots)
+{
+	return roundup_pow_of_two(clamp(slots, 2U, 65536U));
+}
+
+static size_t pcore_calls_stride(size_t data_size)
+{
+	return ALIGN(sizeof(struct pcore_cslot) + data_size, 8);
+}
+
+/* Bytes of the call table pcore_calls_create() makes for these. */
+size_t pcore_calls_mem(u32 slots, size_t data_size)
+{
+	return sizeof(struct pcore_calls) +
+	       pcore_calls_slots(slots) * pcore_calls_stride(data_size) +
+	       num_possible_cpus() * sizeof(struct pcore_calls_stats);
+}
+
 /**
  * pcore_calls_create() - a call table
  * @slots: calls kept, rounded up to a power of two, 2 to 65536
@@ -637,12 +675,12 @@ static __always_inline struct pcore_cslot *pcore_cslot_at(const struct pcore_cal
 struct pcore_calls *pcore_calls_create(u32 slots, size_t data_size)
 {
 	struct pcore_calls *t = kzalloc(sizeof(*t), GFP_KERNEL);
-	u32 n = roundup_pow_of_two(clamp(slots, 2U, 65536U));
+	u32 n = pcore_calls_slots(slots);
 
 	if (!t)
 		return NULL;
 	INIT_LIST_HEAD(&t->gnode);
-	t->stride = ALIGN(sizeof(struct pcore_cslot) + data_size, 8);
+	t->stride = pcore_calls_stride(data_size);
 	t->mask = n - 1;
 	t->slots = kvcalloc(n, t->stride, GFP_KERNEL | __GFP_NOWARN);
 	t->stats = alloc_percpu_gfp(struct pcore_calls_stats,

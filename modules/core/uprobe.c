@@ -118,6 +118,15 @@ static int notrace pcore_uret_return(struct uprobe_consumer *uc,
 }
 NOKPROBE_SYMBOL(pcore_uret_return);
 
+/* Bytes pcore_uprobe_hold() allocates: the mark, a uretprobe's call table. */
+size_t pcore_uprobe_mem(const struct pcore_probe *p, u32 slots,
+			size_t data_size)
+{
+	return sizeof(struct pcore_umark) +
+	       (p->kind == PCORE_PROBE_URETPROBE ?
+		pcore_calls_mem(slots, data_size) : 0);
+}
+
 /**
  * pcore_uprobe_hold() - take what a probe needs of its file
  * @p: a new uprobe or uretprobe, not listed yet

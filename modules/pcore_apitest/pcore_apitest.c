@@ -198,6 +198,9 @@ static const struct {
 		.tasks = 65537 } },
 	{ "timer_tasks_cpu", { .name = "t", .scope = PCORE_TIMER_CPU,
 		.tasks = 4 } },
+	/* Valid: 1.5 MB of stamps, over mem_max=1M. */
+	{ "timer_big", { .name = "t", .scope = PCORE_TIMER_TASK,
+		.tasks = 32768 } },
 };
 
 static const struct {
@@ -228,6 +231,9 @@ static const struct {
 		.maxactive = 4097 } },
 	{ "kretprobe_data_size", { .symbol = "vfs_read", .ret = apitest_ret,
 		.data_size = 257 } },
+	/* Valid: 4096 instances of over 256 bytes, over mem_max=1M. */
+	{ "kretprobe_big", { .symbol = "vfs_read", .ret = apitest_ret,
+		.maxactive = 4096, .data_size = 256 } },
 	{ "kretprobe_no_ret", { .symbol = "vfs_read" } },
 	{ "kretprobe_unknown", { .symbol = "pcore_no_such_function",
 		.ret = apitest_ret } },
@@ -828,6 +834,25 @@ static int steady(void)
 		wake_up_process(k);
 	}
 	return 0;
+}
+
+/*
+ * kprobe_heap: a kprobe on an address that has no symbol, a heap object
+ * of ours: kprobes refuses it (-ENOENT: it takes only addresses inside a
+ * symbol), and the log line shows the address hashed, as %p prints it,
+ * never raw.
+ */
+static int kprobe_heap(void)
+{
+	void *obj = kmalloc(16, GFP_KERNEL);
+	int ret;
+
+	if (!obj)
+		return -ENOMEM;
+	ret = apitest_err(pcore_kprobe_attach(pc, &(struct pcore_kprobe_opts){
+		.name = "heap", .addr = obj, .pre = apitest_pre }));
+	kfree(obj);
+	return ret ?: -EINVAL;	/* attached: the load fails all the same */
 }
 
 /*
@@ -1635,6 +1660,7 @@ static const struct {
 	int (*fn)(void);
 } apitest_funcs[] = {
 	{ "probe_forms", probe_forms },
+	{ "kprobe_heap", kprobe_heap },
 	{ "many_probes", many_probes },
 	{ "null_opts_hist", null_opts_hist },
 	{ "null_opts_timer", null_opts_timer },
