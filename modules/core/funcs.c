@@ -792,7 +792,7 @@ int pcore_fgroup_init(struct pcore_probe *p, const struct pcore_funcs_opts *o)
 }
 
 /* Register @p's functions; caller holds pcore_lock.  Return: 0 or an errno. */
-int pcore_fgroup_arm(struct pcore_probe *p)
+static int pcore_fgroup_arm(struct pcore_probe *p, const void *opts)
 {
 	int ret = pcore_fg_register(p->fg);
 
@@ -803,36 +803,44 @@ int pcore_fgroup_arm(struct pcore_probe *p)
 }
 
 /*
- * Unregister @p's functions.  Return: true when the caller must wait for
- * a grace period before pcore_fgroup_release() (fprobe's return handler
- * may still run on another CPU).
+ * Unregister @p's functions.  With fprobe, its return handler may still
+ * run on another CPU: a grace period before pcore_fgroup_release().
  */
-bool pcore_fgroup_disarm(struct pcore_probe *p)
+static u32 pcore_fgroup_disarm(struct pcore_probe *p, struct pcore_batch *b)
 {
+	if (!p->armed)
+		return 0;
 #ifdef PCORE_HAVE_FPROBE
 	unregister_fprobe(&p->fg->fp);
-	return true;
+	return PCORE_SYNC_RCU;
 #else
 	pcore_fg_unregister(p->fg, p->fg->n);
-	return false;
+	return 0;
 #endif
 }
 
-/* Free what pcore_fgroup_init() allocated (its members' hists are the client's). */
+/*
+ * Free what pcore_fgroup_init() allocated (its members' hists are the
+ * client's), unbinding the hists it fed.
+ */
 void pcore_fgroup_release(struct pcore_probe *p)
 {
 	u32 i;
 
 	if (!p->fg)
 		return;
-	for (i = 0; i < p->fg->n; i++)
+	for (i = 0; i < p->fg->n; i++) {
+		/* A group whose attach failed may share one with another. */
+		if (p->fg->m[i].hist && p->fg->m[i].hist->probe == p)
+			p->fg->m[i].hist->probe = NULL;
 		kfree(p->fg->m[i].name);
+	}
 	free_percpu(p->fg->hits);
 	kfree(p->fg);
 	p->fg = NULL;
 }
 
-int pcore_fgroup_set_enabled(struct pcore_probe *p, bool on)
+static int pcore_fgroup_set_enabled(struct pcore_probe *p, bool on)
 {
 	struct pcore_fgroup *g = p->fg;
 	int ret = 0;
@@ -858,7 +866,7 @@ int pcore_fgroup_set_enabled(struct pcore_probe *p, bool on)
 }
 
 /* Calls missed: fprobe counts them for the whole probe. */
-unsigned long pcore_fgroup_missed(const struct pcore_probe *p)
+static unsigned long pcore_fgroup_missed(const struct pcore_probe *p)
 {
 	const struct pcore_fgroup *g = p->fg;
 #ifdef PCORE_HAVE_FPROBE
@@ -888,7 +896,8 @@ static const struct pcore_fmember *pcore_fgroup_member(const struct pcore_probe 
 }
 
 /* Calls of the function that feeds @h, or of all of them (@h NULL). */
-u64 pcore_fgroup_hits(const struct pcore_probe *p, const struct pcore_hist *h)
+static u64 pcore_fgroup_hits(const struct pcore_probe *p,
+			     const struct pcore_hist *h)
 {
 	const struct pcore_fmember *m = pcore_fgroup_member(p, h);
 	u32 i, lo = m ? m->i : 0, hi = m ? lo + 1 : p->fg->n;
@@ -911,8 +920,8 @@ const char *pcore_fgroup_how(const struct pcore_probe *p)
 }
 
 /* The function that feeds @h, or NULL. */
-const char *pcore_fgroup_symbol(const struct pcore_probe *p,
-				const struct pcore_hist *h)
+static const char *pcore_fgroup_symbol(const struct pcore_probe *p,
+				       const struct pcore_hist *h)
 {
 	const struct pcore_fmember *m = pcore_fgroup_member(p, h);
 
@@ -972,3 +981,56 @@ void pcore_funcs_exit(void)
 {
 }
 #endif
+
+/* Each function's histogram: the client's, fed by no other probe, once. */
+static int pcore_fgroup_check(struct pcore_probe *p)
+{
+	const struct pcore_fgroup *g = p->fg;
+	u32 i, j;
+
+	for (i = 0; i < g->n; i++) {
+		const struct pcore_hist *h = g->m[i].hist;
+
+		if (h->client != p->client) {
+			pcore_perr(p, "hist %s belongs to another module",
+				   h->name);
+			return -EINVAL;
+		}
+		if (h->probe) {
+			pcore_perr(p, "hist %s is already fed by %s", h->name,
+				   h->probe->name);
+			return -EBUSY;
+		}
+		for (j = 0; j < i; j++) {
+			if (g->m[j].hist != h)
+				continue;
+			pcore_perr(p, "hist %s is given for %s and %s", h->name,
+				   g->m[j].name, g->m[i].name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Each function's histogram is fed by @p. */
+static void pcore_fgroup_link(struct pcore_probe *p)
+{
+	u32 i;
+
+	for (i = 0; i < p->fg->n; i++)
+		p->fg->m[i].hist->probe = p;
+}
+
+const struct pcore_probe_ops pcore_funcs_ops = {
+	.kind = PCORE_PROBE_FUNCS,
+	.name_chars = "-*?",
+	.check = pcore_fgroup_check,
+	.arm = pcore_fgroup_arm,
+	.link = pcore_fgroup_link,
+	.disarm = pcore_fgroup_disarm,
+	.release = pcore_fgroup_release,
+	.set_enabled = pcore_fgroup_set_enabled,
+	.hits = pcore_fgroup_hits,
+	.hist_symbol = pcore_fgroup_symbol,
+	.missed = pcore_fgroup_missed,
+};

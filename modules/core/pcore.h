@@ -515,8 +515,6 @@ int pcore_profile_init(void);
 void pcore_profile_exit(void);
 size_t pcore_profile_mem(void);
 int pcore_profile_alloc(struct pcore_probe *p, u32 hz);
-int pcore_profile_arm(struct pcore_probe *p);
-bool pcore_profile_disarm(struct pcore_probe *p);
 int pcore_profile_unsampled(const struct pcore_probe *p);
 void pcore_profile_release(struct pcore_probe *p);
 
@@ -600,15 +598,79 @@ int pcore_funcs_init(void);
 void pcore_funcs_exit(void);
 int pcore_fgroup_init(struct pcore_probe *p, const struct pcore_funcs_opts *o);
 size_t pcore_fgroup_mem(const struct pcore_fgroup *g);
-int pcore_fgroup_arm(struct pcore_probe *p);
-bool pcore_fgroup_disarm(struct pcore_probe *p);
 void pcore_fgroup_release(struct pcore_probe *p);
-int pcore_fgroup_set_enabled(struct pcore_probe *p, bool on);
-unsigned long pcore_fgroup_missed(const struct pcore_probe *p);
 const char *pcore_fgroup_how(const struct pcore_probe *p);
-u64 pcore_fgroup_hits(const struct pcore_probe *p, const struct pcore_hist *h);
-const char *pcore_fgroup_symbol(const struct pcore_probe *p,
-				const struct pcore_hist *h);
+
+struct pcore_probe;
+
+/* What a teardown must wait for before a probe's memory goes. */
+#define PCORE_SYNC_RCU		0x1	/* synchronize_rcu() */
+#define PCORE_SYNC_TP		0x2	/* tracepoint_synchronize_unregister() */
+#define PCORE_SYNC_UPROBE	0x4	/* uprobe_unregister_sync() (v6.12+) */
+
+/**
+ * struct pcore_batch - the probes of one kind that a teardown unregisters
+ * @items: room for every probe of the teardown, or NULL without memory
+ *	(then each disarm unregisters its probe alone)
+ * @n: entries in @items
+ */
+struct pcore_batch {
+	void **items;
+	unsigned int n;
+};
+
+/**
+ * struct pcore_probe_ops - a probe mechanism, as probe.c drives it
+ * @kind: the enum pcore_probe_kind of its probes
+ * @name_chars: characters a probe name may have besides letters, digits,
+ *	'_' and '.'
+ * @check: optional; more checks under pcore_lock before @arm (a group's
+ *	histograms); 0 or an errno with one log line
+ * @arm: register the probe its attach function set up, with that
+ *	function's options; under pcore_lock; 0 or an errno with one log
+ *	line, leaving nothing registered
+ * @link: optional; bind what else the probe feeds (a group's histograms)
+ * @disarm: teardown, under pcore_lock: unregister the probe if it is
+ *	(@armed says whether @arm succeeded), or put it in @b for @flush;
+ *	take it off whatever its handlers are found through.  Also called
+ *	for a probe whose @arm failed.  Return: PCORE_SYNC_* waits it needs
+ *	before @release (each is done once per teardown)
+ * @flush: optional; unregister what @disarm put in the batch, at once
+ * @release: optional; after the waits, under pcore_lock: free what the
+ *	mechanism holds and unbind what @link bound
+ * @after_unlock: optional; what teardown does once pcore_lock is dropped
+ *	(a uprobe's last iput())
+ * @set_enabled: disarm the probe, or arm it again; under pcore_lock
+ * @hits: optional; calls of the handler feeding histogram @h (NULL: all);
+ *	by default the probe's per-CPU count
+ * @hist_symbol: optional; what feeds @h resolved to; by default @symbol
+ * @missed: optional; events missed; by default 0
+ *
+ * Each mechanism (kprobes and kretprobes, tracepoints, uprobes, function
+ * groups, the profiler) has one, and its attach function hands it to
+ * pcore_probe_new(); probe.c calls a mechanism only through it.
+ */
+struct pcore_probe_ops {
+	enum pcore_probe_kind kind;
+	const char *name_chars;
+	int (*check)(struct pcore_probe *p);
+	int (*arm)(struct pcore_probe *p, const void *opts);
+	void (*link)(struct pcore_probe *p);
+	u32 (*disarm)(struct pcore_probe *p, struct pcore_batch *b);
+	void (*flush)(struct pcore_batch *b);
+	void (*release)(struct pcore_probe *p);
+	void (*after_unlock)(void);
+	int (*set_enabled)(struct pcore_probe *p, bool on);
+	u64 (*hits)(const struct pcore_probe *p, const struct pcore_hist *h);
+	const char *(*hist_symbol)(const struct pcore_probe *p,
+				   const struct pcore_hist *h);
+	unsigned long (*missed)(const struct pcore_probe *p);
+};
+
+extern const struct pcore_probe_ops pcore_funcs_ops;
+extern const struct pcore_probe_ops pcore_profile_ops;
+extern const struct pcore_probe_ops pcore_uprobe_ops;
+extern const struct pcore_probe_ops pcore_uretprobe_ops;
 
 /**
  * struct pcore_probe - one attached probe
@@ -617,7 +679,9 @@ const char *pcore_fgroup_symbol(const struct pcore_probe *p,
  * @client: owner
  * @name: probe name; the probes file shows "<client>/<name>"
  * @symbol: what it resolved to: kernel symbol or tracepoint name
- * @kind: an enum pcore_probe_kind
+ * @kind: an enum pcore_probe_kind, its @ops's
+ * @ops: its mechanism
+ * @armed: its mechanism's @arm succeeded at attach
  * @priv: handler data
  * @hist: the histogram it feeds, or NULL
  * @hits: per CPU, handler calls
@@ -646,6 +710,8 @@ struct pcore_probe {
 	char name[PCORE_NAME_MAX];
 	char symbol[KSYM_NAME_LEN + 32];
 	enum pcore_probe_kind kind;
+	const struct pcore_probe_ops *ops;
+	bool armed;
 	void *priv;
 	struct pcore_hist *hist;
 	local64_t __percpu *hits;
@@ -730,10 +796,6 @@ size_t pcore_uprobe_mem(const struct pcore_probe *p, u32 slots,
 			size_t data_size);
 int pcore_uprobe_hold(struct pcore_probe *p, struct file *file, u64 offset,
 		      u32 slots, size_t data_size);
-int pcore_uprobe_arm(struct pcore_probe *p);
-bool pcore_uprobe_disarm(struct pcore_probe *p);
-void pcore_uprobe_unlink_calls(struct pcore_probe *p);
-void pcore_uprobe_release(struct pcore_probe *p);
 void pcore_uprobe_put_files(void);
 
 static inline const char *pcore_probe_kind_str(enum pcore_probe_kind kind)

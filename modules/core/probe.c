@@ -23,9 +23,7 @@ static LIST_HEAD(pcore_tp_mods);
 
 u64 pcore_probe_hits(const struct pcore_probe *p)
 {
-	if (p->kind == PCORE_PROBE_FUNCS)
-		return pcore_fgroup_hits(p, NULL);
-	return pcore_pcpu_sum(p->hits);
+	return pcore_probe_hist_hits(p, NULL);
 }
 
 /*
@@ -36,33 +34,22 @@ u64 pcore_probe_hits(const struct pcore_probe *p)
 u64 pcore_probe_hist_hits(const struct pcore_probe *p,
 			  const struct pcore_hist *h)
 {
-	if (p->kind == PCORE_PROBE_FUNCS)
-		return pcore_fgroup_hits(p, h);
-	return pcore_probe_hits(p);
+	if (p->ops->hits)
+		return p->ops->hits(p, h);
+	return pcore_pcpu_sum(p->hits);
 }
 
 const char *pcore_probe_hist_symbol(const struct pcore_probe *p,
 				    const struct pcore_hist *h)
 {
-	if (p->kind == PCORE_PROBE_FUNCS)
-		return pcore_fgroup_symbol(p, h) ?: p->symbol;
+	if (p->ops->hist_symbol)
+		return p->ops->hist_symbol(p, h) ?: p->symbol;
 	return p->symbol;
 }
 
 unsigned long pcore_probe_missed(const struct pcore_probe *p)
 {
-	switch (p->kind) {
-	case PCORE_PROBE_KPROBE:
-		return READ_ONCE(p->kp.nmissed);
-	case PCORE_PROBE_KRETPROBE:
-		return pcore_kretprobe_nmissed(&p->rp);
-	case PCORE_PROBE_URETPROBE:
-		return p->up.calls ? pcore_calls_missed(p->up.calls) : 0;
-	case PCORE_PROBE_FUNCS:
-		return pcore_fgroup_missed(p);
-	default:
-		return 0;
-	}
+	return p->ops->missed ? p->ops->missed(p) : 0;
 }
 
 /**
@@ -194,17 +181,16 @@ static int pcore_filter_set(struct pcore_probe *p, const struct pcore_filter *f)
  * Return: the probe, or an ERR_PTR() with one log line.
  */
 static struct pcore_probe *pcore_probe_new(struct pcore_client *c,
-					   enum pcore_probe_kind kind,
+					   const struct pcore_probe_ops *ops,
 					   const char *name, const char *dflt,
 					   struct pcore_hist *h, void *priv,
 					   const struct pcore_filter *f)
 {
-	const char *what = pcore_probe_kind_str(kind);
+	const char *what = pcore_probe_kind_str(ops->kind);
 	struct pcore_probe *p;
 	int ret;
 
-	ret = pcore_check_name(what, name ?: dflt,
-			       kind == PCORE_PROBE_FUNCS ? "-*?" : "-");
+	ret = pcore_check_name(what, name ?: dflt, ops->name_chars);
 	if (ret)
 		return ERR_PTR(ret);
 	/*
@@ -236,7 +222,8 @@ static struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 	INIT_LIST_HEAD(&p->node);
 	INIT_LIST_HEAD(&p->cnode);
 	p->client = c;
-	p->kind = kind;
+	p->kind = ops->kind;
+	p->ops = ops;
 	p->hist = h;
 	p->priv = priv;
 	strscpy(p->name, name ?: dflt, sizeof(p->name));
@@ -251,36 +238,6 @@ static struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 	return p;
 }
 
-
-/* Each function's histogram: the client's, fed by no other probe, once. */
-static int pcore_funcs_check_hists(struct pcore_probe *p)
-{
-	const struct pcore_fgroup *g = p->fg;
-	u32 i, j;
-
-	for (i = 0; i < g->n; i++) {
-		const struct pcore_hist *h = g->m[i].hist;
-
-		if (h->client != p->client) {
-			pcore_perr(p, "hist %s belongs to another module",
-				   h->name);
-			return -EINVAL;
-		}
-		if (h->probe) {
-			pcore_perr(p, "hist %s is already fed by %s", h->name,
-				   h->probe->name);
-			return -EBUSY;
-		}
-		for (j = 0; j < i; j++) {
-			if (g->m[j].hist != h)
-				continue;
-			pcore_perr(p, "hist %s is given for %s and %s", h->name,
-				   g->m[j].name, g->m[i].name);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
 
 /*
  * Arm last: before a probe is registered, check that it may be listed (its
@@ -315,20 +272,51 @@ static int pcore_probe_check_slot(struct pcore_probe *p)
 			   p->hist->probe->name);
 		return -EBUSY;
 	}
-	return p->kind == PCORE_PROBE_FUNCS ? pcore_funcs_check_hists(p) : 0;
+	return p->ops->check ? p->ops->check(p) : 0;
 }
 
 /* List a probe that pcore_probe_check_slot() passed; caller holds pcore_lock. */
 static void pcore_probe_link(struct pcore_probe *p)
 {
-	u32 i;
-
-	for (i = 0; p->kind == PCORE_PROBE_FUNCS && i < p->fg->n; i++)
-		p->fg->m[i].hist->probe = p;
+	if (p->ops->link)
+		p->ops->link(p);
 	if (p->hist)
 		p->hist->probe = p;
 	list_add_tail(&p->node, &pcore_probes);
 	list_add_tail(&p->cnode, &p->client->probes);
+}
+
+static void pcore_probes_free_batch(struct list_head *batch);
+
+/*
+ * The end of every attach: under pcore_lock, check that @p may be listed,
+ * arm it with its mechanism's options @o, and list it.  On an error, what
+ * was done is undone as a teardown does it (pcore_probes_free_batch()),
+ * and @p is freed.  Sleeps.  Return: @p, or an ERR_PTR() (one log line
+ * said why).
+ */
+static struct pcore_probe *pcore_probe_add(struct pcore_probe *p,
+					   const void *o)
+{
+	const struct pcore_probe_ops *ops = p->ops;
+	LIST_HEAD(one);
+	int ret;
+
+	mutex_lock(&pcore_lock);
+	ret = pcore_probe_check_slot(p);
+	if (!ret)
+		ret = ops->arm(p, o);
+	if (!ret) {
+		p->armed = true;
+		pcore_probe_link(p);
+	} else {
+		list_add(&p->node, &one);
+		pcore_probes_free_batch(&one);
+	}
+	mutex_unlock(&pcore_lock);
+	if (ret && ops->after_unlock)
+		ops->after_unlock();
+	return ret ? ERR_PTR(ret) : p;
 }
 
 /* kprobes */
@@ -447,9 +435,10 @@ static int pcore_kp_register(struct pcore_probe *p)
 	return register_kprobe(kp);
 }
 
-/* Register @p where @o says (a symbol or an address); caller holds pcore_lock. */
-static int pcore_kp_arm(struct pcore_probe *p, const struct pcore_kprobe_opts *o)
+/* Register @p where @opts says (a symbol or an address); caller holds pcore_lock. */
+static int pcore_kp_arm(struct pcore_probe *p, const void *opts)
 {
+	const struct pcore_kprobe_opts *o = opts;
 	int ret;
 
 	if (!o->addr) {
@@ -477,6 +466,44 @@ static int pcore_kp_arm(struct pcore_probe *p, const struct pcore_kprobe_opts *o
 	return ret;
 }
 
+static u32 pcore_kp_disarm(struct pcore_probe *p, struct pcore_batch *b)
+{
+	if (!p->armed)
+		return 0;
+	if (b->items)
+		b->items[b->n++] = &p->kp;
+	else
+		unregister_kprobe(&p->kp);
+	return 0;
+}
+
+/* One unregister_kprobes(), one grace period, for all of them. */
+static void pcore_kp_flush(struct pcore_batch *b)
+{
+	if (b->n)
+		unregister_kprobes((struct kprobe **)b->items, b->n);
+}
+
+static int pcore_kp_set_enabled(struct pcore_probe *p, bool on)
+{
+	return on ? enable_kprobe(&p->kp) : disable_kprobe(&p->kp);
+}
+
+static unsigned long pcore_kp_missed(const struct pcore_probe *p)
+{
+	return READ_ONCE(p->kp.nmissed);
+}
+
+static const struct pcore_probe_ops pcore_kprobe_ops = {
+	.kind = PCORE_PROBE_KPROBE,
+	.name_chars = "-",
+	.arm = pcore_kp_arm,
+	.disarm = pcore_kp_disarm,
+	.flush = pcore_kp_flush,
+	.set_enabled = pcore_kp_set_enabled,
+	.missed = pcore_kp_missed,
+};
+
 /**
  * pcore_kprobe_attach() - attach a kprobe
  * @c: the client it belongs to
@@ -499,7 +526,7 @@ struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
 	ret = pcore_check_args("kprobe", c, o);
 	if (ret)
 		return ERR_PTR(ret);
-	p = pcore_probe_new(c, PCORE_PROBE_KPROBE, o->name,
+	p = pcore_probe_new(c, &pcore_kprobe_ops, o->name,
 			    o->symbol ?: "kprobe", o->hist, o->priv, &o->filter);
 	if (IS_ERR(p))
 		return p;
@@ -520,16 +547,7 @@ struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
 			goto err_free;
 	}
 	p->kp.offset = o->offset;
-	mutex_lock(&pcore_lock);
-	ret = pcore_probe_check_slot(p);
-	if (!ret)
-		ret = pcore_kp_arm(p, o);
-	if (!ret)
-		pcore_probe_link(p);
-	mutex_unlock(&pcore_lock);
-	if (ret)
-		goto err_free;
-	return p;
+	return pcore_probe_add(p, o);
 
 err_free:
 	pcore_probe_free(p);
@@ -649,6 +667,51 @@ static int pcore_kret_register(struct pcore_probe *p)
 	return register_kretprobe(rp);
 }
 
+/* Caller holds pcore_lock. */
+static int pcore_kret_arm(struct pcore_probe *p, const void *opts)
+{
+	const struct pcore_kretprobe_opts *o = opts;
+
+	return pcore_register_aliased(p, o->symbol, pcore_kret_register);
+}
+
+static u32 pcore_kret_disarm(struct pcore_probe *p, struct pcore_batch *b)
+{
+	if (!p->armed)
+		return 0;
+	if (b->items)
+		b->items[b->n++] = &p->rp;
+	else
+		unregister_kretprobe(&p->rp);
+	return 0;
+}
+
+static void pcore_kret_flush(struct pcore_batch *b)
+{
+	if (b->n)
+		unregister_kretprobes((struct kretprobe **)b->items, b->n);
+}
+
+static int pcore_kret_set_enabled(struct pcore_probe *p, bool on)
+{
+	return on ? enable_kretprobe(&p->rp) : disable_kretprobe(&p->rp);
+}
+
+static unsigned long pcore_kret_missed(const struct pcore_probe *p)
+{
+	return pcore_kretprobe_nmissed(&p->rp);
+}
+
+static const struct pcore_probe_ops pcore_kretprobe_ops = {
+	.kind = PCORE_PROBE_KRETPROBE,
+	.name_chars = "-",
+	.arm = pcore_kret_arm,
+	.disarm = pcore_kret_disarm,
+	.flush = pcore_kret_flush,
+	.set_enabled = pcore_kret_set_enabled,
+	.missed = pcore_kret_missed,
+};
+
 /**
  * pcore_kretprobe_attach() - attach a return probe that times each call
  * @c: the client it belongs to
@@ -672,7 +735,7 @@ struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
 	ret = pcore_check_args("kretprobe", c, o);
 	if (ret)
 		return ERR_PTR(ret);
-	p = pcore_probe_new(c, PCORE_PROBE_KRETPROBE, o->name,
+	p = pcore_probe_new(c, &pcore_kretprobe_ops, o->name,
 			    o->symbol ?: "kretprobe", o->hist, o->priv,
 			    &o->filter);
 	if (IS_ERR(p))
@@ -707,16 +770,7 @@ struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
 						   p->rp.data_size));
 	if (ret)
 		goto err_free;
-	mutex_lock(&pcore_lock);
-	ret = pcore_probe_check_slot(p);
-	if (!ret)
-		ret = pcore_register_aliased(p, o->symbol, pcore_kret_register);
-	if (!ret)
-		pcore_probe_link(p);
-	mutex_unlock(&pcore_lock);
-	if (ret)
-		goto err_free;
-	return p;
+	return pcore_probe_add(p, o);
 
 err_free:
 	pcore_probe_free(p);
@@ -751,7 +805,7 @@ struct pcore_probe *pcore_funcs_attach(struct pcore_client *c,
 	ret = pcore_check_args("functions", c, o);
 	if (ret)
 		return ERR_PTR(ret);
-	p = pcore_probe_new(c, PCORE_PROBE_FUNCS, o->name, NULL, NULL,
+	p = pcore_probe_new(c, &pcore_funcs_ops, o->name, NULL, NULL,
 			    o->priv, &o->filter);
 	if (IS_ERR(p))
 		return p;
@@ -786,16 +840,7 @@ struct pcore_probe *pcore_funcs_attach(struct pcore_client *c,
 	ret = pcore_probe_charge(p, pcore_fgroup_mem(p->fg));
 	if (ret)
 		goto err_free;
-	mutex_lock(&pcore_lock);
-	ret = pcore_probe_check_slot(p);
-	if (!ret)
-		ret = pcore_fgroup_arm(p);
-	if (!ret)
-		pcore_probe_link(p);
-	mutex_unlock(&pcore_lock);
-	if (ret)
-		goto err_free;
-	return p;
+	return pcore_probe_add(p, o);
 
 err_free:
 	pcore_fgroup_release(p);
@@ -826,7 +871,7 @@ struct pcore_probe *pcore_profile_attach(struct pcore_client *c,
 	ret = pcore_check_args("profile", c, o);
 	if (ret)
 		return ERR_PTR(ret);
-	p = pcore_probe_new(c, PCORE_PROBE_PROFILE, o->name, NULL, o->hist,
+	p = pcore_probe_new(c, &pcore_profile_ops, o->name, NULL, o->hist,
 			    o->priv, &o->filter);
 	if (IS_ERR(p))
 		return p;
@@ -849,16 +894,7 @@ struct pcore_probe *pcore_profile_attach(struct pcore_client *c,
 		pcore_perr(p, "out of memory");
 		goto err_free;
 	}
-	mutex_lock(&pcore_lock);
-	ret = pcore_probe_check_slot(p);
-	if (!ret)
-		ret = pcore_profile_arm(p);
-	if (!ret)
-		pcore_probe_link(p);
-	mutex_unlock(&pcore_lock);
-	if (ret)
-		goto err_free;
-	return p;
+	return pcore_probe_add(p, o);
 
 err_free:
 	pcore_profile_release(p);
@@ -962,6 +998,53 @@ static bool pcore_tp_disarm(struct pcore_probe *p)
 	return true;
 }
 
+/*
+ * On the tracepoint if it is in the kernel or a loaded module; else, with
+ * %PCORE_TP_WAIT, listed to wait for its module.  Caller holds pcore_lock.
+ */
+static int pcore_tp_arm(struct pcore_probe *p, const void *opts)
+{
+	const struct pcore_tracepoint_opts *o = opts;
+	struct tracepoint *tp;
+	struct module *mod;
+
+	tp = pcore_tp_find(p->symbol, &mod);
+	if (tp)
+		return pcore_tp_register(p, tp, mod);
+	if (o->flags & PCORE_TP_WAIT)
+		return 0;
+	pcore_perr(p, "no such tracepoint: %s", p->symbol);
+	return -ENOENT;
+}
+
+static u32 pcore_tp_disarm_op(struct pcore_probe *p, struct pcore_batch *b)
+{
+	return pcore_tp_disarm(p) ? PCORE_SYNC_TP : 0;
+}
+
+/* -ENOENT when its module is gone: it stays disabled. */
+static int pcore_tp_set_enabled(struct pcore_probe *p, bool on)
+{
+	struct tracepoint *tp;
+	struct module *mod;
+
+	if (on) {
+		tp = pcore_tp_find(p->symbol, &mod);
+		return tp ? pcore_tp_register(p, tp, mod) : -ENOENT;
+	}
+	if (pcore_tp_disarm(p))
+		tracepoint_synchronize_unregister();
+	return 0;
+}
+
+static const struct pcore_probe_ops pcore_tracepoint_ops = {
+	.kind = PCORE_PROBE_TRACEPOINT,
+	.name_chars = "-",
+	.arm = pcore_tp_arm,
+	.disarm = pcore_tp_disarm_op,
+	.set_enabled = pcore_tp_set_enabled,
+};
+
 /**
  * pcore_tracepoint_attach() - attach a handler to a tracepoint
  * @c: the client it belongs to
@@ -980,14 +1063,12 @@ struct pcore_probe *pcore_tracepoint_attach(struct pcore_client *c,
 					    const struct pcore_tracepoint_opts *o)
 {
 	struct pcore_probe *p;
-	struct tracepoint *tp;
-	struct module *mod;
 	int ret;
 
 	ret = pcore_check_args("tracepoint", c, o);
 	if (ret)
 		return ERR_PTR(ret);
-	p = pcore_probe_new(c, PCORE_PROBE_TRACEPOINT, o->name,
+	p = pcore_probe_new(c, &pcore_tracepoint_ops, o->name,
 			    o->tracepoint ?: "tracepoint", o->hist, o->priv,
 			    NULL);
 	if (IS_ERR(p))
@@ -1006,22 +1087,7 @@ struct pcore_probe *pcore_tracepoint_attach(struct pcore_client *c,
 	if (ret)
 		goto err_free;
 	strscpy(p->symbol, o->tracepoint, sizeof(p->symbol));
-
-	mutex_lock(&pcore_lock);
-	ret = pcore_probe_check_slot(p);
-	tp = ret ? NULL : pcore_tp_find(p->symbol, &mod);
-	if (tp) {
-		ret = pcore_tp_register(p, tp, mod);
-	} else if (!ret && !(o->flags & PCORE_TP_WAIT)) {
-		pcore_perr(p, "no such tracepoint: %s", p->symbol);
-		ret = -ENOENT;
-	}
-	if (!ret)
-		pcore_probe_link(p);
-	mutex_unlock(&pcore_lock);
-	if (ret)
-		goto err_free;
-	return p;
+	return pcore_probe_add(p, o);
 
 err_free:
 	pcore_probe_free(p);
@@ -1087,8 +1153,8 @@ struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
 		       *c->name ? ": " : "");
 		return ERR_PTR(-EINVAL);
 	}
-	p = pcore_probe_new(c, ret_probe ? PCORE_PROBE_URETPROBE :
-					   PCORE_PROBE_UPROBE,
+	p = pcore_probe_new(c, ret_probe ? &pcore_uretprobe_ops :
+					   &pcore_uprobe_ops,
 			    o->name, NULL, o->hist, o->priv, &o->filter);
 	if (IS_ERR(p))
 		return p;
@@ -1119,23 +1185,7 @@ struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
 		fput(file);
 	if (ret)
 		goto err_free;
-	mutex_lock(&pcore_lock);
-	ret = pcore_probe_check_slot(p);
-	if (!ret)
-		ret = pcore_uprobe_arm(p);
-	if (!ret) {
-		pcore_probe_link(p);
-	} else {
-		/* Off the exit handler's list, a grace period, then free. */
-		pcore_uprobe_unlink_calls(p);
-		synchronize_rcu();
-		pcore_uprobe_release(p);
-	}
-	mutex_unlock(&pcore_lock);
-	pcore_uprobe_put_files();
-	if (ret)
-		goto err_free;
-	return p;
+	return pcore_probe_add(p, o);
 
 err_free:
 	pcore_probe_free(p);
@@ -1155,79 +1205,50 @@ EXPORT_SYMBOL_GPL(pcore_uprobe_attach);
  */
 static void pcore_probes_free_batch(struct list_head *batch)
 {
-	struct kretprobe **rps = NULL;
-	struct pcore_probe *p, *tmp;
-	struct kprobe **kps = NULL;
-	unsigned int n = 0, nk = 0, nr = 0, i;
-	bool tp = false, up = false, calls = false, fg = false, prof = false;
+	const struct pcore_probe_ops *ops;
+	struct pcore_batch b = { };
+	struct pcore_probe *p, *q, *tmp;
+	unsigned int n = 0;
+	u32 kinds = 0, sync = 0;
 
 	list_for_each_entry(p, batch, node)
 		n++;
-	if (n > 1) {
-		kps = kmalloc_array(n, sizeof(*kps), GFP_KERNEL | __GFP_NOWARN);
-		rps = kmalloc_array(n, sizeof(*rps), GFP_KERNEL | __GFP_NOWARN);
-	}
-	list_for_each_entry(p, batch, node) {
-		switch (p->kind) {
-		case PCORE_PROBE_KPROBE:
-			if (kps)
-				kps[nk++] = &p->kp;
-			else
-				unregister_kprobe(&p->kp);
-			break;
-		case PCORE_PROBE_KRETPROBE:
-			if (rps)
-				rps[nr++] = &p->rp;
-			else
-				unregister_kretprobe(&p->rp);
-			break;
-		case PCORE_PROBE_UPROBE:
-		case PCORE_PROBE_URETPROBE:
-			up |= pcore_uprobe_disarm(p);
-			calls |= !!p->up.calls;
-			pcore_uprobe_unlink_calls(p);
-			break;
-		case PCORE_PROBE_FUNCS:
-			fg |= pcore_fgroup_disarm(p);
-			break;
-		case PCORE_PROBE_PROFILE:
-			prof |= pcore_profile_disarm(p);
-			break;
-		case PCORE_PROBE_TRACEPOINT:
-			break;
-		}
-	}
+	if (n > 1)
+		b.items = kmalloc_array(n, sizeof(*b.items),
+					GFP_KERNEL | __GFP_NOWARN);
 	/*
-	 * Newest first: a tracepoint going from 2 functions to 1 waits for
-	 * a grace period itself when the one left is not its first, so
-	 * removing in attach order would cost one more wait per tracepoint.
+	 * One kind at a time, each newest first: a tracepoint going from 2
+	 * functions to 1 waits for a grace period itself when the one left
+	 * is not its first, so removing in attach order would cost one more
+	 * wait per tracepoint.  The first probe of a kind met from the end
+	 * is its newest.
 	 */
-	list_for_each_entry_reverse(p, batch, node)
-		if (p->kind == PCORE_PROBE_TRACEPOINT)
-			tp |= pcore_tp_disarm(p);
-	if (nk)
-		unregister_kprobes(kps, nk);
-	if (nr)
-		unregister_kretprobes(rps, nr);
-	if (tp)
+	list_for_each_entry_reverse(p, batch, node) {
+		ops = p->ops;
+		if (kinds & BIT(ops->kind))
+			continue;
+		kinds |= BIT(ops->kind);
+		b.n = 0;
+		q = p;
+		list_for_each_entry_from_reverse(q, batch, node)
+			if (q->ops == ops)
+				sync |= ops->disarm(q, &b);
+		if (ops->flush)
+			ops->flush(&b);
+	}
+	kfree(b.items);
+	if (sync & PCORE_SYNC_TP)
 		tracepoint_synchronize_unregister();
-	if (up)
+	if (sync & PCORE_SYNC_UPROBE)
 		pcore_uprobe_unregister_sync();
-	if (calls || fg || prof)
-		synchronize_rcu();	/* exit handler; fprobe's return; samples */
-	kfree(kps);
-	kfree(rps);
+	if (sync & PCORE_SYNC_RCU)
+		synchronize_rcu();
 	list_for_each_entry_safe(p, tmp, batch, node) {
 		list_del(&p->node);
-		if (pcore_probe_is_user(p))
-			pcore_uprobe_release(p);
-		for (i = 0; p->kind == PCORE_PROBE_FUNCS && i < p->fg->n; i++)
-			p->fg->m[i].hist->probe = NULL;
-		if (p->kind == PCORE_PROBE_FUNCS)
-			pcore_fgroup_release(p);
-		if (p->kind == PCORE_PROBE_PROFILE)
-			pcore_profile_release(p);
-		if (p->hist)
+		if (p->ops->release)
+			p->ops->release(p);
+		/* A probe whose attach failed may share it with another. */
+		if (p->hist && p->hist->probe == p)
 			p->hist->probe = NULL;
 		pcore_probe_free(p);
 	}
@@ -1261,15 +1282,19 @@ void pcore_probe_detach(struct pcore_probe *p)
 {
 	LIST_HEAD(one);
 
+	const struct pcore_probe_ops *ops;
+
 	if (IS_ERR_OR_NULL(p))
 		return;
 
+	ops = p->ops;
 	mutex_lock(&pcore_lock);
 	list_del_init(&p->cnode);
 	list_move(&p->node, &one);
 	pcore_probes_free_batch(&one);
 	mutex_unlock(&pcore_lock);
-	pcore_uprobe_put_files();
+	if (ops->after_unlock)
+		ops->after_unlock();
 }
 EXPORT_SYMBOL_GPL(pcore_probe_detach);
 
@@ -1287,53 +1312,13 @@ EXPORT_SYMBOL_GPL(pcore_probe_detach);
  */
 int pcore_probe_set_enabled(struct pcore_probe *p, bool on)
 {
-	struct tracepoint *tp;
-	struct module *mod;
 	int ret = 0;
 
 	mutex_lock(&pcore_lock);
-	if (p->disabled != on)
-		goto out;
-	switch (p->kind) {
-	case PCORE_PROBE_KPROBE:
-		ret = on ? enable_kprobe(&p->kp) : disable_kprobe(&p->kp);
-		break;
-	case PCORE_PROBE_KRETPROBE:
-		ret = on ? enable_kretprobe(&p->rp) : disable_kretprobe(&p->rp);
-		break;
-	case PCORE_PROBE_UPROBE:
-	case PCORE_PROBE_URETPROBE:
-		if (!on) {
-			if (pcore_uprobe_disarm(p))
-				pcore_uprobe_unregister_sync();
-			break;
-		}
-		ret = pcore_probe_gone(p) ? -ENOENT : pcore_uprobe_arm(p);
-		break;
-	case PCORE_PROBE_FUNCS:
-		ret = pcore_fgroup_set_enabled(p, on);
-		break;
-	case PCORE_PROBE_PROFILE:
-		if (!on) {
-			if (pcore_profile_disarm(p))
-				synchronize_rcu();
-			break;
-		}
-		ret = pcore_profile_arm(p);
-		break;
-	case PCORE_PROBE_TRACEPOINT:
-		if (!on) {
-			if (pcore_tp_disarm(p))
-				tracepoint_synchronize_unregister();
-			break;
-		}
-		tp = pcore_tp_find(p->symbol, &mod);
-		ret = tp ? pcore_tp_register(p, tp, mod) : -ENOENT;
-		break;
-	}
+	if (p->disabled == on)
+		ret = p->ops->set_enabled(p, on);
 	if (!ret)
 		p->disabled = !on;
-out:
 	mutex_unlock(&pcore_lock);
 	return ret;
 }

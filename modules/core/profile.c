@@ -131,7 +131,7 @@ int pcore_profile_alloc(struct pcore_probe *p, u32 hz)
 }
 
 /* Sample every online CPU, and every CPU that comes.  Caller holds pcore_lock. */
-int pcore_profile_arm(struct pcore_probe *p)
+static int pcore_profile_arm(struct pcore_probe *p)
 {
 	int ret;
 
@@ -148,7 +148,7 @@ int pcore_profile_arm(struct pcore_probe *p)
  * Stop sampling: no event left, and (after the grace period the caller
  * waits for) no handler running.  Return: whether it was armed.
  */
-bool pcore_profile_disarm(struct pcore_probe *p)
+static bool pcore_profile_disarm(struct pcore_probe *p)
 {
 	lockdep_assert_held(&pcore_lock);
 	if (!p->prof.armed)
@@ -171,3 +171,32 @@ void pcore_profile_release(struct pcore_probe *p)
 	free_percpu(p->prof.ev);
 	p->prof.ev = NULL;
 }
+
+static int pcore_prof_arm(struct pcore_probe *p, const void *opts)
+{
+	return pcore_profile_arm(p);
+}
+
+/* A grace period after: a sample's handler may still run. */
+static u32 pcore_prof_disarm(struct pcore_probe *p, struct pcore_batch *b)
+{
+	return pcore_profile_disarm(p) ? PCORE_SYNC_RCU : 0;
+}
+
+static int pcore_prof_set_enabled(struct pcore_probe *p, bool on)
+{
+	if (on)
+		return pcore_profile_arm(p);
+	if (pcore_profile_disarm(p))
+		synchronize_rcu();
+	return 0;
+}
+
+const struct pcore_probe_ops pcore_profile_ops = {
+	.kind = PCORE_PROBE_PROFILE,
+	.name_chars = "-",
+	.arm = pcore_prof_arm,
+	.disarm = pcore_prof_disarm,
+	.release = pcore_profile_release,
+	.set_enabled = pcore_prof_set_enabled,
+};

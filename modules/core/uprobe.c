@@ -208,7 +208,7 @@ int pcore_uprobe_hold(struct pcore_probe *p, struct file *file, u64 offset,
  * error, nothing is registered or watched (what pcore_uprobe_hold() took
  * stays, for pcore_uprobe_release()).
  */
-int pcore_uprobe_arm(struct pcore_probe *p)
+static int pcore_uprobe_arm(struct pcore_probe *p)
 {
 	struct pcore_umark *m = p->up.mark;
 	int ret;
@@ -254,7 +254,7 @@ int pcore_uprobe_arm(struct pcore_probe *p)
  * Caller holds pcore_lock and calls pcore_uprobe_unregister_sync() (once
  * for any number of probes) before anything the handlers use goes.
  */
-bool pcore_uprobe_disarm(struct pcore_probe *p)
+static bool pcore_uprobe_disarm(struct pcore_probe *p)
 {
 	lockdep_assert_held(&pcore_lock);
 	if (!p->up.armed)
@@ -279,7 +279,7 @@ static void pcore_uprobe_unwatch(struct pcore_probe *p)
 }
 
 /* Take the call table off the exit handler's list, before a grace period. */
-void pcore_uprobe_unlink_calls(struct pcore_probe *p)
+static void pcore_uprobe_unlink_calls(struct pcore_probe *p)
 {
 	if (p->up.calls)
 		pcore_calls_unlink(p->up.calls);
@@ -292,7 +292,7 @@ void pcore_uprobe_unlink_calls(struct pcore_probe *p)
  * pcore_uprobe_put_files() once it has dropped it: the inode and the mark
  * are put there.
  */
-void pcore_uprobe_release(struct pcore_probe *p)
+static void pcore_uprobe_release(struct pcore_probe *p)
 {
 	struct pcore_umark *m = p->up.mark;
 
@@ -404,3 +404,60 @@ void pcore_uprobe_exit(void)
 	fsnotify_wait_marks_destroyed();
 	fsnotify_put_group(pcore_fsn_group);
 }
+
+/* Its attach function opened and held the file (pcore_uprobe_hold()). */
+static int pcore_up_arm(struct pcore_probe *p, const void *opts)
+{
+	return pcore_uprobe_arm(p);
+}
+
+/*
+ * Unregister (uprobe_unregister_sync() after, v6.12+), and take a
+ * uretprobe's call table off the exit handler's list (a grace period
+ * after).
+ */
+static u32 pcore_up_disarm(struct pcore_probe *p, struct pcore_batch *b)
+{
+	u32 sync = pcore_uprobe_disarm(p) ? PCORE_SYNC_UPROBE : 0;
+
+	if (p->up.calls)
+		sync |= PCORE_SYNC_RCU;
+	pcore_uprobe_unlink_calls(p);
+	return sync;
+}
+
+/* -ENOENT when its file was deleted or unmounted: it stays disabled. */
+static int pcore_up_set_enabled(struct pcore_probe *p, bool on)
+{
+	if (on)
+		return pcore_probe_gone(p) ? -ENOENT : pcore_uprobe_arm(p);
+	if (pcore_uprobe_disarm(p))
+		pcore_uprobe_unregister_sync();
+	return 0;
+}
+
+static unsigned long pcore_up_missed(const struct pcore_probe *p)
+{
+	return p->up.calls ? pcore_calls_missed(p->up.calls) : 0;
+}
+
+const struct pcore_probe_ops pcore_uprobe_ops = {
+	.kind = PCORE_PROBE_UPROBE,
+	.name_chars = "-",
+	.arm = pcore_up_arm,
+	.disarm = pcore_up_disarm,
+	.release = pcore_uprobe_release,
+	.after_unlock = pcore_uprobe_put_files,
+	.set_enabled = pcore_up_set_enabled,
+};
+
+const struct pcore_probe_ops pcore_uretprobe_ops = {
+	.kind = PCORE_PROBE_URETPROBE,
+	.name_chars = "-",
+	.arm = pcore_up_arm,
+	.disarm = pcore_up_disarm,
+	.release = pcore_uprobe_release,
+	.after_unlock = pcore_uprobe_put_files,
+	.set_enabled = pcore_up_set_enabled,
+	.missed = pcore_up_missed,
+};
