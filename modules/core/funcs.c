@@ -1034,3 +1034,74 @@ const struct pcore_probe_ops pcore_funcs_ops = {
 	.hist_symbol = pcore_fgroup_symbol,
 	.missed = pcore_fgroup_missed,
 };
+
+/* probes on many functions */
+
+/**
+ * pcore_funcs_attach() - attach one probe to many kernel functions
+ * @c: the client it belongs to
+ * @o: what to attach; see struct pcore_funcs_opts
+ *
+ * Where the kernel has fprobe, one fprobe covers every function: one
+ * registration, one unregistration.  Elsewhere, a kretprobe (or, to
+ * count, a kprobe) per function, unregistered in one batch.  Sleeps.
+ *
+ * Return: the probe, or ERR_PTR(-EINVAL) for bad options,
+ * ERR_PTR(-EEXIST) when the client has a probe of that name,
+ * ERR_PTR(-EPERM) when the kernel is locked down (confidentiality),
+ * ERR_PTR(-E2BIG) when it would go over mem_max, or the errno of fprobe
+ * or kprobes; one log line says which.
+ */
+struct pcore_probe *pcore_funcs_attach(struct pcore_client *c,
+				       const struct pcore_funcs_opts *o)
+{
+	struct pcore_probe *p;
+	u32 i;
+	int ret;
+
+	ret = pcore_check_args("functions", c, o);
+	if (ret)
+		return ERR_PTR(ret);
+	p = pcore_probe_new(c, &pcore_funcs_ops, o->name, NULL, NULL,
+			    o->priv, &o->filter);
+	if (IS_ERR(p))
+		return p;
+	ret = -EINVAL;
+	if (IS_ERR_OR_NULL(o->funcs) || !o->hists) {
+		pcore_perr(p, "needs funcs (from pcore_funcs_find()) and hists");
+		goto err_free;
+	}
+	for (i = 0; i < pcore_funcs_count(o->funcs); i++) {
+		if (IS_ERR_OR_NULL(o->hists[i])) {
+			pcore_perr(p, "no hist for function %u (%s)", i,
+				   pcore_funcs_name(o->funcs, i));
+			goto err_free;
+		}
+	}
+	if (o->flags & ~PCORE_FUNCS_COUNT) {
+		pcore_perr(p, "unknown flags %#x", o->flags);
+		goto err_free;
+	}
+	if (o->maxactive < 0 || o->maxactive > PCORE_MAXACTIVE_MAX) {
+		pcore_perr(p, "maxactive %d is not 0 to %d", o->maxactive,
+			   PCORE_MAXACTIVE_MAX);
+		goto err_free;
+	}
+	ret = pcore_fgroup_init(p, o);
+	if (ret) {
+		pcore_perr(p, "out of memory");
+		goto err_free;
+	}
+	/* One word, as every field of the probes file. */
+	snprintf(p->symbol, sizeof(p->symbol), "%u_functions", p->fg->n);
+	ret = pcore_probe_charge(p, pcore_fgroup_mem(p->fg));
+	if (ret)
+		goto err_free;
+	return pcore_probe_add(p, o);
+
+err_free:
+	pcore_fgroup_release(p);
+	pcore_probe_free(p);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(pcore_funcs_attach);

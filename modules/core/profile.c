@@ -23,6 +23,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/err.h>
 #include <linux/cpuhotplug.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
@@ -200,3 +201,57 @@ const struct pcore_probe_ops pcore_profile_ops = {
 	.release = pcore_profile_release,
 	.set_enabled = pcore_prof_set_enabled,
 };
+
+/**
+ * pcore_profile_attach() - sample what every CPU runs, @hz times a second
+ * @c: client
+ * @o: see struct pcore_profile_opts
+ *
+ * Sleeps.
+ *
+ * Return: the probe, or ERR_PTR(-EINVAL) for bad options,
+ * ERR_PTR(-EEXIST) when the client has a probe of that name,
+ * ERR_PTR(-EPERM) when the kernel is locked down (confidentiality),
+ * ERR_PTR(-E2BIG) when it would go over mem_max, or the errno of perf;
+ * one log line says which.
+ */
+struct pcore_probe *pcore_profile_attach(struct pcore_client *c,
+					 const struct pcore_profile_opts *o)
+{
+	struct pcore_probe *p;
+	int ret;
+
+	ret = pcore_check_args("profile", c, o);
+	if (ret)
+		return ERR_PTR(ret);
+	p = pcore_probe_new(c, &pcore_profile_ops, o->name, NULL, o->hist,
+			    o->priv, &o->filter);
+	if (IS_ERR(p))
+		return p;
+	ret = -EINVAL;
+	if (!o->hz || o->hz > PCORE_PROFILE_HZ_MAX) {
+		pcore_perr(p, "hz %u is not 1 to %d", o->hz,
+			   PCORE_PROFILE_HZ_MAX);
+		goto err_free;
+	}
+	if (!o->fn && (!o->hist || o->hist->key_mode != PCORE_KEYS_STACK)) {
+		pcore_perr(p, "without fn, needs a hist keyed by stack");
+		goto err_free;
+	}
+	p->pre = o->fn;
+	ret = pcore_probe_charge(p, pcore_profile_mem());
+	if (ret)
+		goto err_free;
+	ret = pcore_profile_alloc(p, o->hz);
+	if (ret) {
+		pcore_perr(p, "out of memory");
+		goto err_free;
+	}
+	return pcore_probe_add(p, o);
+
+err_free:
+	pcore_profile_release(p);
+	pcore_probe_free(p);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(pcore_profile_attach);

@@ -33,6 +33,7 @@
 #include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/file.h>
 #include <linux/fsnotify_backend.h>
 #include <linux/llist.h>
 #include <linux/slab.h>
@@ -461,3 +462,101 @@ const struct pcore_probe_ops pcore_uretprobe_ops = {
 	.set_enabled = pcore_up_set_enabled,
 	.missed = pcore_up_missed,
 };
+
+/* uprobes */
+
+/* Options that the kind (entry only, or timed) does not use are refused. */
+static const char *pcore_uprobe_check(const struct pcore_uprobe_opts *o)
+{
+	if (!o->path == !o->file)
+		return "give exactly one of path and file";
+	if (o->flags & ~PCORE_UPROBE_RET)
+		return "unknown flags";
+	if (!(o->flags & PCORE_UPROBE_RET)) {
+		if (o->ret || o->maxactive || o->data_size)
+			return "ret, maxactive and data_size need PCORE_UPROBE_RET";
+		if (!o->entry && !o->hist)
+			return "no handler, and no hist to count calls into";
+		return NULL;
+	}
+	if (!o->ret && !o->hist)
+		return "needs a return handler or a hist";
+	if (o->maxactive < 0 || o->maxactive > PCORE_MAXACTIVE_MAX)
+		return "maxactive is not 0 to 4096";
+	if (o->data_size > PCORE_KRET_DATA_MAX)
+		return "data_size is more than 256";
+	return NULL;
+}
+
+/**
+ * pcore_uprobe_attach() - attach a uprobe, or a uretprobe that times calls
+ * @c: the client it belongs to
+ * @o: what to attach; see struct pcore_uprobe_opts
+ *
+ * Sleeps.
+ *
+ * Return: the probe, or ERR_PTR(-EINVAL) for bad options, a file that is
+ * not a regular file, an offset past its end or a place uprobes refuses,
+ * ERR_PTR(-ENOEXEC) for a file that is not ELF, ERR_PTR(-ENOENT) for a
+ * path that does not exist, ERR_PTR(-EEXIST) when the client has a probe
+ * of that name, ERR_PTR(-EPERM) when the kernel is locked down
+ * (confidentiality), ERR_PTR(-E2BIG) when its call table would go over
+ * mem_max; one log line says which.
+ */
+struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
+					const struct pcore_uprobe_opts *o)
+{
+	bool ret_probe = o && (o->flags & PCORE_UPROBE_RET);
+	struct file *file;
+	struct pcore_probe *p;
+	const char *why;
+	u32 slots;
+	int ret;
+
+	ret = pcore_check_args("uprobe", c, o);
+	if (ret)
+		return ERR_PTR(ret);
+	if (!o->name) {
+		pr_err("%s%suprobe: needs a name\n", c->name,
+		       *c->name ? ": " : "");
+		return ERR_PTR(-EINVAL);
+	}
+	p = pcore_probe_new(c, ret_probe ? &pcore_uretprobe_ops :
+					   &pcore_uprobe_ops,
+			    o->name, NULL, o->hist, o->priv, &o->filter);
+	if (IS_ERR(p))
+		return p;
+	p->entry = o->entry;
+	p->ret = o->ret;
+	p->up.gone = o->gone;
+	why = pcore_uprobe_check(o);
+	if (why) {
+		pcore_perr(p, "%s", why);
+		ret = -EINVAL;
+		goto err_free;
+	}
+	slots = o->maxactive ?: max(64U, 8 * num_possible_cpus());
+	ret = pcore_probe_charge(p, pcore_uprobe_mem(p, slots, o->data_size));
+	if (ret)
+		goto err_free;
+	file = o->file;
+	if (o->path) {
+		file = filp_open(o->path, O_RDONLY | O_LARGEFILE, 0);
+		if (IS_ERR(file)) {
+			ret = PTR_ERR(file);
+			pcore_perr(p, "cannot open %s (%pe)", o->path, file);
+			goto err_free;
+		}
+	}
+	ret = pcore_uprobe_hold(p, file, o->offset, slots, o->data_size);
+	if (o->path)
+		fput(file);
+	if (ret)
+		goto err_free;
+	return pcore_probe_add(p, o);
+
+err_free:
+	pcore_probe_free(p);
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_GPL(pcore_uprobe_attach);
