@@ -357,7 +357,7 @@ promtool_check() {
 # for the browser tests: the folded stacks pcore_stacks printed (probectl's
 # flame graph of them in Chromium, and speedscope) and the heatmap SVG
 # pcore_probectl printed (in Chromium, whose screenshot of it stays as
-# build/browser-RELEASE/heatmap.png: README's docs/heatmap.png).
+# build/browser-RELEASE/heatmap.png: the user guide's docs/heatmap.png).
 browser_check() {
 	local kver=$1 dir=$top/build/vm-$1/files files=()
 	case $kver in *-cloud-*) ;; *) return 0 ;; esac
@@ -448,7 +448,7 @@ clean_run apidoc "docs/api.rst is current (make docs)" \
 mapfile -t ksrcs < <(git ls-files 'modules/*.c' 'modules/*.h' 'include/*.h')
 clean_run kerneldoc "kernel-doc clean" \
 	perl "$ksrc/kernel-doc" -none "${ksrcs[@]}"
-# The layering of modules/core (README, "Layering"): its objects, compiled
+# The layering of modules/core (docs/design.md, "Layering"): its objects, compiled
 # for the first Debian kernel of KERNELS into build/callgraph/ (only
 # modules/core's .o files, no linking; kept between runs, so only what
 # changed is compiled again).
