@@ -445,6 +445,9 @@ clean_run compat "kernel version tests only in include/probe_core/compat.h" \
 clean_run apidoc "docs/api.rst is current (make docs)" \
 	sh -c 'scripts/api-doc.sh "$1/kernel-doc" "$2" && diff -u docs/api.rst "$2" | sed "s/^/error: /"' \
 	sh "$ksrc" "$res/api.rst"
+# README.md and docs/*.md: relative links, images and #anchors resolve.
+clean_run doclinks "docs: every relative link and #anchor of README.md and docs/*.md resolves" \
+	scripts/doclinks.sh
 mapfile -t ksrcs < <(git ls-files 'modules/*.c' 'modules/*.h' 'include/*.h')
 clean_run kerneldoc "kernel-doc clean" \
 	perl "$ksrc/kernel-doc" -none "${ksrcs[@]}"
