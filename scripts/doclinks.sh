@@ -11,8 +11,15 @@
 # (https:, mailto:) are not followed.  Fenced code blocks and code spans
 # hold no links or headings.
 #
-# Prints "error: FILE:LINE: ..." for each broken link and exits 1 if there
-# is one (check.sh's lint stage counts a clean run as passed).
+# Listings of files of the tree are checked too, so that the docs show
+# the code that is built and tested: a fenced block after a line
+# "<!-- file: PATH -->" must be the file PATH (relative to the Markdown
+# file, as links are), exactly; after "<!-- excerpt: PATH -->", each of
+# its lines but "..." must be a line of PATH.
+#
+# Prints "error: FILE:LINE: ..." for each broken link or listing and
+# exits 1 if there is one (check.sh's lint stage counts a clean run as
+# passed).
 #
 # Usage: doclinks.sh [FILE.md...]   (default: README.md docs/*.md)
 set -u
@@ -25,21 +32,45 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # md FILE...: "FILE<TAB>h<TAB>ANCHOR" for each heading and
-# "FILE<TAB>l<TAB>LINE<TAB>TARGET" for each link, outside code.
+# "FILE<TAB>l<TAB>LINE<TAB>TARGET" for each link, outside code;
+# "FILE<TAB>f|x<TAB>LINE<TAB>PATH<TAB>COPY" for each listing of a file or
+# an excerpt, the fenced block copied to COPY in $tmp.
 md() {
-	awk '
-	FNR == 1 { fence = ""; delete seen }
+	awk -v dir="$tmp" '
+	FNR == 1 { fence = ""; want = ""; delete seen }
+	fence == "" && /^<!-- (file|excerpt): [^ ]+ -->$/ {
+		want = ($2 == "file:") ? "f" : "x"
+		wpath = $3
+		wline = FNR
+		next
+	}
 	# A fence opens with three or more backticks or tildes and closes
 	# with the same character.
 	/^[ \t]*(```|~~~)/ {
 		c = substr($0, match($0, /[`~]/), 1)
-		if (fence == "")
+		if (fence == "") {
 			fence = c
-		else if (fence == c)
+			if (want != "") {
+				copy = dir "/listing" ++nlist
+				printf "" > copy
+				print FILENAME "\t" want "\t" wline "\t" wpath "\t" copy
+				want = ""
+			}
+		} else if (fence == c) {
 			fence = ""
+			if (copy != "")
+				close(copy)
+			copy = ""
+		}
 		next
 	}
-	fence != "" { next }
+	fence != "" {
+		if (copy != "")
+			print > copy
+		next
+	}
+	# a marker holds for the next line only
+	want != "" && FNR > wline { want = "" }
 	{
 		line = $0
 		# code spans hold no links
@@ -83,8 +114,30 @@ md "$@" > "$tmp/all" || exit 1
 awk -F '\t' '$2 == "h" { print $1 "\t" $3 }' "$tmp/all" > "$tmp/anchors"
 
 bad=0
-while IFS=$'\t' read -r file kind lineno target; do
-	[ "$kind" = l ] || continue
+while IFS=$'\t' read -r file kind lineno target copy; do
+	case $kind in
+	f | x)
+		dest=$(realpath -m --relative-to="$top" "$(dirname "$file")/$target")
+		if [ ! -f "$dest" ]; then
+			echo "error: $file:$lineno: listing of $target: no such file ($dest)"
+			bad=1
+		elif [ "$kind" = f ] && ! cmp -s "$copy" "$dest"; then
+			echo "error: $file:$lineno: the listing is not $dest:"
+			diff -u "$dest" "$copy" | sed 's/^/# /'
+			bad=1
+		elif [ "$kind" = x ]; then
+			while IFS= read -r l; do
+				[ "$l" = ... ] || grep -qxF -- "$l" "$dest" || {
+					echo "error: $file:$lineno: the excerpt's line '$l' is not in $dest"
+					bad=1
+				}
+			done < "$copy"
+		fi
+		continue
+		;;
+	l) ;;
+	*) continue ;;
+	esac
 	case $target in
 	[a-zA-Z]*:*) continue ;;	# https:, mailto:...
 	esac
