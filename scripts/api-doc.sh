@@ -19,7 +19,7 @@ cd "$top"
 probe_core C API
 =====================
 
-Handler modules include ``<probe_core/probe_core.h>``; see README.md,
+Handler modules include ``<probe_core/probe_core.h>``; see docs/api.md,
 "Writing a handler module", for a complete module and how to build it.
 
 Types and inline helpers

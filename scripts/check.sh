@@ -166,11 +166,12 @@ check_kernel() {
 	# The steps below run make modules again (install-dev, install):
 	# with the W and C of the build above (our Makefile passes them on
 	# to kbuild's command line), kbuild finds every object current; with
-	# others it would build them all once more.  The README's module is
-	# built with its own Makefile's W=1 (kbuild takes C from its command
-	# line only).
+	# others it would build them all once more.  The docs' handler module,
+	# modules/examples/readlat, is built out of tree as users build it,
+	# with its own Makefile's W=1 (kbuild takes C from its command line
+	# only).
 	[ $built != 0 ] ||
-	W=1 C=1 clean_run "readme-$kver" "README's handler module builds out of tree for $kver, W=1 clean" \
+	W=1 C=1 clean_run "readme-$kver" "handler module readlat (modules/examples/readlat) builds out of tree for $kver, W=1 clean" \
 		scripts/readme-module.sh "$kdir" "$readme_ko"
 	# Typed tracepoint handlers: a wrong prototype is a build error.
 	[ $built != 0 ] ||
@@ -357,7 +358,7 @@ promtool_check() {
 # for the browser tests: the folded stacks pcore_stacks printed (probectl's
 # flame graph of them in Chromium, and speedscope) and the heatmap SVG
 # pcore_probectl printed (in Chromium, whose screenshot of it stays as
-# build/browser-RELEASE/heatmap.png: README's docs/heatmap.png).
+# build/browser-RELEASE/heatmap.png: the user guide's docs/heatmap.png).
 browser_check() {
 	local kver=$1 dir=$top/build/vm-$1/files files=()
 	case $kver in *-cloud-*) ;; *) return 0 ;; esac
@@ -445,10 +446,14 @@ clean_run compat "kernel version tests only in include/probe_core/compat.h" \
 clean_run apidoc "docs/api.rst is current (make docs)" \
 	sh -c 'scripts/api-doc.sh "$1/kernel-doc" "$2" && diff -u docs/api.rst "$2" | sed "s/^/error: /"' \
 	sh "$ksrc" "$res/api.rst"
+# README.md and docs/*.md: relative links, images and #anchors resolve;
+# listings of files (readlat) are those files.
+clean_run doclinks "docs: every relative link and #anchor of README.md and docs/*.md resolves, listings are the tree's files" \
+	scripts/doclinks.sh
 mapfile -t ksrcs < <(git ls-files 'modules/*.c' 'modules/*.h' 'include/*.h')
 clean_run kerneldoc "kernel-doc clean" \
 	perl "$ksrc/kernel-doc" -none "${ksrcs[@]}"
-# The layering of modules/core (README, "Layering"): its objects, compiled
+# The layering of modules/core (docs/design.md, "Layering"): its objects, compiled
 # for the first Debian kernel of KERNELS into build/callgraph/ (only
 # modules/core's .o files, no linking; kept between runs, so only what
 # changed is compiled again).

@@ -8,8 +8,8 @@
 #   2. apt-get install of probe-core-dkms and probectl on THIS machine:
 #      DKMS builds the modules for every installed kernel with headers;
 #      each kernel's updates/dkms/ has them, depmod knows them, the
-#      development files are in /usr/src/probe_core/, and the README's
-#      handler module builds against them;
+#      development files are in /usr/src/probe_core/, and the docs'
+#      handler module (modules/examples/readlat) builds against them;
 #   3. a kernel removed from DKMS comes back through DKMS's kernel hook,
 #      as for a kernel installed later;
 #   4. a boot of FLAVOUR VERSION with its /lib/modules as installed,
@@ -181,7 +181,7 @@ done)
 fails "the headers in /usr/src/probe_core/include are the checkout's" "$errs"
 t0=$SECONDS
 for k in "${kernels[@]}"; do
-	run "$k: README's handler module builds against /usr/src/probe_core" \
+	run "$k: handler module readlat builds against /usr/src/probe_core" \
 		env PCORE_DEV_DIR=/usr/src/probe_core "$top/scripts/readme-module.sh" \
 		"/usr/src/linux-headers-$k" "$work/readme-ko-$k"
 done

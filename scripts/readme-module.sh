@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Builds the handler module of README.md's "Writing a handler module" the
-# way a reader would: install probe_core's development files (into a
-# staging root instead of /), take the files the README shows, build out
-# of tree against the installed headers and Module.symvers.
+# Builds readlat, the handler module of docs/api.md ("Writing a handler
+# module") and of the README's tour, the way a reader would: install
+# probe_core's development files (into a staging root instead of /), copy
+# the module's directory, modules/examples/readlat/ (the files the docs
+# show: scripts/doclinks.sh checks that their listings are these files),
+# build out of tree against the installed headers and Module.symvers.
 #
 # Usage: readme-module.sh KDIR OUTDIR
 #   KDIR    kernel headers; probe_core must already be built for them
@@ -12,9 +14,8 @@
 # With PCORE_DEV_DIR set, builds against the development files installed
 # there (e.g. by DKMS) instead of running `make install-dev`.
 #
-# README blocks are taken from a line "<!-- file: NAME -->" followed by a
-# fenced block, unchanged: the staging root's development files are given
-# as PCORE_DEV=, as the README says.
+# The files are taken unchanged: the staging root's development files are
+# given as PCORE_DEV=, as docs/api.md says.
 set -eu
 
 kdir=$1 out=$2
@@ -34,17 +35,11 @@ else
 	dev=$root/usr/src/probe_core
 fi
 
-awk -v dir="$src" '
-	/^<!-- file: [^ ]+ -->$/ { name = $3; next }
-	name != "" && /^```/ && !inblock { inblock = 1; next }
-	inblock && /^```$/ { inblock = 0; close(dir "/" name); name = ""; next }
-	inblock { print > (dir "/" name) }
-' "$top/README.md"
 for f in Kbuild Makefile readlat.c; do
-	[ -s "$src/$f" ] || { echo "README has no $f block" >&2; exit 1; }
+	cp "$top/modules/examples/readlat/$f" "$src/$f"
 done
 
-# As the README says: make, with the kernel and the development files
+# As docs/api.md says: make, with the kernel and the development files
 # given as variables; objects per release in build/<release>/.
 make -C "$src" KDIR="$kdir" PCORE_DEV="$dev" W=1
 cp "$src/build/$kver"/*.ko "$out/"

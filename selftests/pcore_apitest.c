@@ -1484,7 +1484,7 @@ static unsigned long long pids_interval(struct __test_metadata *_metadata)
  * 25 keys an interval (and whatever else exits meanwhile) fit the pool's
  * first chunk of 64 records, which an interval read gives back: no value
  * waits for the pool to grow.  A burst of new keys past half the pool
- * races the work item that grows it and may be dropped (README,
+ * races the work item that grows it and may be dropped (docs/design.md,
  * "Memory"): in batches of 100 the first interval dropped 10 exits on
  * cloud-6.12 in CI, once.
  */

@@ -305,7 +305,7 @@ FIXTURE_VARIANT_ADD(bad, mem_max_wraps) {
 	.log = "invalid for parameter `mem_max'",
 };
 
-/* 2^32: kstrtouint() says ERANGE; the README promises EINVAL. */
+/* 2^32: kstrtouint() says ERANGE; the user guide promises EINVAL. */
 FIXTURE_VARIANT_ADD(bad, maxactive_huge) {
 	.params = "maxactive=4294967296",
 	.err = EINVAL,

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * readlat, the handler module of README.md, built out of tree from the
- * README's text against the installed headers and Module.symvers
- * (scripts/readme-module.sh): it loads beside probe_core, records what the
- * README says, and unloads.
+ * readlat, the handler module of docs/api.md and the README's tour
+ * (modules/examples/readlat/, whose files the docs show), built out of
+ * tree from the tree's files against the installed headers and
+ * Module.symvers (scripts/readme-module.sh): it loads beside probe_core,
+ * records what the docs say, and unloads.
  */
 #include "pcore_lib.h"
 #include "kselftest_harness.h"

@@ -66,7 +66,7 @@ void pcore_client_destroy(struct pcore_client *c);
  *	frame, never by a hash alone.
  *
  * A keyed histogram's records come from a pool that grows as keys show up
- * (see "Memory" in the README); a value that finds it empty is dropped too.
+ * (see "Memory" in docs/design.md); a value that finds it empty is dropped too.
  * Dropped values are counted and shown as "dropped" in stats and keys.
  */
 enum pcore_key_mode {
@@ -99,7 +99,7 @@ enum pcore_key_mode {
  *	to %PCORE_STACK_DEPTH_MAX, 0 for %PCORE_STACK_DEPTH_DEFAULT (a deeper
  *	stack is kept cut, and shown so); 0 for the other modes
  *
- * Memory: see "Memory" in the README: per key in use, a bucket array per
+ * Memory: see "Memory" in docs/design.md: per key in use, a bucket array per
  * CPU it shows up on; per key slot, its key and label (and @depth frames
  * for stacks), twice (for intervals).
  */

@@ -441,7 +441,7 @@ async function checkHeatmap(browser, svg, png, label) {
 	}
 	await page.mouse.move(0, 0);
 
-	// 7. the picture, for the README
+	// 7. the picture, for the user guide (docs/heatmap.png)
 	if (png) {
 		await page.screenshot({ path: png, clip: { x: 0, y: 0, width: W, height: H } });
 		const st = fs.statSync(png);

@@ -1862,7 +1862,7 @@ TEST(attach_uprobe_passes_fd_and_offset)
 	}
 }
 
-/* Uprobes with the C library: the README's examples. */
+/* Uprobes with the C library: the user guide's examples. */
 TEST(attach_uprobe_libc)
 {
 	char libc[512], arg[600];
