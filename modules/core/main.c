@@ -86,7 +86,7 @@ MODULE_PARM_DESC(tracepoints,
 	"tracepoints to attach built-in handlers to, comma-separated (sched_switch: on-CPU time slices per CPU; offcpu: off-CPU time by the kernel stack tasks waited in)");
 
 /*
- * Every bad number is EINVAL, as the README says: kstrtouint() says ERANGE
+ * Every bad number is EINVAL, as docs/user-guide.md says: kstrtouint() says ERANGE
  * for 2^32 and more.  The kernel logs the one line ("invalid for
  * parameter").
  */
