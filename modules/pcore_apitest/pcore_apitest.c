@@ -48,10 +48,12 @@ static unsigned int loops = 5;
 module_param(loops, uint, 0400);
 MODULE_PARM_DESC(loops, "timer_cpu: measurements of each kind (at most 100)");
 
-/* Set by timer_cpu: its sleeps that switched out (read it). */
-static unsigned int switched;
+/* Set by timer_cpu and timer_task: their sleeps, those that switched out. */
+static unsigned int sleeps, switched;
+module_param(sleeps, uint, 0400);
+MODULE_PARM_DESC(sleeps, "timer_task: sleeps between a start and a stop");
 module_param(switched, uint, 0400);
-MODULE_PARM_DESC(switched, "timer_cpu: sleeps during which the task switched out");
+MODULE_PARM_DESC(switched, "timer_cpu, timer_task: sleeps during which the task switched out");
 
 /* Set by probe_forms (anything given at load is overwritten). */
 static unsigned int forms_offset;
@@ -1340,18 +1342,23 @@ static void timer_tasks_put(struct task_struct **tasks, unsigned int n)
  * measured (2); stop P again: unmatched (1), no stale stamp left.
  *
  * "tdisc", a task timer with PCORE_TIMER_DISCARD_SWITCH on current:
- * start, sleep 1 to 2 ms, stop: discarded; start and stop with preemption
- * off: measured.  Timers file:
+ * start, sleep 1 to 2 ms, stop: discarded when the task switched out, as
+ * it nearly always does; a sleep whose timer expires before schedule()
+ * returns without a switch, and is measured.  So it sleeps until one
+ * sleep switched (at most 20 times; @sleeps and @switched say how it
+ * went).  Then start and stop with preemption off: measured.  Timers
+ * file:
  *
  *   tasks task 3 0 5 1 0
  *   collide task 2 0 1 0 0
- *   tdisc task 1 1 0 0 0
+ *   tdisc task <sleeps - switched + 1> <switched> 0 0 0
  */
 static int timer_task(void)
 {
 	struct pcore_timer *t, *tc, *td;
 	struct task_struct *abc[3], *pq[2];
 	unsigned int n, m, home;
+	unsigned long nsw;
 	u64 ns;
 	int ret;
 
@@ -1403,9 +1410,13 @@ static int timer_task(void)
 	timer_tasks_put(abc, n);
 	timer_tasks_put(pq, m);
 
-	pcore_timer_start(td, current);
-	usleep_range(1000, 2000);
-	pcore_timer_stop(td, current, &ns);
+	for (sleeps = 0, switched = 0; !switched && sleeps < 20; sleeps++) {
+		nsw = current->nvcsw + current->nivcsw;
+		pcore_timer_start(td, current);
+		usleep_range(1000, 2000);
+		switched += current->nvcsw + current->nivcsw != nsw;
+		pcore_timer_stop(td, current, &ns);
+	}
 	preempt_disable();
 	pcore_timer_start(td, current);
 	pcore_timer_stop(td, current, &ns);
