@@ -1069,39 +1069,33 @@ struct pcore_probe *pcore_funcs_attach(struct pcore_client *c,
 	ret = -EINVAL;
 	if (IS_ERR_OR_NULL(o->funcs) || !o->hists) {
 		pcore_perr(p, "needs funcs (from pcore_funcs_find()) and hists");
-		goto err_free;
+		goto out;
 	}
 	for (i = 0; i < pcore_funcs_count(o->funcs); i++) {
 		if (IS_ERR_OR_NULL(o->hists[i])) {
 			pcore_perr(p, "no hist for function %u (%s)", i,
 				   pcore_funcs_name(o->funcs, i));
-			goto err_free;
+			goto out;
 		}
 	}
 	if (o->flags & ~PCORE_FUNCS_COUNT) {
 		pcore_perr(p, "unknown flags %#x", o->flags);
-		goto err_free;
+		goto out;
 	}
 	if (o->maxactive < 0 || o->maxactive > PCORE_MAXACTIVE_MAX) {
 		pcore_perr(p, "maxactive %d is not 0 to %d", o->maxactive,
 			   PCORE_MAXACTIVE_MAX);
-		goto err_free;
+		goto out;
 	}
 	ret = pcore_fgroup_init(p, o);
 	if (ret) {
 		pcore_perr(p, "out of memory");
-		goto err_free;
+		goto out;
 	}
 	/* One word, as every field of the probes file. */
 	snprintf(p->symbol, sizeof(p->symbol), "%u_functions", p->fg->n);
 	ret = pcore_probe_charge(p, pcore_fgroup_mem(p->fg));
-	if (ret)
-		goto err_free;
-	return pcore_probe_add(p, o);
-
-err_free:
-	pcore_fgroup_release(p);
-	pcore_probe_free(p);
-	return ERR_PTR(ret);
+out:
+	return pcore_probe_add(p, o, ret);
 }
 EXPORT_SYMBOL_GPL(pcore_funcs_attach);

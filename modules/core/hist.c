@@ -636,6 +636,29 @@ pcore_rec_claim(struct pcore_hist *h, u32 b, int cpu, u32 slot)
 }
 NOKPROBE_SYMBOL(pcore_rec_claim);
 
+/*
+ * The end of every keyed hot path: @v into @slot of bank @b on this CPU
+ * (the slot's first value here claims its record from the pool), or a
+ * drop, counted, when @slot is negative or the pool is empty.
+ * Preemption is off.
+ */
+static __always_inline void pcore_slot_record(struct pcore_hist *h, u32 b,
+					      int slot, u64 v)
+{
+	struct pcore_cpu_hist *rec = NULL;
+	int cpu = raw_smp_processor_id();
+
+	if (likely(slot >= 0)) {
+		rec = pcore_rec(h, b, cpu, slot);
+		if (unlikely(!rec))
+			rec = pcore_rec_claim(h, b, cpu, slot);
+	}
+	if (likely(rec))
+		pcore_record(&h->layout, rec, v);
+	else
+		local64_inc(this_cpu_ptr(h->dropped));
+}
+
 /**
  * pcore_hist_add_key() - record a value under a key; hot path
  * @h: keyed histogram (for one without keys, @key and @label are ignored)
@@ -654,9 +677,9 @@ NOKPROBE_SYMBOL(pcore_rec_claim);
 void notrace pcore_hist_add_key(struct pcore_hist *h, u64 key,
 				const char *label, u64 v)
 {
-	struct pcore_cpu_hist *rec;
 	struct pcore_label *labels;
-	u32 slot, i, n, b;
+	int slot = -1;
+	u32 s, i, n, b;
 	u64 k, *keys;
 
 	preempt_disable_notrace();
@@ -670,59 +693,48 @@ void notrace pcore_hist_add_key(struct pcore_hist *h, u64 key,
 		break;
 	case PCORE_KEYS_DIRECT:
 		if (key >= h->nslots)
-			goto drop;
+			goto out;
 		slot = key;
 		if (label && READ_ONCE(labels[slot].s[0]))
 			label = NULL;
 		break;
 	case PCORE_KEYS_STACK:
-		goto drop;	/* its keys come from pcore_hist_add_stack() */
+		goto out;	/* its keys come from pcore_hist_add_stack() */
 	default:
 		if (key == U64_MAX)
-			goto drop;
+			goto out;
 		keys = h->keys[b];
 		i = hash_64(key, ilog2(h->nslots));
 		for (n = 0; n < PCORE_KEY_PROBES && n < h->nslots; n++) {
-			slot = (i + n) & (h->nslots - 1);
-			k = READ_ONCE(keys[slot]);
-			if (k == key) {
-				label = NULL;
-				goto found;
-			}
-			if (k != U64_MAX)
+			s = (i + n) & (h->nslots - 1);
+			k = READ_ONCE(keys[s]);
+			if (k != key && k != U64_MAX)
 				continue;
 			/*
 			 * A bank's keys are freed only while no handler
 			 * writes it: a free slot ends the chain.
 			 */
-			k = cmpxchg(&keys[slot], U64_MAX, key);
 			if (k == U64_MAX)
-				goto found;	/* ours: give it the label */
-			if (k == key) {
+				k = cmpxchg(&keys[s], U64_MAX, key);
+			if (k != U64_MAX && k != key)
+				continue;
+			/* Ours (a free slot we took): give it the label. */
+			if (k == key)
 				label = NULL;
-				goto found;
-			}
+			slot = s;
+			break;
 		}
-		goto drop;
+		if (slot < 0)
+			goto out;
 	}
-found:
 	if (label) {
 		char *dst = labels[slot].s;
 
 		for (i = 0; i < PCORE_LABEL_MAX - 1 && label[i]; i++)
 			dst[i] = label[i];
 	}
-	rec = pcore_rec(h, b, raw_smp_processor_id(), slot);
-	if (unlikely(!rec)) {
-		rec = pcore_rec_claim(h, b, raw_smp_processor_id(), slot);
-		if (!rec)
-			goto drop;
-	}
-	pcore_record(&h->layout, rec, v);
-	preempt_enable_notrace();
-	return;
-drop:
-	local64_inc(this_cpu_ptr(h->dropped));
+out:
+	pcore_slot_record(h, b, slot, v);
 	preempt_enable_notrace();
 }
 EXPORT_SYMBOL_GPL(pcore_hist_add_key);
@@ -782,47 +794,43 @@ static __always_inline int pcore_stack_slot(struct pcore_hist *h, u32 b,
 	return -1;
 }
 
+/* The slot of the @n frames @f with PCORE_STACK_F_* @flags in bank @b, or -1. */
+static __always_inline int pcore_frames_slot(struct pcore_hist *h, u32 b,
+					     const unsigned long *f,
+					     unsigned int n, u32 flags)
+{
+	u64 key = jhash2((const u32 *)f, n * sizeof(*f) / sizeof(u32),
+			 h->seed) | (u64)n << 32 | (u64)flags << 40;
+
+	return pcore_stack_slot(h, b, f, n, key);
+}
+
 /* The stack of @regs, of @task or of our caller, under which @v goes. */
 static __always_inline void pcore_hist_add_frames(struct pcore_hist *h,
 						  struct pt_regs *regs,
 						  struct task_struct *task,
 						  u32 flags, u64 v)
 {
-	struct pcore_cpu_hist *rec;
 	unsigned int n;
 	unsigned long *f;
 	int slot = -1;
-	u32 b, ff;
-	u64 key;
+	u32 b = 0, ff;
 
 	preempt_disable_notrace();
 	if (unlikely(h->key_mode != PCORE_KEYS_STACK))
-		goto drop;
+		goto out;
 	ff = flags & PCORE_STACK_IDLE;
 	f = pcore_stack_get(regs, task, h->depth, &ff, &n);
 	if (!f)
-		goto drop;
+		goto out;
 	/* Never more than a slot holds, whatever the capture gave. */
 	n = min(n, pcore_stack_words(h->depth));
 	/* One bank for the whole event: see "Intervals" at the top. */
 	b = READ_ONCE(h->cur);
-	key = jhash2((const u32 *)f, n * sizeof(*f) / sizeof(u32), h->seed) |
-	      (u64)n << 32 | (u64)ff << 40;
-	slot = pcore_stack_slot(h, b, f, n, key);
+	slot = pcore_frames_slot(h, b, f, n, ff);
 	pcore_stack_put();
-	if (slot < 0)
-		goto drop;
-	rec = pcore_rec(h, b, raw_smp_processor_id(), slot);
-	if (unlikely(!rec)) {
-		rec = pcore_rec_claim(h, b, raw_smp_processor_id(), slot);
-		if (!rec)
-			goto drop;
-	}
-	pcore_record(&h->layout, rec, v);
-	preempt_enable_notrace();
-	return;
-drop:
-	local64_inc(this_cpu_ptr(h->dropped));
+out:
+	pcore_slot_record(h, b, slot, v);
 	preempt_enable_notrace();
 }
 
@@ -887,36 +895,21 @@ void notrace pcore_hist_add_frames_taken(struct pcore_hist *h,
 					 const unsigned long *f,
 					 unsigned int n, u32 flags, u64 v)
 {
-	struct pcore_cpu_hist *rec;
-	int slot;
-	u32 b;
-	u64 key;
+	int slot = -1;
+	u32 b = 0;
 
 	preempt_disable_notrace();
 	if (unlikely(h->key_mode != PCORE_KEYS_STACK) || !n)
-		goto drop;
+		goto out;
 	if (n > h->depth) {
 		n = h->depth;
 		flags |= PCORE_STACK_F_CUT;
 	}
 	/* One bank for the whole event: see "Intervals" at the top. */
 	b = READ_ONCE(h->cur);
-	key = jhash2((const u32 *)f, n * sizeof(*f) / sizeof(u32), h->seed) |
-	      (u64)n << 32 | (u64)flags << 40;
-	slot = pcore_stack_slot(h, b, f, n, key);
-	if (slot < 0)
-		goto drop;
-	rec = pcore_rec(h, b, raw_smp_processor_id(), slot);
-	if (unlikely(!rec)) {
-		rec = pcore_rec_claim(h, b, raw_smp_processor_id(), slot);
-		if (!rec)
-			goto drop;
-	}
-	pcore_record(&h->layout, rec, v);
-	preempt_enable_notrace();
-	return;
-drop:
-	local64_inc(this_cpu_ptr(h->dropped));
+	slot = pcore_frames_slot(h, b, f, n, flags);
+out:
+	pcore_slot_record(h, b, slot, v);
 	preempt_enable_notrace();
 }
 NOKPROBE_SYMBOL(pcore_hist_add_frames_taken);

@@ -226,23 +226,16 @@ struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
 	ret = -EINVAL;
 	if (!o->pre && !o->post && !o->hist) {
 		pcore_perr(p, "no handler, and no hist to count calls into");
-		goto err_free;
+		goto out;
 	}
 	if (!o->symbol == !o->addr) {
 		pcore_perr(p, "give exactly one of symbol and addr");
-		goto err_free;
+		goto out;
 	}
-	if (o->symbol) {
-		ret = pcore_check_symbol(p, o->symbol);
-		if (ret)
-			goto err_free;
-	}
+	ret = o->symbol ? pcore_check_symbol(p, o->symbol) : 0;
 	p->kp.offset = o->offset;
-	return pcore_probe_add(p, o);
-
-err_free:
-	pcore_probe_free(p);
-	return ERR_PTR(ret);
+out:
+	return pcore_probe_add(p, o, ret);
 }
 EXPORT_SYMBOL_GPL(pcore_kprobe_attach);
 
@@ -436,35 +429,30 @@ struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
 	ret = -EINVAL;
 	if (!o->symbol) {
 		pcore_perr(p, "no symbol");
-		goto err_free;
+		goto out;
 	}
 	if (!o->ret && !o->hist) {
 		pcore_perr(p, "needs a return handler or a hist");
-		goto err_free;
+		goto out;
 	}
 	if (o->maxactive < 0 || o->maxactive > PCORE_MAXACTIVE_MAX) {
 		pcore_perr(p, "maxactive %d is not 0 to %d", o->maxactive,
 			   PCORE_MAXACTIVE_MAX);
-		goto err_free;
+		goto out;
 	}
 	if (o->data_size > PCORE_KRET_DATA_MAX) {
 		pcore_perr(p, "data_size %zu is more than %d", o->data_size,
 			   PCORE_KRET_DATA_MAX);
-		goto err_free;
+		goto out;
 	}
 	ret = pcore_check_symbol(p, o->symbol);
 	if (ret)
-		goto err_free;
+		goto out;
 	p->rp.maxactive = o->maxactive ?: max(32U, 4 * num_possible_cpus());
 	p->rp.data_size = sizeof(struct pcore_kret_data) + o->data_size;
 	ret = pcore_probe_charge(p, pcore_kret_mem(p->rp.maxactive,
 						   p->rp.data_size));
-	if (ret)
-		goto err_free;
-	return pcore_probe_add(p, o);
-
-err_free:
-	pcore_probe_free(p);
-	return ERR_PTR(ret);
+out:
+	return pcore_probe_add(p, o, ret);
 }
 EXPORT_SYMBOL_GPL(pcore_kretprobe_attach);

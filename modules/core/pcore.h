@@ -845,8 +845,8 @@ struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 				    const struct pcore_filter *f);
 int pcore_probe_charge(struct pcore_probe *p, size_t bytes);
 int pcore_check_symbol(struct pcore_probe *p, const char *sym);
-struct pcore_probe *pcore_probe_add(struct pcore_probe *p, const void *o);
-void pcore_probe_free(struct pcore_probe *p);
+struct pcore_probe *pcore_probe_add(struct pcore_probe *p, const void *o,
+				    int err);
 u64 pcore_probe_hits(const struct pcore_probe *p);
 u64 pcore_probe_hist_hits(const struct pcore_probe *p,
 			  const struct pcore_hist *h);

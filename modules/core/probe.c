@@ -95,7 +95,7 @@ int pcore_check_symbol(struct pcore_probe *p, const char *sym)
 	return 0;
 }
 
-void pcore_probe_free(struct pcore_probe *p)
+static void pcore_probe_free(struct pcore_probe *p)
 {
 	put_pid(p->fpid);
 	free_percpu(p->hits);
@@ -264,20 +264,23 @@ static void pcore_probe_link(struct pcore_probe *p)
 static void pcore_probes_free_batch(struct list_head *batch);
 
 /*
- * The end of every attach: under pcore_lock, check that @p may be listed,
- * arm it with its mechanism's options @o, and list it.  On an error, what
- * was done is undone as a teardown does it (pcore_probes_free_batch()),
- * and @p is freed.  Sleeps.  Return: @p, or an ERR_PTR() (one log line
- * said why).
+ * The end of every attach: @err is what setting @p up returned.  Without
+ * an error, under pcore_lock: check that @p may be listed, arm it with
+ * its mechanism's options @o, and list it.  On an error, what was done
+ * is undone as a teardown does it (pcore_probes_free_batch(), which
+ * releases what the mechanism set up), and @p is freed.  Sleeps.
+ * Return: @p, or an ERR_PTR() (one log line said why).
  */
-struct pcore_probe *pcore_probe_add(struct pcore_probe *p, const void *o)
+struct pcore_probe *pcore_probe_add(struct pcore_probe *p, const void *o,
+				    int err)
 {
 	const struct pcore_probe_ops *ops = p->ops;
 	LIST_HEAD(one);
-	int ret;
+	int ret = err;
 
 	mutex_lock(&pcore_lock);
-	ret = pcore_probe_check_slot(p);
+	if (!ret)
+		ret = pcore_probe_check_slot(p);
 	if (!ret)
 		ret = ops->arm(p, o);
 	if (!ret) {

@@ -232,26 +232,20 @@ struct pcore_probe *pcore_profile_attach(struct pcore_client *c,
 	if (!o->hz || o->hz > PCORE_PROFILE_HZ_MAX) {
 		pcore_perr(p, "hz %u is not 1 to %d", o->hz,
 			   PCORE_PROFILE_HZ_MAX);
-		goto err_free;
+		goto out;
 	}
 	if (!o->fn && (!o->hist || o->hist->key_mode != PCORE_KEYS_STACK)) {
 		pcore_perr(p, "without fn, needs a hist keyed by stack");
-		goto err_free;
+		goto out;
 	}
 	p->pre = o->fn;
 	ret = pcore_probe_charge(p, pcore_profile_mem());
 	if (ret)
-		goto err_free;
+		goto out;
 	ret = pcore_profile_alloc(p, o->hz);
-	if (ret) {
+	if (ret)
 		pcore_perr(p, "out of memory");
-		goto err_free;
-	}
-	return pcore_probe_add(p, o);
-
-err_free:
-	pcore_profile_release(p);
-	pcore_probe_free(p);
-	return ERR_PTR(ret);
+out:
+	return pcore_probe_add(p, o, ret);
 }
 EXPORT_SYMBOL_GPL(pcore_profile_attach);

@@ -430,6 +430,26 @@ static void notrace pcore_timer_start_task(struct pcore_timer *t,
 }
 NOKPROBE_SYMBOL(pcore_timer_start_task);
 
+/* The slot of @task in @t, with its key in @k, or NULL.  Hot path. */
+static __always_inline struct pcore_tslot *
+pcore_tslot_find(struct pcore_timer *t, const struct task_struct *task,
+		 u64 *k)
+{
+	struct pcore_tslot *s;
+	u32 i, n;
+
+	if (!task || task->pid <= 0)
+		return NULL;
+	i = hash_32(task->pid, ilog2(t->mask + 1));
+	for (n = 0; n < PCORE_TIMER_PROBES && n <= t->mask; n++) {
+		s = &t->slots[(i + n) & t->mask];
+		*k = atomic64_read_acquire(&s->head.key);
+		if (pcore_tslot_is(s, *k, task))
+			return s;
+	}
+	return NULL;
+}
+
 /*
  * Free the slot of @task, if it has one: its stamp, its start (@ns is
  * the time since) and who stamped it.
@@ -441,28 +461,19 @@ static bool notrace pcore_timer_take_task(struct pcore_timer *t,
 {
 	struct pcore_tslot *s;
 	u64 k, start, now;
-	u32 i, n;
 
-	if (!task || task->pid <= 0)
+	s = pcore_tslot_find(t, task, &k);
+	if (!s)
 		return false;
-	i = hash_32(task->pid, ilog2(t->mask + 1));
-	for (n = 0; n < PCORE_TIMER_PROBES && n <= t->mask; n++) {
-		s = &t->slots[(i + n) & t->mask];
-		k = atomic64_read_acquire(&s->head.key);
-		if (!pcore_tslot_is(s, k, task))
-			continue;
-		start = READ_ONCE(s->head.start);
-		*nsw = READ_ONCE(s->nsw);
-		*stamper = READ_ONCE(s->task);
-		if (atomic64_cmpxchg(&s->head.key, k,
-				     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1,
-						     0)) != k)
-			return false;
-		now = ktime_get_mono_fast_ns();
-		*ns = now > start ? now - start : 0;
-		return true;
-	}
-	return false;
+	start = READ_ONCE(s->head.start);
+	*nsw = READ_ONCE(s->nsw);
+	*stamper = READ_ONCE(s->task);
+	if (atomic64_cmpxchg(&s->head.key, k,
+			     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1, 0)) != k)
+		return false;
+	now = ktime_get_mono_fast_ns();
+	*ns = now > start ? now - start : 0;
+	return true;
 }
 NOKPROBE_SYMBOL(pcore_timer_take_task);
 
@@ -485,35 +496,25 @@ bool notrace pcore_timer_stop_stack(struct pcore_timer *t,
 {
 	struct pcore_tslot *s;
 	u64 k, start, now, ns;
-	u32 i, n;
 
-	if (!task || task->pid <= 0)
-		goto unmatched;
-	i = hash_32(task->pid, ilog2(t->mask + 1));
-	for (n = 0; n < PCORE_TIMER_PROBES && n <= t->mask; n++) {
-		s = &t->slots[(i + n) & t->mask];
-		k = atomic64_read_acquire(&s->head.key);
-		if (!pcore_tslot_is(s, k, task))
-			continue;
-		/* Ours while busy: its frames stay as they are. */
-		if (atomic64_cmpxchg(&s->head.key, k,
-				     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1,
-						     PCORE_TSLOT_BUSY)) != k)
-			break;
-		start = s->head.start;
-		now = ktime_get_mono_fast_ns();
-		ns = now > start ? now - start : 0;
-		if (ns >= min_ns)
-			pcore_hist_add_frames_taken(h,
-				t->frames + (size_t)(s - t->slots) * t->depth,
-				min(s->nframes, t->depth), s->fflags, ns);
-		pcore_slot_publish(&s->head, 0);
-		pcore_timer_inc(t, measured);
-		return true;
+	s = pcore_tslot_find(t, task, &k);
+	/* Ours while busy: its frames stay as they are. */
+	if (!s || atomic64_cmpxchg(&s->head.key, k,
+				   PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1,
+						   PCORE_TSLOT_BUSY)) != k) {
+		pcore_timer_inc(t, unmatched);
+		return false;
 	}
-unmatched:
-	pcore_timer_inc(t, unmatched);
-	return false;
+	start = s->head.start;
+	now = ktime_get_mono_fast_ns();
+	ns = now > start ? now - start : 0;
+	if (ns >= min_ns)
+		pcore_hist_add_frames_taken(h,
+			t->frames + (size_t)(s - t->slots) * t->depth,
+			min(s->nframes, t->depth), s->fflags, ns);
+	pcore_slot_publish(&s->head, 0);
+	pcore_timer_inc(t, measured);
+	return true;
 }
 NOKPROBE_SYMBOL(pcore_timer_stop_stack);
 

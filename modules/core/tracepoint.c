@@ -212,21 +212,18 @@ struct pcore_probe *pcore_tracepoint_attach(struct pcore_client *c,
 	ret = -EINVAL;
 	if (!o->tracepoint || !o->fn) {
 		pcore_perr(p, "needs a tracepoint name and a handler");
-		goto err_free;
+		goto out;
 	}
 	if (o->flags & ~PCORE_TP_WAIT) {
 		pcore_perr(p, "unknown flags %#x", o->flags);
-		goto err_free;
+		goto out;
 	}
 	ret = pcore_check_symbol(p, o->tracepoint);
 	if (ret)
-		goto err_free;
+		goto out;
 	strscpy(p->symbol, o->tracepoint, sizeof(p->symbol));
-	return pcore_probe_add(p, o);
-
-err_free:
-	pcore_probe_free(p);
-	return ERR_PTR(ret);
+out:
+	return pcore_probe_add(p, o, ret);
 }
 EXPORT_SYMBOL_GPL(pcore_tracepoint_attach);
 

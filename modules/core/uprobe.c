@@ -437,31 +437,28 @@ static int pcore_up_set_enabled(struct pcore_probe *p, bool on)
 	return 0;
 }
 
+/* A uretprobe's calls without room in its table; a uprobe has none. */
 static unsigned long pcore_up_missed(const struct pcore_probe *p)
 {
 	return p->up.calls ? pcore_calls_missed(p->up.calls) : 0;
 }
 
-const struct pcore_probe_ops pcore_uprobe_ops = {
-	.kind = PCORE_PROBE_UPROBE,
-	.name_chars = "-",
-	.arm = pcore_up_arm,
-	.disarm = pcore_up_disarm,
-	.release = pcore_uprobe_release,
-	.after_unlock = pcore_uprobe_put_files,
-	.set_enabled = pcore_up_set_enabled,
-};
+/* Uprobes and uretprobes differ in their handlers only (pcore_uprobe_arm()). */
+#define PCORE_UPROBE_OPS(k) {				\
+	.kind = (k),					\
+	.name_chars = "-",				\
+	.arm = pcore_up_arm,				\
+	.disarm = pcore_up_disarm,			\
+	.release = pcore_uprobe_release,		\
+	.after_unlock = pcore_uprobe_put_files,		\
+	.set_enabled = pcore_up_set_enabled,		\
+	.missed = pcore_up_missed,			\
+}
 
-const struct pcore_probe_ops pcore_uretprobe_ops = {
-	.kind = PCORE_PROBE_URETPROBE,
-	.name_chars = "-",
-	.arm = pcore_up_arm,
-	.disarm = pcore_up_disarm,
-	.release = pcore_uprobe_release,
-	.after_unlock = pcore_uprobe_put_files,
-	.set_enabled = pcore_up_set_enabled,
-	.missed = pcore_up_missed,
-};
+const struct pcore_probe_ops pcore_uprobe_ops =
+	PCORE_UPROBE_OPS(PCORE_PROBE_UPROBE);
+const struct pcore_probe_ops pcore_uretprobe_ops =
+	PCORE_UPROBE_OPS(PCORE_PROBE_URETPROBE);
 
 /* uprobes */
 
@@ -533,30 +530,25 @@ struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
 	if (why) {
 		pcore_perr(p, "%s", why);
 		ret = -EINVAL;
-		goto err_free;
+		goto out;
 	}
 	slots = o->maxactive ?: max(64U, 8 * num_possible_cpus());
 	ret = pcore_probe_charge(p, pcore_uprobe_mem(p, slots, o->data_size));
 	if (ret)
-		goto err_free;
+		goto out;
 	file = o->file;
 	if (o->path) {
 		file = filp_open(o->path, O_RDONLY | O_LARGEFILE, 0);
 		if (IS_ERR(file)) {
 			ret = PTR_ERR(file);
 			pcore_perr(p, "cannot open %s (%pe)", o->path, file);
-			goto err_free;
+			goto out;
 		}
 	}
 	ret = pcore_uprobe_hold(p, file, o->offset, slots, o->data_size);
 	if (o->path)
 		fput(file);
-	if (ret)
-		goto err_free;
-	return pcore_probe_add(p, o);
-
-err_free:
-	pcore_probe_free(p);
-	return ERR_PTR(ret);
+out:
+	return pcore_probe_add(p, o, ret);
 }
 EXPORT_SYMBOL_GPL(pcore_uprobe_attach);
