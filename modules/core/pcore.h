@@ -452,9 +452,9 @@ void pcore_timer_exit(void);
 void pcore_timer_release(struct pcore_timer *t);
 
 /*
- * Call tables (timer.c): the calls in flight of a user-space function
+ * Call tables (calls.c): the calls in flight of a user-space function
  * that a uretprobe times, each named by its task and stack pointer, with
- * the start stamp and the handlers' per-call data.  Bounded; see timer.c.
+ * the start stamp and the handlers' per-call data.  Bounded; see calls.c.
  */
 struct pcore_calls;
 
@@ -475,6 +475,7 @@ void pcore_calls_cancel(struct pcore_cslot *s);
 struct pcore_cslot *pcore_calls_take(struct pcore_calls *t, unsigned long sp,
 				     u64 *ns);
 u64 pcore_calls_missed(const struct pcore_calls *t);
+void pcore_calls_task_exit(struct task_struct *task);
 
 enum pcore_probe_kind {
 	PCORE_PROBE_KPROBE,
