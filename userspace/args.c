@@ -560,79 +560,39 @@ int pc_parse_seconds(const char *s, unsigned long long *ns)
 }
 
 /* "A,B,C" into three numbers */
-static int parse_u64_triple(const char *s, unsigned long long v[3])
-{
-	char buf[PC_HIST_SPEC_MAX + 1], *p = buf, *comma;
-	int i;
-
-	if (strlen(s) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, s);
-	for (i = 0; i < 3; i++) {
-		comma = strchr(p, ',');
-		if ((i < 2) != !!comma)
-			return -EINVAL;
-		if (comma)
-			*comma = '\0';
-		if (pc_parse_u64(p, ~0ULL, &v[i]))
-			return -EINVAL;
-		p = comma + 1;
-	}
-	return 0;
-}
-
 /**
  * pc_parse_hist() - a histogram spec, as hist= takes it
  * @s: loglinear, loglinear:P, log2 or linear:MIN,MAX,STEP
  * @h: filled in
  * @why: set to the reason when refused
  *
+ * The kernel's own parser (pcore_hist_spec_parse(), compiled from
+ * modules/core/pcore_engine.c) reads it: probectl takes and refuses what
+ * hist= takes and refuses, with the same reasons.
+ *
  * Return: 0 or -EINVAL.
  */
 int pc_parse_hist(const char *s, struct pc_hist_arg *h, const char **why)
 {
-	struct pcore_hist_spec spec = { 0 };
-	struct pcore_layout l;
-	unsigned long long v[3];
+	static const unsigned int uapi_kind[] = {
+		[PCORE_HIST_LOG2] = PCORE_UAPI_HIST_LOG2,
+		[PCORE_HIST_LINEAR] = PCORE_UAPI_HIST_LINEAR,
+		[PCORE_HIST_LOGLINEAR] = PCORE_UAPI_HIST_LOGLINEAR,
+	};
+	struct pcore_hist_spec spec;
 
 	memset(h, 0, sizeof(*h));
 	if (strlen(s) > PC_HIST_SPEC_MAX) {
 		*why = "too long";
 		return -EINVAL;
 	}
-	if (!strcmp(s, "log2")) {
-		h->kind = PCORE_UAPI_HIST_LOG2;
-		spec.kind = PCORE_HIST_LOG2;
-	} else if (!strcmp(s, "loglinear")) {
-		h->kind = PCORE_UAPI_HIST_LOGLINEAR;
-		spec.kind = PCORE_HIST_LOGLINEAR;
-	} else if (!strncmp(s, "loglinear:", 10)) {
-		if (pc_parse_u64(s + 10, PCORE_LOGLIN_MAX_PRECISION, &v[0]) ||
-		    !v[0]) {
-			*why = "loglinear precision must be 1 to 7 bits";
-			return -EINVAL;
-		}
-		h->kind = PCORE_UAPI_HIST_LOGLINEAR;
-		h->precision = v[0];
-		spec.kind = PCORE_HIST_LOGLINEAR;
-		spec.precision = v[0];
-	} else if (!strncmp(s, "linear:", 7)) {
-		if (parse_u64_triple(s + 7, v)) {
-			*why = "linear needs MIN,MAX,STEP as decimal numbers";
-			return -EINVAL;
-		}
-		h->kind = PCORE_UAPI_HIST_LINEAR;
-		h->min = v[0];
-		h->max = v[1];
-		h->step = v[2];
-		spec = (struct pcore_hist_spec){ .kind = PCORE_HIST_LINEAR,
-			.min = v[0], .max = v[1], .step = v[2] };
-	} else {
-		*why = "unknown kind; use loglinear[:P], log2 or linear:MIN,MAX,STEP";
+	if (pcore_hist_spec_parse(s, &spec, why))
 		return -EINVAL;
-	}
-	if (pcore_layout_init(&l, &spec, why))
-		return -EINVAL;
+	h->kind = uapi_kind[spec.kind];
+	h->precision = spec.precision;
+	h->min = spec.min;
+	h->max = spec.max;
+	h->step = spec.step;
 	h->set = true;
 	strcpy(h->text, s);
 	return 0;

@@ -149,58 +149,16 @@ __MODULE_PARM_TYPE(hist, "charp");
 MODULE_PARM_DESC(hist,
 	"histogram kind: loglinear[:PRECISION] (default, 1/16 relative width), log2, or linear:MIN,MAX,STEP (ns)");
 
-static int pcore_parse_u64_list(char *s, u64 *v, int n)
-{
-	char *tok;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		tok = strsep(&s, ",");
-		if (!tok || kstrtou64(tok, 10, &v[i]))
-			return -EINVAL;
-	}
-	return s ? -EINVAL : 0;
-}
-
-/* hist= into a spec; one log line on error. */
+/* hist= into a spec (pcore_hist_spec_parse()); one log line on error. */
 static int pcore_parse_hist(const char *str, struct pcore_hist_spec *spec)
 {
-	struct pcore_layout l;
-	const char *why = "unknown kind; use loglinear[:PRECISION], log2 or linear:MIN,MAX,STEP";
-	u64 v[3];
-	char *copy;
-	int ret = -EINVAL;
+	const char *why;
 
 	/* Kind 0: each target's default (loglinear, log2 for values). */
 	*spec = (struct pcore_hist_spec){};
 	if (!str)
 		return 0;
-	spec->kind = PCORE_HIST_LOGLINEAR;
-	if (!strcmp(str, "log2")) {
-		spec->kind = PCORE_HIST_LOG2;
-		ret = 0;
-	} else if (!strcmp(str, "loglinear")) {
-		ret = 0;
-	} else if (str_has_prefix(str, "loglinear:")) {
-		why = "loglinear precision must be 1 to 7 bits";
-		ret = kstrtou32(str + 10, 10, &spec->precision);
-		if (!ret && !spec->precision)
-			ret = -EINVAL;
-	} else if (str_has_prefix(str, "linear:")) {
-		why = "linear needs MIN,MAX,STEP as decimal numbers";
-		copy = kstrdup(str + 7, GFP_KERNEL);
-		if (!copy)
-			return -ENOMEM;
-		ret = pcore_parse_u64_list(copy, v, 3);
-		kfree(copy);
-		spec->kind = PCORE_HIST_LINEAR;
-		spec->min = v[0];
-		spec->max = v[1];
-		spec->step = v[2];
-	}
-	if (!ret)
-		ret = pcore_layout_init(&l, spec, &why);
-	if (ret) {
+	if (pcore_hist_spec_parse(str, spec, &why)) {
 		pr_err("hist=%*pE: %s\n", (int)strnlen(str, 64), str, why);
 		return -EINVAL;
 	}

@@ -37,6 +37,7 @@
 #include <linux/errno.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
+#include <linux/string.h>
 #include <asm/barrier.h>
 #include <asm/local64.h>
 
@@ -62,6 +63,7 @@ struct pcore_ctr {
 #include <stdint.h>
 #include <stddef.h>
 #include <errno.h>
+#include <string.h>
 
 typedef unsigned char u8;
 typedef unsigned int u32;
@@ -306,6 +308,8 @@ struct pcore_rows {
 	u32 base;
 };
 
+int pcore_hist_spec_parse(const char *s, struct pcore_hist_spec *spec,
+			  const char **why);
 int pcore_layout_init(struct pcore_layout *l, const struct pcore_hist_spec *s,
 		      const char **why);
 void pcore_bucket_bounds(const struct pcore_layout *l, u32 idx,

@@ -435,6 +435,91 @@ TEST(layout_refuses_unknown_kind)
 	REFUSE(t);
 }
 
+/*
+ * The text form of a spec, which the kernel's hist= and probectl's --hist
+ * both read with pcore_hist_spec_parse(): what it takes, and what it
+ * refuses and why (decimal digits only: the kernel's kstrtou64() used to
+ * take "+5" and a trailing newline where probectl did not).
+ */
+TEST(spec_text_accepted)
+{
+	static const struct {
+		const char *s;
+		struct pcore_hist_spec spec;
+	} t[] = {
+		{ "log2", { .kind = PCORE_HIST_LOG2 } },
+		{ "loglinear", { .kind = PCORE_HIST_LOGLINEAR } },
+		{ "loglinear:1", { .kind = PCORE_HIST_LOGLINEAR, .precision = 1 } },
+		{ "loglinear:05", { .kind = PCORE_HIST_LOGLINEAR, .precision = 5 } },
+		{ "linear:0,100,10", { .kind = PCORE_HIST_LINEAR, .max = 100,
+				       .step = 10 } },
+		{ "linear:1000,1000000,1000", { .kind = PCORE_HIST_LINEAR,
+			.min = 1000, .max = 1000000, .step = 1000 } },
+	};
+	struct pcore_hist_spec spec;
+	const char *why = NULL;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		memset(&spec, 0xa5, sizeof(spec));
+		EXPECT_EQ(0, pcore_hist_spec_parse(t[i].s, &spec, &why))
+			TH_LOG("%s: %s", t[i].s, why);
+		EXPECT_EQ(0, memcmp(&spec, &t[i].spec, sizeof(spec)))
+			TH_LOG("%s: kind %u precision %u min %llu max %llu step %llu",
+			       t[i].s, spec.kind, spec.precision,
+			       (u64)spec.min, (u64)spec.max, (u64)spec.step);
+	}
+}
+
+TEST(spec_text_refused)
+{
+	static const struct {
+		const char *s;
+		const char *word;	/* the reason must say this */
+	} t[] = {
+		{ "", "unknown kind" },
+		{ "bogus", "unknown kind" },
+		{ "LOG2", "unknown kind" },
+		{ "log2:1", "unknown kind" },
+		{ "loglinear ", "unknown kind" },
+		{ "loglinear:", "precision must be 1 to 7" },
+		{ "loglinear:0", "precision must be 1 to 7" },
+		{ "loglinear:8", "precision must be 1 to 7" },
+		{ "loglinear:+3", "precision must be 1 to 7" },
+		{ "loglinear:3\n", "precision must be 1 to 7" },
+		{ "loglinear:-1", "precision must be 1 to 7" },
+		{ "loglinear:99999999999999999999", "precision must be 1 to 7" },
+		{ "linear:", "MIN,MAX,STEP" },
+		{ "linear:0,100", "MIN,MAX,STEP" },
+		{ "linear:0,100,10,5", "MIN,MAX,STEP" },
+		{ "linear:0,100,10,", "MIN,MAX,STEP" },
+		{ "linear:a,b,c", "MIN,MAX,STEP" },
+		{ "linear:0,,10", "MIN,MAX,STEP" },
+		{ "linear:+0,100,10", "MIN,MAX,STEP" },
+		{ "linear: 0,100,10", "MIN,MAX,STEP" },
+		{ "linear:0,100,10\n", "MIN,MAX,STEP" },
+		{ "linear:0,18446744073709551616,1", "MIN,MAX,STEP" },
+		/* well formed, refused by pcore_layout_init() */
+		{ "linear:0,100,0", "step" },
+		{ "linear:100,0,10", "max" },
+		{ "linear:0,100,7", "multiple" },
+	};
+	struct pcore_hist_spec spec;
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		why = NULL;
+		EXPECT_EQ(-EINVAL, pcore_hist_spec_parse(t[i].s, &spec, &why))
+			TH_LOG("'%s' was taken", t[i].s);
+		EXPECT_NE(NULL, why);
+		if (why)
+			EXPECT_NE(NULL, strstr(why, t[i].word))
+				TH_LOG("'%s': '%s' does not say '%s'", t[i].s,
+				       why, t[i].word);
+	}
+}
+
 TEST(layout_accepts_defaults)
 {
 	struct pcore_hist_spec spec = { .kind = PCORE_HIST_LOGLINEAR };
