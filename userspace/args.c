@@ -8,6 +8,7 @@
  * exactly what probe_core would refuse and says why.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 #include "args.h"
 #include "elfsym.h"
@@ -480,10 +481,14 @@ void pc_usage(FILE *f, enum pc_cmd cmd, bool full)
 		"  probectl unload\n");
 }
 
-static int fail(struct pc_args *a, const char *fmt, const char *s1,
-		const char *s2)
+/* The reason for a usage error, into a->err; evaluates to PC_EXIT_USAGE. */
+static __printf(2, 3) int fail(struct pc_args *a, const char *fmt, ...)
 {
-	snprintf(a->err, sizeof(a->err), fmt, s1, s2);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->err, sizeof(a->err), fmt, ap);
+	va_end(ap);
 	return PC_EXIT_USAGE;
 }
 
@@ -754,8 +759,7 @@ static int set_uprobe(struct pc_args *a, const char *v, const char *shown)
 	if (colon == v)
 		return fail(a, "%s: no PATH before ':' in '%.60s'", shown, v);
 	if (colon - v >= PC_PATH_MAX)
-		return fail(a, "%s: PATH longer than 4095 characters%s", shown,
-			    "");
+		return fail(a, "%s: PATH longer than 4095 characters", shown);
 	if (colon[-1] == '/')
 		return fail(a, "%s: PATH ends with '/' in '%.60s': a directory is not a program",
 			    shown, v);
@@ -783,7 +787,7 @@ static int uprobe_label(struct pc_args *a, size_t room)
 	size_t n, i;
 
 	if (pc_elf_parse_sym(a->attach_sym, &q, &why))
-		return fail(a, "SYMBOL: %s%s", why, "");	/* checked */
+		return fail(a, "SYMBOL: %s", why);	/* checked */
 	n = q.name_len;
 	if (q.is_offset) {
 		slash = strrchr(a->attach_path, '/');
@@ -791,16 +795,16 @@ static int uprobe_label(struct pc_args *a, size_t room)
 		n = strlen(src);
 	}
 	if (n >= room)
-		return fail(a, "the name made from '%.60s' is too long with its suffix: give --name NAME%s",
-			    src, "");
+		return fail(a, "the name made from '%.60s' is too long with its suffix: give --name NAME",
+			    src);
 	for (i = 0; i < n; i++)
 		l[i] = uprobe_name_char(src[i], !i) ? src[i] : '_';
 	l[n] = '\0';
 	if (q.is_offset &&
 	    snprintf(l + n, room - n, "_0x%llx",
 		     (unsigned long long)q.offset) >= (int)(room - n))
-		return fail(a, "the name made from '%.60s' is too long with its suffix: give --name NAME%s",
-			    src, "");
+		return fail(a, "the name made from '%.60s' is too long with its suffix: give --name NAME",
+			    src);
 	return 0;
 }
 
@@ -932,7 +936,7 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 		return 0;
 	case OPT_MODULE:
 		if (!*v || strlen(v) >= 4096)
-			return fail(a, "%s: empty or too long path%s", shown, "");
+			return fail(a, "%s: empty or too long path", shown);
 		a->module = v;
 		return 0;
 	case OPT_JSON:
@@ -970,17 +974,16 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 		return 0;
 	case OPT_SVG:
 		if (!*v || strlen(v) >= PC_PATH_MAX)
-			return fail(a, "%s: empty or too long path%s", shown, "");
+			return fail(a, "%s: empty or too long path", shown);
 		if (!strcmp(v, "-"))
-			return fail(a, "%s: give a file (standard output shows the heatmap as text)%s",
-				    shown, "");
+			return fail(a, "%s: give a file (standard output shows the heatmap as text)",
+				    shown);
 		a->heat_svg = v;
 		return 0;
 	case OPT_COLOR:
 	case OPT_NO_COLOR:
 		if (a->heat_color)
-			return fail(a, "give one of --color and --no-color%s%s",
-				    "", "");
+			return fail(a, "give one of --color and --no-color");
 		a->heat_color = o->id == OPT_COLOR ? 1 : -1;
 		return 0;
 	case OPT_OFFCPU:
@@ -993,8 +996,7 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 	case OPT_UPROBE:
 	case OPT_URETPROBE:
 		if (a->attach_kind)
-			return fail(a, "give one of --kprobe, --kretprobe, --uprobe, --uretprobe and --tracepoint%s%s",
-				    "", "");
+			return fail(a, "give one of --kprobe, --kretprobe, --uprobe, --uretprobe and --tracepoint");
 		a->attach_entry = o->id == OPT_KPROBE || o->id == OPT_UPROBE;
 		if (o->id == OPT_UPROBE || o->id == OPT_URETPROBE) {
 			if (set_uprobe(a, v, shown))
@@ -1083,8 +1085,8 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 			    v[n] == ':' || v[n] == ',')
 				break;
 		if (!n || v[n] || n > PC_UNIT_MAX)
-			return fail(a, "%s: a unit is 1 to 15 characters, no blank, control, ':' or ','%s",
-				    shown, "");
+			return fail(a, "%s: a unit is 1 to 15 characters, no blank, control, ':' or ','",
+				    shown);
 		a->attach_unit = v;
 		return 0;
 	case OPT_PROMETHEUS:
@@ -1092,13 +1094,13 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 		return 0;
 	case OPT_TEXTFILE_DIR:
 		if (!*v || strlen(v) >= 4000)
-			return fail(a, "%s: empty or too long path%s", shown, "");
+			return fail(a, "%s: empty or too long path", shown);
 		a->textfile_dir = v;
 		return 0;
 	case OPT_INPUT:
 	case OPT_OUTPUT:
 		if (!*v || strlen(v) >= PC_PATH_MAX)
-			return fail(a, "%s: empty or too long path%s", shown, "");
+			return fail(a, "%s: empty or too long path", shown);
 		if (o->id == OPT_INPUT)
 			a->flame_in = v;
 		else
@@ -1106,7 +1108,7 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 		return 0;
 	case OPT_TITLE:
 		if (strlen(v) > PC_FLAME_TITLE_MAX)
-			return fail(a, "%s: longer than 200 bytes%s", shown, "");
+			return fail(a, "%s: longer than 200 bytes", shown);
 		a->flame_title = v;
 		return 0;
 	case OPT_WIDTH:
@@ -1119,7 +1121,7 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 	case NR_OPTS:
 		break;
 	}
-	return fail(a, "internal error%s%s", "", "");
+	return fail(a, "internal error");
 }
 
 /*
@@ -1137,41 +1139,36 @@ static int check_attach(struct pc_args *a)
 	int n;
 
 	if (!a->attach_kind)
-		return fail(a, "attach needs --kprobe FUNC, --kretprobe FUNC, --uprobe PATH:SYMBOL, --uretprobe PATH:SYMBOL or --tracepoint TP%s%s",
-			    "", "");
+		return fail(a, "attach needs --kprobe FUNC, --kretprobe FUNC, --uprobe PATH:SYMBOL, --uretprobe PATH:SYMBOL or --tracepoint TP");
 	if (a->maxactive_set && !ret)
-		return fail(a, "--maxactive is for --kretprobe and --uretprobe only%s%s",
-			    "", "");
+		return fail(a, "--maxactive is for --kretprobe and --uretprobe only");
 	if ((a->attach_arg || a->attach_count) && !a->attach_entry)
-		return fail(a, "--%s is for --kprobe and --uprobe only%s",
-			    a->attach_arg ? "arg" : "count", "");
+		return fail(a, "--%s is for --kprobe and --uprobe only",
+			    a->attach_arg ? "arg" : "count");
 	if (a->attach_stacks && (!a->attach_entry || uprobe))
-		return fail(a, "--stacks is for --kprobe only%s%s", "", "");
+		return fail(a, "--stacks is for --kprobe only");
 	if (a->attach_depth && !a->attach_stacks)
-		return fail(a, "--depth is for --stacks only%s%s", "", "");
+		return fail(a, "--depth is for --stacks only");
 	if (a->attach_entry &&
 	    !!a->attach_arg + a->attach_count + a->attach_stacks != 1)
 		return fail(a, "%s needs one of %s", entry,
 			    uprobe ? "--arg N and --count" :
 				     "--arg N, --count and --stacks");
 	if (a->attach_retval && !ret)
-		return fail(a, "--retval is for --kretprobe and --uretprobe only%s%s",
-			    "", "");
+		return fail(a, "--retval is for --kretprobe and --uretprobe only");
 	if (a->attach_unit && !a->attach_arg && !a->attach_retval)
-		return fail(a, "--unit is for --arg and --retval only%s%s", "", "");
+		return fail(a, "--unit is for --arg and --retval only");
 	if ((a->attach_count || a->attach_stacks) && a->hist.set)
-		return fail(a, "--hist does not apply to --%s%s",
-			    a->attach_count ? "count" : "stacks", "");
+		return fail(a, "--hist does not apply to --%s",
+			    a->attach_count ? "count" : "stacks");
 	if (a->attach_hist_name && !uprobe)
-		return fail(a, "--name is for --uprobe and --uretprobe only%s%s",
-			    "", "");
+		return fail(a, "--name is for --uprobe and --uretprobe only");
 	if ((a->attach_pid || a->attach_comm || a->attach_by_pid) &&
 	    a->attach_kind == PCORE_ATTACH_TRACEPOINT)
-		return fail(a, "--pid, --comm and --by-pid are for function probes, not --tracepoint%s%s",
-			    "", "");
+		return fail(a, "--pid, --comm and --by-pid are for function probes, not --tracepoint");
 	if (a->attach_by_pid && (a->attach_retval || a->attach_stacks))
-		return fail(a, "--by-pid does not go with --%s%s",
-			    a->attach_retval ? "retval" : "stacks", "");
+		return fail(a, "--by-pid does not go with --%s",
+			    a->attach_retval ? "retval" : "stacks");
 	if (a->attach_arg)
 		snprintf(suffix, sizeof(suffix), ":arg%u", a->attach_arg);
 	else if (a->attach_count)
@@ -1206,54 +1203,46 @@ static int check_cmd(struct pc_args *a, unsigned long long seen)
 	const char *why;
 
 	if (cmds[a->cmd].needs_name && !a->name)
-		return fail(a, "%s needs a histogram NAME%s", cmds[a->cmd].name,
-			    "");
+		return fail(a, "%s needs a histogram NAME", cmds[a->cmd].name);
 	if (a->name && pc_check_name(a->name, &why))
-		return fail(a, "NAME: %s%s", why, "");
+		return fail(a, "NAME: %s", why);
 	switch (a->cmd) {
 	case PC_CMD_SHOW:
 		if (!!(seen & 1ULL << OPT_JSON) + !!(seen & 1ULL << OPT_CSV) +
 		    !!(seen & 1ULL << OPT_FOLDED) > 1)
-			return fail(a, "give one of --json, --csv and --folded%s%s",
-				    "", "");
+			return fail(a, "give one of --json, --csv and --folded");
 		if ((seen & 1ULL << OPT_TOP) && (seen & 1ULL << OPT_CSV))
-			return fail(a, "--top does not go with --csv%s%s", "", "");
+			return fail(a, "--top does not go with --csv");
 		if (a->full && a->format != PC_FMT_TEXT)
-			return fail(a, "--full is for the text output (--json and --csv hold every bucket)%s%s",
-				    "", "");
+			return fail(a, "--full is for the text output (--json and --csv hold every bucket)");
 		break;
 	case PC_CMD_WATCH:
 		if (!(seen & 1ULL << OPT_INTERVAL))
-			return fail(a, "watch needs -i SECONDS%s%s", "", "");
+			return fail(a, "watch needs -i SECONDS");
 		break;
 	case PC_CMD_ATTACH:
 		return check_attach(a);
 	case PC_CMD_PROFILE:
 		if (!a->hz)
-			return fail(a, "profile needs -F HZ%s%s", "", "");
+			return fail(a, "profile needs -F HZ");
 		if (!a->duration_ns && (seen & (1ULL << OPT_FOLDED |
 						1ULL << OPT_JSON |
 						1ULL << OPT_TOP)))
-			return fail(a, "--folded, --json and --top print what -d SECONDS collected%s%s",
-				    "", "");
+			return fail(a, "--folded, --json and --top print what -d SECONDS collected");
 		if ((seen & 1ULL << OPT_FOLDED) && (seen & 1ULL << OPT_JSON))
-			return fail(a, "give one of --json and --folded%s%s", "",
-				    "");
+			return fail(a, "give one of --json and --folded");
 		break;
 	case PC_CMD_EXPORT:
 		if (!a->prometheus)
-			return fail(a, "export needs a format: --prometheus%s%s",
-				    "", "");
+			return fail(a, "export needs a format: --prometheus");
 		break;
 	case PC_CMD_HEATMAP:
 		if (a->count && a->duration_ns)
-			return fail(a, "give one of -n COUNT and -d SECONDS%s%s",
-				    "", "");
+			return fail(a, "give one of -n COUNT and -d SECONDS");
 		if (!a->interval_ns)
 			a->interval_ns = 1000000000ULL;
 		if (a->flame_title && !a->heat_svg)
-			return fail(a, "--title is the title of --svg's picture%s%s",
-				    "", "");
+			return fail(a, "--title is the title of --svg's picture");
 		if (a->duration_ns) {
 			unsigned long long n = (a->duration_ns +
 						a->interval_ns - 1) /
@@ -1264,11 +1253,9 @@ static int check_cmd(struct pc_args *a, unsigned long long seen)
 		break;
 	case PC_CMD_FLAMEGRAPH:
 		if (a->name && a->flame_in)
-			return fail(a, "flamegraph: give a histogram NAME or -i FILE, not both%s%s",
-				    "", "");
+			return fail(a, "flamegraph: give a histogram NAME or -i FILE, not both");
 		if (!a->name && !a->flame_in)
-			return fail(a, "flamegraph needs -i FILE (folded stacks)%s%s",
-				    "", "");
+			return fail(a, "flamegraph needs -i FILE (folded stacks)");
 		break;
 	default:
 		break;
@@ -1318,16 +1305,16 @@ static int parse_opt(struct pc_args *a, int argc, char **argv, int *i,
 		return fail(a, "%s: unknown option '%.60s'", cmds[a->cmd].name,
 			    arg);
 	if (*seen & 1ULL << o->id)
-		return fail(a, "%s given twice%s", shown, "");
+		return fail(a, "%s given twice", shown);
 	*seen |= 1ULL << o->id;
 	if (eq && !o->arg)
-		return fail(a, "%s takes no value%s", shown, "");
+		return fail(a, "%s takes no value", shown);
 	if (o->arg) {
 		if (eq)
 			v = eq + 1;
 		if (!v) {
 			if (*i + 1 >= argc)
-				return fail(a, "%s needs a value%s", shown, "");
+				return fail(a, "%s needs a value", shown);
 			v = argv[++*i];
 		}
 	}
@@ -1355,28 +1342,28 @@ int pc_parse_args(int argc, char **argv, struct pc_args *a)
 
 	memset(a, 0, sizeof(*a));
 	if (argc < 2)
-		return fail(a, "no command given%s%s", "", "");
+		return fail(a, "no command given");
 	arg = argv[1];
 	if (is_help(arg) || !strcmp(arg, "help")) {
 		a->help = true;
 		if (argc == 2 || is_help(arg))
 			return argc == 2 ? 0 :
-				fail(a, "unexpected argument '%.60s'", argv[2], "");
+				fail(a, "unexpected argument '%.60s'", argv[2]);
 		a->cmd = find_cmd(argv[2]);
 		if (a->cmd == PC_CMD_NONE)
-			return fail(a, "unknown command '%.60s'", argv[2], "");
+			return fail(a, "unknown command '%.60s'", argv[2]);
 		return argc == 3 ? 0 :
-			fail(a, "unexpected argument '%.60s'", argv[3], "");
+			fail(a, "unexpected argument '%.60s'", argv[3]);
 	}
 	if (!strcmp(arg, "--version")) {
 		a->cmd = PC_CMD_VERSION;
 		return argc == 2 ? 0 :
-			fail(a, "unexpected argument '%.60s'", argv[2], "");
+			fail(a, "unexpected argument '%.60s'", argv[2]);
 	}
 	a->cmd = find_cmd(arg);
 	if (a->cmd == PC_CMD_NONE)
 		return fail(a, arg[0] == '-' ? "unknown option '%.60s'" :
-			    "unknown command '%.60s'", arg, "");
+			    "unknown command '%.60s'", arg);
 	for (i = 2; i < argc && strcmp(argv[i], "--"); i++) {
 		if (is_help(argv[i])) {
 			a->help = true;
