@@ -97,6 +97,90 @@ int dev_error(struct pc_env *env, int err, const char *what,
 	}
 }
 
+/**
+ * find_hist() - histogram @name, read whole from an open device
+ * @d: the device
+ * @name: the histogram's name
+ * @percpu: with a view of each CPU
+ * @e: its list entry
+ * @h: what was read; on an error, free it with pc_hist_free() all the same
+ *
+ * Return: 0 or -errno (-ENOENT: no histogram of that name).
+ */
+int find_hist(struct pc_dev *d, const char *name, bool percpu,
+	      struct pcore_ioc_entry *e, struct pc_hist *h)
+{
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	ret = pc_dev_find(d, name, e);
+	if (!ret)
+		ret = pc_dev_hist(d, e, percpu, h);
+	return ret;
+}
+
+/**
+ * read_named() - histogram @name read whole, or the error in words
+ * @env: the outside world
+ * @name: the histogram's name
+ * @percpu: with a view of each CPU
+ * @e: its list entry
+ * @h: what was read, for the caller to free with pc_hist_free()
+ *
+ * Opens the device, finds @name, reads it and closes the device; an
+ * error is said as "read NAME: why" (dev_error()).
+ *
+ * Return: PC_EXIT_OK, or PC_EXIT_ERR after the message (@h empty).
+ */
+int read_named(struct pc_env *env, const char *name, bool percpu,
+	       struct pcore_ioc_entry *e, struct pc_hist *h)
+{
+	struct pc_dev d;
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	if (open_dev(env, false, &d))
+		return PC_EXIT_ERR;
+	ret = find_hist(&d, name, percpu, e, h);
+	env->dev_close(env, &d);
+	if (ret) {
+		pc_hist_free(h);
+		return dev_error(env, ret, "read", name);
+	}
+	return PC_EXIT_OK;
+}
+
+/**
+ * reset_named() - histogram @name's first snapshot-and-reset, the device
+ *	left open for the next ones
+ * @env: the outside world
+ * @name: the histogram's name
+ * @verb: the command, for the error: "VERB NAME: why"
+ * @d: the device, opened for writing (PCORE_READ_RESET needs it)
+ * @e: its list entry
+ * @s: its merged view, moved out (PCORE_READ_RESET)
+ *
+ * Return: PC_EXIT_OK with @d open, or PC_EXIT_ERR after the message with
+ * @d closed.
+ */
+int reset_named(struct pc_env *env, const char *name, const char *verb,
+		struct pc_dev *d, struct pcore_ioc_entry *e, struct pc_snap *s)
+{
+	int ret;
+
+	if (open_dev(env, true, d))
+		return PC_EXIT_ERR;
+	ret = pc_dev_find(d, name, e);
+	if (!ret)
+		ret = pc_dev_read(d, e->name, -1, PCORE_READ_RESET, 0,
+				  e->nbuckets, false, s);
+	if (ret) {
+		env->dev_close(env, d);
+		return dev_error(env, ret, verb, name);
+	}
+	return PC_EXIT_OK;
+}
+
 /* @w into @f, which it closes; returns what failed as -errno */
 static int write_close(FILE *f, pc_writer w, const void *arg)
 {

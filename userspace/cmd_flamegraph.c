@@ -64,20 +64,10 @@ static int flame_from_dev(struct pc_env *env, const struct pc_args *a)
 	size_t room = 0, nfr = 0, used = 0;
 	unsigned int n = 0, i, j, k = 0;
 	struct pc_hist h;
-	struct pc_dev d;
 	int ret;
 
-	memset(&h, 0, sizeof(h));
-	if (open_dev(env, false, &d))
+	if (read_named(env, a->name, false, &e, &h))
 		return PC_EXIT_ERR;
-	ret = pc_dev_find(&d, a->name, &e);
-	if (!ret)
-		ret = pc_dev_hist(&d, &e, false, &h);
-	env->dev_close(env, &d);
-	if (ret) {
-		pc_hist_free(&h);
-		return dev_error(env, ret, "read", a->name);
-	}
 	if (!pc_is_stacks(&e)) {
 		pc_hist_free(&h);
 		return error(env, "flamegraph %s: not a histogram keyed by stack (attach --stacks, profile, offcpu)",

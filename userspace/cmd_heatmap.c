@@ -80,16 +80,8 @@ int cmd_heatmap(struct pc_env *env, const struct pc_args *a)
 	tty = out_tty(env, &cols);
 	color = a->heat_color > 0 ||
 		(!a->heat_color && tty && !getenv("NO_COLOR"));
-	if (open_dev(env, true, &d))
+	if (reset_named(env, a->name, "heatmap", &d, &e, &s))
 		return PC_EXIT_ERR;
-	ret = pc_dev_find(&d, a->name, &e);
-	if (!ret)
-		ret = pc_dev_read(&d, e.name, -1, PCORE_READ_RESET, 0,
-				  e.nbuckets, false, &s);
-	if (ret) {
-		env->dev_close(env, &d);
-		return dev_error(env, ret, "heatmap", a->name);
-	}
 	ret = pc_heat_init(&h, &e, &s, a->interval_ns, a->full);
 	pc_snap_free(&s);
 	if (ret) {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What probectl's commands (cmd.c, cmd_<command>.c) share: the device
- * opened and its errors in words, a file replaced whole, and the
- * commands themselves, which pc_run() calls.  Each returns the exit
+ * opened, a histogram read by name, their errors in words, a file
+ * replaced whole, and the commands themselves, which pc_run() calls.  Each returns the exit
  * status, after printing the error if there was one.
  */
 #ifndef PROBECTL_CMD_PRIV_H
@@ -35,6 +35,12 @@ typedef int (*pc_writer)(FILE *f, const void *arg);
 int open_dev(struct pc_env *env, bool write, struct pc_dev *d);
 int dev_error(struct pc_env *env, int err, const char *what,
 	      const char *name);
+int find_hist(struct pc_dev *d, const char *name, bool percpu,
+	      struct pcore_ioc_entry *e, struct pc_hist *h);
+int read_named(struct pc_env *env, const char *name, bool percpu,
+	       struct pcore_ioc_entry *e, struct pc_hist *h);
+int reset_named(struct pc_env *env, const char *name, const char *verb,
+		struct pc_dev *d, struct pcore_ioc_entry *e, struct pc_snap *s);
 int write_file(struct pc_env *env, const char *dst, pc_writer w,
 	       const void *arg);
 int show_stacks(struct pc_env *env, const struct pc_args *a,

@@ -46,10 +46,7 @@ int cmd_profile(struct pc_env *env, const struct pc_args *a)
 		until.tv_nsec -= 1000000000L;
 	}
 	env->sleep_until(env, &until);
-	memset(&h, 0, sizeof(h));
-	ret = pc_dev_find(&d, at.name, &e);
-	if (!ret)
-		ret = pc_dev_hist(&d, &e, false, &h);
+	ret = find_hist(&d, at.name, false, &e, &h);
 	dret = pc_dev_name_cmd(&d, PCORE_IOC_DETACH, at.name);
 	env->dev_close(env, &d);
 	if (ret) {

@@ -36,20 +36,9 @@ int cmd_show(struct pc_env *env, const struct pc_args *a)
 {
 	struct pcore_ioc_entry e;
 	struct pc_hist h;
-	struct pc_dev d;
-	int ret;
 
-	memset(&h, 0, sizeof(h));
-	if (open_dev(env, false, &d))
+	if (read_named(env, a->name, a->percpu, &e, &h))
 		return PC_EXIT_ERR;
-	ret = pc_dev_find(&d, a->name, &e);
-	if (!ret)
-		ret = pc_dev_hist(&d, &e, a->percpu, &h);
-	env->dev_close(env, &d);
-	if (ret) {
-		pc_hist_free(&h);
-		return dev_error(env, ret, "read", a->name);
-	}
 	if (pc_is_stacks(&e) && a->format != PC_FMT_CSV)
 		return show_stacks(env, a, &h);
 	if (a->format == PC_FMT_FOLDED || a->top) {

@@ -27,15 +27,8 @@ int cmd_watch(struct pc_env *env, const struct pc_args *a)
 	unsigned int i;
 	int ret;
 
-	/* Snapshot-and-reset needs the device opened for writing. */
-	if (open_dev(env, true, &d))
+	if (reset_named(env, a->name, "watch", &d, &e, &s))
 		return PC_EXIT_ERR;
-	ret = pc_dev_find(&d, a->name, &e);
-	if (!ret)
-		ret = pc_dev_read(&d, e.name, -1, PCORE_READ_RESET, 0,
-				  e.nbuckets, false, &s);
-	if (ret)
-		goto err;
 	prev_missed = s.r.missed;
 	pc_snap_free(&s);
 	env->now(env, &real, &mono);
