@@ -9,7 +9,8 @@
 # exactly:
 #   1. the man page MAN: each command's SYNOPSIS names exactly its
 #      table's options (by the short name where there is one, else the
-#      long one), and its OPTIONS section gives the long name of every
+#      long one), as does the usage line of its help (written by hand in
+#      args.c), and its OPTIONS section gives the long name of every
 #      option that has a short one;
 #   2. the bash completion COMPLETION (which reads PROBECTL's help): the
 #      commands, and each command's options with their short name and
@@ -76,6 +77,16 @@ awk '{ print $1, "-"; if ($3 != "-") print $1, ($2 != "-" ? $2 : $3) }' \
 	"$out/opt.table" | sort -u > "$out/opt.want"
 same "$out/opt.want" "$out/opt.man" \
 	"probectl.8: each command's SYNOPSIS names exactly its table's options"
+# The usage line of each command's help, written by hand beside the
+# table (args.c's .synopsis): the same options as the man page's.
+for c in $cmds; do
+	echo "$c -"
+	"$bin" help "$c" | sed -n '1s/^usage: probectl //p' | tr '][()|,' ' ' |
+		tr ' ' '\n' | grep -E -- '^(-[A-Za-z]|--[a-z][a-z-]*)$' |
+		sed "s/^/$c /"
+done | sort -u > "$out/opt.usage"
+same "$out/opt.want" "$out/opt.usage" \
+	"help: each command's usage line names exactly its table's options"
 # OPTIONS: the long name of each option known by its short one there.
 sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$man" | sed 's/\\-/-/g' |
 	grep -oE -- '--[a-z][a-z-]*' | sort -u > "$out/opt.man-long"
