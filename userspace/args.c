@@ -8,433 +8,508 @@
  * exactly what probe_core would refuse and says why.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 #include "args.h"
 #include "elfsym.h"
 #include "flame.h"
 #include "pcore_engine.h"
 
-enum pc_opt_id {
-	OPT_TARGET,
-	OPT_TRACEPOINTS,
-	OPT_HIST_SPEC,
-	OPT_MAXACTIVE,
-	OPT_MODULE,
-	OPT_JSON,
-	OPT_CSV,
-	OPT_PERCPU,
-	OPT_INTERVAL,
-	OPT_COUNT,
-	OPT_HIST_FLAG,
-	OPT_KRETPROBE,
-	OPT_TRACEPOINT,
-	OPT_OFFCPU,
-	OPT_PROMETHEUS,
-	OPT_TEXTFILE_DIR,
-	OPT_PER_CPU,
-	OPT_KPROBE,
-	OPT_ARG,
-	OPT_RETVAL,
-	OPT_CALLS,
-	OPT_UNIT,
-	OPT_UPROBE,
-	OPT_URETPROBE,
-	OPT_NAME,
-	OPT_PID,
-	OPT_COMM,
-	OPT_BY_PID,
-	OPT_STACKS,
-	OPT_DEPTH,
-	OPT_FOLDED,
-	OPT_TOP,
-	OPT_FREQ,
-	OPT_DURATION,
-	OPT_INPUT,
-	OPT_OUTPUT,
-	OPT_TITLE,
-	OPT_WIDTH,
-	OPT_FULL,
-	OPT_SVG,
-	OPT_COLOR,
-	OPT_NO_COLOR,
-	NR_OPTS
-};
-
 /* parse_opt() keeps the options seen as bits of an unsigned long long */
 _Static_assert(NR_OPTS <= 64, "too many options for the seen mask");
 
-struct pc_opt {
-	const char *lng;
-	char shrt;
-	bool arg;
-	enum pc_opt_id id;
-};
-
 static const struct pc_opt load_opts[] = {
-	{ "target", 0, true, OPT_TARGET },
-	{ "tracepoints", 0, true, OPT_TRACEPOINTS },
-	{ "hist", 0, true, OPT_HIST_SPEC },
-	{ "maxactive", 0, true, OPT_MAXACTIVE },
-	{ "module", 0, true, OPT_MODULE },
-	{ NULL }
+	PC_OPT_VALUE(0, "target", "F1,F2", OPT_TARGET,
+		"functions to count and time (target=)"),
+	PC_OPT_VALUE(0, "tracepoints", "TP", OPT_TRACEPOINTS,
+		"tracepoints with built-in handlers (tracepoints=)"),
+	PC_OPT_VALUE(0, "hist", "SPEC", OPT_HIST_SPEC,
+		"loglinear[:P], log2 or linear:MIN,MAX,STEP (hist=)"),
+	PC_OPT_VALUE(0, "maxactive", "N", OPT_MAXACTIVE,
+		"calls of one target in flight, 0 to 4096 (maxactive=)"),
+	PC_OPT_VALUE(0, "module", "PATH", OPT_MODULE,
+		"a probe_core.ko file instead of the installed one"),
+	PC_OPT_END
 };
 
 static const struct pc_opt list_opts[] = {
-	{ "json", 0, false, OPT_JSON },
-	{ NULL }
+	PC_OPT_FLAG(0, "json", OPT_JSON,
+		"one JSON array of objects"),
+	PC_OPT_END
 };
 
 static const struct pc_opt show_opts[] = {
-	{ "percpu", 0, false, OPT_PERCPU },
-	{ "json", 0, false, OPT_JSON },
-	{ "csv", 0, false, OPT_CSV },
-	{ "folded", 0, false, OPT_FOLDED },
-	{ "top", 0, true, OPT_TOP },
-	{ "full", 0, false, OPT_FULL },
-	{ NULL }
+	PC_OPT_FLAG(0, "percpu", OPT_PERCPU,
+		"add one section per CPU"),
+	PC_OPT_FLAG(0, "full", OPT_FULL,
+		"text: every bucket a row (as hist_full)"),
+	PC_OPT_FLAG(0, "json", OPT_JSON,
+		"one JSON object (every non-empty bucket)"),
+	PC_OPT_FLAG(0, "csv", OPT_CSV,
+		"comma-separated rows with a header"),
+	PC_OPT_FLAG(0, "folded", OPT_FOLDED,
+		"stacks: one line each, root first, as flame\n"
+		"graph tools read them: 'f1;f2;f3 WEIGHT' (the\n"
+		"count, or the sum of a histogram of times)"),
+	PC_OPT_VALUE(0, "top", "N", OPT_TOP,
+		"stacks: only the N most counted"),
+	PC_OPT_END
 };
 
 static const struct pc_opt watch_opts[] = {
-	{ "interval", 'i', true, OPT_INTERVAL },
-	{ "count", 'n', true, OPT_COUNT },
-	{ "hist", 0, false, OPT_HIST_FLAG },
-	{ "json", 0, false, OPT_JSON },
-	{ NULL }
+	PC_OPT_VALUE('i', "interval", "S", OPT_INTERVAL,
+		"seconds between lines, e.g. 1 or 0.25 (at most 86400)"),
+	PC_OPT_VALUE('n', "count", "N", OPT_COUNT,
+		"stop after N lines (default: never)"),
+	PC_OPT_FLAG(0, "hist", OPT_HIST_FLAG,
+		"print the interval's histogram after each line"),
+	PC_OPT_FLAG(0, "json", OPT_JSON,
+		"one JSON object per line"),
+	PC_OPT_END
 };
 
 static const struct pc_opt attach_opts[] = {
-	{ "kprobe", 0, true, OPT_KPROBE },
-	{ "kretprobe", 0, true, OPT_KRETPROBE },
-	{ "uprobe", 0, true, OPT_UPROBE },
-	{ "uretprobe", 0, true, OPT_URETPROBE },
-	{ "tracepoint", 0, true, OPT_TRACEPOINT },
-	{ "offcpu", 0, false, OPT_OFFCPU },
-	{ "name", 0, true, OPT_NAME },
-	{ "arg", 0, true, OPT_ARG },
-	{ "retval", 0, false, OPT_RETVAL },
-	{ "count", 0, false, OPT_CALLS },
-	{ "unit", 0, true, OPT_UNIT },
-	{ "hist", 0, true, OPT_HIST_SPEC },
-	{ "maxactive", 0, true, OPT_MAXACTIVE },
-	{ "pid", 0, true, OPT_PID },
-	{ "comm", 0, true, OPT_COMM },
-	{ "by-pid", 0, false, OPT_BY_PID },
-	{ "stacks", 0, false, OPT_STACKS },
-	{ "depth", 0, true, OPT_DEPTH },
-	{ NULL }
-};
-
-static const struct pc_opt profile_opts[] = {
-	{ "frequency", 'F', true, OPT_FREQ },
-	{ "duration", 'd', true, OPT_DURATION },
-	{ "name", 0, true, OPT_NAME },
-	{ "depth", 0, true, OPT_DEPTH },
-	{ "pid", 0, true, OPT_PID },
-	{ "comm", 0, true, OPT_COMM },
-	{ "folded", 0, false, OPT_FOLDED },
-	{ "json", 0, false, OPT_JSON },
-	{ "top", 0, true, OPT_TOP },
-	{ NULL }
+	PC_OPT_VALUE(0, "kprobe", "FUNC", OPT_KPROBE,
+		"at the entry of FUNC, with --arg, --count or --stacks"),
+	PC_OPT_VALUE(0, "arg", "N", OPT_ARG,
+		"record argument N (1 to 6), like target=FUNC:argN"),
+	PC_OPT_FLAG(0, "count", OPT_CALLS,
+		"only count the calls, like target=FUNC:count"),
+	PC_OPT_FLAG(0, "stacks", OPT_STACKS,
+		"count the calls by kernel stack, like stacks=FUNC"),
+	PC_OPT_VALUE(0, "depth", "N", OPT_DEPTH,
+		"--stacks: frames kept, 1 to 127 (default 32)"),
+	PC_OPT_VALUE(0, "kretprobe", "FUNC", OPT_KRETPROBE,
+		"time each call of FUNC, like target=; a glob\n"
+		"(vfs_*) takes every function it matches"),
+	PC_OPT_FLAG(0, "retval", OPT_RETVAL,
+		"record the return value instead, errors apart by\n"
+		"errno, like target=FUNC:retval"),
+	PC_OPT_VALUE(0, "uprobe", "PATH:SYMBOL", OPT_UPROBE,
+		"at the entry of a function in a program or\n"
+		"library, with --arg or --count"),
+	PC_OPT_VALUE(0, "uretprobe", "PATH:SYMBOL", OPT_URETPROBE,
+		"time each call of a function in a program or\n"
+		"library; with --retval, its return value"),
+	PC_OPT_VALUE(0, "name", "NAME", OPT_NAME,
+		"--uprobe, --uretprobe: the name before the suffix,\n"
+		"of A-Z a-z 0-9 _ . -"),
+	PC_OPT_VALUE(0, "tracepoint", "TP", OPT_TRACEPOINT,
+		"a tracepoint with a built-in handler, like tracepoints="),
+	PC_OPT_FLAG(0, "offcpu", OPT_OFFCPU,
+		"off-CPU time by the stack tasks waited in\n"
+		"(--tracepoint offcpu)"),
+	PC_OPT_VALUE(0, "unit", "UNIT", OPT_UNIT,
+		"--arg, --retval: the unit shown (default: value)"),
+	PC_OPT_VALUE(0, "hist", "SPEC", OPT_HIST_SPEC,
+		"loglinear[:P], log2 or linear:MIN,MAX,STEP"),
+	PC_OPT_VALUE(0, "maxactive", "N", OPT_MAXACTIVE,
+		"kretprobe, uretprobe: calls in flight, 0 to 4096\n"
+		"(0: default)"),
+	PC_OPT_VALUE(0, "pid", "PID", OPT_PID,
+		"only the calls of this process's threads"),
+	PC_OPT_VALUE(0, "comm", "COMM", OPT_COMM,
+		"only the calls of tasks of this name (comm)"),
+	PC_OPT_FLAG(0, "by-pid", OPT_BY_PID,
+		"one histogram per process, keyed by pid and\n"
+		"labelled with its name (not with --retval)"),
+	PC_OPT_END
 };
 
 static const struct pc_opt export_opts[] = {
-	{ "prometheus", 0, false, OPT_PROMETHEUS },
-	{ "textfile-dir", 0, true, OPT_TEXTFILE_DIR },
-	{ "per-cpu", 0, false, OPT_PER_CPU },
-	{ NULL }
+	PC_OPT_FLAG(0, "prometheus", OPT_PROMETHEUS,
+		"the format (required)"),
+	PC_OPT_VALUE(0, "textfile-dir", "DIR", OPT_TEXTFILE_DIR,
+		"replace DIR/probe_core.prom atomically, for\n"
+		"node_exporter's textfile collector; on an\n"
+		"error the old file stays as it was"),
+	PC_OPT_FLAG(0, "per-cpu", OPT_PER_CPU,
+		"one series per CPU (and key), with a cpu\n"
+		"label, since the last interval read or reset"),
+	PC_OPT_END
+};
+
+static const struct pc_opt profile_opts[] = {
+	PC_OPT_VALUE('F', "frequency", "HZ", OPT_FREQ,
+		"samples per second on each CPU, 1 to 4000"),
+	PC_OPT_VALUE('d', "duration", "S", OPT_DURATION,
+		"sample for S seconds, print, detach"),
+	PC_OPT_FLAG(0, "folded", OPT_FOLDED,
+		"with -d: one folded line per stack (flame graphs)"),
+	PC_OPT_FLAG(0, "json", OPT_JSON,
+		"with -d: one JSON object"),
+	PC_OPT_VALUE(0, "top", "N", OPT_TOP,
+		"with -d: only the N most counted stacks"),
+	PC_OPT_VALUE(0, "name", "NAME", OPT_NAME,
+		"the histogram's name (default: profile)"),
+	PC_OPT_VALUE(0, "depth", "N", OPT_DEPTH,
+		"frames kept of each stack, 1 to 127 (default 32)"),
+	PC_OPT_VALUE(0, "pid", "PID", OPT_PID,
+		"only the samples of this process's threads"),
+	PC_OPT_VALUE(0, "comm", "COMM", OPT_COMM,
+		"only the samples of tasks of this name"),
+	PC_OPT_END
 };
 
 static const struct pc_opt flamegraph_opts[] = {
-	{ "input", 'i', true, OPT_INPUT },
-	{ "output", 'o', true, OPT_OUTPUT },
-	{ "title", 0, true, OPT_TITLE },
-	{ "width", 0, true, OPT_WIDTH },
-	{ NULL }
+	PC_OPT_VALUE('i', "input", "FILE", OPT_INPUT,
+		"the folded stacks, - for standard input"),
+	PC_OPT_VALUE('o', "output", "FILE", OPT_OUTPUT,
+		"the SVG file (default: standard output)"),
+	PC_OPT_VALUE(0, "title", "TITLE", OPT_TITLE,
+		"the heading, at most 200 bytes (default:\n"
+		"Flame Graph)"),
+	PC_OPT_VALUE(0, "width", "PX", OPT_WIDTH,
+		"the width, 200 to 65536 (default: 1200)"),
+	PC_OPT_END
 };
 
 static const struct pc_opt heatmap_opts[] = {
-	{ "interval", 'i', true, OPT_INTERVAL },
-	{ "count", 'n', true, OPT_COUNT },
-	{ "duration", 'd', true, OPT_DURATION },
-	{ "svg", 0, true, OPT_SVG },
-	{ "title", 0, true, OPT_TITLE },
-	{ "full", 0, false, OPT_FULL },
-	{ "color", 0, false, OPT_COLOR },
-	{ "no-color", 0, false, OPT_NO_COLOR },
-	{ NULL }
+	PC_OPT_VALUE('i', "interval", "S", OPT_INTERVAL,
+		"seconds per column, e.g. 1 or 0.25 (default 1)"),
+	PC_OPT_VALUE('n', "count", "N", OPT_COUNT,
+		"stop after N intervals (default: never)"),
+	PC_OPT_VALUE('d', "duration", "S", OPT_DURATION,
+		"stop after S seconds (S / interval intervals,\n"
+		"rounded up)"),
+	PC_OPT_VALUE(0, "svg", "FILE", OPT_SVG,
+		"also draw it as an SVG picture, rewritten\n"
+		"whole after every interval: hover a cell for\n"
+		"its bounds, interval and count"),
+	PC_OPT_VALUE(0, "title", "TITLE", OPT_TITLE,
+		"the SVG's heading, at most 200 bytes"),
+	PC_OPT_FLAG(0, "full", OPT_FULL,
+		"every bucket a row"),
+	PC_OPT_FLAG(0, "color", OPT_COLOR,
+		"256-colour cells, also off a terminal"),
+	PC_OPT_FLAG(0, "no-color", OPT_NO_COLOR,
+		"characters, also on a terminal (also: NO_COLOR\n"
+		"in the environment)"),
+	PC_OPT_END
 };
 
 static const struct pc_opt no_opts[] = {
-	{ NULL }
+	PC_OPT_END
 };
 
-/* @takes_name: NAME is optional (@needs_name: required) */
+/**
+ * struct pc_cmd_info - a command: its options and its help
+ * @name: what the command line calls it
+ * @opts: its options (PC_OPT_END ends them), in the order its help lists
+ *	them
+ * @needs_name: NAME is required
+ * @takes_name: NAME is optional
+ * @synopsis: the usage line, after "probectl "
+ * @about: what the command does: the help before the options
+ * @examples: the help after the options, or NULL
+ *
+ * pc_usage() writes the help: @about, the options from @opts, @examples.
+ */
 struct pc_cmd_info {
 	const char *name;
 	const struct pc_opt *opts;
 	bool needs_name;
-	const char *synopsis;
-	const char *help;
 	bool takes_name;
+	const char *synopsis;
+	const char *about;
+	const char *examples;
 };
 
 static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
-	[PC_CMD_LOAD] = { "load", load_opts, false,
-		"load [--target F1,F2] [--tracepoints TP] [--hist SPEC] [--maxactive N] [--module PATH]",
-		"Loads probe_core: the installed module (modprobe's search), or the\n"
-		"file PATH from a build tree.  The options become its parameters.\n"
-		"\n"
-		"  --target F1,F2      functions to count and time (target=)\n"
-		"  --tracepoints TP    tracepoints with built-in handlers (tracepoints=)\n"
-		"  --hist SPEC         loglinear[:P], log2 or linear:MIN,MAX,STEP (hist=)\n"
-		"  --maxactive N       calls of one target in flight, 0 to 4096 (maxactive=)\n"
-		"  --module PATH       a probe_core.ko file instead of the installed one\n"
-		"\n"
-		"Examples:\n"
-		"  probectl load --target do_fork,vfs_read\n"
-		"  probectl load --tracepoints sched_switch --hist log2\n"
-		"  probectl load --module build/$(uname -r)/modules/core/probe_core.ko --target do_fork\n" },
-	[PC_CMD_UNLOAD] = { "unload", no_opts, false, "unload",
-		"Unloads probe_core.  Fails while handler modules use it or files\n"
-		"are open under /sys/kernel/debug/probe_core or /dev/probe_core.\n"
-		"\n"
-		"Example:\n"
-		"  probectl unload\n" },
-	[PC_CMD_STATUS] = { "status", no_opts, false, "status",
-		"Prints whether probe_core is loaded, its version and ABI, the\n"
-		"running kernel, and its numbers of histograms and probes, as\n"
-		"'key: value' lines.  Exits 1 when probe_core is not loaded.\n"
-		"\n"
-		"Example:\n"
-		"  probectl status\n" },
-	[PC_CMD_LIST] = { "list", list_opts, false, "list [--json]",
-		"Prints one line per histogram: name, probe kind, symbol, hits,\n"
-		"missed, count and flags (own, disabled, waiting, gone), '-' for\n"
-		"none.\n"
-		"\n"
-		"  --json              one JSON array of objects\n"
-		"\n"
-		"Examples:\n"
-		"  probectl list\n"
-		"  probectl list --json | jq -r '.[].name'\n" },
-	[PC_CMD_SHOW] = { "show", show_opts, true,
-		"show NAME [--percpu] [--full] [--json | --csv | --folded] [--top N]",
-		"Prints a histogram: its stats, percentiles with their error bound,\n"
-		"missed events and buckets; for a keyed histogram each key too.\n"
-		"Adjacent buckets are merged into at most 40 rows, as the debugfs\n"
-		"hist file prints them; --full prints every bucket.  A\n"
-		"histogram keyed by stack (attach --stacks, stacks=, profile,\n"
-		"offcpu) prints its stacks instead, the most counted (or of times,\n"
-		"the largest sum) first, each with its frames innermost first.\n"
-		"\n"
-		"  --percpu            add one section per CPU\n"
-		"  --full              text: every bucket a row (as hist_full)\n"
-		"  --json              one JSON object (every non-empty bucket)\n"
-		"  --csv               comma-separated rows with a header\n"
-		"  --folded            stacks: one line each, root first, as flame\n"
-		"                      graph tools read them: 'f1;f2;f3 WEIGHT' (the\n"
-		"                      count, or the sum of a histogram of times)\n"
-		"  --top N             stacks: only the N most counted\n"
-		"\n"
-		"Examples:\n"
-		"  probectl show do_fork\n"
-		"  probectl show thardirq/irq_time --percpu\n"
-		"  probectl show do_fork --json | jq .total.p99\n"
-		"  probectl show vfs_read:stacks --top 5\n"
-		"  probectl show vfs_read:stacks --folded > vfs_read.folded\n" },
-	[PC_CMD_WATCH] = { "watch", watch_opts, true,
-		"watch NAME -i SECONDS [-n COUNT] [--hist] [--json]",
-		"Every SECONDS, moves the histogram's values out (an atomic\n"
-		"snapshot-and-reset: no event is lost or counted twice) and prints\n"
-		"one line: time, count, mean, p50, p90, p99, max and missed.\n"
-		"Starting resets the histogram.\n"
-		"\n"
-		"  -i, --interval S    seconds between lines, e.g. 1 or 0.25 (at most 86400)\n"
-		"  -n, --count N       stop after N lines (default: never)\n"
-		"  --hist              print the interval's histogram after each line\n"
-		"  --json              one JSON object per line\n"
-		"\n"
-		"Examples:\n"
-		"  probectl watch do_fork -i 1\n"
-		"  probectl watch do_fork -i 0.5 -n 10 --json\n" },
-	[PC_CMD_ATTACH] = { "attach", attach_opts, false,
-		"attach (--kprobe FUNC (--arg N | --count | --stacks [--depth N]) | --kretprobe FUNC [--retval] | --uprobe PATH:SYMBOL (--arg N | --count) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP | --offcpu) [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid]",
-		"Adds a probe of probe_core's own and a histogram of the same name\n"
-		"while probe_core is loaded (needs CAP_SYS_ADMIN).  The name is FUNC\n"
-		"with target='s suffix: FUNC:argN[:UNIT], FUNC:count, FUNC:stacks,\n"
-		"FUNC:retval[:UNIT].\n"
-		"\n"
-		"--uprobe and --uretprobe probe a function of a program or shared\n"
-		"library: SYMBOL in the 64-bit ELF file PATH (split at the last ':'),\n"
-		"as NAME, NAME@VERSION, NAME@@VERSION (the default version) or a file\n"
-		"offset 0xHEX.  Their name is NAME without its version (characters\n"
-		"other than A-Z a-z 0-9 _ . - made _), or for an offset PATH's last\n"
-		"part, _ and the offset (libc.so.6_0x98930), with the same suffixes;\n"
-		"--name replaces it.\n"
-		"\n"
-		"  --kprobe FUNC       at the entry of FUNC, with --arg, --count or --stacks\n"
-		"  --arg N             record argument N (1 to 6), like target=FUNC:argN\n"
-		"  --count             only count the calls, like target=FUNC:count\n"
-		"  --stacks            count the calls by kernel stack, like stacks=FUNC\n"
-		"  --depth N           --stacks: frames kept, 1 to 127 (default 32)\n"
-		"  --kretprobe FUNC    time each call of FUNC, like target=; a glob\n"
-		"                      (vfs_*) takes every function it matches\n"
-		"  --retval            record the return value instead, errors apart by\n"
-		"                      errno, like target=FUNC:retval\n"
-		"  --uprobe PATH:SYMBOL\n"
-		"                      at the entry of a function in a program or\n"
-		"                      library, with --arg or --count\n"
-		"  --uretprobe PATH:SYMBOL\n"
-		"                      time each call of a function in a program or\n"
-		"                      library; with --retval, its return value\n"
-		"  --name NAME         --uprobe, --uretprobe: the name before the suffix,\n"
-		"                      of A-Z a-z 0-9 _ . -\n"
-		"  --tracepoint TP     a tracepoint with a built-in handler, like tracepoints=\n"
-		"  --offcpu            off-CPU time by the stack tasks waited in\n"
-		"                      (--tracepoint offcpu)\n"
-		"  --unit UNIT         --arg, --retval: the unit shown (default: value)\n"
-		"  --hist SPEC         loglinear[:P], log2 or linear:MIN,MAX,STEP\n"
-		"  --maxactive N       kretprobe, uretprobe: calls in flight, 0 to 4096\n"
-		"                      (0: default)\n"
-		"  --pid PID           only the calls of this process's threads\n"
-		"  --comm COMM         only the calls of tasks of this name (comm)\n"
-		"  --by-pid            one histogram per process, keyed by pid and\n"
-		"                      labelled with its name (not with --retval)\n"
-		"\n"
-		"Examples:\n"
-		"  probectl attach --kretprobe vfs_read --hist log2\n"
-		"  probectl attach --kprobe tcp_sendmsg --arg 3 --unit bytes\n"
-		"  probectl attach --kprobe do_fork --count\n"
-		"  probectl attach --kprobe vfs_read --stacks --depth 16\n"
-		"  probectl attach --kretprobe 'vfs_*'\n"
-		"  probectl attach --kretprobe vfs_read --retval --unit bytes\n"
-		"  probectl attach --tracepoint sched_switch\n"
-		"  probectl attach --offcpu\n"
-		"  probectl attach --uprobe /lib/x86_64-linux-gnu/libc.so.6:malloc --arg 1\n"
-		"  probectl attach --uretprobe /lib/x86_64-linux-gnu/libc.so.6:getaddrinfo\n"
-		"  probectl attach --uprobe ./a.out:0x1139 --count --name a_loop\n"
-		"  probectl attach --kretprobe vfs_read --pid 1234\n"
-		"  probectl attach --kretprobe vfs_read --by-pid\n" },
-	[PC_CMD_DETACH] = { "detach", no_opts, true, "detach NAME",
-		"Removes a probe of probe_core's own and its histogram.\n"
-		"\n"
-		"Example:\n"
-		"  probectl detach vfs_read\n" },
-	[PC_CMD_RESET] = { "reset", no_opts, true, "reset NAME",
-		"Empties a histogram (hits are kept).\n"
-		"\n"
-		"Example:\n"
-		"  probectl reset do_fork\n" },
-	[PC_CMD_ENABLE] = { "enable", no_opts, true, "enable NAME",
-		"Enables a disabled probe of probe_core's own.\n"
-		"\n"
-		"Example:\n"
-		"  probectl enable do_fork\n" },
-	[PC_CMD_DISABLE] = { "disable", no_opts, true, "disable NAME",
-		"Disables a probe of probe_core's own; its histogram stays.\n"
-		"\n"
-		"Example:\n"
-		"  probectl disable do_fork\n" },
-	[PC_CMD_EXPORT] = { "export", export_opts, false,
-		"export --prometheus [--textfile-dir DIR] [--per-cpu]",
-		"Prints every histogram in Prometheus' text format: cumulative\n"
-		"'le' buckets (at powers of two for loglinear histograms), _sum and\n"
-		"_count of every value since the histogram was created (interval\n"
-		"reads and resets do not lower them), the counters\n"
-		"probe_core_probe_hits_total and probe_core_probe_missed_total, and\n"
-		"the gauge probe_core_created_timestamp_seconds.\n"
-		"\n"
-		"  --prometheus        the format (required)\n"
-		"  --textfile-dir DIR  replace DIR/probe_core.prom atomically, for\n"
-		"                      node_exporter's textfile collector; on an\n"
-		"                      error the old file stays as it was\n"
-		"  --per-cpu           one series per CPU (and key), with a cpu\n"
-		"                      label, since the last interval read or reset\n"
-		"\n"
-		"Examples:\n"
-		"  probectl export --prometheus\n"
-		"  probectl export --prometheus --textfile-dir /var/lib/prometheus/node-exporter\n" },
-	[PC_CMD_PROFILE] = { "profile", profile_opts, false,
-		"profile -F HZ [-d SECONDS [--folded | --json] [--top N]] [--name NAME] [--depth N] [--pid PID] [--comm COMM]",
-		"Samples what every CPU runs, HZ times a second, and counts the\n"
-		"samples by kernel stack ('[user] COMM' for a task in user space,\n"
-		"'[idle]' for an idle CPU) in a histogram of probe_core's own\n"
-		"(needs CAP_SYS_ADMIN).  Without -d the profiler stays, until\n"
-		"probectl detach NAME: read it with probectl show NAME.  With -d it\n"
-		"samples for SECONDS, prints the stacks as show does, and goes.\n"
-		"\n"
-		"  -F, --frequency HZ  samples per second on each CPU, 1 to 4000\n"
-		"  -d, --duration S    sample for S seconds, print, detach\n"
-		"  --folded            with -d: one folded line per stack (flame graphs)\n"
-		"  --json              with -d: one JSON object\n"
-		"  --top N             with -d: only the N most counted stacks\n"
-		"  --name NAME         the histogram's name (default: profile)\n"
-		"  --depth N           frames kept of each stack, 1 to 127 (default 32)\n"
-		"  --pid PID           only the samples of this process's threads\n"
-		"  --comm COMM         only the samples of tasks of this name\n"
-		"\n"
-		"Examples:\n"
-		"  probectl profile -F 99 -d 10 --top 10\n"
-		"  probectl profile -F 99 -d 30 --folded > cpu.folded\n"
-		"  probectl profile -F 999 --name busy; probectl show busy --folded\n" },
-	[PC_CMD_FLAMEGRAPH] = { "flamegraph", flamegraph_opts, false,
-		"flamegraph (NAME | -i FILE) [-o FILE] [--title TITLE] [--width PX]",
-		"Draws stacks as a flame graph: one SVG file that needs nothing\n"
-		"else (no network, no fonts), to open in a browser.  NAME is a\n"
-		"histogram keyed by stack (attach --stacks, profile, offcpu), its\n"
-		"stacks weighed as show --folded weighs them.  FILE holds a line\n"
-		"'frame;frame;... COUNT' per stack, root first (the format of\n"
-		"flamegraph.pl and speedscope).  Identical stacks are\n"
-		"merged; a frame's width is its share of the samples, the root at\n"
-		"the bottom, children in name order.  Hover a frame for its name\n"
-		"and count, click it to zoom.  A malformed line is refused with its\n"
-		"line number; no stacks give a graph that says 'No samples'.\n"
-		"\n"
-		"  -i, --input FILE    the folded stacks, - for standard input\n"
-		"  -o, --output FILE   the SVG file (default: standard output)\n"
-		"  --title TITLE       the heading, at most 200 bytes (default:\n"
-		"                      Flame Graph)\n"
-		"  --width PX          the width, 200 to 65536 (default: 1200)\n"
-		"\n"
-		"Examples:\n"
-		"  probectl flamegraph profile -o cpu.svg\n"
-		"  probectl flamegraph -i stacks.folded -o stacks.svg\n"
-		"  probectl flamegraph -i - --title 'vfs_read' < stacks.folded > stacks.svg\n",
-		true },
-	[PC_CMD_HEATMAP] = { "heatmap", heatmap_opts, true,
-		"heatmap NAME [-i SECONDS] [-n COUNT | -d SECONDS] [--svg FILE] [--title TITLE] [--full] [--color | --no-color]",
-		"Draws a histogram over time, as a latency heatmap: every SECONDS,\n"
-		"moves its values out (a snapshot-and-reset, as watch does: no\n"
-		"value is lost or counted twice) into a new column, the newest on\n"
-		"the right; one row per bucket, adjacent buckets merged into at\n"
-		"most 40 rows as the hist file merges them, the highest values at\n"
-		"the top, labelled [lo, hi) on the left; each cell shaded by how\n"
-		"many values it holds, from ' ' (none) through . : - = + * # % to @\n"
-		"(the most), or in colour.  Starting resets the histogram; the\n"
-		"newest 1000 intervals are kept.  On a terminal the picture is\n"
-		"redrawn after every interval; otherwise it is printed once, at the\n"
-		"end: after COUNT intervals, SECONDS of -d, or SIGINT or SIGTERM\n"
-		"(the values of the interval under way then stay in the histogram).\n"
-		"\n"
-		"  -i, --interval S    seconds per column, e.g. 1 or 0.25 (default 1)\n"
-		"  -n, --count N       stop after N intervals (default: never)\n"
-		"  -d, --duration S    stop after S seconds (S / interval intervals,\n"
-		"                      rounded up)\n"
-		"  --svg FILE          also draw it as an SVG picture, rewritten\n"
-		"                      whole after every interval: hover a cell for\n"
-		"                      its bounds, interval and count\n"
-		"  --title TITLE       the SVG's heading, at most 200 bytes\n"
-		"  --full              every bucket a row\n"
-		"  --color             256-colour cells, also off a terminal\n"
-		"  --no-color          characters, also on a terminal (also: NO_COLOR\n"
-		"                      in the environment)\n"
-		"\n"
-		"Examples:\n"
-		"  probectl heatmap vfs_read -i 1\n"
-		"  probectl heatmap vfs_read -i 0.5 -d 60 --svg vfs_read.svg\n" },
-	[PC_CMD_VERSION] = { "version", no_opts, false, "version",
-		"Prints probectl's ABI version.\n" },
+	[PC_CMD_LOAD] = {
+		.name = "load",
+		.opts = load_opts,
+		.synopsis = "load [--target F1,F2] [--tracepoints TP] [--hist SPEC] [--maxactive N] [--module PATH]",
+		.about =
+			"Loads probe_core: the installed module (modprobe's search), or the\n"
+			"file PATH from a build tree.  The options become its parameters.\n",
+		.examples =
+			"Examples:\n"
+			"  probectl load --target do_fork,vfs_read\n"
+			"  probectl load --tracepoints sched_switch --hist log2\n"
+			"  probectl load --module build/$(uname -r)/modules/core/probe_core.ko --target do_fork\n",
+	},
+	[PC_CMD_UNLOAD] = {
+		.name = "unload",
+		.opts = no_opts,
+		.synopsis = "unload",
+		.about =
+			"Unloads probe_core.  Fails while handler modules use it or files\n"
+			"are open under /sys/kernel/debug/probe_core or /dev/probe_core.\n",
+		.examples =
+			"Example:\n"
+			"  probectl unload\n",
+	},
+	[PC_CMD_STATUS] = {
+		.name = "status",
+		.opts = no_opts,
+		.synopsis = "status",
+		.about =
+			"Prints whether probe_core is loaded, its version and ABI, the\n"
+			"running kernel, and its numbers of histograms and probes, as\n"
+			"'key: value' lines.  Exits 1 when probe_core is not loaded.\n",
+		.examples =
+			"Example:\n"
+			"  probectl status\n",
+	},
+	[PC_CMD_LIST] = {
+		.name = "list",
+		.opts = list_opts,
+		.synopsis = "list [--json]",
+		.about =
+			"Prints one line per histogram: name, probe kind, symbol, hits,\n"
+			"missed, count and flags (own, disabled, waiting, gone), '-' for\n"
+			"none.\n",
+		.examples =
+			"Examples:\n"
+			"  probectl list\n"
+			"  probectl list --json | jq -r '.[].name'\n",
+	},
+	[PC_CMD_SHOW] = {
+		.name = "show",
+		.opts = show_opts,
+		.needs_name = true,
+		.synopsis = "show NAME [--percpu] [--full] [--json | --csv | --folded] [--top N]",
+		.about =
+			"Prints a histogram: its stats, percentiles with their error bound,\n"
+			"missed events and buckets; for a keyed histogram each key too.\n"
+			"Adjacent buckets are merged into at most 40 rows, as the debugfs\n"
+			"hist file prints them; --full prints every bucket.  A\n"
+			"histogram keyed by stack (attach --stacks, stacks=, profile,\n"
+			"offcpu) prints its stacks instead, the most counted (or of times,\n"
+			"the largest sum) first, each with its frames innermost first.\n",
+		.examples =
+			"Examples:\n"
+			"  probectl show do_fork\n"
+			"  probectl show thardirq/irq_time --percpu\n"
+			"  probectl show do_fork --json | jq .total.p99\n"
+			"  probectl show vfs_read:stacks --top 5\n"
+			"  probectl show vfs_read:stacks --folded > vfs_read.folded\n",
+	},
+	[PC_CMD_WATCH] = {
+		.name = "watch",
+		.opts = watch_opts,
+		.needs_name = true,
+		.synopsis = "watch NAME -i SECONDS [-n COUNT] [--hist] [--json]",
+		.about =
+			"Every SECONDS, moves the histogram's values out (an atomic\n"
+			"snapshot-and-reset: no event is lost or counted twice) and prints\n"
+			"one line: time, count, mean, p50, p90, p99, max and missed.\n"
+			"Starting resets the histogram.\n",
+		.examples =
+			"Examples:\n"
+			"  probectl watch do_fork -i 1\n"
+			"  probectl watch do_fork -i 0.5 -n 10 --json\n",
+	},
+	[PC_CMD_ATTACH] = {
+		.name = "attach",
+		.opts = attach_opts,
+		.synopsis = "attach (--kprobe FUNC (--arg N | --count | --stacks [--depth N]) | --kretprobe FUNC [--retval] | --uprobe PATH:SYMBOL (--arg N | --count) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP | --offcpu) [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid]",
+		.about =
+			"Adds a probe of probe_core's own and a histogram of the same name\n"
+			"while probe_core is loaded (needs CAP_SYS_ADMIN).  The name is FUNC\n"
+			"with target='s suffix: FUNC:argN[:UNIT], FUNC:count, FUNC:stacks,\n"
+			"FUNC:retval[:UNIT].\n"
+			"\n"
+			"--uprobe and --uretprobe probe a function of a program or shared\n"
+			"library: SYMBOL in the 64-bit ELF file PATH (split at the last ':'),\n"
+			"as NAME, NAME@VERSION, NAME@@VERSION (the default version) or a file\n"
+			"offset 0xHEX.  Their name is NAME without its version (characters\n"
+			"other than A-Z a-z 0-9 _ . - made _), or for an offset PATH's last\n"
+			"part, _ and the offset (libc.so.6_0x98930), with the same suffixes;\n"
+			"--name replaces it.\n",
+		.examples =
+			"Examples:\n"
+			"  probectl attach --kretprobe vfs_read --hist log2\n"
+			"  probectl attach --kprobe tcp_sendmsg --arg 3 --unit bytes\n"
+			"  probectl attach --kprobe do_fork --count\n"
+			"  probectl attach --kprobe vfs_read --stacks --depth 16\n"
+			"  probectl attach --kretprobe 'vfs_*'\n"
+			"  probectl attach --kretprobe vfs_read --retval --unit bytes\n"
+			"  probectl attach --tracepoint sched_switch\n"
+			"  probectl attach --offcpu\n"
+			"  probectl attach --uprobe /lib/x86_64-linux-gnu/libc.so.6:malloc --arg 1\n"
+			"  probectl attach --uretprobe /lib/x86_64-linux-gnu/libc.so.6:getaddrinfo\n"
+			"  probectl attach --uprobe ./a.out:0x1139 --count --name a_loop\n"
+			"  probectl attach --kretprobe vfs_read --pid 1234\n"
+			"  probectl attach --kretprobe vfs_read --by-pid\n",
+	},
+	[PC_CMD_DETACH] = {
+		.name = "detach",
+		.opts = no_opts,
+		.needs_name = true,
+		.synopsis = "detach NAME",
+		.about =
+			"Removes a probe of probe_core's own and its histogram.\n",
+		.examples =
+			"Example:\n"
+			"  probectl detach vfs_read\n",
+	},
+	[PC_CMD_RESET] = {
+		.name = "reset",
+		.opts = no_opts,
+		.needs_name = true,
+		.synopsis = "reset NAME",
+		.about =
+			"Empties a histogram (hits are kept).\n",
+		.examples =
+			"Example:\n"
+			"  probectl reset do_fork\n",
+	},
+	[PC_CMD_ENABLE] = {
+		.name = "enable",
+		.opts = no_opts,
+		.needs_name = true,
+		.synopsis = "enable NAME",
+		.about =
+			"Enables a disabled probe of probe_core's own.\n",
+		.examples =
+			"Example:\n"
+			"  probectl enable do_fork\n",
+	},
+	[PC_CMD_DISABLE] = {
+		.name = "disable",
+		.opts = no_opts,
+		.needs_name = true,
+		.synopsis = "disable NAME",
+		.about =
+			"Disables a probe of probe_core's own; its histogram stays.\n",
+		.examples =
+			"Example:\n"
+			"  probectl disable do_fork\n",
+	},
+	[PC_CMD_EXPORT] = {
+		.name = "export",
+		.opts = export_opts,
+		.synopsis = "export --prometheus [--textfile-dir DIR] [--per-cpu]",
+		.about =
+			"Prints every histogram in Prometheus' text format: cumulative\n"
+			"'le' buckets (at powers of two for loglinear histograms), _sum and\n"
+			"_count of every value since the histogram was created (interval\n"
+			"reads and resets do not lower them), the counters\n"
+			"probe_core_probe_hits_total and probe_core_probe_missed_total, and\n"
+			"the gauge probe_core_created_timestamp_seconds.\n",
+		.examples =
+			"Examples:\n"
+			"  probectl export --prometheus\n"
+			"  probectl export --prometheus --textfile-dir /var/lib/prometheus/node-exporter\n",
+	},
+	[PC_CMD_PROFILE] = {
+		.name = "profile",
+		.opts = profile_opts,
+		.synopsis = "profile -F HZ [-d SECONDS [--folded | --json] [--top N]] [--name NAME] [--depth N] [--pid PID] [--comm COMM]",
+		.about =
+			"Samples what every CPU runs, HZ times a second, and counts the\n"
+			"samples by kernel stack ('[user] COMM' for a task in user space,\n"
+			"'[idle]' for an idle CPU) in a histogram of probe_core's own\n"
+			"(needs CAP_SYS_ADMIN).  Without -d the profiler stays, until\n"
+			"probectl detach NAME: read it with probectl show NAME.  With -d it\n"
+			"samples for SECONDS, prints the stacks as show does, and goes.\n",
+		.examples =
+			"Examples:\n"
+			"  probectl profile -F 99 -d 10 --top 10\n"
+			"  probectl profile -F 99 -d 30 --folded > cpu.folded\n"
+			"  probectl profile -F 999 --name busy; probectl show busy --folded\n",
+	},
+	[PC_CMD_FLAMEGRAPH] = {
+		.name = "flamegraph",
+		.opts = flamegraph_opts,
+		.takes_name = true,
+		.synopsis = "flamegraph (NAME | -i FILE) [-o FILE] [--title TITLE] [--width PX]",
+		.about =
+			"Draws stacks as a flame graph: one SVG file that needs nothing\n"
+			"else (no network, no fonts), to open in a browser.  NAME is a\n"
+			"histogram keyed by stack (attach --stacks, profile, offcpu), its\n"
+			"stacks weighed as show --folded weighs them.  FILE holds a line\n"
+			"'frame;frame;... COUNT' per stack, root first (the format of\n"
+			"flamegraph.pl and speedscope).  Identical stacks are\n"
+			"merged; a frame's width is its share of the samples, the root at\n"
+			"the bottom, children in name order.  Hover a frame for its name\n"
+			"and count, click it to zoom.  A malformed line is refused with its\n"
+			"line number; no stacks give a graph that says 'No samples'.\n",
+		.examples =
+			"Examples:\n"
+			"  probectl flamegraph profile -o cpu.svg\n"
+			"  probectl flamegraph -i stacks.folded -o stacks.svg\n"
+			"  probectl flamegraph -i - --title 'vfs_read' < stacks.folded > stacks.svg\n",
+	},
+	[PC_CMD_HEATMAP] = {
+		.name = "heatmap",
+		.opts = heatmap_opts,
+		.needs_name = true,
+		.synopsis = "heatmap NAME [-i SECONDS] [-n COUNT | -d SECONDS] [--svg FILE] [--title TITLE] [--full] [--color | --no-color]",
+		.about =
+			"Draws a histogram over time, as a latency heatmap: every SECONDS,\n"
+			"moves its values out (a snapshot-and-reset, as watch does: no\n"
+			"value is lost or counted twice) into a new column, the newest on\n"
+			"the right; one row per bucket, adjacent buckets merged into at\n"
+			"most 40 rows as the hist file merges them, the highest values at\n"
+			"the top, labelled [lo, hi) on the left; each cell shaded by how\n"
+			"many values it holds, from ' ' (none) through . : - = + * # % to @\n"
+			"(the most), or in colour.  Starting resets the histogram; the\n"
+			"newest 1000 intervals are kept.  On a terminal the picture is\n"
+			"redrawn after every interval; otherwise it is printed once, at the\n"
+			"end: after COUNT intervals, SECONDS of -d, or SIGINT or SIGTERM\n"
+			"(the values of the interval under way then stay in the histogram).\n",
+		.examples =
+			"Examples:\n"
+			"  probectl heatmap vfs_read -i 1\n"
+			"  probectl heatmap vfs_read -i 0.5 -d 60 --svg vfs_read.svg\n",
+	},
+	[PC_CMD_VERSION] = {
+		.name = "version",
+		.opts = no_opts,
+		.synopsis = "version",
+		.about = "Prints probectl's ABI version.\n",
+	},
 };
+
+/*
+ * One option's lines of the help: "  -i, --interval S    seconds ...", the
+ * help from column 22, on a line of its own when the option is too wide;
+ * each further line of the help indented to column 22.
+ */
+/**
+ * pc_cmd_name() - a command's name
+ * @cmd: PC_CMD_LOAD to PC_CMD_VERSION
+ *
+ * Return: what the command line calls it.
+ */
+const char *pc_cmd_name(enum pc_cmd cmd)
+{
+	return cmds[cmd].name;
+}
+
+/**
+ * pc_cmd_opts() - a command's options
+ * @cmd: PC_CMD_LOAD to PC_CMD_VERSION
+ *
+ * Return: its table, ended by an entry whose @lng is NULL.
+ */
+const struct pc_opt *pc_cmd_opts(enum pc_cmd cmd)
+{
+	return cmds[cmd].opts;
+}
+
+static void usage_opt(FILE *f, const struct pc_opt *o)
+{
+	char left[64];
+	const char *h, *nl;
+	int n = 0;
+
+	if (o->shrt)
+		n = snprintf(left, sizeof(left), "-%c, ", o->shrt);
+	snprintf(left + n, sizeof(left) - n, "--%s%s%s", o->lng,
+		 o->argh ? " " : "", o->argh ? o->argh : "");
+	fprintf(f, "  %s", left);
+	if (strlen(left) > PC_HELP_COL - 4)
+		fprintf(f, "\n%*s", PC_HELP_COL, "");
+	else
+		fprintf(f, "%*s", (int)(PC_HELP_COL - 2 - strlen(left)), "");
+	for (h = o->help; (nl = strchr(h, '\n')); h = nl + 1)
+		fprintf(f, "%.*s\n%*s", (int)(nl - h), h, PC_HELP_COL, "");
+	fprintf(f, "%s\n", h);
+}
 
 /**
  * pc_usage() - usage text
@@ -444,14 +519,22 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
  */
 void pc_usage(FILE *f, enum pc_cmd cmd, bool full)
 {
+	const struct pc_opt *o;
 	int i;
 
 	if (cmd != PC_CMD_NONE) {
 		fprintf(f, "usage: probectl %s\n", cmds[cmd].synopsis);
-		if (full)
-			fprintf(f, "\n%s", cmds[cmd].help);
-		else
+		if (!full) {
 			fprintf(f, "Try 'probectl %s --help'.\n", cmds[cmd].name);
+			return;
+		}
+		fprintf(f, "\n%s", cmds[cmd].about);
+		if (cmds[cmd].opts->lng)
+			fputc('\n', f);
+		for (o = cmds[cmd].opts; o->lng; o++)
+			usage_opt(f, o);
+		if (cmds[cmd].examples)
+			fprintf(f, "\n%s", cmds[cmd].examples);
 		return;
 	}
 	fprintf(f, "usage: probectl COMMAND [OPTIONS]\n");
@@ -480,10 +563,14 @@ void pc_usage(FILE *f, enum pc_cmd cmd, bool full)
 		"  probectl unload\n");
 }
 
-static int fail(struct pc_args *a, const char *fmt, const char *s1,
-		const char *s2)
+/* The reason for a usage error, into a->err; evaluates to PC_EXIT_USAGE. */
+static __printf(2, 3) int fail(struct pc_args *a, const char *fmt, ...)
 {
-	snprintf(a->err, sizeof(a->err), fmt, s1, s2);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->err, sizeof(a->err), fmt, ap);
+	va_end(ap);
 	return PC_EXIT_USAGE;
 }
 
@@ -714,8 +801,7 @@ static int set_uprobe(struct pc_args *a, const char *v, const char *shown)
 	if (colon == v)
 		return fail(a, "%s: no PATH before ':' in '%.60s'", shown, v);
 	if (colon - v >= PC_PATH_MAX)
-		return fail(a, "%s: PATH longer than 4095 characters%s", shown,
-			    "");
+		return fail(a, "%s: PATH longer than 4095 characters", shown);
 	if (colon[-1] == '/')
 		return fail(a, "%s: PATH ends with '/' in '%.60s': a directory is not a program",
 			    shown, v);
@@ -743,7 +829,7 @@ static int uprobe_label(struct pc_args *a, size_t room)
 	size_t n, i;
 
 	if (pc_elf_parse_sym(a->attach_sym, &q, &why))
-		return fail(a, "SYMBOL: %s%s", why, "");	/* checked */
+		return fail(a, "SYMBOL: %s", why);	/* checked */
 	n = q.name_len;
 	if (q.is_offset) {
 		slash = strrchr(a->attach_path, '/');
@@ -751,16 +837,16 @@ static int uprobe_label(struct pc_args *a, size_t room)
 		n = strlen(src);
 	}
 	if (n >= room)
-		return fail(a, "the name made from '%.60s' is too long with its suffix: give --name NAME%s",
-			    src, "");
+		return fail(a, "the name made from '%.60s' is too long with its suffix: give --name NAME",
+			    src);
 	for (i = 0; i < n; i++)
 		l[i] = uprobe_name_char(src[i], !i) ? src[i] : '_';
 	l[n] = '\0';
 	if (q.is_offset &&
 	    snprintf(l + n, room - n, "_0x%llx",
 		     (unsigned long long)q.offset) >= (int)(room - n))
-		return fail(a, "the name made from '%.60s' is too long with its suffix: give --name NAME%s",
-			    src, "");
+		return fail(a, "the name made from '%.60s' is too long with its suffix: give --name NAME",
+			    src);
 	return 0;
 }
 
@@ -892,7 +978,7 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 		return 0;
 	case OPT_MODULE:
 		if (!*v || strlen(v) >= 4096)
-			return fail(a, "%s: empty or too long path%s", shown, "");
+			return fail(a, "%s: empty or too long path", shown);
 		a->module = v;
 		return 0;
 	case OPT_JSON:
@@ -930,17 +1016,16 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 		return 0;
 	case OPT_SVG:
 		if (!*v || strlen(v) >= PC_PATH_MAX)
-			return fail(a, "%s: empty or too long path%s", shown, "");
+			return fail(a, "%s: empty or too long path", shown);
 		if (!strcmp(v, "-"))
-			return fail(a, "%s: give a file (standard output shows the heatmap as text)%s",
-				    shown, "");
+			return fail(a, "%s: give a file (standard output shows the heatmap as text)",
+				    shown);
 		a->heat_svg = v;
 		return 0;
 	case OPT_COLOR:
 	case OPT_NO_COLOR:
 		if (a->heat_color)
-			return fail(a, "give one of --color and --no-color%s%s",
-				    "", "");
+			return fail(a, "give one of --color and --no-color");
 		a->heat_color = o->id == OPT_COLOR ? 1 : -1;
 		return 0;
 	case OPT_OFFCPU:
@@ -953,8 +1038,7 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 	case OPT_UPROBE:
 	case OPT_URETPROBE:
 		if (a->attach_kind)
-			return fail(a, "give one of --kprobe, --kretprobe, --uprobe, --uretprobe and --tracepoint%s%s",
-				    "", "");
+			return fail(a, "give one of --kprobe, --kretprobe, --uprobe, --uretprobe and --tracepoint");
 		a->attach_entry = o->id == OPT_KPROBE || o->id == OPT_UPROBE;
 		if (o->id == OPT_UPROBE || o->id == OPT_URETPROBE) {
 			if (set_uprobe(a, v, shown))
@@ -1043,8 +1127,8 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 			    v[n] == ':' || v[n] == ',')
 				break;
 		if (!n || v[n] || n > PC_UNIT_MAX)
-			return fail(a, "%s: a unit is 1 to 15 characters, no blank, control, ':' or ','%s",
-				    shown, "");
+			return fail(a, "%s: a unit is 1 to 15 characters, no blank, control, ':' or ','",
+				    shown);
 		a->attach_unit = v;
 		return 0;
 	case OPT_PROMETHEUS:
@@ -1052,13 +1136,13 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 		return 0;
 	case OPT_TEXTFILE_DIR:
 		if (!*v || strlen(v) >= 4000)
-			return fail(a, "%s: empty or too long path%s", shown, "");
+			return fail(a, "%s: empty or too long path", shown);
 		a->textfile_dir = v;
 		return 0;
 	case OPT_INPUT:
 	case OPT_OUTPUT:
 		if (!*v || strlen(v) >= PC_PATH_MAX)
-			return fail(a, "%s: empty or too long path%s", shown, "");
+			return fail(a, "%s: empty or too long path", shown);
 		if (o->id == OPT_INPUT)
 			a->flame_in = v;
 		else
@@ -1066,7 +1150,7 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 		return 0;
 	case OPT_TITLE:
 		if (strlen(v) > PC_FLAME_TITLE_MAX)
-			return fail(a, "%s: longer than 200 bytes%s", shown, "");
+			return fail(a, "%s: longer than 200 bytes", shown);
 		a->flame_title = v;
 		return 0;
 	case OPT_WIDTH:
@@ -1079,7 +1163,7 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 	case NR_OPTS:
 		break;
 	}
-	return fail(a, "internal error%s%s", "", "");
+	return fail(a, "internal error");
 }
 
 /*
@@ -1097,41 +1181,36 @@ static int check_attach(struct pc_args *a)
 	int n;
 
 	if (!a->attach_kind)
-		return fail(a, "attach needs --kprobe FUNC, --kretprobe FUNC, --uprobe PATH:SYMBOL, --uretprobe PATH:SYMBOL or --tracepoint TP%s%s",
-			    "", "");
+		return fail(a, "attach needs --kprobe FUNC, --kretprobe FUNC, --uprobe PATH:SYMBOL, --uretprobe PATH:SYMBOL or --tracepoint TP");
 	if (a->maxactive_set && !ret)
-		return fail(a, "--maxactive is for --kretprobe and --uretprobe only%s%s",
-			    "", "");
+		return fail(a, "--maxactive is for --kretprobe and --uretprobe only");
 	if ((a->attach_arg || a->attach_count) && !a->attach_entry)
-		return fail(a, "--%s is for --kprobe and --uprobe only%s",
-			    a->attach_arg ? "arg" : "count", "");
+		return fail(a, "--%s is for --kprobe and --uprobe only",
+			    a->attach_arg ? "arg" : "count");
 	if (a->attach_stacks && (!a->attach_entry || uprobe))
-		return fail(a, "--stacks is for --kprobe only%s%s", "", "");
+		return fail(a, "--stacks is for --kprobe only");
 	if (a->attach_depth && !a->attach_stacks)
-		return fail(a, "--depth is for --stacks only%s%s", "", "");
+		return fail(a, "--depth is for --stacks only");
 	if (a->attach_entry &&
 	    !!a->attach_arg + a->attach_count + a->attach_stacks != 1)
 		return fail(a, "%s needs one of %s", entry,
 			    uprobe ? "--arg N and --count" :
 				     "--arg N, --count and --stacks");
 	if (a->attach_retval && !ret)
-		return fail(a, "--retval is for --kretprobe and --uretprobe only%s%s",
-			    "", "");
+		return fail(a, "--retval is for --kretprobe and --uretprobe only");
 	if (a->attach_unit && !a->attach_arg && !a->attach_retval)
-		return fail(a, "--unit is for --arg and --retval only%s%s", "", "");
+		return fail(a, "--unit is for --arg and --retval only");
 	if ((a->attach_count || a->attach_stacks) && a->hist.set)
-		return fail(a, "--hist does not apply to --%s%s",
-			    a->attach_count ? "count" : "stacks", "");
+		return fail(a, "--hist does not apply to --%s",
+			    a->attach_count ? "count" : "stacks");
 	if (a->attach_hist_name && !uprobe)
-		return fail(a, "--name is for --uprobe and --uretprobe only%s%s",
-			    "", "");
+		return fail(a, "--name is for --uprobe and --uretprobe only");
 	if ((a->attach_pid || a->attach_comm || a->attach_by_pid) &&
 	    a->attach_kind == PCORE_ATTACH_TRACEPOINT)
-		return fail(a, "--pid, --comm and --by-pid are for function probes, not --tracepoint%s%s",
-			    "", "");
+		return fail(a, "--pid, --comm and --by-pid are for function probes, not --tracepoint");
 	if (a->attach_by_pid && (a->attach_retval || a->attach_stacks))
-		return fail(a, "--by-pid does not go with --%s%s",
-			    a->attach_retval ? "retval" : "stacks", "");
+		return fail(a, "--by-pid does not go with --%s",
+			    a->attach_retval ? "retval" : "stacks");
 	if (a->attach_arg)
 		snprintf(suffix, sizeof(suffix), ":arg%u", a->attach_arg);
 	else if (a->attach_count)
@@ -1166,54 +1245,46 @@ static int check_cmd(struct pc_args *a, unsigned long long seen)
 	const char *why;
 
 	if (cmds[a->cmd].needs_name && !a->name)
-		return fail(a, "%s needs a histogram NAME%s", cmds[a->cmd].name,
-			    "");
+		return fail(a, "%s needs a histogram NAME", cmds[a->cmd].name);
 	if (a->name && pc_check_name(a->name, &why))
-		return fail(a, "NAME: %s%s", why, "");
+		return fail(a, "NAME: %s", why);
 	switch (a->cmd) {
 	case PC_CMD_SHOW:
 		if (!!(seen & 1ULL << OPT_JSON) + !!(seen & 1ULL << OPT_CSV) +
 		    !!(seen & 1ULL << OPT_FOLDED) > 1)
-			return fail(a, "give one of --json, --csv and --folded%s%s",
-				    "", "");
+			return fail(a, "give one of --json, --csv and --folded");
 		if ((seen & 1ULL << OPT_TOP) && (seen & 1ULL << OPT_CSV))
-			return fail(a, "--top does not go with --csv%s%s", "", "");
+			return fail(a, "--top does not go with --csv");
 		if (a->full && a->format != PC_FMT_TEXT)
-			return fail(a, "--full is for the text output (--json and --csv hold every bucket)%s%s",
-				    "", "");
+			return fail(a, "--full is for the text output (--json and --csv hold every bucket)");
 		break;
 	case PC_CMD_WATCH:
 		if (!(seen & 1ULL << OPT_INTERVAL))
-			return fail(a, "watch needs -i SECONDS%s%s", "", "");
+			return fail(a, "watch needs -i SECONDS");
 		break;
 	case PC_CMD_ATTACH:
 		return check_attach(a);
 	case PC_CMD_PROFILE:
 		if (!a->hz)
-			return fail(a, "profile needs -F HZ%s%s", "", "");
+			return fail(a, "profile needs -F HZ");
 		if (!a->duration_ns && (seen & (1ULL << OPT_FOLDED |
 						1ULL << OPT_JSON |
 						1ULL << OPT_TOP)))
-			return fail(a, "--folded, --json and --top print what -d SECONDS collected%s%s",
-				    "", "");
+			return fail(a, "--folded, --json and --top print what -d SECONDS collected");
 		if ((seen & 1ULL << OPT_FOLDED) && (seen & 1ULL << OPT_JSON))
-			return fail(a, "give one of --json and --folded%s%s", "",
-				    "");
+			return fail(a, "give one of --json and --folded");
 		break;
 	case PC_CMD_EXPORT:
 		if (!a->prometheus)
-			return fail(a, "export needs a format: --prometheus%s%s",
-				    "", "");
+			return fail(a, "export needs a format: --prometheus");
 		break;
 	case PC_CMD_HEATMAP:
 		if (a->count && a->duration_ns)
-			return fail(a, "give one of -n COUNT and -d SECONDS%s%s",
-				    "", "");
+			return fail(a, "give one of -n COUNT and -d SECONDS");
 		if (!a->interval_ns)
 			a->interval_ns = 1000000000ULL;
 		if (a->flame_title && !a->heat_svg)
-			return fail(a, "--title is the title of --svg's picture%s%s",
-				    "", "");
+			return fail(a, "--title is the title of --svg's picture");
 		if (a->duration_ns) {
 			unsigned long long n = (a->duration_ns +
 						a->interval_ns - 1) /
@@ -1224,11 +1295,9 @@ static int check_cmd(struct pc_args *a, unsigned long long seen)
 		break;
 	case PC_CMD_FLAMEGRAPH:
 		if (a->name && a->flame_in)
-			return fail(a, "flamegraph: give a histogram NAME or -i FILE, not both%s%s",
-				    "", "");
+			return fail(a, "flamegraph: give a histogram NAME or -i FILE, not both");
 		if (!a->name && !a->flame_in)
-			return fail(a, "flamegraph needs -i FILE (folded stacks)%s%s",
-				    "", "");
+			return fail(a, "flamegraph needs -i FILE (folded stacks)");
 		break;
 	default:
 		break;
@@ -1271,23 +1340,23 @@ static int parse_opt(struct pc_args *a, int argc, char **argv, int *i,
 			snprintf(shown, sizeof(shown), "-%c", o->shrt);
 		if (o && arg[2])
 			v = arg + 2;	/* -i1 */
-		if (!o || (arg[2] && !o->arg))
+		if (!o || (arg[2] && !o->argh))
 			o = NULL;
 	}
 	if (!o)
 		return fail(a, "%s: unknown option '%.60s'", cmds[a->cmd].name,
 			    arg);
 	if (*seen & 1ULL << o->id)
-		return fail(a, "%s given twice%s", shown, "");
+		return fail(a, "%s given twice", shown);
 	*seen |= 1ULL << o->id;
-	if (eq && !o->arg)
-		return fail(a, "%s takes no value%s", shown, "");
-	if (o->arg) {
+	if (eq && !o->argh)
+		return fail(a, "%s takes no value", shown);
+	if (o->argh) {
 		if (eq)
 			v = eq + 1;
 		if (!v) {
 			if (*i + 1 >= argc)
-				return fail(a, "%s needs a value%s", shown, "");
+				return fail(a, "%s needs a value", shown);
 			v = argv[++*i];
 		}
 	}
@@ -1315,28 +1384,28 @@ int pc_parse_args(int argc, char **argv, struct pc_args *a)
 
 	memset(a, 0, sizeof(*a));
 	if (argc < 2)
-		return fail(a, "no command given%s%s", "", "");
+		return fail(a, "no command given");
 	arg = argv[1];
 	if (is_help(arg) || !strcmp(arg, "help")) {
 		a->help = true;
 		if (argc == 2 || is_help(arg))
 			return argc == 2 ? 0 :
-				fail(a, "unexpected argument '%.60s'", argv[2], "");
+				fail(a, "unexpected argument '%.60s'", argv[2]);
 		a->cmd = find_cmd(argv[2]);
 		if (a->cmd == PC_CMD_NONE)
-			return fail(a, "unknown command '%.60s'", argv[2], "");
+			return fail(a, "unknown command '%.60s'", argv[2]);
 		return argc == 3 ? 0 :
-			fail(a, "unexpected argument '%.60s'", argv[3], "");
+			fail(a, "unexpected argument '%.60s'", argv[3]);
 	}
 	if (!strcmp(arg, "--version")) {
 		a->cmd = PC_CMD_VERSION;
 		return argc == 2 ? 0 :
-			fail(a, "unexpected argument '%.60s'", argv[2], "");
+			fail(a, "unexpected argument '%.60s'", argv[2]);
 	}
 	a->cmd = find_cmd(arg);
 	if (a->cmd == PC_CMD_NONE)
 		return fail(a, arg[0] == '-' ? "unknown option '%.60s'" :
-			    "unknown command '%.60s'", arg, "");
+			    "unknown command '%.60s'", arg);
 	for (i = 2; i < argc && strcmp(argv[i], "--"); i++) {
 		if (is_help(argv[i])) {
 			a->help = true;

@@ -47,6 +47,84 @@ enum pc_format {
 #define PC_PATH_MAX		4096	/* attach --uprobe PATH, with its NUL */
 #define PC_COMM_MAX		15	/* attach --comm: a task's name */
 
+/* What an option sets: set_opt() in args.c checks and stores its value. */
+enum pc_opt_id {
+	OPT_TARGET,
+	OPT_TRACEPOINTS,
+	OPT_HIST_SPEC,
+	OPT_MAXACTIVE,
+	OPT_MODULE,
+	OPT_JSON,
+	OPT_CSV,
+	OPT_PERCPU,
+	OPT_INTERVAL,
+	OPT_COUNT,
+	OPT_HIST_FLAG,
+	OPT_KRETPROBE,
+	OPT_TRACEPOINT,
+	OPT_OFFCPU,
+	OPT_PROMETHEUS,
+	OPT_TEXTFILE_DIR,
+	OPT_PER_CPU,
+	OPT_KPROBE,
+	OPT_ARG,
+	OPT_RETVAL,
+	OPT_CALLS,
+	OPT_UNIT,
+	OPT_UPROBE,
+	OPT_URETPROBE,
+	OPT_NAME,
+	OPT_PID,
+	OPT_COMM,
+	OPT_BY_PID,
+	OPT_STACKS,
+	OPT_DEPTH,
+	OPT_FOLDED,
+	OPT_TOP,
+	OPT_FREQ,
+	OPT_DURATION,
+	OPT_INPUT,
+	OPT_OUTPUT,
+	OPT_TITLE,
+	OPT_WIDTH,
+	OPT_FULL,
+	OPT_SVG,
+	OPT_COLOR,
+	OPT_NO_COLOR,
+	NR_OPTS
+};
+
+/**
+ * struct pc_opt - one option of a command, with its help
+ * @lng: its long name, without "--"
+ * @shrt: its short name, or 0 for none
+ * @argh: the name of its value in the help ("N", "FILE"), or NULL when it
+ *	takes none
+ * @id: what it sets
+ * @help: its help; '\n' starts a further line
+ *
+ * Each command has a table of these, ended by PC_OPT_END: the parser
+ * looks options up in it, and the help lists it in its order
+ * (pc_usage()), so an option, its value and its help are written once.
+ * The bash completion reads the options from that help, and the host
+ * tests check the man page and the completion against the tables.
+ */
+struct pc_opt {
+	const char *lng;
+	char shrt;
+	const char *argh;
+	enum pc_opt_id id;
+	const char *help;
+};
+
+/* An option without a value, and one with a value called @argh. */
+#define PC_OPT_FLAG(shrt, lng, id, help)	{ lng, shrt, NULL, id, help }
+#define PC_OPT_VALUE(shrt, lng, argh, id, help)	{ lng, shrt, argh, id, help }
+#define PC_OPT_END				{ NULL, 0, NULL, NR_OPTS, NULL }
+
+/* Where an option's help starts in the help's lines. */
+#define PC_HELP_COL	22
+
 /**
  * struct pc_hist_arg - a --hist SPEC, as PCORE_IOC_ATTACH wants it
  * @set: given
@@ -172,6 +250,8 @@ struct pc_args {
 
 int pc_parse_args(int argc, char **argv, struct pc_args *a);
 void pc_usage(FILE *f, enum pc_cmd cmd, bool full);
+const char *pc_cmd_name(enum pc_cmd cmd);
+const struct pc_opt *pc_cmd_opts(enum pc_cmd cmd);
 
 int pc_parse_u64(const char *s, unsigned long long max,
 		 unsigned long long *v);

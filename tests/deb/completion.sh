@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # probectl's bash completion against probectl's command table: every
-# command, every option of each (userspace/args.c, read here on its own,
-# not through probectl's help as the completion does), file, directory
-# and histogram-spec arguments, and histogram names where the synopsis
-# has NAME (from `probectl list`, here a wrapper that prints a fixed
-# list).  Prints TAP; exits 1 on any failure.
+# command, every option of each (userspace/args.c's tables, read here on
+# their own, not through probectl's help as the completion does), file,
+# directory and histogram-spec arguments, and histogram names where the
+# synopsis has NAME (from `probectl list`, here a wrapper that prints a
+# fixed list).  Prints TAP; exits 1 on any failure.
 #
 # Usage: completion.sh COMPLETION PROBECTL ARGS_C
 set -u
@@ -20,25 +20,26 @@ n=0 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# The command table: "COMMAND OPTS_TABLE SYNOPSIS" per command.
+# The command table: "COMMAND OPTS_TABLE SYNOPSIS" per command, from the
+# designated initializers of cmds[] (.name, .opts, .synopsis).
 table=$(awk '
-	/\[PC_CMD_[A-Z_]+\] = \{ "/ { hdr = $0; if ($0 !~ /(true|false), "/) { getline; hdr = hdr " " $0 } }
-	hdr != "" {
-		match(hdr, /\{ "[a-z]+", [a-z_]+,/)
-		split(substr(hdr, RSTART + 3, RLENGTH - 4), f, /", /)
-		rest = substr(hdr, RSTART + RLENGTH)
-		match(rest, /"[^"]*"/)
-		print f[1], f[2], substr(rest, RSTART + 1, RLENGTH - 2)
-		hdr = ""
+	/^\t\[PC_CMD_[A-Z_]+\] = \{$/ { name = opts = ""; on = 1; next }
+	on && /^\t\t\.name = "/ { split($0, f, "\""); name = f[2] }
+	on && /^\t\t\.opts = / { opts = $3; sub(/,$/, "", opts) }
+	on && /^\t\t\.synopsis = "/ {
+		match($0, /"[^"]*"/)
+		print name, opts, substr($0, RSTART + 1, RLENGTH - 2)
+		on = 0
 	}' "$args_c")
-# Options of one table: "--long" and "-s" words.
+# Options of one table: "--long" and "-s" words, from its
+# PC_OPT_FLAG(SHORT, "LONG", ...) and PC_OPT_VALUE(SHORT, "LONG", ...).
 opts_of() {
 	awk -v t="$1" '
 		$0 ~ "pc_opt " t "\\[\\] = \\{" { on = 1; next }
 		on && /^\};/ { exit }
-		on && /\{ "/ {
+		on && /PC_OPT_(FLAG|VALUE)\(/ {
 			match($0, /"[a-z-]+"/); print "--" substr($0, RSTART + 1, RLENGTH - 2)
-			if (match($0, /, '"'"'[A-Za-z]'"'"',/)) print "-" substr($0, RSTART + 3, 1)
+			if (match($0, /\('"'"'[A-Za-z]'"'"',/)) print "-" substr($0, RSTART + 2, 1)
 		}' "$args_c"
 }
 

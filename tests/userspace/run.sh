@@ -18,6 +18,9 @@
 #      the flame graph SVG is well-formed XML (xmllint) and refers to
 #      nothing outside itself;
 #   4. the man page renders without a warning (groff -ww, or mandoc);
+#      its SYNOPSIS, the help's usage lines and the bash completion list
+#      exactly the options of probectl's option tables (optcheck.sh,
+#      with optdump);
 #      the exporter's systemd units pass systemd-analyze verify (with
 #      ExecStart on the probectl just built) and agree with each other;
 #   5. the built binary: exit status 2 on usage errors, 0 for --help;
@@ -159,6 +162,14 @@ elif command -v mandoc > /dev/null; then
 	mandoc -Tlint -W warning "$top/userspace/probectl.8" > "$log" 2>&1
 	tap $? "probectl.8 passes mandoc -Tlint" "$log"
 fi
+
+# probectl's options are its option tables (args.c): the man page's
+# SYNOPSIS, the usage lines of the help and the bash completion must list
+# exactly them.
+"$here/optcheck.sh" "$bin" "$out/optdump" "$top/userspace/probectl.8" \
+	"$top/userspace/bash-completion/probectl" "$out/optcheck" > "$out/optcheck.log" 2>&1
+tap $? "probectl.8, the help's usage lines and the bash completion list exactly the option tables (optcheck.sh)" \
+	"$out/optcheck.log"
 
 # The exporter's units (userspace/systemd): systemd-analyze verify, which
 # prints every unknown key, bad value or missing program, and checks the

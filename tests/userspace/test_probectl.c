@@ -2079,6 +2079,12 @@ static int version_enotty(struct fake *f)
 	return 0;
 }
 
+static int read_eio(struct fake *f)
+{
+	f->read_err = -EIO;
+	return 0;
+}
+
 static const struct err_case err_cases[] = {
 	{ "module not loaded", open_enoent, { "list" },
 	  "probectl: probe_core is not loaded (load it with: probectl load)\n" },
@@ -2106,6 +2112,23 @@ static const struct err_case err_cases[] = {
 	  "probectl: detach tcpsize/size: it belongs to the handler module tcpsize; only probe_core's own probes can be detached\n" },
 	{ "disable: a handler module's", NULL, { "disable", "tcpsize/size" },
 	  "probectl: disable tcpsize/size: it belongs to the handler module tcpsize; only probe_core's own probes can be disabled\n" },
+	/* Each command that reads a histogram by name says which and how. */
+	{ "read fails: show", read_eio, { "show", "do_fork" },
+	  "probectl: read do_fork: Input/output error\n" },
+	{ "read fails: flamegraph NAME", read_eio, { "flamegraph", "do_fork" },
+	  "probectl: read do_fork: Input/output error\n" },
+	{ "read fails: watch", read_eio, { "watch", "do_fork", "-i", "1" },
+	  "probectl: watch do_fork: Input/output error\n" },
+	{ "read fails: heatmap", read_eio, { "heatmap", "do_fork", "-n", "1" },
+	  "probectl: heatmap do_fork: Input/output error\n" },
+	{ "read fails: profile -d", read_eio, { "profile", "-F", "99", "-d", "1" },
+	  "probectl: read profile: Input/output error\n" },
+	{ "unknown histogram: watch", NULL, { "watch", "nosuch", "-i", "1" },
+	  "probectl: no histogram named 'nosuch' (probectl list shows them)\n" },
+	{ "unknown histogram: heatmap", NULL, { "heatmap", "nosuch" },
+	  "probectl: no histogram named 'nosuch' (probectl list shows them)\n" },
+	{ "unknown histogram: flamegraph", NULL, { "flamegraph", "nosuch" },
+	  "probectl: no histogram named 'nosuch' (probectl list shows them)\n" },
 };
 
 TEST(error_messages)

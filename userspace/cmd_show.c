@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * probectl show: one histogram, as text, JSON, CSV or folded stacks.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "format.h"
+#include "stacks.h"
+#include "cmd_priv.h"
+
+/* show of a histogram keyed by stack: text, folded or JSON. */
+int show_stacks(struct pc_env *env, const struct pc_args *a,
+		struct pc_hist *h)
+{
+	struct pc_stack *s;
+	unsigned int n;
+
+	if (pc_stacks_build(h, &s, &n)) {
+		pc_hist_free(h);
+		return error(env, "show %s: out of memory", a->name);
+	}
+	if (a->format == PC_FMT_FOLDED) {
+		pc_fmt_stacks_folded(env->out, h, s, n, a->top);
+	} else if (a->format == PC_FMT_JSON) {
+		pc_fmt_stacks_json(env->out, h, s, n, a->top);
+	} else {
+		pc_fmt_show_text(env->out, h, a->full);
+		pc_fmt_stacks_text(env->out, h, s, n, a->top);
+	}
+	free(s);
+	pc_hist_free(h);
+	return PC_EXIT_OK;
+}
+
+int cmd_show(struct pc_env *env, const struct pc_args *a)
+{
+	struct pcore_ioc_entry e;
+	struct pc_hist h;
+
+	if (read_named(env, a->name, a->percpu, &e, &h))
+		return PC_EXIT_ERR;
+	if (pc_is_stacks(&e) && a->format != PC_FMT_CSV)
+		return show_stacks(env, a, &h);
+	if (a->format == PC_FMT_FOLDED || a->top) {
+		pc_hist_free(&h);
+		return error(env, "show %s: --%s is for histograms keyed by stack (attach --stacks)",
+			     a->name, a->top ? "top" : "folded");
+	}
+	if (a->format == PC_FMT_JSON)
+		pc_fmt_show_json(env->out, &h);
+	else if (a->format == PC_FMT_CSV)
+		pc_fmt_show_csv(env->out, &h);
+	else
+		pc_fmt_show_text(env->out, &h, a->full);
+	pc_hist_free(&h);
+	return PC_EXIT_OK;
+}
