@@ -24,16 +24,20 @@
  *   chardev, debugfs     the export files: /dev/probe_core; the text files
  *   builtin, client      probe_core's own probes (target=, tracepoints=,
  *                        attach through /dev/probe_core); clients
- *   probe                kprobes, kretprobes, tracepoints; the API of
- *                        uprobes and of probes on many functions
- *   uprobe, funcs,       uprobes: handlers, what they hold of the file;
- *   profile              the functions of a glob, their handlers (one
- *                        fprobe, or a kretprobe or kprobe each); the
- *                        perf events of CPU profilers
- *   hist, timer          histograms, timers
+ *   kprobe, tracepoint,  the probe mechanisms, each with its handlers,
+ *   uprobe, funcs,       its attach function and its struct
+ *   profile              pcore_probe_ops: kprobes and kretprobes;
+ *                        tracepoints and the modules that bring them;
+ *                        uprobes and what they hold of the file; the
+ *                        functions of a glob (one fprobe, or a kretprobe
+ *                        or kprobe each); the perf events of profilers
+ *   probe                the life of a probe, through its ops only
+ *   hist, timer, calls   histograms; timers; a uretprobe's calls in
+ *                        flight (timer and calls share slot.h)
  *   stack                kernel stacks: capture, the text of a frame
  *   registry, names,     pcore_lock, the lists, lookups, the observer;
- *   pcore_engine         checks of names and options; the math
+ *   mem, pcore_engine    checks of names and options; the mem_max cap;
+ *                        the math, and the text of a histogram spec
  *
  * The export files find objects through the registry and read them with
  * the read functions of hist, probe and timer; nothing in the core calls
