@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Histograms (hist.c): the histogram, its pools, what readers see.
+ * Part of pcore.h, which includes the units' headers in order.
+ */
+#ifndef PCORE_HIST_H
+#define PCORE_HIST_H
+
+/**
+ * struct pcore_client - what one module created through the API
+ * @node: in pcore_clients
+ * @owner: the module
+ * @name: its name; "" for probe_core's own client
+ * @dir: debugfs directory (the probe_core root for probe_core's own)
+ * @hists: its histograms
+ * @timers: its timers
+ * @probes: its probes
+ */
+struct pcore_client {
+	struct list_head node;
+	struct module *owner;
+	char name[MODULE_NAME_LEN];
+	struct dentry *dir;
+	struct list_head hists;
+	struct list_head timers;
+	struct list_head probes;
+};
+
+/**
+ * struct pcore_pool - the records of one bank of a keyed histogram
+ * @chunk: chunks of 1 << pcore_hist.pool_shift records each, @nchunks of
+ *	them allocated (room for pcore_hist.pool_chunks)
+ * @n: records in the chunks; grows with a release store, read with acquire
+ * @nchunks: chunks allocated
+ * @used: records handed out in the bank's interval, in order; at most @n
+ * @peak: @used when the bank was last harvested
+ *
+ * A key's first value on a CPU in an interval claims the next record; a
+ * harvest of the bank gives them all back.  See "Memory" in hist.c.
+ */
+struct pcore_pool {
+	void **chunk;
+	u32 n;
+	u32 nchunks;
+	atomic_t used;
+	u32 peak;
+};
+
+/* A key's label: up to 31 characters, NUL-padded. */
+struct pcore_label {
+	char s[PCORE_LABEL_MAX];
+};
+
+/**
+ * struct pcore_hist - a histogram, or one per key, with one record per CPU
+ * @node: in the client's hists
+ * @client: owner
+ * @name: directory name
+ * @unit: unit for display
+ * @key_name: what a key is, for display
+ * @layout: bucket layout of every key
+ * @key_mode: an enum pcore_key_mode
+ * @flags: %PCORE_HIST_KEY_ADDR or 0
+ * @nslots: keys kept: 1 when not keyed
+ * @stride: bytes of one key's record on one CPU, a multiple of a cache line
+ * @pool_shift: log2 of the records of a chunk of @pool
+ * @pool_chunks: the most chunks a bank's pool can need: enough for every
+ *	slot on every possible CPU
+ * @pool_capped: growing @pool would go over mem_max: no new records until
+ *	the next harvest, which tries again
+ * @cap_logged: the log line that says so was printed (once per histogram)
+ * @cur: the bank the hot path writes (0 or 1); flipped under @lock
+ * @cpu: per bank, per possible CPU: without keys, its record; keyed, a
+ *	table of @nslots record pointers, NULL until the key has a value on
+ *	that CPU in the bank's interval
+ * @pool: keyed: per bank, the records that the tables point into
+ * @keys: per bank, %PCORE_KEYS_HASHED and %PCORE_KEYS_STACK: the key of
+ *	each slot, U64_MAX when free (a stack's: PCORE_KEY_BUSY while its
+ *	frames are written; a hashed key may be PCORE_KEY_BUSY)
+ * @labels: per bank, keyed: per slot, the label given with its first value
+ *	in the bank's interval
+ * @depth: %PCORE_KEYS_STACK: frames kept of each stack
+ * @seed: %PCORE_KEYS_STACK: of the hash of stacks, random: a key tells
+ *	nothing of the addresses in its stack
+ * @frames: %PCORE_KEYS_STACK: per bank, pcore_stack_words(@depth) words
+ *	per slot, written before the slot's key is published (release) and
+ *	read after it (acquire); freed with the bank's keys
+ * @dropped: per CPU, values whose key found no slot
+ * @probe: the probe bound to it (kretprobe/kprobe/tracepoint @hist)
+ * @unlinked: under pcore_lock: off its client for good (pcore_hist_unlink());
+ *	after it, @client may be freed at any time
+ * @dir: its debugfs directory
+ * @mem: bytes it takes, counted against mem_max
+ * @ref: held by its client until pcore_hist_release(), and by readers of
+ *	/dev/probe_core, which read it without pcore_lock
+ * @lock: serialises harvests and the readers of the bank being written;
+ *	protects @total, @pending and @scratch
+ * @total: every value moved out by resets and interval reads, all keys
+ *	and CPUs merged: with the banks, the histogram since its creation
+ *	(pcore_hist_read_total())
+ * @created: CLOCK_REALTIME at creation, ns since the Epoch
+ * @pending: the bank that is not @cur still holds an interval, whose
+ *	harvest could not allocate its answer; the next harvest takes it
+ * @scratch: one snapshot of @layout, for harvests and walks
+ * @grow: queued by the hot path when a pool is half used, from any context
+ * @grow_work: what @grow schedules: adds records to the pools
+ *
+ * See "Intervals", "Keys" and "Memory" in hist.c.
+ */
+struct pcore_hist {
+	struct list_head node;
+	struct pcore_client *client;
+	char name[PCORE_NAME_MAX];
+	char unit[PCORE_UNIT_MAX];
+	char key_name[PCORE_UNIT_MAX];
+	struct pcore_layout layout;
+	u32 key_mode;
+	u32 flags;
+	u32 nslots;
+	size_t stride;
+	u32 pool_shift;
+	u32 pool_chunks;
+	bool pool_capped;
+	bool cap_logged;
+	u32 cur;
+	void **cpu[2];
+	struct pcore_pool pool[2];
+	u64 *keys[2];
+	struct pcore_label *labels[2];
+	u32 depth;
+	u32 seed;
+	unsigned long *frames[2];
+	local64_t __percpu *dropped;
+	struct pcore_probe *probe;
+	bool unlinked;
+	struct dentry *dir;
+	size_t mem;
+	struct kref ref;
+	struct mutex lock;
+	struct pcore_snap *total;
+	u64 created;
+	bool pending;
+	struct pcore_snap *scratch;
+	struct irq_work grow;
+	struct work_struct grow_work;
+};
+
+/**
+ * struct pcore_keyval - one key's values, as a reader may see them
+ * @slot: its slot
+ * @key: the key (the slot for direct keys), as %PCORE_HIST_KEY_ADDR says;
+ *	for a stack, its hash: an id that tells nothing of its addresses
+ * @label: its label, "" when none; raw (spaces and control characters)
+ * @s: its values
+ * @frames: a stack's frames (pcore_stack_frame() prints them): in the
+ *	histogram's bank, valid under its @lock, or a copy of them when
+ *	they came from pcore_hist_harvest(); NULL for other keys
+ * @nframes: how many words of @frames, at most pcore_stack_words() of
+ *	the depth (a [user] frame is three)
+ * @fflags: their PCORE_STACK_F_* flags
+ */
+struct pcore_keyval {
+	u32 slot;
+	u64 key;
+	char label[PCORE_LABEL_MAX];
+	struct pcore_snap *s;
+	unsigned long *frames;
+	u32 nframes;
+	u32 fflags;
+};
+
+/* The keys of one interval, from pcore_hist_harvest(). */
+struct pcore_kvs {
+	u32 n;
+	struct pcore_keyval *kv;
+	void *snaps;
+	unsigned long *frames;
+};
+
+typedef void (*pcore_walk_fn)(void *arg, const struct pcore_keyval *kv);
+
+void pcore_hist_read(struct pcore_hist *h, int cpu, u32 slot,
+		     struct pcore_snap *s);
+u32 pcore_hist_walk(struct pcore_hist *h, int cpu, pcore_walk_fn fn,
+		    void *arg);
+bool pcore_hist_slot_key(struct pcore_hist *h, u32 slot,
+			 struct pcore_keyval *kv);
+int pcore_hist_harvest(struct pcore_hist *h, struct pcore_kvs *out);
+void pcore_kvs_free(struct pcore_kvs *kvs);
+u64 pcore_hist_lifetime(struct pcore_hist *h);
+void pcore_hist_read_total(struct pcore_hist *h, struct pcore_snap *s);
+u64 pcore_hist_dropped(const struct pcore_hist *h);
+void pcore_hist_unlink(struct pcore_hist *h);
+void pcore_hist_release(struct pcore_hist *h);
+void pcore_hist_put(struct pcore_hist *h);
+#endif /* PCORE_HIST_H */
