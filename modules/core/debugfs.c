@@ -260,6 +260,20 @@ static void pcore_seq_head(struct seq_file *m, struct pcore_hist *h,
  * format it after: no object is held, and pcore_lock (which the module
  * notifier takes) is held for a copy of a few hundred bytes per object.
  */
+
+/*
+ * Zeroed room for @n rows of @size bytes, taken under pcore_lock; without
+ * memory, NULL with pcore_lock dropped.
+ */
+static void *pcore_rows_locked(unsigned int n, size_t size)
+{
+	void *rows = kvcalloc(max(n, 1U), size, GFP_KERNEL | __GFP_NOWARN);
+
+	lockdep_assert_held(&pcore_lock);
+	if (!rows)
+		mutex_unlock(&pcore_lock);
+	return rows;
+}
 struct pcore_probe_row {
 	char client[MODULE_NAME_LEN];
 	char name[PCORE_NAME_MAX];
@@ -279,12 +293,9 @@ static int pcore_probes_show(struct seq_file *m, void *unused)
 	mutex_lock(&pcore_lock);
 	pcore_for_each_probe(p)
 		n++;
-	rows = kvmalloc_array(max(n, 1U), sizeof(*rows),
-			      GFP_KERNEL | __GFP_NOWARN);
-	if (!rows) {
-		mutex_unlock(&pcore_lock);
+	rows = pcore_rows_locked(n, sizeof(*rows));
+	if (!rows)
 		return -ENOMEM;
-	}
 	r = rows;
 	pcore_for_each_probe(p) {
 		strscpy(r->client, p->client->name, sizeof(r->client));
@@ -324,11 +335,9 @@ static int pcore_clients_show(struct seq_file *m, void *unused)
 	mutex_lock(&pcore_lock);
 	pcore_for_each_client(c)
 		n++;
-	rows = kvcalloc(max(n, 1U), sizeof(*rows), GFP_KERNEL | __GFP_NOWARN);
-	if (!rows) {
-		mutex_unlock(&pcore_lock);
+	rows = pcore_rows_locked(n, sizeof(*rows));
+	if (!rows)
 		return -ENOMEM;
-	}
 	r = rows;
 	pcore_for_each_client(c) {
 		if (!*c->name)
@@ -369,12 +378,9 @@ static int pcore_timers_show(struct seq_file *m, void *unused)
 	mutex_lock(&pcore_lock);
 	pcore_for_each_timer(c, t)
 		n++;
-	rows = kvmalloc_array(max(n, 1U), sizeof(*rows),
-			      GFP_KERNEL | __GFP_NOWARN);
-	if (!rows) {
-		mutex_unlock(&pcore_lock);
+	rows = pcore_rows_locked(n, sizeof(*rows));
+	if (!rows)
 		return -ENOMEM;
-	}
 	r = rows;
 	pcore_for_each_timer(c, t) {
 		strscpy(r->name, t->name, sizeof(r->name));
