@@ -34,7 +34,7 @@ Exported functions
 ==================
 
 MID
-	for f in client hist timer probe kprobe tracepoint uprobe funcs profile; do
+	for f in client hist record timer probe kprobe tracepoint uprobe funcs profile; do
 		perl "$kdoc" -sphinx-version 3.0 -rst -export "modules/core/$f.c"
 	done
 } > "$out"

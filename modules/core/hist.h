@@ -1,8 +1,76 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Histograms (hist.c): the histogram, its pools, what readers see.
- * Part of pcore.h, which includes the units' headers in order.
+ * Histograms: the kernel side of the engine.  Per-CPU records in two
+ * banks, keyed slots, intervals, the memory cap.  hist.c creates and
+ * frees them, record.c is the hot path, pool.c keeps the records of keyed
+ * histograms, harvest.c reads them and moves intervals out.
+ *
+ * Intervals
+ * ---------
+ * A histogram has two banks, each with a record per key and possible CPU.
+ * The hot path writes the bank that @cur names, read once with preemption
+ * off: probe handlers, and NMIs, run with preemption off, so to RCU each
+ * write is a read-side critical section.  A harvest (an interval read or
+ * a reset), under @lock:
+ *
+ *   1. flips @cur to the other bank, which the last harvest left empty;
+ *   2. waits for a grace period: after it, no handler writes the old bank;
+ *   3. moves the old bank's values out in process context, and frees its
+ *      keys and labels.
+ *
+ * Nothing runs with interrupts off and no IPI is sent, whatever the number
+ * of keys and buckets, and every event is in exactly one interval with its
+ * count, sum, min and max.  Readers that do not reset take @lock and read
+ * the bank being written: the values since the last harvest.
+ *
+ * Each harvest also adds what it moved out, all keys and CPUs merged, to
+ * @total.  @total plus the banks is the histogram since its creation,
+ * whoever reads intervals or resets: what a reader that must never see a
+ * count go down (a Prometheus exporter) reads, with pcore_hist_read_total().
+ * It costs one snapshot per histogram and one merge per slot and harvest.
+ *
+ * Keys
+ * ----
+ * Each bank has its own key table (hashed keys) and labels, and a harvest
+ * empties the table of the bank it moves out: every interval read and
+ * every reset reclaims every key.  A key lives as long as it has values in
+ * the current interval.  That is the rule because it is lossless (the
+ * values of a reclaimed key went out with the interval), because the table
+ * emptied is one no handler can be writing, and because a key whose owner
+ * lives on comes back with its next value, under its owner's label of the
+ * time.  A histogram keyed by pid keeps working under endless process
+ * churn as long as the keys seen between two interval reads fit.
+ *
+ * A free slot holds U64_MAX: that key, and no other, is refused (counted
+ * as dropped).  PCORE_KEY_BUSY marks a stack slot whose frames are being
+ * written, in stack tables only: in a hashed table it is a key like any
+ * other, (u64)-ENOENT.
+ *
+ * Memory
+ * ------
+ * A histogram without keys allocates its records at creation: one per
+ * possible CPU and bank, of the layout's size rounded up to a cache line.
+ * A keyed one allocates, per bank, a table of record pointers per possible
+ * CPU (8 bytes a slot), the key table and labels, and a pool of records in
+ * chunks of 64: a key's first value on a CPU in an interval takes the
+ * pool's next record (an atomic counter, no lock), and the harvest of the
+ * bank gives them all back.  The records in use are bounded by the keys in
+ * use times the CPUs they show up on, not by the table's capacity.
+ *
+ * When a pool is half used, the hot path queues an irq_work, which
+ * schedules a work item that adds chunks to both banks (GFP_KERNEL, in
+ * process context) until each holds twice what its bank uses.  A value that
+ * finds the pool empty (a burst faster than the work item) is counted as
+ * dropped, as is one whose key finds no slot.  A harvest trims the pool of
+ * the bank it empties to at most four times the records of the last
+ * intervals (at least one chunk): the rule that gives memory back.
+ *
+ * All of it is counted against mem_max (a parameter of probe_core): at
+ * creation, where a histogram over the cap is refused, and as pools grow,
+ * where a chunk over the cap is not added (one log line per histogram; the
+ * next harvest tries again).
  */
+/* Part of pcore.h, which includes the units' headers in order. */
 #ifndef PCORE_HIST_H
 #define PCORE_HIST_H
 
@@ -36,7 +104,7 @@ struct pcore_client {
  * @peak: @used when the bank was last harvested
  *
  * A key's first value on a CPU in an interval claims the next record; a
- * harvest of the bank gives them all back.  See "Memory" in hist.c.
+ * harvest of the bank gives them all back.  See "Memory" above.
  */
 struct pcore_pool {
 	void **chunk;
@@ -105,7 +173,7 @@ struct pcore_label {
  * @grow: queued by the hot path when a pool is half used, from any context
  * @grow_work: what @grow schedules: adds records to the pools
  *
- * See "Intervals", "Keys" and "Memory" in hist.c.
+ * See "Intervals", "Keys" and "Memory" above.
  */
 struct pcore_hist {
 	struct list_head node;
@@ -193,4 +261,15 @@ u64 pcore_hist_dropped(const struct pcore_hist *h);
 void pcore_hist_unlink(struct pcore_hist *h);
 void pcore_hist_release(struct pcore_hist *h);
 void pcore_hist_put(struct pcore_hist *h);
+
+/* The record pools of keyed histograms (pool.c). */
+u32 pcore_pool_shift(u32 nslots);
+int pcore_pool_add(struct pcore_hist *h, struct pcore_pool *p, bool charged);
+void pcore_pool_grow_work(struct work_struct *w);
+void pcore_pool_grow_irq(struct irq_work *w);
+void pcore_pool_reset(struct pcore_hist *h, u32 b);
+struct pcore_cpu_hist *pcore_pool_rec(const struct pcore_hist *h,
+				      const struct pcore_pool *p, u32 u);
+struct pcore_cpu_hist *pcore_rec_claim(struct pcore_hist *h, u32 b, int cpu,
+				       u32 slot);
 #endif /* PCORE_HIST_H */

@@ -32,8 +32,11 @@
  *                        functions of a glob (one fprobe, or a kretprobe
  *                        or kprobe each); the perf events of profilers
  *   probe                the life of a probe, through its ops only
- *   hist, timer, calls   histograms; timers; a uretprobe's calls in
- *                        flight (timer and calls share slot.h)
+ *   hist, harvest,       histograms: creation and memory; reading and
+ *   record, pool,        harvests; the hot path; the records of keyed
+ *   timer, calls         ones (hist.h tells how they work); timers; a
+ *                        uretprobe's calls in flight (timer and calls
+ *                        share slot.h)
  *   stack                kernel stacks: capture, the text of a frame
  *   registry, names,     pcore_lock, the lists, lookups, the observer;
  *   mem, pcore_engine    checks of names and options; the mem_max cap;

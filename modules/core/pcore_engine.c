@@ -337,7 +337,7 @@ void pcore_snap_merge(struct pcore_snap *dst, const struct pcore_snap *src)
 /**
  * pcore_cpu_harvest() - move a CPU's histogram into a snapshot, atomically
  * @c: histogram that no other CPU writes meanwhile (the kernel harvests a
- *	bank that no handler writes any more: hist.c, "Intervals")
+ *	bank that no handler writes any more: hist.h, "Intervals")
  * @into: snapshot the counts are added to
  *
  * Every counter is exchanged with its empty value by a local operation, so

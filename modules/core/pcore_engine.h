@@ -25,7 +25,7 @@
  * zero using local operations, so every event is counted in exactly one
  * interval, per counter, when nothing else can write the record at the
  * same time: the kernel harvests a bank that no handler writes any more
- * (hist.c flips the bank and waits for a grace period first: no IPI), the
+ * (harvest.c flips the bank and waits for a grace period first: no IPI), the
  * host tests and the benchmark a record of their own thread.
  */
 #ifndef PCORE_ENGINE_H

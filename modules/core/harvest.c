@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading histograms: walks of the bank being written, harvests that move
+ * an interval out, the total since creation.  See "Intervals" at the top
+ * of hist.h.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/err.h>
+#include <linux/hash.h>
+#include <linux/jhash.h>
+#include <linux/log2.h>
+#include <linux/moduleparam.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include "pcore.h"
+
+/*
+ * An address as the reader may see it: what "%pK" prints, in the
+ * reader's context (kptr_restrict, its CAP_SYSLOG), read back.
+ */
+static u64 pcore_key_restricted(u64 key)
+{
+	char buf[2 * sizeof(void *) + 1];
+	u64 v;
+
+	snprintf(buf, sizeof(buf), "%pK", (void *)(unsigned long)key);
+	return kstrtou64(buf, 16, &v) ? 0 : v;
+}
+
+/*
+ * Slot @slot of bank @b into @kv: its key as its reader may see it (see
+ * %PCORE_HIST_KEY_ADDR) and its label ("" when none).  Process context.
+ */
+static void pcore_keyval_fill(const struct pcore_hist *h, u32 b, u32 slot,
+			      struct pcore_keyval *kv)
+{
+	u32 i;
+
+	kv->slot = slot;
+	kv->key = slot;
+	if (h->key_mode == PCORE_KEYS_HASHED ||
+	    h->key_mode == PCORE_KEYS_STACK) {
+		/* Acquire: pairs with pcore_stack_slot()'s release of the frames. */
+		kv->key = smp_load_acquire(&h->keys[b][slot]);
+	}
+	if (h->flags & PCORE_HIST_KEY_ADDR)
+		kv->key = pcore_key_restricted(kv->key);
+	if (h->key_mode == PCORE_KEYS_STACK) {
+		u32 words = pcore_stack_words(h->depth);
+		unsigned long *f = &h->frames[b][(size_t)slot * words];
+
+		if (kv->key == U64_MAX || kv->key == PCORE_KEY_BUSY)
+			kv->key = 0;	/* no stack (yet): no frames */
+		/* The room of a slot, and of the caller's copy, at most. */
+		kv->nframes = min_t(u32, (kv->key >> 32) & 0xff, words);
+		kv->fflags = kv->key >> 40;
+		kv->key = (u32)kv->key;
+		/* Into the room the caller gave, or where they are. */
+		if (kv->frames)
+			memcpy(kv->frames, f, kv->nframes * sizeof(*f));
+		else
+			kv->frames = f;
+	}
+	for (i = 0; i < PCORE_LABEL_MAX - 1 && h->labels[b]; i++) {
+		kv->label[i] = READ_ONCE(h->labels[b][slot].s[i]);
+		if (!kv->label[i])
+			break;
+	}
+	kv->label[i] = '\0';
+}
+
+/*
+ * Does a hashed or stack slot of bank @b hold a key (whose frames are
+ * written)?  Direct slots are always looked at.  Only a stack slot is
+ * ever busy: PCORE_KEY_BUSY is a hashed key like others.
+ */
+static bool pcore_slot_taken(const struct pcore_hist *h, u32 b, u32 slot)
+{
+	u64 k;
+
+	if (h->key_mode == PCORE_KEYS_NONE || h->key_mode == PCORE_KEYS_DIRECT)
+		return true;
+	k = READ_ONCE(h->keys[b][slot]);
+	return k != U64_MAX &&
+	       (k != PCORE_KEY_BUSY || h->key_mode != PCORE_KEYS_STACK);
+}
+
+/*
+ * Is a slot whose values are @s in use?  A direct key is when it has a
+ * value or a label (a label comes with a value: an interval read may have
+ * moved the value out since).
+ */
+static bool pcore_slot_shown(const struct pcore_hist *h, u32 b, u32 slot,
+			     const struct pcore_snap *s)
+{
+	return h->key_mode != PCORE_KEYS_DIRECT || s->count ||
+	       READ_ONCE(h->labels[b][slot].s[0]);
+}
+
+/**
+ * pcore_hist_read() - add one slot's counts to a snapshot, without reset
+ * @h: histogram, its @lock held
+ * @cpu: the CPU to read, or -1 for all possible CPUs
+ * @slot: slot
+ * @s: snapshot of @h's layout
+ *
+ * Reads the bank being written: the values since the last harvest.
+ */
+void pcore_hist_read(struct pcore_hist *h, int cpu, u32 slot,
+		     struct pcore_snap *s)
+{
+	struct pcore_cpu_hist *rec;
+
+	lockdep_assert_held(&h->lock);
+	if (cpu >= 0) {
+		rec = pcore_rec(h, h->cur, cpu, slot);
+		if (rec)
+			pcore_snap_add_cpu(s, rec);
+		return;
+	}
+	for_each_possible_cpu(cpu) {
+		rec = pcore_rec(h, h->cur, cpu, slot);
+		if (rec)
+			pcore_snap_add_cpu(s, rec);
+	}
+}
+
+/**
+ * pcore_hist_walk() - every key in use since the last harvest
+ * @h: histogram, its @lock held
+ * @cpu: the CPU to read, or -1 for all possible CPUs
+ * @fn: called for each key, with its values read without reset in a
+ *	snapshot of @h's that is valid until @fn returns; or NULL
+ * @arg: for @fn
+ *
+ * One key at a time, with no allocation.  A histogram without keys has
+ * one, always in use.
+ *
+ * Return: the number of keys.
+ */
+u32 pcore_hist_walk(struct pcore_hist *h, int cpu, pcore_walk_fn fn,
+		    void *arg)
+{
+	struct pcore_keyval kv = { .s = h->scratch };
+	u32 i, n = 0;
+
+	lockdep_assert_held(&h->lock);
+	for (i = 0; i < h->nslots; i++) {
+		if (!pcore_slot_taken(h, h->cur, i))
+			continue;
+		pcore_snap_init(&h->layout, kv.s);
+		pcore_hist_read(h, h->key_mode == PCORE_KEYS_DIRECT ? -1 : cpu,
+				i, kv.s);
+		if (!pcore_slot_shown(h, h->cur, i, kv.s))
+			continue;
+		n++;
+		if (!fn)
+			continue;
+		if (cpu >= 0 && h->key_mode == PCORE_KEYS_DIRECT) {
+			pcore_snap_init(&h->layout, kv.s);
+			pcore_hist_read(h, cpu, i, kv.s);
+		}
+		kv.frames = NULL;	/* a stack's: where they are */
+		pcore_keyval_fill(h, h->cur, i, &kv);
+		fn(arg, &kv);
+	}
+	return n;
+}
+
+/**
+ * pcore_hist_slot_key() - the key of a slot in use since the last harvest
+ * @h: histogram, its @lock held
+ * @slot: slot, below @h->nslots
+ * @kv: its key and label (@kv->s untouched); a stack's frames are copied
+ *	into @kv->frames when it is set (room for pcore_stack_words() of
+ *	@h's depth), else @kv->frames points to them
+ *
+ * Return: whether the slot holds a key: always for a histogram without
+ * keys; for direct keys, when the slot has a label.
+ */
+bool pcore_hist_slot_key(struct pcore_hist *h, u32 slot,
+			 struct pcore_keyval *kv)
+{
+	lockdep_assert_held(&h->lock);
+	pcore_keyval_fill(h, h->cur, slot, kv);
+	if (h->key_mode == PCORE_KEYS_DIRECT)
+		return *kv->label;
+	return pcore_slot_taken(h, h->cur, slot);
+}
+
+u64 pcore_hist_dropped(const struct pcore_hist *h)
+{
+	return pcore_pcpu_sum(h->dropped);
+}
+
+/**
+ * pcore_kvs_free() - free what pcore_hist_harvest() gave
+ * @kvs: the keys of an interval
+ */
+void pcore_kvs_free(struct pcore_kvs *kvs)
+{
+	kvfree(kvs->kv);
+	kvfree(kvs->snaps);
+	kvfree(kvs->frames);
+	kvs->kv = NULL;
+	kvs->snaps = NULL;
+	kvs->frames = NULL;
+	kvs->n = 0;
+}
+
+/* Room for @n keys of @h's layout. */
+static int pcore_kvs_alloc(const struct pcore_hist *h, struct pcore_kvs *kvs,
+			   u32 n)
+{
+	size_t size = pcore_snap_size(&h->layout);
+	u32 i;
+
+	kvs->n = n;
+	kvs->kv = kvcalloc(max(n, 1U), sizeof(*kvs->kv), GFP_KERNEL);
+	kvs->snaps = kvmalloc_array(max(n, 1U), size, GFP_KERNEL);
+	kvs->frames = NULL;
+	if (h->key_mode == PCORE_KEYS_STACK)
+		kvs->frames = kvmalloc_array((size_t)max(n, 1U) *
+					     pcore_stack_words(h->depth),
+					     sizeof(unsigned long), GFP_KERNEL);
+	if (!kvs->kv || !kvs->snaps ||
+	    (h->key_mode == PCORE_KEYS_STACK && !kvs->frames)) {
+		pcore_kvs_free(kvs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		kvs->kv[i].s = kvs->snaps + (size_t)i * size;
+		/* A stack's frames are copied: the bank is written again. */
+		if (kvs->frames)
+			kvs->kv[i].frames = kvs->frames + (size_t)i *
+					    pcore_stack_words(h->depth);
+	}
+	return 0;
+}
+
+/*
+ * Move slot @slot of the retired bank @b into @h->scratch and empty it; a
+ * keyed slot's records go back to the pool.
+ */
+static void pcore_slot_harvest(struct pcore_hist *h, u32 b, u32 slot)
+{
+	struct pcore_cpu_hist *rec;
+	int cpu;
+
+	pcore_snap_init(&h->layout, h->scratch);
+	for_each_possible_cpu(cpu) {
+		rec = pcore_rec(h, b, cpu, slot);
+		if (!rec)
+			continue;
+		pcore_cpu_harvest(rec, h->scratch);
+		if (h->key_mode)
+			((struct pcore_cpu_hist **)h->cpu[b][cpu])[slot] = NULL;
+	}
+	pcore_snap_merge(h->total, h->scratch);
+}
+
+/* The keys of the retired bank @b that an interval read shows. */
+static u32 pcore_bank_used(struct pcore_hist *h, u32 b)
+{
+	u32 i, n = 0;
+	struct pcore_cpu_hist *rec;
+	int cpu;
+
+	for (i = 0; i < h->nslots; i++) {
+		if (!pcore_slot_taken(h, b, i))
+			continue;
+		pcore_snap_init(&h->layout, h->scratch);
+		if (h->key_mode == PCORE_KEYS_DIRECT)
+			for_each_possible_cpu(cpu) {
+				rec = pcore_rec(h, b, cpu, i);
+				if (rec)
+					pcore_snap_add_cpu(h->scratch, rec);
+			}
+		n += pcore_slot_shown(h, b, i, h->scratch);
+	}
+	return n;
+}
+
+/**
+ * pcore_hist_harvest() - end the interval: move its values out, free its keys
+ * @h: histogram
+ * @out: where the keys of the interval go (free them with
+ *	pcore_kvs_free()), in slot order; or NULL to drop the values (a reset)
+ *
+ * See "Intervals" at the top of this file: a grace period, then work in
+ * process context only.  Sleeps.
+ *
+ * Return: 0, or -ENOMEM when @out could not be allocated.  Then nothing is
+ * lost: the interval stays as it is, and the next harvest moves it out
+ * (while values since go on to the interval after).
+ */
+int pcore_hist_harvest(struct pcore_hist *h, struct pcore_kvs *out)
+{
+	u32 b, i, j = 0;
+
+	mutex_lock(&h->lock);
+	b = h->cur;
+	if (h->pending) {
+		b = !b;		/* a failed harvest's interval comes first */
+	} else {
+		/* Our emptying of the other bank comes before its first use. */
+		smp_store_release(&h->cur, !b);
+		synchronize_rcu();
+	}
+	if (out && pcore_kvs_alloc(h, out, pcore_bank_used(h, b))) {
+		h->pending = true;
+		mutex_unlock(&h->lock);
+		return -ENOMEM;
+	}
+	h->pending = false;
+	for (i = 0; i < h->nslots; i++) {
+		if (!pcore_slot_taken(h, b, i))
+			continue;
+		pcore_slot_harvest(h, b, i);
+		if (out && j < out->n && pcore_slot_shown(h, b, i, h->scratch)) {
+			pcore_keyval_fill(h, b, i, &out->kv[j]);
+			memcpy(out->kv[j++].s, h->scratch,
+			       pcore_snap_size(&h->layout));
+		}
+		if (h->labels[b])
+			memset(&h->labels[b][i], 0, sizeof(h->labels[b][i]));
+		if (h->keys[b])
+			h->keys[b][i] = U64_MAX;
+	}
+	pcore_pool_reset(h, b);
+	mutex_unlock(&h->lock);
+	return 0;
+}
+
+/**
+ * pcore_hist_lifetime() - values recorded since the histogram was created
+ * @h: histogram, its @lock held
+ *
+ * Return: harvested values plus those of both banks, all keys.
+ */
+u64 pcore_hist_lifetime(struct pcore_hist *h)
+{
+	u64 n;
+	u32 b, i;
+	int cpu;
+
+	lockdep_assert_held(&h->lock);
+	n = h->total->count;
+	for (b = 0; b < 2; b++) {
+		if (!h->key_mode) {
+			for_each_possible_cpu(cpu)
+				n += pcore_cpu_hist_count(&h->layout,
+							  h->cpu[b][cpu]);
+			continue;
+		}
+		/* Every record handed out; those that lost a race are empty. */
+		for (i = 0; i < atomic_read(&h->pool[b].used); i++)
+			n += pcore_cpu_hist_count(&h->layout,
+						  pcore_pool_rec(h, &h->pool[b], i));
+	}
+	return n;
+}
+
+/**
+ * pcore_hist_read_total() - the histogram since its creation, all keys merged
+ * @h: histogram, its @lock held
+ * @s: snapshot of @h's layout, filled in
+ *
+ * What harvests moved out (@total) plus both banks: the one being written
+ * and the one a failed harvest left (the other is empty).  Holding @lock,
+ * no harvest moves values between them meanwhile, so no count, sum or
+ * bucket read here is ever below what an earlier call read; min and max
+ * are those of every value since creation.
+ */
+void pcore_hist_read_total(struct pcore_hist *h, struct pcore_snap *s)
+{
+	struct pcore_cpu_hist *rec;
+	u32 b, i;
+	int cpu;
+
+	lockdep_assert_held(&h->lock);
+	memcpy(s, h->total, pcore_snap_size(&h->layout));
+	for (b = 0; b < 2; b++)
+		for (i = 0; i < h->nslots; i++)
+			for_each_possible_cpu(cpu) {
+				rec = pcore_rec(h, b, cpu, i);
+				if (rec)
+					pcore_snap_add_cpu(s, rec);
+			}
+}

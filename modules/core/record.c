@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hot path: every way a value goes into a histogram, with a key, a
+ * stack or neither.  No lock, no allocation, no division; any context, NMI
+ * included.  See "Intervals" and "Keys" at the top of hist.h.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/err.h>
+#include <linux/hash.h>
+#include <linux/jhash.h>
+#include <linux/log2.h>
+#include <linux/moduleparam.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include "pcore.h"
+
+/* Slots a hashed key looks at before it is dropped. */
+#define PCORE_KEY_PROBES	32
+
+/*
+ * The end of every keyed hot path: @v into @slot of bank @b on this CPU
+ * (the slot's first value here claims its record from the pool), or a
+ * drop, counted, when @slot is negative or the pool is empty.
+ * Preemption is off.
+ */
+static __always_inline void pcore_slot_record(struct pcore_hist *h, u32 b,
+					      int slot, u64 v)
+{
+	struct pcore_cpu_hist *rec = NULL;
+	int cpu = raw_smp_processor_id();
+
+	if (likely(slot >= 0)) {
+		rec = pcore_rec(h, b, cpu, slot);
+		if (unlikely(!rec))
+			rec = pcore_rec_claim(h, b, cpu, slot);
+	}
+	if (likely(rec))
+		pcore_record(&h->layout, rec, v);
+	else
+		local64_inc(this_cpu_ptr(h->dropped));
+}
+
+/**
+ * pcore_hist_add_key() - record a value under a key; hot path
+ * @h: keyed histogram (for one without keys, @key and @label are ignored)
+ * @key: the key: an index below the key count for %PCORE_KEYS_DIRECT, any
+ *	value but U64_MAX (a free slot's mark: dropped) for
+ *	%PCORE_KEYS_HASHED.  U64_MAX - 1 ((u64)-ENOENT) is a key like others.
+ * @label: a name shown with the key, or NULL: the first label given for a
+ *	key in an interval is kept (up to 31 characters; spaces and control
+ *	characters are shown as '_'), until the interval ends
+ * @v: value
+ *
+ * No lock, no allocation, no division; safe in any context, NMI included.
+ * A key that finds no slot is counted as dropped.  Keys are reclaimed
+ * when their interval ends (an interval read or a reset).
+ */
+void notrace pcore_hist_add_key(struct pcore_hist *h, u64 key,
+				const char *label, u64 v)
+{
+	struct pcore_label *labels;
+	int slot = -1;
+	u32 s, i, n, b;
+	u64 k, *keys;
+
+	preempt_disable_notrace();
+	/* One bank for the whole event: see "Intervals" at the top. */
+	b = READ_ONCE(h->cur);
+	labels = h->labels[b];
+	switch (h->key_mode) {
+	case PCORE_KEYS_NONE:
+		slot = 0;
+		label = NULL;
+		break;
+	case PCORE_KEYS_DIRECT:
+		if (key >= h->nslots)
+			goto out;
+		slot = key;
+		if (label && READ_ONCE(labels[slot].s[0]))
+			label = NULL;
+		break;
+	case PCORE_KEYS_STACK:
+		goto out;	/* its keys come from pcore_hist_add_stack() */
+	default:
+		if (key == U64_MAX)
+			goto out;
+		keys = h->keys[b];
+		i = hash_64(key, ilog2(h->nslots));
+		for (n = 0; n < PCORE_KEY_PROBES && n < h->nslots; n++) {
+			s = (i + n) & (h->nslots - 1);
+			k = READ_ONCE(keys[s]);
+			if (k != key && k != U64_MAX)
+				continue;
+			/*
+			 * A bank's keys are freed only while no handler
+			 * writes it: a free slot ends the chain.
+			 */
+			if (k == U64_MAX)
+				k = cmpxchg(&keys[s], U64_MAX, key);
+			if (k != U64_MAX && k != key)
+				continue;
+			/* Ours (a free slot we took): give it the label. */
+			if (k == key)
+				label = NULL;
+			slot = s;
+			break;
+		}
+		if (slot < 0)
+			goto out;
+	}
+	if (label) {
+		char *dst = labels[slot].s;
+
+		for (i = 0; i < PCORE_LABEL_MAX - 1 && label[i]; i++)
+			dst[i] = label[i];
+	}
+out:
+	pcore_slot_record(h, b, slot, v);
+	preempt_enable_notrace();
+}
+EXPORT_SYMBOL_GPL(pcore_hist_add_key);
+NOKPROBE_SYMBOL(pcore_hist_add_key);
+
+static __always_inline bool pcore_frames_equal(const unsigned long *a,
+					       const unsigned long *b,
+					       unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/*
+ * The slot of stack @f (@n words, key @key) in bank @b, claimed for it
+ * when it has none; -1 when it finds no free slot.  A slot is claimed
+ * with cmpxchg (free -> busy), its frames written, then its key
+ * published.  A busy slot may be another handler writing this same
+ * stack: we go on, and may claim a second slot for it.  Such twins are
+ * rare (the first values of a stack, on two CPUs at once) and readers
+ * merge them (stacks file, probectl).
+ */
+static __always_inline int pcore_stack_slot(struct pcore_hist *h, u32 b,
+					    const unsigned long *f,
+					    unsigned int n, u64 key)
+{
+	unsigned long *frames = h->frames[b];
+	u32 i, slot, words = pcore_stack_words(h->depth);
+	u64 k, *keys = h->keys[b];
+
+	for (i = 0; i < PCORE_KEY_PROBES && i < h->nslots; i++) {
+		slot = ((u32)key + i) & (h->nslots - 1);
+		/* Pairs with the release below: its frames come first. */
+		k = smp_load_acquire(&keys[slot]);
+		if (k == U64_MAX) {
+			k = cmpxchg(&keys[slot], U64_MAX, PCORE_KEY_BUSY);
+			if (k == U64_MAX) {
+				u32 j;
+
+				for (j = 0; j < n; j++)
+					frames[slot * words + j] = f[j];
+				/* The frames, then the key that shows them. */
+				smp_store_release(&keys[slot], key);
+				return slot;
+			}
+			/* Lost the race: read the winner's key as above. */
+			k = smp_load_acquire(&keys[slot]);
+		}
+		if (k == key &&
+		    pcore_frames_equal(&frames[slot * words], f, n))
+			return slot;
+	}
+	return -1;
+}
+
+/* The slot of the @n frames @f with PCORE_STACK_F_* @flags in bank @b, or -1. */
+static __always_inline int pcore_frames_slot(struct pcore_hist *h, u32 b,
+					     const unsigned long *f,
+					     unsigned int n, u32 flags)
+{
+	u64 key = jhash2((const u32 *)f, n * sizeof(*f) / sizeof(u32),
+			 h->seed) | (u64)n << 32 | (u64)flags << 40;
+
+	return pcore_stack_slot(h, b, f, n, key);
+}
+
+/* The stack of @regs, of @task or of our caller, under which @v goes. */
+static __always_inline void pcore_hist_add_frames(struct pcore_hist *h,
+						  struct pt_regs *regs,
+						  struct task_struct *task,
+						  u32 flags, u64 v)
+{
+	unsigned int n;
+	unsigned long *f;
+	int slot = -1;
+	u32 b = 0, ff;
+
+	preempt_disable_notrace();
+	if (unlikely(h->key_mode != PCORE_KEYS_STACK))
+		goto out;
+	ff = flags & PCORE_STACK_IDLE;
+	f = pcore_stack_get(regs, task, h->depth, &ff, &n);
+	if (!f)
+		goto out;
+	/* Never more than a slot holds, whatever the capture gave. */
+	n = min(n, pcore_stack_words(h->depth));
+	/* One bank for the whole event: see "Intervals" at the top. */
+	b = READ_ONCE(h->cur);
+	slot = pcore_frames_slot(h, b, f, n, ff);
+	pcore_stack_put();
+out:
+	pcore_slot_record(h, b, slot, v);
+	preempt_enable_notrace();
+}
+
+/**
+ * pcore_hist_add_stack() - record a value under the current stack; hot path
+ * @h: a %PCORE_KEYS_STACK histogram (values given to others are dropped)
+ * @regs: the registers a kprobe handler, or an interrupt, was given: the
+ *	stack where they were saved (in user mode: one frame, "[user]" with
+ *	the task's comm); or NULL: the stack of the caller, less probe_core's
+ *	own frames
+ * @flags: %PCORE_STACK_IDLE or 0
+ * @v: value (0 to count, for a %PCORE_HIST_COUNT histogram)
+ *
+ * The innermost @h's depth frames are kept; a deeper stack is kept cut,
+ * and shown so.  No lock, no allocation, no division; safe in any
+ * context, NMI included.  A stack that finds no slot, or that is captured
+ * while a capture it interrupted holds its context's buffer, is counted as
+ * dropped.  Stacks are reclaimed as other keys are: when their interval
+ * ends.
+ */
+void notrace pcore_hist_add_stack(struct pcore_hist *h, struct pt_regs *regs,
+				  u32 flags, u64 v)
+{
+	pcore_hist_add_frames(h, regs, NULL, flags, v);
+}
+EXPORT_SYMBOL_GPL(pcore_hist_add_stack);
+NOKPROBE_SYMBOL(pcore_hist_add_stack);
+
+/**
+ * pcore_hist_add_task_stack() - record a value under a task's stack; hot path
+ * @h: a %PCORE_KEYS_STACK histogram (values given to others are dropped)
+ * @task: current, or a task that is not running and cannot run until this
+ *	returns: the one a sched_switch handler switches to (it is not on
+ *	any CPU yet).  Its stack is where it left its CPU.
+ * @flags: %PCORE_STACK_IDLE or 0
+ * @v: value
+ *
+ * As pcore_hist_add_stack(), for sched_switch handlers: off-CPU time by
+ * the stack that waited.  The stack of a task a switch puts back, with a
+ * kretprobe's return pending, is not taken (the kernel does not let a
+ * runnable task's stack be walked through the return trampoline; it
+ * warns): the value is dropped, counted.  tracepoints=offcpu takes the
+ * stack at the switch that takes the task off its CPU, when it is
+ * current, instead.
+ */
+void notrace pcore_hist_add_task_stack(struct pcore_hist *h,
+				       struct task_struct *task, u32 flags,
+				       u64 v)
+{
+	pcore_hist_add_frames(h, NULL, task, flags, v);
+}
+EXPORT_SYMBOL_GPL(pcore_hist_add_task_stack);
+NOKPROBE_SYMBOL(pcore_hist_add_task_stack);
+
+/*
+ * As pcore_hist_add_frames(), for a stack taken earlier: @n frames @f
+ * with PCORE_STACK_F_* @flags (an offcpu timer keeps a task's stack from
+ * the switch that took it off its CPU, when it was current, to the one
+ * that puts it back).  Cut to @h's depth; no frames is a drop.  Hot path.
+ */
+void notrace pcore_hist_add_frames_taken(struct pcore_hist *h,
+					 const unsigned long *f,
+					 unsigned int n, u32 flags, u64 v)
+{
+	int slot = -1;
+	u32 b = 0;
+
+	preempt_disable_notrace();
+	if (unlikely(h->key_mode != PCORE_KEYS_STACK) || !n)
+		goto out;
+	if (n > h->depth) {
+		n = h->depth;
+		flags |= PCORE_STACK_F_CUT;
+	}
+	/* One bank for the whole event: see "Intervals" at the top. */
+	b = READ_ONCE(h->cur);
+	slot = pcore_frames_slot(h, b, f, n, flags);
+out:
+	pcore_slot_record(h, b, slot, v);
+	preempt_enable_notrace();
+}
+NOKPROBE_SYMBOL(pcore_hist_add_frames_taken);
+
+/**
+ * pcore_hist_add() - record a value; hot path
+ * @h: histogram (for a keyed one, the value goes to key 0)
+ * @v: value
+ *
+ * No lock, no allocation, no division; safe in any context, NMI included.
+ */
+void notrace pcore_hist_add(struct pcore_hist *h, u64 v)
+{
+	preempt_disable_notrace();
+	pcore_hist_add_nopreempt(h, v);
+	preempt_enable_notrace();
+}
+EXPORT_SYMBOL_GPL(pcore_hist_add);
+NOKPROBE_SYMBOL(pcore_hist_add);
+
+/**
+ * pcore_hist_count() - count one event, without a value; hot path
+ * @h: histogram, best of kind %PCORE_HIST_COUNT (for a keyed one, the
+ *	event goes to key 0)
+ *
+ * One per-CPU increment: no sum, min or max to update.  An event counted
+ * so reads as the value 0.  No lock, no allocation, no division; safe in
+ * any context, NMI included.
+ */
+void notrace pcore_hist_count(struct pcore_hist *h)
+{
+	preempt_disable_notrace();
+	pcore_hist_count_nopreempt(h);
+	preempt_enable_notrace();
+}
+EXPORT_SYMBOL_GPL(pcore_hist_count);
+NOKPROBE_SYMBOL(pcore_hist_count);
