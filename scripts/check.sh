@@ -189,8 +189,8 @@ check_kernel() {
 	cp -r "$selftests" "$payload/selftests"
 	# pcore_uprobe's workload is linked dynamically: its libraries too.
 	scripts/guest-libs.sh "$payload/rootfs" "$selftests/uwork"
-	find "build/$kver/modules" "$readme_ko" -name '*.ko' \
-		-exec cp {} "$payload/modules/" \; 2>/dev/null
+	find "build/$kver/modules" "build/$kver/tests/kmods" "$readme_ko" \
+		-name '*.ko' -exec cp {} "$payload/modules/" \; 2>/dev/null
 	# Kernel modules some tests load (null_blk...), from the image:
 	# as they are, or decompressed (6.12's Debian packages ship .ko.xz,
 	# and finit_module() of a plain .ko works on every kernel).  One
@@ -223,7 +223,7 @@ check_kernel() {
 		scripts/guest-libs.sh "$payload/rootfs" build/userspace/probectl \
 			/usr/bin/jq "$(ldconfig -p |
 				awk '$1 == "libkmod.so.2" && /x86-64/ { print $NF; exit }')"
-		find "build/$kver/modules" -name '*.ko' \
+		find "build/$kver/modules" "build/$kver/tests/kmods" -name '*.ko' \
 			-exec cp {} "$payload/rootfs/lib/modules/$kver/extra/" \;
 		cp "$moddir"/modules.builtin* "$moddir"/modules.order \
 			"$payload/rootfs/lib/modules/$kver/"
@@ -445,7 +445,8 @@ clean_run compat "kernel version tests only in include/probe_core/compat.h" \
 clean_run apidoc "docs/api.rst is current (make docs)" \
 	sh -c 'scripts/api-doc.sh "$1/kernel-doc" "$2" && diff -u docs/api.rst "$2" | sed "s/^/error: /"' \
 	sh "$ksrc" "$res/api.rst"
-mapfile -t ksrcs < <(git ls-files 'modules/*.c' 'modules/*.h' 'include/*.h')
+mapfile -t ksrcs < <(git ls-files 'modules/*.c' 'modules/*.h' 'tests/kmods/*.c' \
+	'tests/kmods/*.h' 'include/*.h')
 clean_run kerneldoc "kernel-doc clean" \
 	perl "$ksrc/kernel-doc" -none "${ksrcs[@]}"
 # The layering of modules/core (README, "Layering"): its objects, compiled

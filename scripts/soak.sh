@@ -162,7 +162,7 @@ combo_boot() {
 		O="$payload/selftests" > "$res/soak-combo-build-$1.log" 2>&1 &&
 	make -s --no-print-directory -C userspace O="$top/build/userspace" \
 		>> "$res/soak-combo-build-$1.log" 2>&1 &&
-	cp "build/$kver/modules/pcore_apitest/pcore_apitest.ko" "$payload/modules/" &&
+	cp "build/$kver/tests/kmods/pcore_apitest/pcore_apitest.ko" "$payload/modules/" &&
 	cp build/userspace/probectl "$payload/bin/" &&
 	scripts/guest-libs.sh "$payload/rootfs" build/userspace/probectl || {
 		echo "not ok - soak $1: the combination fuzzer's payload (see $res/soak-combo-build-$1.log)"
