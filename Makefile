@@ -39,9 +39,14 @@ all: modules
 modules:
 	@test -n "$(KVER)" || { echo "no kernel headers at KDIR=$(KDIR)" >&2; exit 1; }
 	@echo "  building for $(KVER) (KDIR=$(KDIR)) in $(OBJ)"
-	@mkdir -p $(OBJ)
+	@mkdir -p $(OBJ)/tests
+	@# A module directory whose source moved or went: its objects go too.
+	@for d in $(OBJ)/modules/*/ $(OBJ)/tests/kmods/*/; do \
+		[ ! -d "$$d" ] || [ -d "$(TOP)/$${d#$(OBJ)/}" ] || rm -rf "$$d"; \
+	done
 	@# Mirror the sources as symlinks: kbuild writes objects beside them.
 	@cp -rsf $(wildcard $(TOP)/Kbuild $(TOP)/modules $(TOP)/include) $(OBJ)/
+	@cp -rsf $(TOP)/tests/kmods $(OBJ)/tests/
 	$(MAKE) -C $(KDIR) M=$(OBJ) W=$(W) C=$(C) modules
 
 # probectl, probe_core's control utility: build/userspace/probectl.  Not
@@ -55,8 +60,8 @@ probectl:
 # .timer, in /lib/systemd/system whatever PREFIX, their ExecStart pointing
 # at $(PREFIX)/sbin/probectl) and the development files; DESTDIR and
 # PREFIX as usual.
-# The test-only modules (pcore_apitest, pcore_tpsrc, pcore_faultmod,
-# pcore_initfail) are not installed.
+# The test modules (tests/kmods/, built with the others) are not
+# installed.
 PREFIX ?= /usr/local
 INSTALL_MODULES := core/probe_core cpuhists/cpuhists thardirq/thardirq \
 	tirqthread/tirqthread tsoftirq/tsoftirq tcpsize/tcpsize blklat/blklat

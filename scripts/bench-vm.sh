@@ -26,7 +26,7 @@ if ! make -s --no-print-directory KDIR="$kdir" modules > "$out/build.log" 2>&1; 
 fi
 
 cp "build/$kver/modules/core/probe_core.ko" \
-	"build/$kver/modules/pcore_apitest/pcore_apitest.ko" "$out/payload/modules/"
+	"build/$kver/tests/kmods/pcore_apitest/pcore_apitest.ko" "$out/payload/modules/"
 cat > "$out/payload/bench.sh" <<'EOF'
 set -e
 insmod modules/probe_core.ko

@@ -10,11 +10,11 @@
 #      Prometheus; probectl's flame graphs in Chromium;
 #   4. for each kernel of KERNELS: builds every module with W=1 and
 #      sparse, checks that tracepoint handlers of the wrong prototype do
-#      not build (scripts/tptype-test.sh), boots the kernel in QEMU and
+#      not build (tests/tptype/run.sh), boots the kernel in QEMU and
 #      runs the selftests;
 #   5. the soak's short form (scripts/soak.sh --short) in a boot of its
 #      own, on cloud-6.1 and debug-6.1 when KERNELS has them;
-#   6. the Debian packages (scripts/deb-test.sh): built, lintian, installed
+#   6. the Debian packages (tests/deb/run.sh): built, lintian, installed
 #      on this machine (DKMS builds for every installed kernel), a boot of
 #      one kernel of KERNELS (the first cloud one) that loads the
 #      DKMS-built modules with modprobe, purged;
@@ -76,8 +76,8 @@ clean_run() {
 stage "selftest programs and probectl"
 selftests=$top/build/selftests
 rm -rf "$selftests"
-make -s -j2 --no-print-directory -C selftests KSFT="$ksrc" O="$selftests" \
-	> "$res/selftests-build.log" 2>&1
+make -s -j2 --no-print-directory -C tests/selftests KSFT="$ksrc" \
+	O="$selftests" > "$res/selftests-build.log" 2>&1
 selftests_built=$?
 if [ $selftests_built != 0 ]; then
 	echo "not ok - selftests not built (see build/results/selftests-build.log)" > "$res/selftests-build.tap"
@@ -175,10 +175,10 @@ check_kernel() {
 		scripts/readme-module.sh "$kdir" "$readme_ko"
 	# Typed tracepoint handlers: a wrong prototype is a build error.
 	[ $built != 0 ] ||
-	scripts/tptype-test.sh "$kdir" > "$res/tptype-$kver.tap" 2>&1
+	tests/tptype/run.sh "$kdir" > "$res/tptype-$kver.tap" 2>&1
 	[ $built != 0 ] || [ $probectl_built != 0 ] ||
 	W=1 C=1 clean_run "install-$kver" "make install and make uninstall for $kver" \
-		scripts/install-test.sh "$kdir" "$moddir"
+		tests/install/run.sh "$kdir" "$moddir"
 	if [ $built != 0 ] || [ $selftests_built != 0 ]; then
 		echo "not ok - selftests for $kver not run: nothing to run (see build/results)" > "$res/vm-$kver.tap"
 		return
@@ -190,14 +190,14 @@ check_kernel() {
 	cp -r "$selftests" "$payload/selftests"
 	# pcore_uprobe's workload is linked dynamically: its libraries too.
 	scripts/guest-libs.sh "$payload/rootfs" "$selftests/uwork"
-	find "build/$kver/modules" "$readme_ko" -name '*.ko' \
-		-exec cp {} "$payload/modules/" \; 2>/dev/null
+	find "build/$kver/modules" "build/$kver/tests/kmods" "$readme_ko" \
+		-name '*.ko' -exec cp {} "$payload/modules/" \; 2>/dev/null
 	# Kernel modules some tests load (null_blk...), from the image:
 	# as they are, or decompressed (6.12's Debian packages ship .ko.xz,
 	# and finit_module() of a plain .ko works on every kernel).  One
 	# built into this kernel has no file and is skipped: the test that
 	# needs it finds it there.
-	sed '/^#/d' selftests/kmods | while read -r km; do
+	sed '/^#/d' tests/selftests/kmods | while read -r km; do
 		[ -n "$km" ] || continue
 		src=$moddir/kernel/$km dst=$payload/modules/kernel/${km##*/}
 		if [ -f "$src" ]; then
@@ -224,7 +224,7 @@ check_kernel() {
 		scripts/guest-libs.sh "$payload/rootfs" build/userspace/probectl \
 			/usr/bin/jq "$(ldconfig -p |
 				awk '$1 == "libkmod.so.2" && /x86-64/ { print $NF; exit }')"
-		find "build/$kver/modules" -name '*.ko' \
+		find "build/$kver/modules" "build/$kver/tests/kmods" -name '*.ko' \
 			-exec cp {} "$payload/rootfs/lib/modules/$kver/extra/" \;
 		cp "$moddir"/modules.builtin* "$moddir"/modules.order \
 			"$payload/rootfs/lib/modules/$kver/"
@@ -265,24 +265,24 @@ check_kernel() {
 # others unless it is extra.
 boots() {
 	# Which boot runs which test:
-	#   selftests/threadirqs  a second boot with "threadirqs";
-	#   selftests/faultinject a boot of its own, only on kernels with fault
+	#   tests/selftests/threadirqs  a second boot with "threadirqs";
+	#   tests/selftests/faultinject a boot of its own, only on kernels with fault
 	#                         injection (fail-nth, failslab, fail_page_alloc);
-	#   selftests/lockdown    a boot with "lockdown=confidentiality", only
+	#   tests/selftests/lockdown    a boot with "lockdown=confidentiality", only
 	#                         kernels that trust our signing key;
-	#   selftests/integrity   a boot with "lockdown=integrity" (Secure
+	#   tests/selftests/integrity   a boot with "lockdown=integrity" (Secure
 	#                         Boot's), the same kernels;
-	#   selftests/combo       the combination fuzzer, a boot of its own
+	#   tests/selftests/combo       the combination fuzzer, a boot of its own
 	#                         after faultinject's, on the debug kernel only;
 	#   every other test      the main boot.
 	all=$(cd "$payload/selftests" && ls pcore_*)
 	[ -z "${SELFTESTS:-}" ] || all=$(for t in $all; do
 		case " $SELFTESTS " in *" $t "*) echo "$t" ;; esac; done)
-	tirq=$(pick selftests/threadirqs $all)
-	fault=$(pick selftests/faultinject $all)
-	lock=$(pick selftests/lockdown $all)
-	integ=$(pick selftests/integrity $all)
-	combo=$(pick selftests/combo $all)
+	tirq=$(pick tests/selftests/threadirqs $all)
+	fault=$(pick tests/selftests/faultinject $all)
+	lock=$(pick tests/selftests/lockdown $all)
+	integ=$(pick tests/selftests/integrity $all)
+	combo=$(pick tests/selftests/combo $all)
 	plain=$(for t in $all; do
 		case " $tirq $fault $lock $integ $combo " in *" $t "*) ;; *) echo "$t" ;; esac
 	done | xargs)
@@ -450,7 +450,8 @@ clean_run apidoc "docs/api.rst is current (make docs)" \
 # listings of files (readlat) are those files.
 clean_run doclinks "docs: every relative link and #anchor of README.md and docs/*.md resolves, listings are the tree's files" \
 	scripts/doclinks.sh
-mapfile -t ksrcs < <(git ls-files 'modules/*.c' 'modules/*.h' 'include/*.h')
+mapfile -t ksrcs < <(git ls-files 'modules/*.c' 'modules/*.h' 'tests/kmods/*.c' \
+	'tests/kmods/*.h' 'include/*.h')
 clean_run kerneldoc "kernel-doc clean" \
 	perl "$ksrc/kernel-doc" -none "${ksrcs[@]}"
 # The layering of modules/core (docs/design.md, "Layering"): its objects, compiled
@@ -529,7 +530,7 @@ done
 if [ -n "$deb_boot" ]; then
 	stage "Debian packages (boot: $deb_boot)"
 	t0=$SECONDS
-	scripts/deb-test.sh "${deb_boot%%-*}" "${deb_boot#*-}" > "$res/deb.tap" 2>&1
+	tests/deb/run.sh "${deb_boot%%-*}" "${deb_boot#*-}" > "$res/deb.tap" 2>&1
 	grep '^# deb: build' "$res/deb.tap"
 	echo "  $((SECONDS - t0)) s"
 fi

@@ -23,7 +23,7 @@ set -eu
 # known font makes the labels' widths the same on every machine.
 # systemd-analyze (systemd) verifies the exporter's units; its exports are
 # scraped through node_exporter (prometheus-node-exporter) by prometheus.
-# The Debian packages (debian/, scripts/deb-test.sh): debhelper and
+# The Debian packages (debian/, tests/deb/run.sh): debhelper and
 # dh-dkms build them, lintian checks them.
 PKGS="qemu-system-x86 busybox-static linux-image-cloud-amd64
 linux-headers-cloud-amd64 linux-image-6.12-cloud-amd64

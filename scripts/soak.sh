@@ -146,7 +146,7 @@ soak_kernel() {
 	return $st
 }
 
-# The full form's second boot: the combination fuzzer (selftests/
+# The full form's second boot: the combination fuzzer (tests/selftests/
 # pcore_combo.c), PCORE_SOAK_COMBOS combinations (default 2000: about
 # 30 s each on the debug kernel, 6 s on cloud-6.1) from the soak's seed.
 # make check runs 6 of them on the debug kernel.  Uses soak_kernel's
@@ -158,11 +158,11 @@ combo_boot() {
 		per=8 hz=4000	# and the full range of profile=
 	fi
 	mkdir -p "$payload/selftests" "$payload/bin"
-	make -s --no-print-directory -C selftests KSFT="$top/build/ksrc" \
+	make -s --no-print-directory -C tests/selftests KSFT="$top/build/ksrc" \
 		O="$payload/selftests" > "$res/soak-combo-build-$1.log" 2>&1 &&
 	make -s --no-print-directory -C userspace O="$top/build/userspace" \
 		>> "$res/soak-combo-build-$1.log" 2>&1 &&
-	cp "build/$kver/modules/pcore_apitest/pcore_apitest.ko" "$payload/modules/" &&
+	cp "build/$kver/tests/kmods/pcore_apitest/pcore_apitest.ko" "$payload/modules/" &&
 	cp build/userspace/probectl "$payload/bin/" &&
 	scripts/guest-libs.sh "$payload/rootfs" build/userspace/probectl || {
 		echo "not ok - soak $1: the combination fuzzer's payload (see $res/soak-combo-build-$1.log)"

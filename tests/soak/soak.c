@@ -25,6 +25,7 @@
 #include "pcore_ioctl.h"
 #include <signal.h>
 #include "kselftest_harness.h"
+#include "pcore_ioctl_fuzz.h"
 
 #define PARAMS		"target=do_fork,do_nanosleep tracepoints=sched_switch,offcpu"
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
@@ -468,26 +469,10 @@ TEST_F_TIMEOUT(soak, hotplug, 36000)
 
 /*
  * The fuzzer draws from pcore_rnd(), seeded, so that PCORE_SEED replays a
- * run (the operations, not the interleaving of the two processes).
- *
- * Names that exist, or nearly: attaching the real ones is harmless.
+ * run (the operations, not the interleaving of the two processes).  Its
+ * ioctls are pcore_ioctl_bad's (pcore_ioctl_fuzz.h), three in four of them
+ * with a known command.
  */
-static const struct {
-	const char *name;
-	unsigned int kind;
-} fuzz_names[] = {
-	{ "do_fork", PCORE_ATTACH_KRETPROBE },
-	{ "sched_switch", PCORE_ATTACH_TRACEPOINT },
-	{ "sys_getppid", PCORE_ATTACH_KRETPROBE },
-	{ "sys_getpgrp", PCORE_ATTACH_KRETPROBE },
-	{ "cpuhists/oncpu", 0 }, { "cpuhists/offcpu", 0 },
-	{ "sched_wakeup", PCORE_ATTACH_TRACEPOINT }, { "nosuch", 0 }, { "", 0 },
-};
-
-static const unsigned long fuzz_cmds[] = {
-	PCORE_IOC_VERSION, PCORE_IOC_LIST, PCORE_IOC_READ, PCORE_IOC_RESET,
-	PCORE_IOC_ATTACH, PCORE_IOC_DETACH, PCORE_IOC_ENABLE, PCORE_IOC_DISABLE,
-};
 
 /* Answers per kind; the last is anything else (a failure). */
 enum {
@@ -526,78 +511,6 @@ static int answer(int err)
 		return A_EACCES;
 	}
 	return A_OTHER;
-}
-
-/* One random ioctl, as pcore_ioctl_bad's fuzz, with more valid names. */
-static int fuzz_ioctl(int fd, void *unmapped, unsigned long *cmdp)
-{
-	static unsigned char arg[8192], out[1 << 17];
-	static const unsigned int sizes[] = { 72, 392, 32, 24, 328, 144, 216 };
-	unsigned long cmd, nr = pcore_rnd() % 12, dir = pcore_rnd() % 4, size;
-	unsigned int mode = pcore_rnd() % 4, type = PCORE_IOC_MAGIC, j, i;
-	void *p = arg;
-
-	if (pcore_rnd() % 4) {
-		cmd = fuzz_cmds[pcore_rnd() % ARRAY_SIZE(fuzz_cmds)];
-	} else {
-		size = pcore_rnd() % 3 ? sizes[pcore_rnd() % ARRAY_SIZE(sizes)] : pcore_rnd() % 1024;
-		if (!(pcore_rnd() % 8))
-			type += pcore_rnd() % 2 ? 1 : -1;
-		cmd = _IOC(dir, type, nr, size);
-	}
-	i = pcore_rnd() % ARRAY_SIZE(fuzz_names);
-	if (mode == 0) {
-		for (j = 0; j < sizeof(arg); j++)
-			arg[j] = pcore_rnd();
-	} else {
-		memset(arg, 0, 1024);
-		strcpy((char *)arg, fuzz_names[i].name);
-		/* mode 3: a few random bytes after the name */
-		for (j = 0; mode == 3 && j < 4; j++)
-			arg[PCORE_UAPI_NAME_MAX + pcore_rnd() % 200] = pcore_rnd();
-		if (mode == 3 && !(pcore_rnd() % 4))	/* an unterminated name */
-			memset(arg, 'a', PCORE_UAPI_NAME_MAX);
-		if (cmd == PCORE_IOC_LIST) {
-			struct pcore_ioc_list *l = (void *)arg;
-
-			memset(arg, 0, sizeof(*l));
-			l->entries = (uintptr_t)pcore_fuzz_ptr(out, unmapped);
-			l->n = pcore_rnd() % 2 ? pcore_rnd() % 16 : pcore_rnd();
-			l->entry_size = pcore_rnd() % 4 ? sizeof(struct pcore_ioc_entry) : pcore_rnd();
-		} else if (cmd == PCORE_IOC_READ) {
-			struct pcore_ioc_read *r = (void *)arg;
-
-			memset((char *)r + PCORE_UAPI_NAME_MAX, 0,
-			       sizeof(*r) - PCORE_UAPI_NAME_MAX);
-			r->cpu = (int)(pcore_rnd() % 5) - 2;
-			r->flags = pcore_rnd() % 4 ? pcore_rnd() % 4 : pcore_rnd();
-			r->slot = pcore_rnd() % 4 ? pcore_rnd() % 3 : pcore_rnd();
-			r->buckets = (uintptr_t)pcore_fuzz_ptr(out, unmapped);
-			r->nbuckets = pcore_rnd() % 2 ? pcore_rnd() % 400 : pcore_rnd() % 5000;
-			r->bucket_size = pcore_rnd() % 4 ? sizeof(struct pcore_ioc_bucket) : pcore_rnd();
-			if (mode == 3)
-				((unsigned char *)r)[pcore_rnd() % sizeof(*r)] = pcore_rnd();
-		} else if (cmd == PCORE_IOC_ATTACH) {
-			struct pcore_ioc_attach *a = (void *)arg;
-
-			memset((char *)a + PCORE_UAPI_NAME_MAX, 0,
-			       sizeof(*a) - PCORE_UAPI_NAME_MAX);
-			/* half of them valid: a known kind, defaults */
-			a->kind = pcore_rnd() % 2 ? fuzz_names[i].kind : pcore_rnd() % 4;
-			if (pcore_rnd() % 2) {
-				a->hist_kind = pcore_rnd() % 5;
-				a->maxactive = pcore_rnd() % 2 ? 0 : pcore_rnd() % 5000;
-				a->precision = pcore_rnd() % 2 ? 0 : pcore_rnd() % 9;
-				a->min = pcore_rnd() % 2 ? 0 : pcore_rnd() % 1000;
-				a->max = pcore_rnd() % 2 ? 0 : pcore_rnd() % 100000;
-				a->step = pcore_rnd() % 2 ? 0 : pcore_rnd() % 1000;
-			}
-		}
-	}
-	if (!(pcore_rnd() % 16))
-		p = pcore_fuzz_ptr(arg, unmapped);
-	*cmdp = cmd;
-	return ioctl(fd, cmd, p) ? errno : 0;
 }
 
 /* One random write (or read) of a debugfs file; 0 or the errno. */
@@ -683,7 +596,7 @@ static int fuzzer(struct fuzz_counts *fc, unsigned long long seed,
 	pcore_rnd_seed(seed);
 	for (i = 0; i < ops; i++) {
 		if (pcore_rnd() % 4) {
-			err = fuzz_ioctl(fd, unmapped, &cmd);
+			err = pcore_fuzz_ioctl(fd, unmapped, 3, &cmd);
 			a = answer(err);
 			/* ENOSPC is LIST's and READ's "buffer too small" */
 			if (a == A_EIO || a == A_ESPIPE || a == A_EACCES ||

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tptype: PCORE_TRACEPOINT_ATTACH() must refuse, at build time, a handler
- * whose prototype is not its tracepoint's.  scripts/tptype-test.sh builds
+ * whose prototype is not its tracepoint's.  tests/tptype/run.sh builds
  * this module twice: as it is (it must build, W=1 clean), and with
  * -DPCORE_TP_WRONG, where the sched_switch handler lacks prev_state and
  * the irq_handler_entry handler takes a long irq (that build must fail

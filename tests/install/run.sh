@@ -6,13 +6,13 @@
 # modules, and uninstall leaves none of it behind.  Prints "error: ..."
 # lines for what is wrong (check.sh counts a clean run as passed).
 #
-# Usage: install-test.sh KDIR [MODDIR]
+# Usage: tests/install/run.sh KDIR [MODDIR]
 # MODDIR: the kernel's installed modules, for modules.builtin and
 # modules.order (default /lib/modules/<release>).
 set -u
 
 kdir=$1
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 kver=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' \
 	"$kdir/include/generated/utsrelease.h")
 # One root per kernel: make check installs for two kernels at once (its

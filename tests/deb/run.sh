@@ -13,21 +13,21 @@
 #   3. a kernel removed from DKMS comes back through DKMS's kernel hook,
 #      as for a kernel installed later;
 #   4. a boot of FLAVOUR VERSION with its /lib/modules as installed,
-#      loading the modules with modprobe (scripts/dkms-boot.sh);
+#      loading the modules with modprobe (tests/dkms/boot.sh);
 #   5. apt-get purge of both, and nothing of them is left.
 # It changes this machine (/usr/src, /var/lib/dkms, /lib/modules/*/updates,
 # /usr/sbin), so it runs as root, one run at a time on a machine, and
 # removes what an earlier, interrupted run left first.  Prints TAP, with
 # the time of each part.
 #
-# Usage: deb-test.sh FLAVOUR VERSION   (the kernel to boot, e.g. cloud 6.12)
+# Usage: tests/deb/run.sh FLAVOUR VERSION  (the kernel to boot: cloud 6.12)
 set -u
 
 [ $# -eq 2 ] || {
 	echo "usage: $0 FLAVOUR VERSION" >&2
 	exit 2
 }
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$top/build/deb
 log=$work/deb.log
 pkgs=(probe-core-dkms probectl)
@@ -229,7 +229,7 @@ t_hook=$((SECONDS - t0))
 
 # 4. The boot
 t0=$SECONDS
-"$top/scripts/dkms-boot.sh" "$vmlinuz" "/lib/modules/$boot_kver" "$work" \
+"$top/tests/dkms/boot.sh" "$vmlinuz" "/lib/modules/$boot_kver" "$work" \
 	"deb $boot_kver" || rc=1
 t_boot=$((SECONDS - t0))
 

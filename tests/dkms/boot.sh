@@ -6,7 +6,7 @@
 # TAP, each description prefixed with LABEL, then the VM runner's own
 # lines; exits non-zero on any failure.
 #
-# Usage: dkms-boot.sh VMLINUZ MODULES OUTDIR LABEL
+# Usage: tests/dkms/boot.sh VMLINUZ MODULES OUTDIR LABEL
 #   MODULES  the kernel's /lib/modules/<release> as DKMS left it: its
 #            updates/dkms/ and depmod's indexes (modules.*) go into the
 #            guest's /lib/modules/<release>/
@@ -17,7 +17,7 @@ set -u
 	echo "usage: $0 VMLINUZ MODULES OUTDIR LABEL" >&2
 	exit 2
 }
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 vmlinuz=$1 mods=$2 out=$3 label=$4
 kver=${mods%/}
 kver=${kver##*/}

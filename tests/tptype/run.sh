@@ -7,11 +7,11 @@
 # compiler's message naming both tracepoints.  probe_core must be built
 # for KDIR first (its Module.symvers).  Prints TAP.
 #
-# Usage: tptype-test.sh KDIR
+# Usage: tests/tptype/run.sh KDIR
 set -u
 
 kdir=$1
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 kver=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' \
 	"$kdir/include/generated/utsrelease.h")
 work=$top/build/tptype-$kver
@@ -24,7 +24,7 @@ build() {
 	shift
 	rm -rf "${work:?}/$name"
 	mkdir -p "$work/$name"
-	cp "$top"/tests/tptype/* "$work/$name/"
+	cp "$top"/tests/tptype/Kbuild "$top"/tests/tptype/tptype.c "$work/$name/"
 	make -C "$kdir" M="$work/$name" W=1 PCORE_DEV="$top" "$@" \
 		KBUILD_EXTRA_SYMBOLS="$top/build/$kver/Module.symvers" \
 		modules > "$work/$name.log" 2>&1

@@ -47,7 +47,7 @@ static inline const char *pcore_ko(void)
  * ctl.export_prometheus 55 s, and the tests of the ioc and bad fixtures,
  * which load probe_core with probes and unload it, 2 to 9 s with no
  * other work.  300 s is over three times the longest, and stays under
- * the timeout of a whole program (selftests/settings) and of the VM
+ * the timeout of a whole program (tests/selftests/settings) and of the VM
  * (scripts/check.sh).
  */
 #define PCORE_TIMEOUT_PATCHING	300
@@ -68,7 +68,7 @@ static inline int pcore_load_path(const char *path, const char *params)
 /*
  * Load module @name from /pcore/modules/ (our modules) or, failing that,
  * /pcore/modules/kernel/ (modules of the guest kernel listed in
- * selftests/kmods); returns 0 or the errno.
+ * tests/selftests/kmods); returns 0 or the errno.
  */
 static inline int pcore_mod_load(const char *name, const char *params)
 {

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <termios.h>
 #include "kselftest_harness.h"
+#include "pcore_ioctl_fuzz.h"
 
 static char fp_before[PCORE_BUF], fp_after[PCORE_BUF];
 static struct pcore_ioc_bucket bk[PCORE_MAXB];
@@ -77,11 +78,6 @@ static void refused(struct __test_metadata *_metadata, int fd, int err,
 	}
 }
 
-static const unsigned long all_cmds[] = {
-	PCORE_IOC_VERSION, PCORE_IOC_LIST, PCORE_IOC_READ, PCORE_IOC_RESET,
-	PCORE_IOC_ATTACH, PCORE_IOC_DETACH, PCORE_IOC_ENABLE, PCORE_IOC_DISABLE,
-};
-
 TEST_F_TIMEOUT(bad, unknown_commands, PCORE_TIMEOUT_PATCHING)
 {
 	unsigned long cmds[] = {
@@ -135,10 +131,10 @@ TEST_F_TIMEOUT(bad, bad_pointers, PCORE_TIMEOUT_PATCHING)
 	char *page;
 
 	ASSERT_NE(NULL, ptrs[4]);
-	for (i = 0; i < ARRAY_SIZE(all_cmds); i++)
+	for (i = 0; i < ARRAY_SIZE(pcore_ioc_cmds); i++)
 		for (j = 0; j < ARRAY_SIZE(ptrs); j++) {
-			EXPECT_EQ(EFAULT, pcore_ioc(self->fd, all_cmds[i], ptrs[j])) {
-				TH_LOG("command %#lx, pointer %p", all_cmds[i], ptrs[j]);
+			EXPECT_EQ(EFAULT, pcore_ioc(self->fd, pcore_ioc_cmds[i], ptrs[j])) {
+				TH_LOG("command %#lx, pointer %p", pcore_ioc_cmds[i], ptrs[j]);
 			}
 		}
 
@@ -171,13 +167,13 @@ TEST_F_TIMEOUT(bad, bad_pointers, PCORE_TIMEOUT_PATCHING)
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, page);
 	ASSERT_EQ(0, munmap(page + 4096, 4096));
-	for (i = 0; i < ARRAY_SIZE(all_cmds); i++) {
-		size_t size = _IOC_SIZE(all_cmds[i]);
+	for (i = 0; i < ARRAY_SIZE(pcore_ioc_cmds); i++) {
+		size_t size = _IOC_SIZE(pcore_ioc_cmds[i]);
 		struct pcore_ioc_name *n = (void *)(page + 4096 - size + 8);
 
 		memset(page, 0, 4096);
 		strcpy(n->name, "do_fork");
-		REFUSED(EFAULT, all_cmds[i], n);
+		REFUSED(EFAULT, pcore_ioc_cmds[i], n);
 	}
 	memset(page, 0, 4096);
 	l = (struct pcore_ioc_list){ .entries = (uintptr_t)ents, .n = PCORE_MAXE,
@@ -590,21 +586,14 @@ TEST_F_TIMEOUT(bad, attach, PCORE_TIMEOUT_PATCHING)
 /*
  * Fuzz: ioctls with commands around the magic (valid numbers, other
  * numbers, sizes and directions), structs of random bytes or of valid
- * ones with random fields, pointers good and bad.  Only documented errnos
- * come back and the kernel warns nothing.
+ * ones with random fields, pointers good and bad (pcore_ioctl_fuzz.h, the
+ * soak's generator too).  Only documented errnos come back and the kernel
+ * warns nothing.
  */
 #define FUZZ_ROUNDS	4000
 
-/* Names that exist, or nearly: attaching the real ones is harmless. */
-static const char * const fuzz_names[] = {
-	"do_fork", "sched_switch", "sys_getppid", "cpuhists/oncpu",
-	"cpuhists/offcpu", "nosuch", "", "sys_getpgrp",
-};
-
 TEST_F_TIMEOUT(bad, fuzz, 600)
 {
-	static unsigned char arg[8192], out[1 << 17];
-	static const unsigned int sizes[] = { 72, 392, 32, 24, 328, 144, 216 };
 	static char log[65536];
 	unsigned long long seed, counts[6] = { 0 };
 	const char *env = getenv("PCORE_FUZZ_SEED");
@@ -618,69 +607,12 @@ TEST_F_TIMEOUT(bad, fuzz, 600)
 	ASSERT_NE(NULL, unmapped);
 
 	for (i = 0; i < FUZZ_ROUNDS; i++) {
-		unsigned long cmd, nr = pcore_rnd() % 12, dir = pcore_rnd() % 4, size;
-		unsigned long known = all_cmds[pcore_rnd() % ARRAY_SIZE(all_cmds)];
-		unsigned int mode = pcore_rnd() % 4, type = PCORE_IOC_MAGIC;
-		void *p = arg;
+		unsigned long cmd;
 		int ret;
 
 		/* a known command half the time, else anything nearby */
-		if (pcore_rnd() % 2) {
-			cmd = known;
-		} else {
-			size = pcore_rnd() % 3 ?
-			       sizes[pcore_rnd() % ARRAY_SIZE(sizes)] :
-			       pcore_rnd() % 1024;
-			if (!(pcore_rnd() % 8))
-				type += pcore_rnd() % 2 ? 1 : -1;
-			cmd = _IOC(dir, type, nr, size);
-		}
-		/* the struct: random bytes, or zero with random fields */
-		if (mode == 0) {
-			for (j = 0; j < sizeof(arg); j++)
-				arg[j] = pcore_rnd();
-		} else {
-			memset(arg, 0, 1024);
-			strcpy((char *)arg, fuzz_names[pcore_rnd() % ARRAY_SIZE(fuzz_names)]);
-			for (j = 0; j < mode * 2; j++)	/* a few random bytes */
-				arg[PCORE_UAPI_NAME_MAX + pcore_rnd() % 200] = pcore_rnd();
-			if (cmd == PCORE_IOC_LIST) {
-				struct pcore_ioc_list *l = (void *)arg;
+		ret = pcore_fuzz_ioctl(self->fd, unmapped, 2, &cmd);
 
-				memset(arg, 0, sizeof(*l));
-				l->entries = (uintptr_t)pcore_fuzz_ptr(out, unmapped);
-				l->n = pcore_rnd() % 2 ? pcore_rnd() % 16 : pcore_rnd();
-				l->entry_size = pcore_rnd() % 4 ? 392 : pcore_rnd();
-			} else if (cmd == PCORE_IOC_READ) {
-				struct pcore_ioc_read *r = (void *)arg;
-
-				memset((char *)r + PCORE_UAPI_NAME_MAX, 0,
-				       sizeof(*r) - PCORE_UAPI_NAME_MAX);
-				r->cpu = (int)(pcore_rnd() % 5) - 2;
-				r->flags = pcore_rnd() % 4 ? pcore_rnd() % 4 : pcore_rnd();
-				r->slot = pcore_rnd() % 4 ? pcore_rnd() % 3 : pcore_rnd();
-				r->buckets = (uintptr_t)pcore_fuzz_ptr(out, unmapped);
-				r->nbuckets = pcore_rnd() % 2 ? pcore_rnd() % 400 : pcore_rnd() % 5000;
-				r->bucket_size = pcore_rnd() % 4 ? 24 : pcore_rnd();
-				if (mode == 3)	/* one random byte anywhere */
-					((unsigned char *)r)[pcore_rnd() % sizeof(*r)] = pcore_rnd();
-			} else if (cmd == PCORE_IOC_ATTACH) {
-				struct pcore_ioc_attach *a = (void *)arg;
-
-				memset((char *)a + PCORE_UAPI_NAME_MAX, 0,
-				       sizeof(*a) - PCORE_UAPI_NAME_MAX);
-				a->kind = pcore_rnd() % 4;
-				a->hist_kind = pcore_rnd() % 5;
-				a->maxactive = pcore_rnd() % 2 ? 0 : pcore_rnd() % 5000;
-				a->precision = pcore_rnd() % 2 ? 0 : pcore_rnd() % 9;
-				a->min = pcore_rnd() % 2 ? 0 : pcore_rnd() % 1000;
-				a->max = pcore_rnd() % 2 ? 0 : pcore_rnd() % 100000;
-				a->step = pcore_rnd() % 2 ? 0 : pcore_rnd() % 1000;
-			}
-		}
-		if (!(pcore_rnd() % 16))
-			p = pcore_fuzz_ptr(arg, unmapped);
-		ret = ioctl(self->fd, cmd, p) ? errno : 0;
 		switch (ret) {
 		case 0:
 			counts[0]++;

@@ -11,7 +11,7 @@
  *
  * Good input: keyed histograms that keep and drop known keys, labels, CPU
  * and task timers, with every number known in advance (the cases are
- * described in modules/pcore_apitest/pcore_apitest.c).
+ * described in tests/kmods/pcore_apitest/pcore_apitest.c).
  */
 #include "pcore_ioctl.h"
 #include "kselftest_harness.h"

@@ -15,7 +15,7 @@
  *   insmod pcore_apitest.ko case=hist_name_empty     (fails with EINVAL)
  *   insmod pcore_apitest.ko case=keys_hashed nkeys=10
  *
- * The selftests are selftests/pcore_apitest.c, pcore_tpmod.c and
+ * The selftests are tests/selftests/pcore_apitest.c, pcore_tpmod.c and
  * pcore_lifecycle.c; the expected numbers of the good cases are documented
  * at each case and repeated there.
  */
@@ -1126,7 +1126,7 @@ static int keys_direct(void)
 }
 
 /*
- * keys_fuzz: the keys selftests/pcore_combo.c draws.  A histogram "fuzz"
+ * keys_fuzz: the keys tests/selftests/pcore_combo.c draws.  A histogram "fuzz"
  * of fuzz_slots keys in mode fuzz_mode (1 direct, 2 hashed), key name
  * "key", unit "ns".  At load, and again at each write to the parameter
  * fuzz_again, key fuzz_keys[i] gets fuzz_reps[i] values of fuzz_vals[i],

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tirqthread: IRQ threads, wake-up to run and run time.  Runs in the boot
- * with "threadirqs" (listed in selftests/threadirqs): there, the 8250
+ * with "threadirqs" (listed in tests/selftests/threadirqs): there, the 8250
  * UART's handler runs in a thread "irq/<n>-ttyS1".
  *
  * Workload: lines written to ttyS1 (see pcore_thardirq.c); each write
@@ -145,7 +145,7 @@ TEST_F_TIMEOUT(tirq, wake_to_run_of_the_serial_thread, 300)
 	pid_t pid;
 
 	ASSERT_TRUE(pcore_cmdline_has("threadirqs")) {
-		TH_LOG("needs the boot with threadirqs (selftests/threadirqs)");
+		TH_LOG("needs the boot with threadirqs (tests/selftests/threadirqs)");
 	}
 	/* One thread for the one action: keys and timers are its own. */
 	ASSERT_EQ(1, pcore_tasks_named(self->thread, &pid));

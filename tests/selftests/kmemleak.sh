@@ -46,7 +46,7 @@
 # (The kernel's own freed __init code also prints bare, but inside the
 # image: with KASLR the image lies anywhere from 0xffffffff80000000 to the
 # module area.)  In this guest only our modules and the kernel's modules
-# that selftests/kmods lists (loaded by our tests only) are ever loaded,
+# that tests/selftests/kmods lists (loaded by our tests only) are ever loaded,
 # so such a frame comes from one of our tests either way.
 
 KML=/sys/kernel/debug/kmemleak

@@ -41,7 +41,7 @@
  * "pcore-fault-inject: begin" and "pcore-fault-inject: end", which the VM
  * judge accepts there only.
  *
- * Runs only where fault injection exists (selftests/faultinject); each
+ * Runs only where fault injection exists (tests/selftests/faultinject); each
  * test prints how many N it tried and how long it took.
  */
 #ifndef PCORE_FAULT_H
