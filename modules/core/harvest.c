@@ -6,18 +6,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpu.h>
-#include <linux/err.h>
-#include <linux/hash.h>
-#include <linux/jhash.h>
-#include <linux/log2.h>
-#include <linux/moduleparam.h>
-#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
-#include <linux/smp.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
 #include "pcore.h"
 
 /*

@@ -7,18 +7,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpu.h>
-#include <linux/err.h>
-#include <linux/hash.h>
-#include <linux/jhash.h>
 #include <linux/log2.h>
-#include <linux/moduleparam.h>
-#include <linux/random.h>
-#include <linux/rcupdate.h>
 #include <linux/slab.h>
-#include <linux/smp.h>
-#include <linux/string.h>
-#include <linux/timekeeping.h>
 #include "pcore.h"
 
 /* Records in a chunk of a keyed histogram's pool: 64, or all it can need. */
