@@ -492,7 +492,12 @@ if ! awk -v n="$N" '
 				if (key == "none")
 					continue
 				net = med[call, key] - base
-				if (net <= 0)
+				# A profiler samples by time, not per call: its
+				# cost per call is amortized, near zero, and
+				# under the noise of the baseline in some runs
+				# (read: below 0 once); the selftests check
+				# that it samples.
+				if (net <= 0 && rl[call, i] !~ /amortized/)
 					fail(call ": " rl[call, i] " costs " net " instructions: did it fire?")
 				printf "%-44s %10.1f %7.1f %8.2fx %11.2fx\n", rl[call, i],
 					net, spread[call, key], net / kp, net / kr
