@@ -13,7 +13,7 @@
 #include "args.h"
 #include "elfsym.h"
 #include "flame.h"
-#include "pcore_engine.h"
+#include "pcore_spec.h"
 
 /* parse_opt() keeps the options seen as bits of an unsigned long long */
 _Static_assert(NR_OPTS <= 64, "too many options for the seen mask");

@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "pcore.h"
+#include "pcore_spec.h"
 
 /*
  * String parameters are copied into buffers of their own, never

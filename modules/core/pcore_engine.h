@@ -308,8 +308,6 @@ struct pcore_rows {
 	u32 base;
 };
 
-int pcore_hist_spec_parse(const char *s, struct pcore_hist_spec *spec,
-			  const char **why);
 int pcore_layout_init(struct pcore_layout *l, const struct pcore_hist_spec *s,
 		      const char **why);
 void pcore_bucket_bounds(const struct pcore_layout *l, u32 idx,

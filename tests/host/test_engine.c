@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "kselftest_harness.h"
-#include "pcore_engine.h"
+#include "pcore_spec.h"
 
 #define NCPU		4	/* simulated CPUs, one histogram each */
 #define SEED		0x5eed0f9c0ffee123ULL
