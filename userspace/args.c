@@ -687,9 +687,10 @@ int pc_parse_hist(const char *s, struct pc_hist_arg *h, const char **why)
 
 /**
  * pc_check_symbol() - a function or tracepoint name, as target= takes it
- * @s: 1 to PCORE_UAPI_NAME_MAX - 1 characters of [A-Za-z0-9_.:*?], the
- *	first not ':' (a target's suffix, which probe_core checks; '*' and
- *	'?' make a glob of functions, which probe_core expands)
+ * @s: 1 to PCORE_UAPI_NAME_MAX - 1 characters of [A-Za-z0-9_.:*?=], the
+ *	first not ':' (a target's suffix, which pcore_probe_spec_parse()
+ *	checks), '=' only after a ':' (":by=pid"); '*' and '?' make a glob
+ *	of functions, which probe_core expands
  * @why: set to the reason when refused
  *
  * Return: 0 or -EINVAL.
@@ -710,9 +711,10 @@ int pc_check_symbol(const char *s, const char **why)
 	for (p = s; *p; p++) {
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		    (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' ||
-		    *p == '*' || *p == '?' || (*p == ':' && p != s))
+		    *p == '*' || *p == '?' || (*p == ':' && p != s) ||
+		    (*p == '=' && memchr(s, ':', p - s)))
 			continue;
-		*why = "characters other than A-Z a-z 0-9 _ . * ? : (or ':' first)";
+		*why = "characters other than A-Z a-z 0-9 _ . * ? : = (or ':' first, or '=' before a ':')";
 		return -EINVAL;
 	}
 	return 0;
@@ -1167,6 +1169,54 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 }
 
 /*
+ * attach: the probe in fields, as the kernel takes them: FUNC parsed as
+ * target= takes it (by the kernel's own parser, pcore_spec.c), then the
+ * options, then the kernel's rules; the name is the spec as text.
+ */
+static int attach_probe(struct pc_args *a)
+{
+	struct pcore_probe_spec *ps = &a->attach_probe;
+	char why[PCORE_SPEC_WHY_MAX], full[2 * PCORE_UAPI_NAME_MAX];
+
+	if (a->attach_kind != PCORE_ATTACH_KRETPROBE) {
+		/* a tracepoint, or a uprobe's name: not a spec's text */
+		memset(ps, 0, sizeof(*ps));
+		snprintf(ps->func, sizeof(ps->func), "%s", a->attach_name);
+	} else if (pcore_probe_spec_parse(a->attach_name, ps, why,
+					  sizeof(why))) {
+		return fail(a, "%s: %s", a->attach_name, why);
+	}
+	if ((a->attach_arg || a->attach_count || a->attach_stacks ||
+	     a->attach_retval) && ps->what)
+		return fail(a, "%s: give what to record in FUNC's suffix or as an option, not both",
+			    a->attach_name);
+	if (a->attach_arg) {
+		ps->what = PCORE_WHAT_ARG;
+		ps->arg = a->attach_arg;
+	} else if (a->attach_count) {
+		ps->what = PCORE_WHAT_COUNT;
+	} else if (a->attach_stacks) {
+		ps->what = PCORE_WHAT_STACKS;
+	} else if (a->attach_retval) {
+		ps->what = PCORE_WHAT_RETVAL;
+	}
+	/* --unit goes with --arg or --retval: FUNC has no unit then */
+	if (a->attach_unit)
+		snprintf(ps->unit, sizeof(ps->unit), "%s", a->attach_unit);
+	if (a->attach_by_pid)
+		ps->flags |= PCORE_ATTACH_BY_PID;
+	if (a->attach_kind != PCORE_ATTACH_TRACEPOINT &&
+	    pcore_probe_spec_check(ps, why, sizeof(why)))
+		return fail(a, "%s: %s", a->attach_name, why);
+	if (pcore_probe_spec_name(ps, full, sizeof(full)) ||
+	    strlen(full) >= sizeof(a->attach_full))
+		return fail(a, "%s: longer than 127 characters with its suffix",
+			    full);
+	strcpy(a->attach_full, full);
+	return 0;
+}
+
+/*
  * attach: the options that go together, and the name with its suffix.
  * --uprobe and --uretprobe follow the rules of --kprobe and --kretprobe.
  */
@@ -1176,9 +1226,10 @@ static int check_attach(struct pc_args *a)
 	bool ret = (a->attach_kind == PCORE_ATTACH_KRETPROBE || uprobe) &&
 		   !a->attach_entry;
 	const char *entry = uprobe ? "--uprobe" : "--kprobe";
-	char suffix[32] = "";
+	/* the suffix's length, ":argN" for --arg */
+	size_t suffix = a->attach_arg ? 5 : a->attach_count ? 6 :
+			a->attach_stacks || a->attach_retval ? 7 : 0;
 	size_t room;
-	int n;
 
 	if (!a->attach_kind)
 		return fail(a, "attach needs --kprobe FUNC, --kretprobe FUNC, --uprobe PATH:SYMBOL, --uretprobe PATH:SYMBOL or --tracepoint TP");
@@ -1211,16 +1262,8 @@ static int check_attach(struct pc_args *a)
 	if (a->attach_by_pid && (a->attach_retval || a->attach_stacks))
 		return fail(a, "--by-pid does not go with --%s",
 			    a->attach_retval ? "retval" : "stacks");
-	if (a->attach_arg)
-		snprintf(suffix, sizeof(suffix), ":arg%u", a->attach_arg);
-	else if (a->attach_count)
-		strcpy(suffix, ":count");
-	else if (a->attach_stacks)
-		strcpy(suffix, ":stacks");
-	else if (a->attach_retval)
-		strcpy(suffix, ":retval");
 	if (uprobe) {
-		room = sizeof(a->attach_label) - strlen(suffix) -
+		room = sizeof(a->attach_label) - suffix -
 		       (a->attach_unit ? strlen(a->attach_unit) + 1 : 0);
 		if (!a->attach_hist_name && uprobe_label(a, room))
 			return PC_EXIT_USAGE;
@@ -1229,14 +1272,7 @@ static int check_attach(struct pc_args *a)
 				 a->attach_hist_name);
 		a->attach_name = a->attach_label;
 	}
-	n = snprintf(a->attach_full, sizeof(a->attach_full), "%s%s%s%s%s",
-		     a->attach_name, suffix, a->attach_unit ? ":" : "",
-		     a->attach_unit ? a->attach_unit : "",
-		     a->attach_by_pid ? ":by=pid" : "");
-	if (n >= (int)sizeof(a->attach_full))
-		return fail(a, "%s%s: longer than 127 characters with its suffix",
-			    a->attach_name, suffix);
-	return 0;
+	return attach_probe(a);
 }
 
 /* After all arguments: what each command requires. */

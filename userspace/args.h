@@ -7,6 +7,7 @@
 #define PROBECTL_ARGS_H
 
 #include "probectl.h"
+#include "pcore_spec.h"
 
 enum pc_cmd {
 	PC_CMD_NONE,	/* help without a command: the global usage */
@@ -185,6 +186,8 @@ struct pc_hist_arg {
  * @duration_ns: profile and heatmap -d, in ns; 0 when not given
  * @attach_unit: attach --unit, or NULL
  * @attach_full: the name sent: @attach_name and its suffix
+ * @attach_probe: the probe sent in fields: @attach_name parsed as
+ *	target= takes it (pcore_probe_spec_parse()), with the options
  * @attach_pid: attach --pid, 0 when not given
  * @attach_comm: attach --comm, or NULL
  * @attach_by_pid: attach --by-pid: the suffix ":by=pid"
@@ -234,6 +237,7 @@ struct pc_args {
 	unsigned long long duration_ns;
 	const char *attach_unit;
 	char attach_full[PCORE_UAPI_NAME_MAX];
+	struct pcore_probe_spec attach_probe;
 	unsigned int attach_pid;
 	const char *attach_comm;
 	bool attach_by_pid;

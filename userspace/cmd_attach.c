@@ -103,6 +103,12 @@ int cmd_attach(struct pc_env *env, const struct pc_args *a)
 	memset(&at, 0, sizeof(at));
 	strcpy(at.name, a->attach_full);	/* checked: below NAME_MAX */
 	at.kind = a->attach_kind;
+	/* the probe in fields; the name is only its histogram's */
+	strcpy(at.target, a->attach_probe.func);
+	at.what = a->attach_probe.what;
+	at.arg = a->attach_probe.arg;
+	strcpy(at.unit, a->attach_probe.unit);
+	at.flags = a->attach_probe.flags;
 	at.maxactive = a->maxactive;
 	at.depth = a->attach_depth;
 	at.pid = a->attach_pid;

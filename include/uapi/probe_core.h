@@ -25,8 +25,12 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-/* 2: uprobes, pid and comm filters; 3: stacks; 4: PCORE_READ_TOTAL, created_ns */
-#define PCORE_ABI_VERSION	4
+/*
+ * 2: uprobes, pid and comm filters; 3: stacks; 4: PCORE_READ_TOTAL,
+ * created_ns; 5: PCORE_IOC_ATTACH's probe in fields (@target, @what,
+ * @arg, @unit, @flags), the ABI 4 call as PCORE_IOC_ATTACH_V4
+ */
+#define PCORE_ABI_VERSION	5
 #define PCORE_IOC_MAGIC		0xB8
 #define PCORE_DEVICE		"/dev/probe_core"
 
@@ -222,10 +226,23 @@ struct pcore_ioc_name {
 };
 
 /* struct pcore_ioc_attach.kind */
-#define PCORE_ATTACH_KRETPROBE	1	/* like target=, suffixes included */
+#define PCORE_ATTACH_KRETPROBE	1	/* a kernel function, as target= */
 #define PCORE_ATTACH_TRACEPOINT	2	/* like tracepoints=: built-in handler */
 #define PCORE_ATTACH_UPROBE	3	/* in a user-space file: @fd, @offset */
 #define PCORE_ATTACH_PROFILE	4	/* a CPU profiler: @hz (ABI 3) */
+
+/*
+ * struct pcore_ioc_attach.what (ABI 5): what a probe of a function (kernel
+ * or user space) records, and the suffix of target= that says the same
+ */
+#define PCORE_WHAT_TIME		0	/* "FUNC": each call's latency */
+#define PCORE_WHAT_COUNT	1	/* "FUNC:count": the calls */
+#define PCORE_WHAT_ARG		2	/* "FUNC:argN[:UNIT]": argument @arg */
+#define PCORE_WHAT_RETVAL	3	/* "FUNC:retval[:UNIT]": the value returned */
+#define PCORE_WHAT_STACKS	4	/* "FUNC:stacks": the calls by kernel stack */
+
+/* struct pcore_ioc_attach.flags (ABI 5) */
+#define PCORE_ATTACH_BY_PID	0x1	/* ":by=pid": keyed by process */
 
 /* struct pcore_ioc_attach.hist_kind: as hist= */
 #define PCORE_UAPI_HIST_DEFAULT		0	/* as target=: loglinear, log2 for values */
@@ -235,9 +252,10 @@ struct pcore_ioc_name {
 
 /**
  * struct pcore_ioc_attach - PCORE_IOC_ATTACH: a probe of probe_core's own
- * @name: function, with target='s suffixes (":count", ":argN[:UNIT]",
- *	":retval[:UNIT]"; do_fork and sys_<name> resolve as for target=),
- *	or tracepoint; also the histogram's name
+ * @name: the histogram's name (since ABI 5 only a label, when @target is
+ *	given; "" for the name target= would give: "FUNC:arg3:bytes"...).
+ *	With @target "", the probe as target= takes it: a function and its
+ *	suffixes, or a tracepoint (the only form before ABI 5)
  * @kind: PCORE_ATTACH_*
  * @maxactive: kretprobe: as maxactive=, 0 for the default
  * @hist_kind: PCORE_UAPI_HIST_*
@@ -254,30 +272,46 @@ struct pcore_ioc_name {
  *	tracepoints); ESRCH when there is no such process
  * @comm: only tasks of this name (/proc/PID/comm), or "" for any (not
  *	for tracepoints)
- * @depth: "FUNC:stacks" and PCORE_ATTACH_PROFILE: the innermost frames
- *	kept of each stack, 1 to 127, or 0 for the default (32); 0 for the
- *	others (since ABI 3)
+ * @depth: PCORE_WHAT_STACKS and PCORE_ATTACH_PROFILE: the innermost
+ *	frames kept of each stack, 1 to 127, or 0 for the default (32); 0
+ *	for the others (since ABI 3)
  * @hz: PCORE_ATTACH_PROFILE: samples per second on each CPU, 1 to 4000;
  *	0 for the others (since ABI 3)
+ * @target: (ABI 5) the function ("vfs_read"; do_fork and sys_<name>
+ *	resolve as for target=) or glob ("vfs_*"), the tracepoint, or for
+ *	a uprobe the symbol (which only names it); "" for a profiler, and
+ *	for the form of @name above
+ * @what: (ABI 5) PCORE_WHAT_*; PCORE_WHAT_TIME for tracepoints
+ * @arg: (ABI 5) PCORE_WHAT_ARG: the argument, 1 to 6; else 0
+ * @unit: (ABI 5) PCORE_WHAT_ARG and PCORE_WHAT_RETVAL: the values' unit,
+ *	1 to 15 characters without blank, ':' or ','; "" for "value"
+ * @flags: (ABI 5) PCORE_ATTACH_BY_PID or 0
+ * @pad: zero
  * @reserved: zero
  *
  * Of @precision, @min, @max and @step, those @hist_kind does not use must
  * be zero (all of them for the default and log2).  @offset and @fd must
- * be zero for the kinds other than PCORE_ATTACH_UPROBE.
+ * be zero for the kinds other than PCORE_ATTACH_UPROBE.  @what, @arg,
+ * @unit and @flags must be zero when @target is "".  The rules of the
+ * fields are those of the text (a glob takes PCORE_WHAT_TIME or
+ * PCORE_WHAT_COUNT; PCORE_ATTACH_BY_PID does not go with
+ * PCORE_WHAT_RETVAL or PCORE_WHAT_STACKS; a unit only with a value):
+ * EINVAL and one log line naming the problem.
  *
- * PCORE_ATTACH_UPROBE: @name is "SYMBOL" (a uretprobe that times each
- * call), "SYMBOL:retval[:UNIT]" (a uretprobe, the return value),
- * "SYMBOL:count" or "SYMBOL:argN[:UNIT]" (a uprobe at the entry); SYMBOL
- * only names it.  Every kind but the tracepoint takes a last suffix
- * ":by=pid" (not with ":retval"): one histogram per process, keyed by its
- * pid and labelled with its name.  The probe holds the file's inode, not its path or
- * mount: when the file is deleted or its filesystem unmounted, the probe
- * and its histogram go away (since ABI version 2).
+ * PCORE_ATTACH_UPROBE: PCORE_WHAT_TIME (a uretprobe that times each
+ * call), PCORE_WHAT_RETVAL (a uretprobe, the return value),
+ * PCORE_WHAT_COUNT or PCORE_WHAT_ARG (a uprobe at the entry).  Every
+ * kind but the tracepoint and the profiler takes PCORE_ATTACH_BY_PID: one
+ * histogram per process, keyed by its pid and labelled with its name.
+ * The probe holds the file's inode, not its path or mount: when the file
+ * is deleted or its filesystem unmounted, the probe and its histogram go
+ * away (since ABI version 2).
  *
- * PCORE_ATTACH_PROFILE: @name is the histogram's: every CPU's samples,
- * counted by stack (the kernel stack the sample interrupted, "[user]
- * COMM" or "[idle]"); @pid and @comm sample only those tasks.  The
- * histogram kind fields, @maxactive, @fd and @offset must be zero.
+ * PCORE_ATTACH_PROFILE: @name is the histogram's ("" for "profile"):
+ * every CPU's samples, counted by stack (the kernel stack the sample
+ * interrupted, "[user] COMM" or "[idle]"); @pid and @comm sample only
+ * those tasks.  The histogram kind fields, @maxactive, @fd, @offset and
+ * the probe fields must be zero.
  */
 struct pcore_ioc_attach {
 	char name[PCORE_UAPI_NAME_MAX];
@@ -294,14 +328,30 @@ struct pcore_ioc_attach {
 	char comm[16];
 	__u32 depth;
 	__u32 hz;
-	__u64 reserved[1];
+	char target[PCORE_UAPI_NAME_MAX];
+	__u32 what;
+	__u32 arg;
+	char unit[PCORE_UAPI_SHORT_MAX];
+	__u32 flags;
+	__u32 pad;
+	__u64 reserved[2];
 };
+
+/*
+ * PCORE_IOC_ATTACH_V4: the call of ABI 2 to 4, still taken.  Its struct
+ * is the first PCORE_ATTACH_V4_SIZE bytes of struct pcore_ioc_attach: the
+ * fields up to @hz, then 8 reserved bytes that must be zero (where
+ * @target starts).  The probe is in @name, as target= takes it: as
+ * PCORE_IOC_ATTACH with @target "".
+ */
+#define PCORE_ATTACH_V4_SIZE	216
 
 #define PCORE_IOC_VERSION	_IOR(PCORE_IOC_MAGIC, 0x00, struct pcore_ioc_version)
 #define PCORE_IOC_LIST		_IOWR(PCORE_IOC_MAGIC, 0x01, struct pcore_ioc_list)
 #define PCORE_IOC_READ		_IOWR(PCORE_IOC_MAGIC, 0x02, struct pcore_ioc_read)
 #define PCORE_IOC_RESET		_IOW(PCORE_IOC_MAGIC, 0x03, struct pcore_ioc_name)
 #define PCORE_IOC_ATTACH	_IOW(PCORE_IOC_MAGIC, 0x04, struct pcore_ioc_attach)
+#define PCORE_IOC_ATTACH_V4	_IOC(_IOC_WRITE, PCORE_IOC_MAGIC, 0x04, PCORE_ATTACH_V4_SIZE)
 #define PCORE_IOC_DETACH	_IOW(PCORE_IOC_MAGIC, 0x05, struct pcore_ioc_name)
 #define PCORE_IOC_ENABLE	_IOW(PCORE_IOC_MAGIC, 0x06, struct pcore_ioc_name)
 #define PCORE_IOC_DISABLE	_IOW(PCORE_IOC_MAGIC, 0x07, struct pcore_ioc_name)

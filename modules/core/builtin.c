@@ -20,13 +20,13 @@
 #include <trace/events/sched.h>
 #include "pcore.h"
 
-/* What a target records: its name's suffix, after the function. */
+/* What a target records: its spec's PCORE_WHAT_*, or a profiler. */
 enum pcore_builtin_mode {
-	PCORE_BUILTIN_TIME,	/* "vfs_read": the latency of each call */
-	PCORE_BUILTIN_COUNT,	/* "vfs_read:count": how many calls */
-	PCORE_BUILTIN_ARG,	/* "vfs_read:arg3[:UNIT]": an argument */
-	PCORE_BUILTIN_RETVAL,	/* "vfs_read:retval[:UNIT]": the return value */
-	PCORE_BUILTIN_STACKS,	/* "vfs_read:stacks": calls by kernel stack */
+	PCORE_BUILTIN_TIME = PCORE_WHAT_TIME,	/* "vfs_read": each call's latency */
+	PCORE_BUILTIN_COUNT = PCORE_WHAT_COUNT,	/* "vfs_read:count": the calls */
+	PCORE_BUILTIN_ARG = PCORE_WHAT_ARG,	/* "vfs_read:arg3[:UNIT]" */
+	PCORE_BUILTIN_RETVAL = PCORE_WHAT_RETVAL, /* "vfs_read:retval[:UNIT]" */
+	PCORE_BUILTIN_STACKS = PCORE_WHAT_STACKS, /* "vfs_read:stacks" */
 	PCORE_BUILTIN_PROFILE,	/* profile=HZ: samples of every CPU by stack */
 };
 
@@ -34,16 +34,13 @@ enum pcore_builtin_mode {
 #define PCORE_BUILTIN_STACKS_MAX	1024
 #define PCORE_BUILTIN_PROFILE_STACKS	4096
 
-/* Arguments in registers on every architecture probe_core builds for. */
-#define PCORE_BUILTIN_ARGS	6
-
 /* One of probe_core's own probes, with what it feeds. */
 struct pcore_builtin {
 	char name[PCORE_NAME_MAX];
 	char symbol[PCORE_NAME_MAX];
 	char unit[PCORE_UNIT_MAX];
 	enum pcore_builtin_mode mode;
-	unsigned int arg;		/* PCORE_BUILTIN_ARG: from 0 */
+	unsigned int arg;		/* PCORE_BUILTIN_ARG: from 0 (:arg1) */
 	struct pcore_hist *hist;
 	struct pcore_hist *errs;	/* PCORE_BUILTIN_RETVAL: by errno */
 	struct pcore_timer *timer;
@@ -123,23 +120,23 @@ unsigned int pcore_offcpu_tasks = 4096;
 static int pcore_builtin_tracepoint(struct pcore_client *c,
 				    struct pcore_builtin *b, const char *param)
 {
-	bool offcpu = !strcmp(b->name, "offcpu");
+	bool offcpu = !strcmp(b->symbol, "offcpu");
 	struct pcore_tracepoint_opts o = {
 		.name = b->name, .hist = b->hist, .priv = b,
-		.tracepoint = offcpu ? "sched_switch" : b->name,
+		.tracepoint = offcpu ? "sched_switch" : b->symbol,
 	};
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(pcore_tp_handlers); i++)
-		if (!strcmp(pcore_tp_handlers[i].name, b->name))
+		if (!strcmp(pcore_tp_handlers[i].name, b->symbol))
 			o.fn = pcore_tp_handlers[i].fn;
-	if (!o.fn && !pcore_tp_exists(b->name)) {
-		pr_err("%s=%s: no such tracepoint\n", param, b->name);
+	if (!o.fn && !pcore_tp_exists(b->symbol)) {
+		pr_err("%s=%s: no such tracepoint\n", param, b->symbol);
 		return -ENOENT;
 	}
 	if (!o.fn) {
 		pr_err("%s=%s: no built-in handler for this tracepoint (built-in: sched_switch, offcpu)\n",
-		       param, b->name);
+		       param, b->symbol);
 		return -EINVAL;
 	}
 	b->min_ns = (u64)READ_ONCE(pcore_offcpu_min_us) * NSEC_PER_USEC;
@@ -188,56 +185,32 @@ static struct pcore_builtin *pcore_builtin_find(const char *name)
 }
 
 /*
- * "FUNC", "FUNC:count", "FUNC:argN[:UNIT]" or "FUNC:retval[:UNIT]" into
- * b->symbol, b->mode, b->arg and b->unit.  Return: 0, or -EINVAL with one
- * log line.
+ * A probe spec from the text of a parameter (pcore_probe_spec_parse()).
+ * Return: 0, or -EINVAL with one log line.
  */
-static int pcore_builtin_parse(struct pcore_builtin *b, const char *param)
+static int pcore_builtin_parse(const char *param, const char *s,
+			       struct pcore_probe_spec *ps)
 {
-	char *what, *unit;
-	size_t len = strlen(b->symbol);
+	char why[PCORE_SPEC_WHY_MAX];
 
-	b->mode = PCORE_BUILTIN_TIME;
-	b->by_pid = len > 7 && !strcmp(b->symbol + len - 7, ":by=pid");
-	if (b->by_pid)
-		b->symbol[len - 7] = '\0';
-	what = strchr(b->symbol, ':');
-	if (!what)
+	if (!pcore_probe_spec_parse(s, ps, why, sizeof(why)))
 		return 0;
-	*what++ = '\0';
-	unit = strchr(what, ':');
-	if (unit)
-		*unit++ = '\0';
-	strscpy(b->unit, unit ?: "value", sizeof(b->unit));
-	if (!strcmp(what, "count") && !unit) {
-		b->mode = PCORE_BUILTIN_COUNT;
-	} else if (!strcmp(what, "stacks") && !unit) {
-		b->mode = PCORE_BUILTIN_STACKS;
-	} else if (!strcmp(what, "retval")) {
-		b->mode = PCORE_BUILTIN_RETVAL;
-	} else if (str_has_prefix(what, "arg") && what[3] >= '1' &&
-		   what[3] <= '0' + PCORE_BUILTIN_ARGS && !what[4]) {
-		b->mode = PCORE_BUILTIN_ARG;
-		b->arg = what[3] - '1';
-	} else {
-		pr_err("%s=%*pE: unknown suffix ':%*pE' (known: ':count', ':stacks', ':arg1' to ':arg%d', ':retval', the last two with an optional ':UNIT'; then ':by=pid')\n",
-		       param, (int)strlen(b->name), b->name, (int)strlen(what),
-		       what, PCORE_BUILTIN_ARGS);
-		return -EINVAL;
-	}
-	if (b->by_pid && (b->mode == PCORE_BUILTIN_RETVAL ||
-			  b->mode == PCORE_BUILTIN_STACKS)) {
-		pr_err("%s=%*pE: ':by=pid' is not for ':%s'\n", param,
-		       (int)strlen(b->name), b->name, what);
-		return -EINVAL;
-	}
-	if (unit && !pcore_one_word(unit)) {
-		pr_err("%s=%*pE: unit '%*pE' is not 1 to %d characters without spaces\n",
-		       param, (int)strlen(b->name), b->name, (int)strlen(unit),
-		       unit, PCORE_UNIT_MAX - 1);
-		return -EINVAL;
-	}
-	return 0;
+	pr_err("%s=%*pE: %s\n", param, (int)strlen(s), s, why);
+	return -EINVAL;
+}
+
+/*
+ * A function probe's spec, as the ioctl's fields may give it: checked
+ * by the rules of the text.  Return: 0, or -EINVAL with one log line.
+ */
+static int pcore_builtin_check(const struct pcore_builtin_req *r)
+{
+	char why[PCORE_SPEC_WHY_MAX];
+
+	if (!pcore_probe_spec_check(&r->probe, why, sizeof(why)))
+		return 0;
+	pr_err("%s=%*pE: %s\n", r->param, (int)strlen(r->name), r->name, why);
+	return -EINVAL;
 }
 
 /*
@@ -519,11 +492,6 @@ static int pcore_builtin_glob(struct pcore_client *c, struct pcore_builtin *b,
 	unsigned int i, n;
 	int ret = 0;
 
-	if ((b->mode != PCORE_BUILTIN_TIME && !count) || b->by_pid) {
-		pr_err("%s=%s: a glob takes no suffix but ':count'\n", r->param,
-		       b->name);
-		return -EINVAL;
-	}
 	f = pcore_funcs_find(b->symbol, PCORE_FUNCS_MAX);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
@@ -596,8 +564,13 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 	b->user = r->file;
 	b->filter = r->filter;
 	strscpy(b->name, name, sizeof(b->name));
-	strscpy(b->symbol, name, sizeof(b->symbol));
-	ret = r->tracepoint || r->hz ? 0 : pcore_builtin_parse(b, param);
+	strscpy(b->symbol, r->probe.func, sizeof(b->symbol));
+	strscpy(b->unit, *r->probe.unit ? r->probe.unit : "value",
+		sizeof(b->unit));
+	b->mode = r->probe.what;
+	b->arg = r->probe.what == PCORE_WHAT_ARG ? r->probe.arg - 1 : 0;
+	b->by_pid = r->probe.flags & PCORE_ATTACH_BY_PID;
+	ret = r->tracepoint || r->hz ? 0 : pcore_builtin_check(r);
 	if (!ret && r->hz) {
 		ret = pcore_builtin_profile(c, b, r);
 	} else if (!ret && !r->tracepoint && !r->file &&
@@ -612,7 +585,7 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 					  r->file, r->offset);
 	} else if (!ret) {
 		/* offcpu: the time waited, log2 (the sums are exact), by stack */
-		if (r->tracepoint && !strcmp(name, "offcpu"))
+		if (r->tracepoint && !strcmp(b->symbol, "offcpu"))
 			b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
 				.name = name, .spec = { .kind = PCORE_HIST_LOG2 },
 				.key_mode = PCORE_KEYS_STACK,
@@ -675,6 +648,29 @@ int pcore_builtin_attach(const struct pcore_builtin_req *r)
 	ret = pcore_builtin_add_locked(r);
 	mutex_unlock(&pcore_builtin_lock);
 	return ret;
+}
+
+/**
+ * pcore_builtin_attach_text() - attach a probe that its name says, as
+ *	target= and tracepoints= take it
+ * @r: what to attach: @r->name is a function and its suffixes (parsed
+ *	into @r->probe), or a tracepoint (@r->probe.func)
+ *
+ * Return: 0, or an errno with one log line; nothing stays on error.
+ */
+int pcore_builtin_attach_text(struct pcore_builtin_req *r)
+{
+	size_t n = strnlen(r->name, PCORE_NAME_MAX);
+
+	memset(&r->probe, 0, sizeof(r->probe));
+	/* An empty or overlong name: pcore_builtin_attach() says so. */
+	if (n && n < PCORE_NAME_MAX) {
+		if (r->tracepoint)
+			memcpy(r->probe.func, r->name, n + 1);
+		else if (pcore_builtin_parse(r->param, r->name, &r->probe))
+			return -EINVAL;
+	}
+	return pcore_builtin_attach(r);
 }
 
 /**

@@ -6,13 +6,16 @@
 #ifndef PCORE_BUILTIN_H
 #define PCORE_BUILTIN_H
 
+#include "pcore_spec.h"
+
 /* probe_core's own probes (builtin.c). */
 /**
  * struct pcore_builtin_req - one of probe_core's own probes to attach
  * @tracepoint: a tracepoint with a built-in handler, else a function
  * @param: where the request came from, for log lines ("target", "attach")
- * @name: function (with target='s suffixes) or tracepoint; the
- *	histogram's name
+ * @name: the histogram's name
+ * @probe: a function probe's spec (func only for a tracepoint: its name;
+ *	zero for a profiler)
  * @spec: histogram layout
  * @maxactive: kretprobe or uretprobe: calls in flight, 0 for the default
  * @file: a user-space file whose function at @offset to probe, or NULL
@@ -26,6 +29,7 @@ struct pcore_builtin_req {
 	bool tracepoint;
 	const char *param;
 	const char *name;
+	struct pcore_probe_spec probe;
 	struct pcore_hist_spec spec;
 	unsigned int maxactive;
 	struct file *file;
@@ -39,6 +43,7 @@ extern unsigned int pcore_offcpu_min_us;
 extern unsigned int pcore_offcpu_tasks;
 
 int pcore_builtin_attach(const struct pcore_builtin_req *r);
+int pcore_builtin_attach_text(struct pcore_builtin_req *r);
 int pcore_builtin_detach(const char *name);
 int pcore_builtin_set_enabled(const char *name, bool on);
 void pcore_builtin_log(void);

@@ -30,7 +30,10 @@ static_assert(sizeof(struct pcore_ioc_list) == 32);
 static_assert(sizeof(struct pcore_ioc_bucket) == 24);
 static_assert(sizeof(struct pcore_ioc_read) == 328);
 static_assert(sizeof(struct pcore_ioc_name) == 144);
-static_assert(sizeof(struct pcore_ioc_attach) == 216);
+static_assert(sizeof(struct pcore_ioc_attach) == 384);
+static_assert(offsetof(struct pcore_ioc_attach, target) + 8 ==
+	      PCORE_ATTACH_V4_SIZE);
+static_assert(PCORE_UAPI_SHORT_MAX == PCORE_UNIT_MAX);
 static_assert(sizeof(((struct pcore_ioc_attach *)0)->comm) == TASK_COMM_LEN);
 static_assert(PCORE_UAPI_NAME_MAX == PCORE_NAME_MAX);
 static_assert(PCORE_UAPI_LABEL_MAX == PCORE_LABEL_MAX);
@@ -497,7 +500,7 @@ static bool pcore_attach_spec_ok(const struct pcore_ioc_attach *a)
 	return false;
 }
 
-/* A depth is for "FUNC:stacks" only. */
+/* A depth is for "FUNC:stacks" only (the name's form). */
 static bool pcore_attach_stacks(const char *name)
 {
 	size_t len = strlen(name);
@@ -505,53 +508,123 @@ static bool pcore_attach_stacks(const char *name)
 	return len > 7 && !strcmp(name + len - 7, ":stacks");
 }
 
-static long pcore_ioc_attach(void __user *arg)
+/*
+ * The probe's fields (ABI 5) into @r->probe: the fields' ranges, bytes and
+ * the kinds they go with here; their rules (pcore_probe_spec_check()) when
+ * the probe is attached.  A profiler's name may be "".
+ */
+static bool pcore_attach_probe_ok(const struct pcore_ioc_attach *a,
+				  struct pcore_builtin_req *r)
+{
+	bool fields = a->what || a->arg || a->unit[0] || a->flags;
+	bool func = a->kind == PCORE_ATTACH_KRETPROBE ||
+		    a->kind == PCORE_ATTACH_UPROBE;
+
+	if (!memchr(a->target, '\0', sizeof(a->target)) ||
+	    !memchr(a->unit, '\0', sizeof(a->unit)) || a->pad ||
+	    (fields && (!func || !a->target[0])))
+		return false;
+	if (a->kind == PCORE_ATTACH_PROFILE)
+		return !a->target[0];
+	strscpy(r->probe.func, a->target, sizeof(r->probe.func));
+	strscpy(r->probe.unit, a->unit, sizeof(r->probe.unit));
+	r->probe.what = a->what;
+	r->probe.arg = a->arg;
+	r->probe.flags = a->flags;
+	return true;
+}
+
+/*
+ * PCORE_IOC_ATTACH, and PCORE_IOC_ATTACH_V4 (@a with @target and the
+ * fields after it zero): a probe of probe_core's own.
+ */
+static long pcore_attach(struct pcore_ioc_attach *a)
 {
 	struct pcore_builtin_req r = { .param = "attach" };
-	struct pcore_ioc_attach a;
-	bool profile;
+	bool profile = a->kind == PCORE_ATTACH_PROFILE;
+	char name[PCORE_NAME_MAX];
 	long ret;
 
-	if (copy_from_user(&a, arg, sizeof(a)))
-		return -EFAULT;
-	profile = a.kind == PCORE_ATTACH_PROFILE;
-	if (!pcore_str_ok(a.name, sizeof(a.name)) ||
-	    !memchr(a.comm, '\0', sizeof(a.comm)) ||
-	    !pcore_zero(a.reserved, sizeof(a.reserved)) ||
-	    (a.depth && !profile && !pcore_attach_stacks(a.name)) ||
-	    (!a.hz != !profile) ||
-	    (profile && (a.maxactive || a.hist_kind || a.precision ||
-			 a.min || a.max || a.step)) ||
-	    (a.kind != PCORE_ATTACH_KRETPROBE &&
-	     a.kind != PCORE_ATTACH_TRACEPOINT &&
-	     a.kind != PCORE_ATTACH_UPROBE && !profile) ||
-	    !pcore_attach_spec_ok(&a) ||
-	    a.maxactive > PCORE_MAXACTIVE_MAX ||
-	    (a.kind == PCORE_ATTACH_TRACEPOINT && a.maxactive) ||
-	    (a.kind != PCORE_ATTACH_UPROBE && (a.fd || a.offset)))
+	if (!memchr(a->name, '\0', sizeof(a->name)) ||
+	    (!a->name[0] && !a->target[0] && !profile) ||
+	    !memchr(a->comm, '\0', sizeof(a->comm)) ||
+	    !pcore_zero(a->reserved, sizeof(a->reserved)) ||
+	    !pcore_attach_probe_ok(a, &r) ||
+	    (a->depth && !profile && r.probe.what != PCORE_WHAT_STACKS &&
+	     !(!a->target[0] && pcore_attach_stacks(a->name))) ||
+	    (!a->hz != !profile) ||
+	    (profile && (a->maxactive || a->hist_kind || a->precision ||
+			 a->min || a->max || a->step)) ||
+	    (a->kind != PCORE_ATTACH_KRETPROBE &&
+	     a->kind != PCORE_ATTACH_TRACEPOINT &&
+	     a->kind != PCORE_ATTACH_UPROBE && !profile) ||
+	    !pcore_attach_spec_ok(a) ||
+	    a->maxactive > PCORE_MAXACTIVE_MAX ||
+	    (a->kind == PCORE_ATTACH_TRACEPOINT && a->maxactive) ||
+	    (a->kind != PCORE_ATTACH_UPROBE && (a->fd || a->offset)))
 		return -EINVAL;
-	if (a.kind == PCORE_ATTACH_UPROBE) {
-		r.file = fget(a.fd);
+	/* The name: given, or what target= would name the probe. */
+	r.name = a->name;
+	if (!a->name[0] && profile) {
+		r.name = "profile";
+	} else if (!a->name[0] && a->target[0]) {
+		if (pcore_probe_spec_name(&r.probe, name, sizeof(name))) {
+			pr_err("attach=%*pE: the name made from it is longer than %d characters: give one\n",
+			       (int)strlen(a->target), a->target,
+			       PCORE_NAME_MAX - 1);
+			return -EINVAL;
+		}
+		r.name = name;
+	}
+	if (a->kind == PCORE_ATTACH_UPROBE) {
+		r.file = fget(a->fd);
 		if (!r.file)
 			return -EBADF;
 	}
-	r.tracepoint = a.kind == PCORE_ATTACH_TRACEPOINT;
-	r.name = a.name;
-	r.spec.kind = a.hist_kind;	/* 0: the target's default */
-	r.spec.precision = a.precision;
-	r.spec.min = a.min;
-	r.spec.max = a.max;
-	r.spec.step = a.step;
-	r.maxactive = a.maxactive;
-	r.offset = a.offset;
-	r.filter.pid = a.pid;
-	memcpy(r.filter.comm, a.comm, sizeof(r.filter.comm));
-	r.depth = a.depth;	/* over 127: the histogram refuses it */
-	r.hz = a.hz;		/* over 4000: the profiler refuses it */
-	ret = pcore_builtin_attach(&r);
+	r.tracepoint = a->kind == PCORE_ATTACH_TRACEPOINT;
+	r.spec.kind = a->hist_kind;	/* 0: the target's default */
+	r.spec.precision = a->precision;
+	r.spec.min = a->min;
+	r.spec.max = a->max;
+	r.spec.step = a->step;
+	r.maxactive = a->maxactive;
+	r.offset = a->offset;
+	r.filter.pid = a->pid;
+	memcpy(r.filter.comm, a->comm, sizeof(r.filter.comm));
+	r.depth = a->depth;	/* over 127: the histogram refuses it */
+	r.hz = a->hz;		/* over 4000: the profiler refuses it */
+	/* Before ABI 5, and with no target: the name says the probe. */
+	if (!profile && !a->target[0])
+		ret = pcore_builtin_attach_text(&r);
+	else
+		ret = pcore_builtin_attach(&r);
 	if (r.file)
 		fput(r.file);
 	return ret;
+}
+
+static long pcore_ioc_attach(void __user *arg)
+{
+	struct pcore_ioc_attach a;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	return pcore_attach(&a);
+}
+
+/*
+ * The call of ABI 2 to 4: the first PCORE_ATTACH_V4_SIZE bytes of the
+ * struct, its last 8 reserved (where @target starts), the rest zero.
+ */
+static long pcore_ioc_attach_v4(void __user *arg)
+{
+	struct pcore_ioc_attach a = { };
+
+	if (copy_from_user(&a, arg, PCORE_ATTACH_V4_SIZE))
+		return -EFAULT;
+	if (!pcore_zero(a.target, sizeof(a.target)))
+		return -EINVAL;
+	return pcore_attach(&a);
 }
 
 static long pcore_ioc_detach(void __user *arg)
@@ -586,6 +659,7 @@ static long pcore_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		/* A reset changes what others read: not on a read-only file. */
 		return writer ? pcore_ioc_reset(uarg) : -EBADF;
 	case PCORE_IOC_ATTACH:
+	case PCORE_IOC_ATTACH_V4:
 	case PCORE_IOC_DETACH:
 	case PCORE_IOC_ENABLE:
 	case PCORE_IOC_DISABLE:
@@ -598,6 +672,8 @@ static long pcore_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	switch (cmd) {
 	case PCORE_IOC_ATTACH:
 		return pcore_ioc_attach(uarg);
+	case PCORE_IOC_ATTACH_V4:
+		return pcore_ioc_attach_v4(uarg);
 	case PCORE_IOC_DETACH:
 		return pcore_ioc_detach(uarg);
 	case PCORE_IOC_ENABLE:

@@ -183,8 +183,6 @@ static void pcore_seq_about(struct seq_file *m, const struct pcore_hist *h,
 	else
 		seq_printf(m, "percentile_error: %llu%s\n", abs_err, h->unit);
 	seq_printf(m, "recorded: %llu\n", recorded);
-	/* The old name of recorded, kept for ABI 3 and 4 only: see docs/api.md, "hits and recorded". */
-	seq_printf(m, "hits: %llu\n", recorded);
 	seq_printf(m, "memory: %zu\n", h->mem);
 }
 

@@ -12,7 +12,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "pcore.h"
-#include "pcore_spec.h"
 
 /*
  * String parameters are copied into buffers of their own, never
@@ -218,7 +217,7 @@ static int pcore_builtin_list(bool tracepoint, const char *param,
 				break;
 			}
 		}
-		ret = pcore_builtin_attach(&r);
+		ret = pcore_builtin_attach_text(&r);
 	}
 	kfree(copy);
 	return ret;

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * probe_core's specs as text: what hist= says.  No kernel dependencies
- * (see pcore_spec.h): the module, probectl and the host tests compile
- * this file unchanged.
+ * probe_core's specs as text: hist= and probe specs.  No kernel
+ * dependencies (see pcore_spec.h): the module, probectl and the host tests
+ * compile this file unchanged.
  */
 #include "pcore_spec.h"
+#ifdef __KERNEL__
+#include <linux/kernel.h>	/* snprintf() */
+#else
+#include <stdio.h>
+#endif
 
 /*
  * The decimal number at *@s, up to the next @end character or the end:
@@ -81,4 +86,193 @@ int pcore_hist_spec_parse(const char *s, struct pcore_hist_spec *spec,
 		return -EINVAL;
 	}
 	return pcore_layout_init(&l, spec, why);
+}
+
+/* The suffixes, by PCORE_WHAT_* (":argN" is "arg" and the number). */
+static const char *const spec_whats[] = {
+	[PCORE_WHAT_TIME] = "",
+	[PCORE_WHAT_COUNT] = "count",
+	[PCORE_WHAT_ARG] = "arg",
+	[PCORE_WHAT_RETVAL] = "retval",
+	[PCORE_WHAT_STACKS] = "stacks",
+};
+
+#define SPEC_BY_PID	":by=pid"
+#define SPEC_KNOWN	"known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid'"
+
+/* A byte that would break a spec's text, a name or a text file's field. */
+static int spec_blank(unsigned char c)
+{
+	return c <= ' ' || c >= 0x7f;
+}
+
+/* Does @s (@n bytes) hold one of @set's characters or a blank? */
+static int spec_has(const char *s, size_t n, const char *set)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (spec_blank(s[i]) || strchr(set, s[i]))
+			return 1;
+	return 0;
+}
+
+/**
+ * pcore_probe_spec_check() - are a probe spec's fields one spec?
+ * @ps: the spec, from the parser or from the attach ioctl's fields
+ * @why: a buffer for the reason when it is refused
+ * @size: its size, %PCORE_SPEC_WHY_MAX is enough
+ *
+ * The rules the text follows, for fields: the ioctl's fields are held to
+ * them as the text is, so there is one set of rules.  @ps->func and
+ * @ps->unit must be NUL-terminated within their arrays (the caller checks
+ * what it copied from user space).
+ *
+ * Return: 0, or -EINVAL with the reason in @why.
+ */
+int pcore_probe_spec_check(const struct pcore_probe_spec *ps, char *why,
+			   size_t size)
+{
+	size_t n = strlen(ps->func), u = strlen(ps->unit);
+	const char *what = ps->what < sizeof(spec_whats) / sizeof(*spec_whats) ?
+			   spec_whats[ps->what] : NULL;
+
+	if (!n)
+		snprintf(why, size, "no function");
+	else if (spec_has(ps->func, n, ":,"))
+		snprintf(why, size, "a function is named without blank, control character, ':' or ','");
+	else if (!what)
+		snprintf(why, size, "what %u is not one of PCORE_WHAT_*", ps->what);
+	else if (ps->flags & ~(u32)PCORE_ATTACH_BY_PID)
+		snprintf(why, size, "flags 0x%x: unknown flags", ps->flags);
+	else if (ps->what == PCORE_WHAT_ARG &&
+		 (ps->arg < 1 || ps->arg > PCORE_SPEC_ARGS))
+		snprintf(why, size, "argument %u is not 1 to %d", ps->arg,
+			 PCORE_SPEC_ARGS);
+	else if (ps->what != PCORE_WHAT_ARG && ps->arg)
+		snprintf(why, size, "an argument number is for ':argN' only");
+	else if (u && ps->what != PCORE_WHAT_ARG &&
+		 ps->what != PCORE_WHAT_RETVAL)
+		snprintf(why, size, "a unit is for ':argN' and ':retval' only");
+	else if (u && spec_has(ps->unit, u, ":,"))
+		snprintf(why, size, "unit '%s' is not 1 to %d characters without blank, control character, ':' or ','",
+			 spec_has(ps->unit, u, "") ? "?" : ps->unit,
+			 PCORE_UAPI_SHORT_MAX - 1);
+	else if ((ps->flags & PCORE_ATTACH_BY_PID) &&
+		 (ps->what == PCORE_WHAT_RETVAL || ps->what == PCORE_WHAT_STACKS))
+		snprintf(why, size, "'%s' is not for ':%s'", SPEC_BY_PID, what);
+	else if (strpbrk(ps->func, "*?") &&
+		 ((ps->what != PCORE_WHAT_TIME && ps->what != PCORE_WHAT_COUNT) ||
+		  ps->flags))
+		snprintf(why, size, "a glob takes no suffix but ':count'");
+	else
+		return 0;
+	return -EINVAL;
+}
+
+/**
+ * pcore_probe_spec_parse() - a probe spec from its text, as target= takes it
+ * @s: "FUNC[:count | :stacks | :argN[:UNIT] | :retval[:UNIT]][:by=pid]"
+ * @ps: filled in
+ * @why: a buffer for the reason when the text is refused
+ * @size: its size, %PCORE_SPEC_WHY_MAX is enough
+ *
+ * The one parser of the text: the kernel's target= and stacks=, the
+ * attach ioctl's text form and probectl's --kprobe and --kretprobe call
+ * it, then pcore_probe_spec_check().  A reason quotes the text only when
+ * it is printable.  No allocation.
+ *
+ * Return: 0, or -EINVAL with the reason in @why.
+ */
+int pcore_probe_spec_parse(const char *s, struct pcore_probe_spec *ps,
+			   char *why, size_t size)
+{
+	size_t n = strlen(s), f, w, len = sizeof(SPEC_BY_PID) - 1;
+	const char *what, *unit;
+
+	memset(ps, 0, sizeof(*ps));
+	if (spec_has(s, n, "")) {
+		snprintf(why, size, "characters other than printable ASCII without blanks");
+		return -EINVAL;
+	}
+	if (n > len && !strcmp(s + n - len, SPEC_BY_PID)) {
+		ps->flags = PCORE_ATTACH_BY_PID;
+		n -= len;
+	}
+	what = memchr(s, ':', n);
+	f = what ? (size_t)(what - s) : n;
+	if (f >= sizeof(ps->func)) {
+		snprintf(why, size, "function name longer than %zu characters",
+			 sizeof(ps->func) - 1);
+		return -EINVAL;
+	}
+	memcpy(ps->func, s, f);
+	if (!what)
+		return pcore_probe_spec_check(ps, why, size);
+	what++;
+	n -= f + 1;
+	unit = memchr(what, ':', n);
+	w = unit ? (size_t)(unit - what) : n;
+	if (w == 5 && !strncmp(what, "count", 5)) {
+		ps->what = PCORE_WHAT_COUNT;
+	} else if (w == 6 && !strncmp(what, "stacks", 6)) {
+		ps->what = PCORE_WHAT_STACKS;
+	} else if (w == 6 && !strncmp(what, "retval", 6)) {
+		ps->what = PCORE_WHAT_RETVAL;
+	} else if (w == 4 && !strncmp(what, "arg", 3) && what[3] >= '1' &&
+		   what[3] <= '0' + PCORE_SPEC_ARGS) {
+		ps->what = PCORE_WHAT_ARG;
+		ps->arg = what[3] - '0';
+	} else {
+		snprintf(why, size, "unknown suffix ':%.*s' (%s)", (int)w, what,
+			 SPEC_KNOWN);
+		return -EINVAL;
+	}
+	if (unit) {
+		unit++;
+		w = n - w - 1;
+		if (ps->what != PCORE_WHAT_ARG && ps->what != PCORE_WHAT_RETVAL) {
+			snprintf(why, size, "':%s' takes no unit",
+				 spec_whats[ps->what]);
+			return -EINVAL;
+		}
+		if (!w || w >= sizeof(ps->unit) || spec_has(unit, w, ":,")) {
+			snprintf(why, size, "unit '%.*s' is not 1 to %zu characters without blank, control character, ':' or ','",
+				 (int)(w < 40 ? w : 40), unit,
+				 sizeof(ps->unit) - 1);
+			return -EINVAL;
+		}
+		memcpy(ps->unit, unit, w);
+	}
+	return pcore_probe_spec_check(ps, why, size);
+}
+
+/**
+ * pcore_probe_spec_name() - a probe spec as text, the form the parser reads
+ * @ps: a spec pcore_probe_spec_check() took, or any (what an unknown
+ *	@ps->what records is left out)
+ * @buf: where the text goes, NUL-terminated
+ * @size: its size; %PCORE_UAPI_NAME_MAX for a histogram's name
+ *
+ * The histogram name of a spec given in fields: what target= would have
+ * named it ("vfs_read:arg3:bytes:by=pid").
+ *
+ * Return: 0, or -ENAMETOOLONG when the text does not fit.
+ */
+int pcore_probe_spec_name(const struct pcore_probe_spec *ps, char *buf,
+			  size_t size)
+{
+	char what[16] = "";
+	int n;
+
+	/* Any fields, for a log line that says what was refused. */
+	if (ps->what == PCORE_WHAT_ARG)
+		snprintf(what, sizeof(what), ":arg%u", ps->arg);
+	else if (ps->what != PCORE_WHAT_TIME &&
+		 ps->what < sizeof(spec_whats) / sizeof(*spec_whats))
+		snprintf(what, sizeof(what), ":%s", spec_whats[ps->what]);
+	n = snprintf(buf, size, "%s%s%s%s%s", ps->func, what,
+		     *ps->unit ? ":" : "", ps->unit,
+		     ps->flags & PCORE_ATTACH_BY_PID ? SPEC_BY_PID : "");
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }

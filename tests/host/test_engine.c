@@ -520,6 +520,171 @@ TEST(spec_text_refused)
 	}
 }
 
+/* A spec's fields, named. */
+#define PS(f, u, w, a, fl) { .func = f, .unit = u, .what = w, .arg = a, \
+			     .flags = fl }
+
+/*
+ * A probe spec's text, which the kernel's target= and stacks=, the attach
+ * ioctl's text form and probectl attach read with pcore_probe_spec_parse():
+ * its fields, and the name pcore_probe_spec_name() writes back (the text
+ * itself: one form).
+ */
+TEST(probe_spec_accepted)
+{
+	static const struct {
+		const char *s;
+		struct pcore_probe_spec ps;
+	} t[] = {
+		{ "vfs_read", PS("vfs_read", "", PCORE_WHAT_TIME, 0, 0) },
+		{ "vfs_*", PS("vfs_*", "", PCORE_WHAT_TIME, 0, 0) },
+		{ "vfs_r?ad:count", PS("vfs_r?ad", "", PCORE_WHAT_COUNT, 0, 0) },
+		{ "do_fork:count", PS("do_fork", "", PCORE_WHAT_COUNT, 0, 0) },
+		{ "do_fork:count:by=pid",
+		  PS("do_fork", "", PCORE_WHAT_COUNT, 0, PCORE_ATTACH_BY_PID) },
+		{ "f.isra.0:stacks", PS("f.isra.0", "", PCORE_WHAT_STACKS, 0, 0) },
+		{ "tcp_sendmsg:arg3", PS("tcp_sendmsg", "", PCORE_WHAT_ARG, 3, 0) },
+		{ "f:arg1:bytes", PS("f", "bytes", PCORE_WHAT_ARG, 1, 0) },
+		{ "f:arg6:B:by=pid",
+		  PS("f", "B", PCORE_WHAT_ARG, 6, PCORE_ATTACH_BY_PID) },
+		{ "vfs_read:retval", PS("vfs_read", "", PCORE_WHAT_RETVAL, 0, 0) },
+		{ "vfs_read:retval:0123456789abcde",
+		  PS("vfs_read", "0123456789abcde", PCORE_WHAT_RETVAL, 0, 0) },
+		{ "vfs_read:by=pid",
+		  PS("vfs_read", "", PCORE_WHAT_TIME, 0, PCORE_ATTACH_BY_PID) },
+	};
+	char why[PCORE_SPEC_WHY_MAX], name[PCORE_UAPI_NAME_MAX];
+	struct pcore_probe_spec ps;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		memset(&ps, 0xa5, sizeof(ps));
+		why[0] = '\0';
+		EXPECT_EQ(0, pcore_probe_spec_parse(t[i].s, &ps, why, sizeof(why)))
+			TH_LOG("%s: %s", t[i].s, why);
+		EXPECT_EQ(0, memcmp(&ps, &t[i].ps, sizeof(ps)))
+			TH_LOG("%s: func '%s' unit '%s' what %u arg %u flags %u",
+			       t[i].s, ps.func, ps.unit, ps.what, ps.arg,
+			       ps.flags);
+		EXPECT_EQ(0, pcore_probe_spec_check(&t[i].ps, why, sizeof(why)))
+			TH_LOG("%s: %s", t[i].s, why);
+		EXPECT_EQ(0, pcore_probe_spec_name(&t[i].ps, name, sizeof(name)));
+		EXPECT_STREQ(t[i].s, name);
+	}
+}
+
+TEST(probe_spec_refused)
+{
+	static const struct {
+		const char *s;
+		const char *why;	/* the whole reason */
+	} t[] = {
+		{ "", "no function" },
+		{ ":count", "no function" },
+		{ "do fork", "characters other than printable ASCII without blanks" },
+		{ "f\x01", "characters other than printable ASCII without blanks" },
+		{ "f\xff:count", "characters other than printable ASCII without blanks" },
+		{ "f,g", "a function is named without blank, control character, ':' or ','" },
+		{ "f:", "unknown suffix ':' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid')" },
+		{ "f:cnt", "unknown suffix ':cnt' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid')" },
+		{ "f:COUNT", "unknown suffix ':COUNT' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid')" },
+		{ "f:arg0", "unknown suffix ':arg0' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid')" },
+		{ "f:arg7", "unknown suffix ':arg7' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid')" },
+		{ "f:arg12", "unknown suffix ':arg12' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid')" },
+		{ "f:by=pid:count", "unknown suffix ':by=pid' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid')" },
+		{ "f:count:calls", "':count' takes no unit" },
+		{ "f:stacks:x", "':stacks' takes no unit" },
+		{ "f:arg1:", "unit '' is not 1 to 15 characters without blank, control character, ':' or ','" },
+		{ "f:arg1:0123456789abcdef", "unit '0123456789abcdef' is not 1 to 15 characters without blank, control character, ':' or ','" },
+		{ "f:retval:a:b", "unit 'a:b' is not 1 to 15 characters without blank, control character, ':' or ','" },
+		{ "f:retval:by=pid", "':by=pid' is not for ':retval'" },
+		{ "f:stacks:by=pid", "':by=pid' is not for ':stacks'" },
+		{ "vfs_*:arg1", "a glob takes no suffix but ':count'" },
+		{ "vfs_*:stacks", "a glob takes no suffix but ':count'" },
+		{ "vfs_*:retval", "a glob takes no suffix but ':count'" },
+		{ "vfs_?:by=pid", "a glob takes no suffix but ':count'" },
+		{ "vfs_*:count:by=pid", "a glob takes no suffix but ':count'" },
+		{ "@128", "function name longer than 127 characters" },
+	};
+	char why[PCORE_SPEC_WHY_MAX], s[200];
+	struct pcore_probe_spec ps;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		snprintf(s, sizeof(s), "%s", t[i].s);
+		if (!strcmp(s, "@128"))	/* 128 characters, no suffix */
+			memset(s, 'f', 128), s[128] = '\0';
+		why[0] = '\0';
+		EXPECT_EQ(-EINVAL, pcore_probe_spec_parse(s, &ps, why, sizeof(why)))
+			TH_LOG("'%s' was taken", t[i].s);
+		EXPECT_STREQ(t[i].why, why);
+	}
+}
+
+/*
+ * The same rules for fields (the attach ioctl's, ABI 5), and the ones
+ * only fields can break: a value out of range, an argument number
+ * without :argN.
+ */
+TEST(probe_spec_fields_refused)
+{
+	static const struct {
+		struct pcore_probe_spec ps;
+		const char *why;
+	} t[] = {
+		{ PS("", "", PCORE_WHAT_TIME, 0, 0), "no function" },
+		{ PS("f:count", "", PCORE_WHAT_TIME, 0, 0),
+		  "a function is named without blank, control character, ':' or ','" },
+		{ PS("f g", "", PCORE_WHAT_TIME, 0, 0),
+		  "a function is named without blank, control character, ':' or ','" },
+		{ PS("f", "", 5, 0, 0), "what 5 is not one of PCORE_WHAT_*" },
+		{ PS("f", "", 0xffffffff, 0, 0),
+		  "what 4294967295 is not one of PCORE_WHAT_*" },
+		{ PS("f", "", PCORE_WHAT_TIME, 0, 2), "flags 0x2: unknown flags" },
+		{ PS("f", "", PCORE_WHAT_ARG, 0, 0), "argument 0 is not 1 to 6" },
+		{ PS("f", "", PCORE_WHAT_ARG, 7, 0), "argument 7 is not 1 to 6" },
+		{ PS("f", "", PCORE_WHAT_COUNT, 1, 0),
+		  "an argument number is for ':argN' only" },
+		{ PS("f", "B", PCORE_WHAT_COUNT, 0, 0),
+		  "a unit is for ':argN' and ':retval' only" },
+		{ PS("f", "B", PCORE_WHAT_TIME, 0, 0),
+		  "a unit is for ':argN' and ':retval' only" },
+		{ PS("f", "a b", PCORE_WHAT_RETVAL, 0, 0),
+		  "unit '?' is not 1 to 15 characters without blank, control character, ':' or ','" },
+		{ PS("f", "a,b", PCORE_WHAT_RETVAL, 0, 0),
+		  "unit 'a,b' is not 1 to 15 characters without blank, control character, ':' or ','" },
+		{ PS("f", "", PCORE_WHAT_STACKS, 0, PCORE_ATTACH_BY_PID),
+		  "':by=pid' is not for ':stacks'" },
+		{ PS("f*", "", PCORE_WHAT_TIME, 0, PCORE_ATTACH_BY_PID),
+		  "a glob takes no suffix but ':count'" },
+	};
+	char why[PCORE_SPEC_WHY_MAX];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		why[0] = '\0';
+		EXPECT_EQ(-EINVAL, pcore_probe_spec_check(&t[i].ps, why, sizeof(why)))
+			TH_LOG("case %zu was taken", i);
+		EXPECT_STREQ(t[i].why, why);
+	}
+}
+
+/* A name that does not fit: refused, not cut. */
+TEST(probe_spec_name_too_long)
+{
+	struct pcore_probe_spec ps = { .what = PCORE_WHAT_ARG, .arg = 1,
+				       .flags = PCORE_ATTACH_BY_PID };
+	char name[PCORE_UAPI_NAME_MAX];
+
+	memset(ps.func, 'f', 110);
+	strcpy(ps.unit, "bytes");
+	/* 110 + ":arg1" + ":bytes" + ":by=pid" = 128: one too many */
+	EXPECT_EQ(-ENAMETOOLONG, pcore_probe_spec_name(&ps, name, sizeof(name)));
+	ps.func[109] = '\0';
+	EXPECT_EQ(0, pcore_probe_spec_name(&ps, name, sizeof(name)));
+	EXPECT_EQ(127U, strlen(name));
+}
+
 TEST(layout_accepts_defaults)
 {
 	struct pcore_hist_spec spec = { .kind = PCORE_HIST_LOGLINEAR };

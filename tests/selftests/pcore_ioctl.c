@@ -1035,6 +1035,135 @@ TEST_F_TIMEOUT(ioc, attach_kretprobe, PCORE_TIMEOUT_PATCHING)
 	EXPECT_STREQ(kp_before, kp);
 }
 
+/*
+ * ABI 5: the probe in fields (@target, @what, @arg, @unit, @flags), the
+ * name only a label or made from them; the call of ABI 2 to 4
+ * (PCORE_IOC_ATTACH_V4, the probe in the name) as before; fields held to
+ * the text's rules, with EINVAL, one log line, and nothing attached.
+ */
+TEST_F_TIMEOUT(ioc, attach_fields_and_v4, PCORE_TIMEOUT_PATCHING)
+{
+	static const struct {
+		const char *name, *target, *unit;
+		unsigned int what, arg, flags;
+		const char *hist, *probe_kind, *hunit, *key;
+	} ok[] = {
+		/* no name: the one target= would give */
+		{ "", "sys_getppid", "", PCORE_WHAT_COUNT, 0, 0,
+		  "sys_getppid:count", "kprobe", "calls", "" },
+		/* a label, nothing of the probe in it */
+		{ "ppid", "sys_getppid", "", PCORE_WHAT_TIME, 0, 0,
+		  "ppid", "kretprobe", "ns", "" },
+		{ "", "sys_getppid", "B", PCORE_WHAT_ARG, 2, PCORE_ATTACH_BY_PID,
+		  "sys_getppid:arg2:B:by=pid", "kprobe", "B", "pid" },
+		{ "ppid:count", "sys_getppid", "", PCORE_WHAT_RETVAL, 0, 0,
+		  "ppid:count", "kretprobe", "value", "" },
+	};
+	static const struct {
+		const char *target, *unit;
+		unsigned int kind, what, arg, flags, pad;
+		const char *line;	/* "" for no log line */
+	} bad[] = {
+		/* the rules of the text, with the text's reasons */
+		{ "vfs_*", "", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_ARG, 1, 0, 0,
+		  "attach=vfs_*:arg1: a glob takes no suffix but ':count'" },
+		{ "f", "", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_STACKS, 0,
+		  PCORE_ATTACH_BY_PID, 0,
+		  "attach=f:stacks:by=pid: ':by=pid' is not for ':stacks'" },
+		{ "f", "", PCORE_ATTACH_KRETPROBE, 9, 0, 0, 0,
+		  "attach=f: what 9 is not one of PCORE_WHAT_*" },
+		{ "f", "", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_ARG, 7, 0, 0,
+		  "attach=f:arg7: argument 7 is not 1 to 6" },
+		{ "f", "B", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_COUNT, 0, 0, 0,
+		  "attach=f:count:B: a unit is for ':argN' and ':retval' only" },
+		{ "f", "", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_TIME, 0, 4, 0,
+		  "attach=f: flags 0x4: unknown flags" },
+		{ "f:count", "", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_TIME, 0, 0, 0,
+		  "attach=f:count: a function is named without blank" },
+		/* the struct's own: fields without a target, pad */
+		{ "", "", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_COUNT, 0, 0, 0, "" },
+		{ "", "B", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_TIME, 0, 0, 0, "" },
+		{ "f", "", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_TIME, 0, 0, 1, "" },
+		{ "sched_switch", "", PCORE_ATTACH_TRACEPOINT, PCORE_WHAT_COUNT,
+		  0, 0, 0, "" },
+	};
+	static char before[PCORE_BUF], after[PCORE_BUF], log[4096];
+	struct pcore_ioc_attach a;
+	struct pcore_ioc_entry e;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ok); i++) {
+		pcore_att_init(&a, ok[i].name, PCORE_ATTACH_KRETPROBE, 0);
+		snprintf(a.target, sizeof(a.target), "%s", ok[i].target);
+		snprintf(a.unit, sizeof(a.unit), "%s", ok[i].unit);
+		a.what = ok[i].what;
+		a.arg = ok[i].arg;
+		a.flags = ok[i].flags;
+		ASSERT_EQ(0, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a))
+			TH_LOG("case %u", i);
+		getppids(NCALLS);
+		ASSERT_EQ(0, pcore_list_one(self->fd, ok[i].hist, &e))
+			TH_LOG("case %u: no histogram %s", i, ok[i].hist);
+		EXPECT_STREQ("__x64_sys_getppid", e.symbol);
+		EXPECT_STREQ(ok[i].probe_kind, e.probe_kind);
+		EXPECT_STREQ(ok[i].hunit, e.unit);
+		EXPECT_STREQ(ok[i].key, e.key_name);
+		EXPECT_EQ(NCALLS, e.hits) TH_LOG("case %u", i);
+		EXPECT_EQ(NCALLS, e.count) TH_LOG("case %u", i);
+		EXPECT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH, ok[i].hist));
+	}
+
+	/*
+	 * ABI 4's call: the struct up to hz and 8 reserved bytes; the name
+	 * says the probe, as target= reads it.  Past its size the kernel
+	 * reads nothing: junk there changes nothing.
+	 */
+	pcore_att_init(&a, "sys_getppid:count", PCORE_ATTACH_KRETPROBE, 0);
+	memset((char *)&a + PCORE_ATTACH_V4_SIZE, 0xa5,
+	       sizeof(a) - PCORE_ATTACH_V4_SIZE);
+	ASSERT_EQ(0, pcore_ioc(self->fd, PCORE_IOC_ATTACH_V4, &a));
+	getppids(NCALLS);
+	ASSERT_EQ(0, pcore_list_one(self->fd, "sys_getppid:count", &e));
+	EXPECT_STREQ("kprobe", e.probe_kind);
+	EXPECT_STREQ("calls", e.unit);
+	EXPECT_EQ(NCALLS, e.count);
+	EXPECT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH,
+				    "sys_getppid:count"));
+	/* ... its reserved bytes must be zero, its text follows the rules */
+	a.target[7] = 1;
+	EXPECT_EQ(EINVAL, pcore_ioc(self->fd, PCORE_IOC_ATTACH_V4, &a));
+	a.target[7] = 0;
+	snprintf(a.name, sizeof(a.name), "sys_getppid:cnt");
+	EXPECT_EQ(EINVAL, pcore_ioc(self->fd, PCORE_IOC_ATTACH_V4, &a));
+	kmsg_collect(self->kmsg, log, sizeof(log));
+	EXPECT_NE(NULL, strstr(log, "attach=sys_getppid:cnt: unknown suffix ':cnt'"))
+		TH_LOG("%s", log);
+
+	ASSERT_EQ(0, pcore_fingerprint(self->fd, before, sizeof(before)));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		pcore_att_init(&a, "", bad[i].kind, 0);
+		snprintf(a.target, sizeof(a.target), "%s", bad[i].target);
+		snprintf(a.unit, sizeof(a.unit), "%s", bad[i].unit);
+		a.what = bad[i].what;
+		a.arg = bad[i].arg;
+		a.flags = bad[i].flags;
+		a.pad = bad[i].pad;
+		EXPECT_EQ(EINVAL, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a))
+			TH_LOG("case %u", i);
+		EXPECT_EQ(*bad[i].line ? 1 : 0,
+			  kmsg_collect(self->kmsg, log, sizeof(log)))
+			TH_LOG("case %u: %s", i, log);
+		EXPECT_NE(NULL, strstr(log, bad[i].line))
+			TH_LOG("case %u: '%s' not in: %s", i, bad[i].line, log);
+	}
+	/* a name that does not end: refused */
+	pcore_att_init(&a, "", PCORE_ATTACH_KRETPROBE, 0);
+	memset(a.target, 'f', sizeof(a.target));
+	EXPECT_EQ(EINVAL, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a));
+	ASSERT_EQ(0, pcore_fingerprint(self->fd, after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+}
+
 /* The sched_switch tracepoint attached through the device, each kind. */
 TEST_F_TIMEOUT(ioc, attach_tracepoint, PCORE_TIMEOUT_PATCHING)
 {

@@ -282,12 +282,31 @@ static int do_name(struct fake *f, unsigned long cmd,
 }
 
 /* A uprobe at the entry (":count", ":argN") or a uretprobe. */
-static const char *uprobe_kind(const char *name)
+/* What the kernel attaches for a uprobe's PCORE_WHAT_*. */
+static const char *uprobe_kind(unsigned int what)
 {
-	const char *colon = strchr(name, ':');
+	return what == PCORE_WHAT_COUNT || what == PCORE_WHAT_ARG ?
+	       "uprobe" : "uretprobe";
+}
 
-	return colon && (!strncmp(colon, ":count", 6) ||
-			 !strncmp(colon, ":arg", 4)) ? "uprobe" : "uretprobe";
+/*
+ * The probe's fields (ABI 5), checked as probe_core checks them: probectl
+ * sends every function probe in fields, with its name only a label.
+ */
+static bool probe_fields_ok(const struct pcore_ioc_attach *a)
+{
+	struct pcore_probe_spec ps = { .what = a->what, .arg = a->arg,
+				       .flags = a->flags };
+	char why[PCORE_SPEC_WHY_MAX];
+
+	if (!TERMINATED(a->target) || !TERMINATED(a->unit) || a->pad)
+		return false;
+	if (a->kind == PCORE_ATTACH_PROFILE || a->kind == PCORE_ATTACH_TRACEPOINT)
+		return !a->what && !a->arg && !a->unit[0] && !a->flags &&
+		       (a->kind == PCORE_ATTACH_TRACEPOINT) == !!a->target[0];
+	strcpy(ps.func, a->target);
+	strcpy(ps.unit, a->unit);
+	return !pcore_probe_spec_check(&ps, why, sizeof(why));
 }
 
 static int do_attach(struct fake *f, struct pcore_ioc_attach *a)
@@ -300,9 +319,10 @@ static int do_attach(struct fake *f, struct pcore_ioc_attach *a)
 	const char *why;
 
 	if (!TERMINATED(a->name) || !zero(a->reserved, sizeof(a->reserved)) ||
+	    !probe_fields_ok(a) ||
 	    (!a->hz != (a->kind != PCORE_ATTACH_PROFILE)) ||
 	    (a->depth && a->kind != PCORE_ATTACH_PROFILE &&
-	     !strstr(a->name, ":stacks")) ||
+	     a->what != PCORE_WHAT_STACKS) ||
 	    !memchr(a->comm, '\0', sizeof(a->comm)) ||
 	    (a->kind != PCORE_ATTACH_KRETPROBE &&
 	     a->kind != PCORE_ATTACH_TRACEPOINT &&
@@ -335,7 +355,7 @@ static int do_attach(struct fake *f, struct pcore_ioc_attach *a)
 		spec.kind = PCORE_HIST_LOGLINEAR;
 	if (pcore_layout_init(&l, &spec, &why))
 		return -EINVAL;
-	fake_add(f, a->name, uprobe ? uprobe_kind(a->name) :
+	fake_add(f, a->name, uprobe ? uprobe_kind(a->what) :
 		 a->kind == PCORE_ATTACH_KRETPROBE ? "kretprobe" :
 		 "tracepoint", a->name, "ns",
 		 PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE, &spec, "", 1);

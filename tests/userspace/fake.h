@@ -11,7 +11,7 @@
 
 #include <sys/stat.h>
 #include "cmd.h"
-#include "pcore_engine.h"
+#include "pcore_spec.h"
 
 #define FAKE_CPUS	4	/* room; nr_cpu_ids may be less */
 #define FAKE_SLOTS	4

@@ -697,7 +697,7 @@ TEST(status_loaded)
 	r = RUN(&f, "status");
 	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
 	ASSERT_STREQ("module: loaded\nkernel: 6.1.0-test\nversion: 0.9-test\n"
-		     "abi: 4\nnr_cpu_ids: 2\nhistograms: 6\nprobes: 5\n", r.out);
+		     "abi: 5\nnr_cpu_ids: 2\nhistograms: 6\nprobes: 5\n", r.out);
 	result_free(&r);
 	fake_free(&f);
 }
@@ -1438,26 +1438,39 @@ TEST(attach_values_and_counts)
 		const char *argv[8];
 		const char *name;
 		unsigned int hist_kind;
+		/* the probe in fields (ABI 5): target, what, arg, unit, flags */
+		const char *target;
+		unsigned int what, arg;
+		const char *unit;
+		unsigned int flags;
 	} cases[] = {
 		{ { "--kprobe", "tcp_sendmsg", "--arg", "3", "--unit", "bytes" },
-		  "tcp_sendmsg:arg3:bytes", PCORE_UAPI_HIST_DEFAULT },
-		{ { "--arg", "6", "--kprobe", "f" }, "f:arg6", PCORE_UAPI_HIST_DEFAULT },
+		  "tcp_sendmsg:arg3:bytes", PCORE_UAPI_HIST_DEFAULT,
+		  "tcp_sendmsg", PCORE_WHAT_ARG, 3, "bytes", 0 },
+		{ { "--arg", "6", "--kprobe", "f" }, "f:arg6", PCORE_UAPI_HIST_DEFAULT,
+		  "f", PCORE_WHAT_ARG, 6, "", 0 },
 		{ { "--kprobe", "do_fork", "--count" }, "do_fork:count",
-		  PCORE_UAPI_HIST_DEFAULT },
+		  PCORE_UAPI_HIST_DEFAULT, "do_fork", PCORE_WHAT_COUNT, 0, "", 0 },
 		{ { "--kretprobe", "vfs_read", "--retval" }, "vfs_read:retval",
-		  PCORE_UAPI_HIST_DEFAULT },
+		  PCORE_UAPI_HIST_DEFAULT, "vfs_read", PCORE_WHAT_RETVAL, 0, "", 0 },
 		{ { "--kretprobe", "vfs_read", "--retval", "--unit", "bytes",
 		    "--hist", "linear:0,1000,10" }, "vfs_read:retval:bytes",
-		  PCORE_UAPI_HIST_LINEAR },
+		  PCORE_UAPI_HIST_LINEAR, "vfs_read", PCORE_WHAT_RETVAL, 0,
+		  "bytes", 0 },
 		/* the suffix in the name, as target= takes it */
 		{ { "--kretprobe", "do_fork:count" }, "do_fork:count",
-		  PCORE_UAPI_HIST_DEFAULT },
+		  PCORE_UAPI_HIST_DEFAULT, "do_fork", PCORE_WHAT_COUNT, 0, "", 0 },
+		{ { "--kretprobe", "tcp_sendmsg:arg3:bytes:by=pid" },
+		  "tcp_sendmsg:arg3:bytes:by=pid", PCORE_UAPI_HIST_DEFAULT,
+		  "tcp_sendmsg", PCORE_WHAT_ARG, 3, "bytes", PCORE_ATTACH_BY_PID },
 		/* one histogram per process: the last suffix */
 		{ { "--kretprobe", "vfs_read", "--by-pid" }, "vfs_read:by=pid",
-		  PCORE_UAPI_HIST_DEFAULT },
+		  PCORE_UAPI_HIST_DEFAULT, "vfs_read", PCORE_WHAT_TIME, 0, "",
+		  PCORE_ATTACH_BY_PID },
 		{ { "--by-pid", "--kprobe", "tcp_sendmsg", "--arg", "3", "--unit",
 		    "bytes" }, "tcp_sendmsg:arg3:bytes:by=pid",
-		  PCORE_UAPI_HIST_DEFAULT },
+		  PCORE_UAPI_HIST_DEFAULT, "tcp_sendmsg", PCORE_WHAT_ARG, 3,
+		  "bytes", PCORE_ATTACH_BY_PID },
 	};
 	unsigned int i, n;
 	struct fake f;
@@ -1479,6 +1492,11 @@ TEST(attach_values_and_counts)
 		ASSERT_EQ((unsigned int)PCORE_ATTACH_KRETPROBE, f.attached.kind);
 		ASSERT_EQ(cases[i].hist_kind, f.attached.hist_kind);
 		ASSERT_EQ(0U, f.attached.maxactive);
+		EXPECT_STREQ(cases[i].target, f.attached.target) TH_LOG("case %u", i);
+		EXPECT_EQ(cases[i].what, f.attached.what) TH_LOG("case %u", i);
+		EXPECT_EQ(cases[i].arg, f.attached.arg) TH_LOG("case %u", i);
+		EXPECT_STREQ(cases[i].unit, f.attached.unit) TH_LOG("case %u", i);
+		EXPECT_EQ(cases[i].flags, f.attached.flags) TH_LOG("case %u", i);
 		result_free(&r);
 		fake_free(&f);
 	}
@@ -2091,9 +2109,9 @@ static const struct err_case err_cases[] = {
 	{ "not root: open", open_eacces, { "show", "do_fork" },
 	  "probectl: permission denied opening /dev/probe_core: run as root\n" },
 	{ "ABI mismatch: older module", abi_older, { "list" },
-	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 3, this probectl ABI 4; use the probectl built with this probe_core\n" },
+	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 4, this probectl ABI 5; use the probectl built with this probe_core\n" },
 	{ "ABI mismatch: newer module", abi_newer, { "attach", "--kretprobe", "vfs_read" },
-	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 5, this probectl ABI 4; use the probectl built with this probe_core\n" },
+	  "probectl: ABI version mismatch: probe_core 0.9-test speaks ABI 6, this probectl ABI 5; use the probectl built with this probe_core\n" },
 	{ "no VERSION ioctl", version_enotty, { "list" },
 	  "probectl: /dev/probe_core does not answer PCORE_IOC_VERSION: not probe_core's device?\n" },
 	{ "unknown histogram", NULL, { "show", "nosuch" },
@@ -2618,6 +2636,24 @@ static const struct bad_case bad_cases[] = {
 	{ { "attach", "--kprobe", "f", "--arg", "1", "--maxactive", "1" },
 	  "--maxactive is for --kretprobe and --uretprobe only" },
 	{ { "attach", "--kretprobe", ":count" }, "--kretprobe: characters other than" },
+	/* FUNC's suffix: the kernel's parser and rules, its messages */
+	{ { "attach", "--kretprobe", "do_fork:cnt" },
+	  "do_fork:cnt: unknown suffix ':cnt' (known: ':count', ':stacks', ':arg1' to ':arg6'" },
+	{ { "attach", "--kretprobe", "do_fork:" }, "do_fork:: unknown suffix ':'" },
+	{ { "attach", "--kretprobe", "do_fork:count:calls" },
+	  "do_fork:count:calls: ':count' takes no unit" },
+	{ { "attach", "--kretprobe", "do_fork:arg7" }, "unknown suffix ':arg7'" },
+	{ { "attach", "--kretprobe", "vfs_*:arg1" },
+	  "vfs_*:arg1: a glob takes no suffix but ':count'" },
+	{ { "attach", "--kretprobe", "vfs_*", "--by-pid" },
+	  "vfs_*: a glob takes no suffix but ':count'" },
+	{ { "attach", "--kretprobe", "f:stacks:by=pid" },
+	  "f:stacks:by=pid: ':by=pid' is not for ':stacks'" },
+	{ { "attach", "--kprobe", "f:count", "--count" },
+	  "f:count: give what to record in FUNC's suffix or as an option, not both" },
+	{ { "attach", "--kretprobe", "f:retval:bytes", "--retval", "--unit", "B" },
+	  "f:retval:bytes: give what to record in FUNC's suffix or as an option, not both" },
+	{ { "attach", "--kretprobe", "f=1" }, "--kretprobe: characters other than" },
 	/* values and counts */
 	{ { "attach", "--kprobe", "f" }, "--kprobe needs one of --arg N, --count and --stacks" },
 	{ { "attach", "--kprobe", "f", "--arg", "1", "--count" },
