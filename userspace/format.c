@@ -8,6 +8,7 @@
  * values of histograms in ns, which are converted to seconds as exact
  * decimal fractions.
  */
+#include <stddef.h>
 #include <string.h>
 #include "format.h"
 #include "pcore_engine.h"
@@ -196,20 +197,26 @@ void pc_fmt_list_text(FILE *f, const struct pcore_ioc_entry *e,
 	}
 }
 
+/* An entry's strings, as entry_json() shows them: member name and place. */
+#define ENTRY_STR(m) { #m, offsetof(struct pcore_ioc_entry, m), \
+		       sizeof(((struct pcore_ioc_entry *)0)->m) }
+static const struct {
+	const char *key;
+	size_t off, len;
+} entry_strs[] = {
+	ENTRY_STR(name), ENTRY_STR(probe_kind), ENTRY_STR(symbol),
+	ENTRY_STR(unit), ENTRY_STR(hist_kind), ENTRY_STR(key_name),
+};
+
 static void entry_json(FILE *f, const struct pcore_ioc_entry *e)
 {
-	fputs("\"name\":", f);
-	JSON_STR(f, e->name);
-	fputs(",\"probe_kind\":", f);
-	JSON_STR(f, e->probe_kind);
-	fputs(",\"symbol\":", f);
-	JSON_STR(f, e->symbol);
-	fputs(",\"unit\":", f);
-	JSON_STR(f, e->unit);
-	fputs(",\"hist_kind\":", f);
-	JSON_STR(f, e->hist_kind);
-	fputs(",\"key_name\":", f);
-	JSON_STR(f, e->key_name);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(entry_strs); i++) {
+		fprintf(f, "%s\"%s\":", i ? "," : "", entry_strs[i].key);
+		pc_fmt_json_str(f, (const char *)e + entry_strs[i].off,
+				entry_strs[i].len);
+	}
 	fputs(",\"flags\":", f);
 	flags_json(f, e->flags);
 	fprintf(f, ",\"hits\":%llu,\"missed\":%llu,\"count\":%llu,\"nbuckets\":%u,\"nkeys\":%u,\"mem_kib\":%u",
