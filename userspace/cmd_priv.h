@@ -49,9 +49,10 @@ int attach_error(struct pc_env *env, int ret,
 		 const struct pcore_ioc_attach *at, const char *where,
 		 const char *what);
 
+/* The commands, one a file: pc_run() calls the one of pc_args.cmd. */
 int cmd_load(struct pc_env *env, const struct pc_args *a);
-int cmd_unload(struct pc_env *env);
-int cmd_status(struct pc_env *env);
+int cmd_unload(struct pc_env *env, const struct pc_args *a);
+int cmd_status(struct pc_env *env, const struct pc_args *a);
 int cmd_list(struct pc_env *env, const struct pc_args *a);
 int cmd_show(struct pc_env *env, const struct pc_args *a);
 int cmd_watch(struct pc_env *env, const struct pc_args *a);
