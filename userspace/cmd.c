@@ -256,7 +256,7 @@ static int cmd_version(struct pc_env *env, const struct pc_args *a)
 }
 
 /* Each command's function, by pc_args.cmd. */
-static int (*const pc_cmds[])(struct pc_env *env, const struct pc_args *a) = {
+static pc_cmd_fn *const pc_cmds[] = {
 	[PC_CMD_LOAD] = cmd_load,
 	[PC_CMD_UNLOAD] = cmd_unload,
 	[PC_CMD_STATUS] = cmd_status,
