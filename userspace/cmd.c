@@ -248,6 +248,33 @@ int write_file(struct pc_env *env, const char *dst, pc_writer w,
 	return PC_EXIT_OK;
 }
 
+static int cmd_version(struct pc_env *env, const struct pc_args *a)
+{
+	fprintf(env->out, "probectl for probe_core ABI %d\n",
+		PCORE_ABI_VERSION);
+	return PC_EXIT_OK;
+}
+
+/* Each command's function, by pc_args.cmd. */
+static pc_cmd_fn *const pc_cmds[] = {
+	[PC_CMD_LOAD] = cmd_load,
+	[PC_CMD_UNLOAD] = cmd_unload,
+	[PC_CMD_STATUS] = cmd_status,
+	[PC_CMD_LIST] = cmd_list,
+	[PC_CMD_SHOW] = cmd_show,
+	[PC_CMD_WATCH] = cmd_watch,
+	[PC_CMD_ATTACH] = cmd_attach,
+	[PC_CMD_DETACH] = cmd_name,
+	[PC_CMD_RESET] = cmd_name,
+	[PC_CMD_ENABLE] = cmd_name,
+	[PC_CMD_DISABLE] = cmd_name,
+	[PC_CMD_EXPORT] = cmd_export,
+	[PC_CMD_PROFILE] = cmd_profile,
+	[PC_CMD_FLAMEGRAPH] = cmd_flamegraph,
+	[PC_CMD_HEATMAP] = cmd_heatmap,
+	[PC_CMD_VERSION] = cmd_version,
+};
+
 /**
  * pc_run() - probectl
  * @argc: as main() got it
@@ -270,40 +297,8 @@ int pc_run(int argc, char **argv, struct pc_env *env)
 		pc_usage(env->out, a.cmd, true);
 		return PC_EXIT_OK;
 	}
-	switch (a.cmd) {
-	case PC_CMD_LOAD:
-		return cmd_load(env, &a);
-	case PC_CMD_UNLOAD:
-		return cmd_unload(env);
-	case PC_CMD_STATUS:
-		return cmd_status(env);
-	case PC_CMD_LIST:
-		return cmd_list(env, &a);
-	case PC_CMD_SHOW:
-		return cmd_show(env, &a);
-	case PC_CMD_WATCH:
-		return cmd_watch(env, &a);
-	case PC_CMD_ATTACH:
-		return cmd_attach(env, &a);
-	case PC_CMD_DETACH:
-	case PC_CMD_RESET:
-	case PC_CMD_ENABLE:
-	case PC_CMD_DISABLE:
-		return cmd_name(env, &a);
-	case PC_CMD_EXPORT:
-		return cmd_export(env, &a);
-	case PC_CMD_PROFILE:
-		return cmd_profile(env, &a);
-	case PC_CMD_FLAMEGRAPH:
-		return cmd_flamegraph(env, &a);
-	case PC_CMD_HEATMAP:
-		return cmd_heatmap(env, &a);
-	case PC_CMD_VERSION:
-		fprintf(env->out, "probectl for probe_core ABI %d\n",
-			PCORE_ABI_VERSION);
-		return PC_EXIT_OK;
-	default:
-		pc_usage(env->err, PC_CMD_NONE, false);
-		return PC_EXIT_USAGE;
-	}
+	if ((size_t)a.cmd < ARRAY_SIZE(pc_cmds) && pc_cmds[a.cmd])
+		return pc_cmds[a.cmd](env, &a);
+	pc_usage(env->err, PC_CMD_NONE, false);
+	return PC_EXIT_USAGE;
 }

@@ -49,17 +49,10 @@ int attach_error(struct pc_env *env, int ret,
 		 const struct pcore_ioc_attach *at, const char *where,
 		 const char *what);
 
-int cmd_load(struct pc_env *env, const struct pc_args *a);
-int cmd_unload(struct pc_env *env);
-int cmd_status(struct pc_env *env);
-int cmd_list(struct pc_env *env, const struct pc_args *a);
-int cmd_show(struct pc_env *env, const struct pc_args *a);
-int cmd_watch(struct pc_env *env, const struct pc_args *a);
-int cmd_attach(struct pc_env *env, const struct pc_args *a);
-int cmd_profile(struct pc_env *env, const struct pc_args *a);
-int cmd_name(struct pc_env *env, const struct pc_args *a);
-int cmd_export(struct pc_env *env, const struct pc_args *a);
-int cmd_flamegraph(struct pc_env *env, const struct pc_args *a);
-int cmd_heatmap(struct pc_env *env, const struct pc_args *a);
+/* The commands, one a file: pc_run() calls the one of pc_args.cmd. */
+typedef int pc_cmd_fn(struct pc_env *env, const struct pc_args *a);
+pc_cmd_fn cmd_load, cmd_unload, cmd_status, cmd_list, cmd_show, cmd_watch,
+	  cmd_attach, cmd_profile, cmd_name, cmd_export, cmd_flamegraph,
+	  cmd_heatmap;
 
 #endif /* PROBECTL_CMD_PRIV_H */

@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include "cmd_priv.h"
 
-int cmd_status(struct pc_env *env)
+int cmd_status(struct pc_env *env, const struct pc_args *a)
 {
 	struct pcore_ioc_entry *e;
 	char state[32];

@@ -7,7 +7,7 @@
 #include <string.h>
 #include "cmd_priv.h"
 
-int cmd_unload(struct pc_env *env)
+int cmd_unload(struct pc_env *env, const struct pc_args *a)
 {
 	char holders[512];
 	int ret = env->unload(holders, sizeof(holders));

@@ -96,6 +96,21 @@ static int check_entry(struct pcore_ioc_entry *e)
 	return 0;
 }
 
+/*
+ * @buf (malloc()ed, or NULL) made @n zeroed elements of @size bytes, for
+ * an ioctl to fill; NULL, with @buf freed, when there is no memory.
+ */
+static void *regrow(void *buf, size_t n, size_t size)
+{
+	void *bigger = realloc(buf, n * size);
+
+	if (!bigger) {
+		free(buf);
+		return NULL;
+	}
+	return memset(bigger, 0, n * size);
+}
+
 /**
  * pc_dev_list() - PCORE_IOC_LIST: every histogram
  * @d: device
@@ -108,7 +123,7 @@ static int check_entry(struct pcore_ioc_entry *e)
 int pc_dev_list(struct pc_dev *d, struct pcore_ioc_entry **ents,
 		unsigned int *n)
 {
-	struct pcore_ioc_entry *buf = NULL, *bigger;
+	struct pcore_ioc_entry *buf = NULL;
 	struct pcore_ioc_list l;
 	unsigned int room = 16, i;
 	int ret, tries;
@@ -116,13 +131,9 @@ int pc_dev_list(struct pc_dev *d, struct pcore_ioc_entry **ents,
 	*ents = NULL;
 	*n = 0;
 	for (tries = 0; tries < 8; tries++) {
-		bigger = realloc(buf, room * sizeof(*buf));
-		if (!bigger) {
-			free(buf);
+		buf = regrow(buf, room, sizeof(*buf));
+		if (!buf)
 			return -ENOMEM;
-		}
-		buf = bigger;
-		memset(buf, 0, room * sizeof(*buf));
 		memset(&l, 0, sizeof(l));
 		l.entries = (uintptr_t)buf;
 		l.n = room;
@@ -200,7 +211,7 @@ int pc_dev_read(struct pc_dev *d, const char *name, int cpu,
 		unsigned int flags, unsigned int slot, unsigned int nbuckets,
 		bool frames, struct pc_snap *s)
 {
-	struct pcore_ioc_bucket *b = NULL, *bigger;
+	struct pcore_ioc_bucket *b = NULL;
 	struct pcore_ioc_read r;
 	unsigned int room = nbuckets ? nbuckets : 1;
 	char *text = NULL;
@@ -215,13 +226,11 @@ int pc_dev_read(struct pc_dev *d, const char *name, int cpu,
 			return -ENOMEM;
 	}
 	for (tries = 0; tries < 4; tries++) {
-		bigger = realloc(b, room * sizeof(*b));
-		if (!bigger) {
-			free(b);
+		b = regrow(b, room, sizeof(*b));
+		if (!b) {
+			free(text);
 			return -ENOMEM;
 		}
-		b = bigger;
-		memset(b, 0, room * sizeof(*b));
 		memset(&r, 0, sizeof(r));
 		strcpy(r.name, name);
 		r.cpu = cpu;

@@ -217,34 +217,25 @@ static size_t xml_chars(const char *s)
  */
 void pc_xml_put(FILE *f, const char *s, size_t max)
 {
+	/* The characters XML escapes, and their entities, in that order. */
+	static const char special[] = "&<>\"'";
+	static const char *const entity[] = {
+		"&amp;", "&lt;", "&gt;", "&quot;", "&apos;",
+	};
 	const unsigned char *p = (const unsigned char *)s;
+	const char *c;
 	size_t len;
 
 	for (; *p && max; max--) {
 		len = utf8_len(p);
-		switch (len ? *p : 0) {
-		case 0:
+		c = strchr(special, *p);	/* *p is not the NUL here */
+		if (!len) {
 			fputs("\xef\xbf\xbd", f);
 			len = 1;
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&apos;", f);
-			break;
-		default:
+		} else if (c) {
+			fputs(entity[c - special], f);
+		} else {
 			fwrite(p, 1, len, f);
-			break;
 		}
 		p += len;
 	}

@@ -8,6 +8,7 @@
  * values of histograms in ns, which are converted to seconds as exact
  * decimal fractions.
  */
+#include <stddef.h>
 #include <string.h>
 #include "format.h"
 #include "pcore_engine.h"
@@ -15,20 +16,41 @@
 #define BAR_WIDTH	40
 #define U64_MAX_VAL	(~0ULL)
 
-static const char *const pct_names[] = { "p50", "p90", "p99", "p999" };
-
-/* The four percentiles of a read, in the order of pct_names. */
-static void pcts(const struct pcore_ioc_read *r, unsigned long long v[4])
-{
-	v[0] = r->p50;
-	v[1] = r->p90;
-	v[2] = r->p99;
-	v[3] = r->p999;
-}
+/* The numbers of a read that every format shows, in this order. */
+static const char *const stat_names[] = {
+	"count", "sum", "min", "max", "mean", "p50", "p90", "p99", "p999",
+};
+#define NSTATS	ARRAY_SIZE(stat_names)
 
 static unsigned long long mean(const struct pcore_ioc_read *r)
 {
 	return r->count ? r->sum / r->count : 0;
+}
+
+/* The numbers of stat_names, of @r. */
+static void stats(const struct pcore_ioc_read *r, unsigned long long v[NSTATS])
+{
+	v[0] = r->count;
+	v[1] = r->sum;
+	v[2] = r->min;
+	v[3] = r->max;
+	v[4] = mean(r);
+	v[5] = r->p50;
+	v[6] = r->p90;
+	v[7] = r->p99;
+	v[8] = r->p999;
+}
+
+/* The numbers of @r as JSON members, @sep before the first, ',' between. */
+static void stats_json(FILE *f, const struct pcore_ioc_read *r,
+		       const char *sep)
+{
+	unsigned long long v[NSTATS];
+	size_t i;
+
+	stats(r, v);
+	for (i = 0; i < NSTATS; i++)
+		fprintf(f, "%s\"%s\":%llu", i ? "," : sep, stat_names[i], v[i]);
 }
 
 /*
@@ -196,20 +218,26 @@ void pc_fmt_list_text(FILE *f, const struct pcore_ioc_entry *e,
 	}
 }
 
+/* An entry's strings, as entry_json() shows them: member name and place. */
+#define ENTRY_STR(m) { #m, offsetof(struct pcore_ioc_entry, m), \
+		       sizeof(((struct pcore_ioc_entry *)0)->m) }
+static const struct {
+	const char *key;
+	size_t off, len;
+} entry_strs[] = {
+	ENTRY_STR(name), ENTRY_STR(probe_kind), ENTRY_STR(symbol),
+	ENTRY_STR(unit), ENTRY_STR(hist_kind), ENTRY_STR(key_name),
+};
+
 static void entry_json(FILE *f, const struct pcore_ioc_entry *e)
 {
-	fputs("\"name\":", f);
-	JSON_STR(f, e->name);
-	fputs(",\"probe_kind\":", f);
-	JSON_STR(f, e->probe_kind);
-	fputs(",\"symbol\":", f);
-	JSON_STR(f, e->symbol);
-	fputs(",\"unit\":", f);
-	JSON_STR(f, e->unit);
-	fputs(",\"hist_kind\":", f);
-	JSON_STR(f, e->hist_kind);
-	fputs(",\"key_name\":", f);
-	JSON_STR(f, e->key_name);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(entry_strs); i++) {
+		fprintf(f, "%s\"%s\":", i ? "," : "", entry_strs[i].key);
+		pc_fmt_json_str(f, (const char *)e + entry_strs[i].off,
+				entry_strs[i].len);
+	}
 	fputs(",\"flags\":", f);
 	flags_json(f, e->flags);
 	fprintf(f, ",\"hits\":%llu,\"missed\":%llu,\"count\":%llu,\"nbuckets\":%u,\"nkeys\":%u,\"mem_kib\":%u",
@@ -362,14 +390,12 @@ void pc_fmt_hist_text(FILE *f, const struct pc_snap *s, const char *unit,
 /* count ... p999 of one read, as 'key: value' lines */
 static void values_text(FILE *f, const struct pcore_ioc_read *r)
 {
-	unsigned long long p[4];
-	int i;
+	unsigned long long v[NSTATS];
+	size_t i;
 
-	pcts(r, p);
-	fprintf(f, "count: %llu\nsum: %llu\nmin: %llu\nmax: %llu\nmean: %llu\n",
-		r->count, r->sum, r->min, r->max, mean(r));
-	for (i = 0; i < 4; i++)
-		fprintf(f, "%s: %llu\n", pct_names[i], p[i]);
+	stats(r, v);
+	for (i = 0; i < NSTATS; i++)
+		fprintf(f, "%s: %llu\n", stat_names[i], v[i]);
 }
 
 /* "<key name> <key> <label>" of a key slot's read */
@@ -492,15 +518,7 @@ static void buckets_json(FILE *f, const struct pc_snap *s)
 
 static void values_json(FILE *f, const struct pc_snap *s)
 {
-	const struct pcore_ioc_read *r = &s->r;
-	unsigned long long p[4];
-	int i;
-
-	pcts(r, p);
-	fprintf(f, "\"count\":%llu,\"sum\":%llu,\"min\":%llu,\"max\":%llu,\"mean\":%llu",
-		r->count, r->sum, r->min, r->max, mean(r));
-	for (i = 0; i < 4; i++)
-		fprintf(f, ",\"%s\":%llu", pct_names[i], p[i]);
+	stats_json(f, &s->r, "");
 	fputc(',', f);
 	buckets_json(f, s);
 }
@@ -565,7 +583,7 @@ static void rows_csv(FILE *f, const struct pc_snap *s, int cpu, bool key)
 {
 	const struct pcore_ioc_read *r = &s->r;
 	char where[64];
-	unsigned long long p[4];
+	unsigned long long v[NSTATS];
 	unsigned int i;
 	int n;
 
@@ -575,12 +593,13 @@ static void rows_csv(FILE *f, const struct pc_snap *s, int cpu, bool key)
 		snprintf(where + n, sizeof(where) - n, "%llu,", r->key);
 	else
 		snprintf(where + n, sizeof(where) - n, ",");
-	pcts(r, p);
+	stats(r, v);
 	fprintf(f, "stats,%s", where);
 	csv_str(f, r->label, sizeof(r->label));
-	fprintf(f, ",,,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n",
-		r->count, r->sum, r->min, r->max, mean(r), p[0], p[1], p[2],
-		p[3], r->missed, r->dropped);
+	fputs(",,", f);
+	for (i = 0; i < NSTATS; i++)
+		fprintf(f, ",%llu", v[i]);
+	fprintf(f, ",%llu,%llu\n", r->missed, r->dropped);
 	for (i = 0; i < r->nbuckets; i++) {
 		if (!s->b[i].count)
 			continue;
@@ -678,17 +697,12 @@ void pc_fmt_watch_json(FILE *f, const struct pcore_ioc_entry *e,
 {
 	char when[64];
 	const struct pcore_ioc_read *r = &s->r;
-	unsigned long long p[4];
-	int i;
 
 	time_utc(when, sizeof(when), &t->now);
 	fprintf(f, "{\"time\":\"%s\",\"name\":", when);
 	JSON_STR(f, e->name);
-	fprintf(f, ",\"interval_ns\":%llu,\"count\":%llu,\"sum\":%llu,\"min\":%llu,\"max\":%llu,\"mean\":%llu",
-		t->interval_ns, r->count, r->sum, r->min, r->max, mean(r));
-	pcts(r, p);
-	for (i = 0; i < 4; i++)
-		fprintf(f, ",\"%s\":%llu", pct_names[i], p[i]);
+	fprintf(f, ",\"interval_ns\":%llu", t->interval_ns);
+	stats_json(f, r, ",");
 	fprintf(f, ",\"missed\":%llu", t->missed);
 	if (hist) {
 		fputc(',', f);

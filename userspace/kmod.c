@@ -91,6 +91,44 @@ static int pc_kmod_open(void)
 	return ret = 0;
 }
 
+/*
+ * A libkmod context and probe_core's module in it: from the .ko file @path,
+ * or by name (modprobe's search) when @path is NULL.  Sets *@step (when
+ * not NULL) to PC_KMOD_FIND once libkmod is set up, so that a failure
+ * before says PC_KMOD_SETUP.  Returns 0 with *@ctx and *@mod to give to
+ * pc_kmod_put(), or -errno with nothing to put.
+ */
+static int pc_kmod_find(const char *path, enum pc_kmod_step *step,
+			struct kmod_ctx **ctx, struct kmod_module **mod)
+{
+	int ret;
+
+	*mod = NULL;
+	ret = pc_kmod_open();
+	if (ret)
+		return ret;
+	*ctx = km.kmod_new(NULL, NULL);
+	if (!*ctx)
+		return -ENOMEM;
+	if (step)
+		*step = PC_KMOD_FIND;
+	if (path)
+		ret = km.kmod_module_new_from_path(*ctx, path, mod);
+	else
+		ret = km.kmod_module_new_from_name(*ctx, PC_MODULE_NAME, mod);
+	if (ret < 0) {
+		km.kmod_unref(*ctx);
+		return ret;
+	}
+	return 0;
+}
+
+static void pc_kmod_put(struct kmod_ctx *ctx, struct kmod_module *mod)
+{
+	km.kmod_module_unref(mod);
+	km.kmod_unref(ctx);
+}
+
 /**
  * pc_kmod_load() - load probe_core
  * @path: a .ko file, or NULL for the installed module
@@ -106,25 +144,15 @@ int pc_kmod_load(const char *path, const char *params,
 		 enum pc_kmod_step *step, char *found, size_t len)
 {
 	struct kmod_ctx *ctx;
-	struct kmod_module *mod = NULL;
+	struct kmod_module *mod;
 	const char *p;
 	int ret;
 
 	*step = PC_KMOD_SETUP;
 	snprintf(found, len, "%s", path ? path : "");
-	ret = pc_kmod_open();
+	ret = pc_kmod_find(path, step, &ctx, &mod);
 	if (ret)
 		return ret;
-	ctx = km.kmod_new(NULL, NULL);
-	if (!ctx)
-		return -ENOMEM;
-	*step = PC_KMOD_FIND;
-	if (path)
-		ret = km.kmod_module_new_from_path(ctx, path, &mod);
-	else
-		ret = km.kmod_module_new_from_name(ctx, PC_MODULE_NAME, &mod);
-	if (ret < 0)
-		goto out;
 	p = km.kmod_module_get_path(mod);
 	if (!p) {
 		ret = -ENOENT;
@@ -150,8 +178,7 @@ int pc_kmod_load(const char *path, const char *params,
 	if (ret > 0)	/* stopped by a flag: only FAIL_ON_LOADED is given */
 		ret = -EEXIST;
 out:
-	km.kmod_module_unref(mod);
-	km.kmod_unref(ctx);
+	pc_kmod_put(ctx, mod);
 	return ret;
 }
 
@@ -166,21 +193,15 @@ out:
 int pc_kmod_unload(char *holders, size_t len)
 {
 	struct kmod_ctx *ctx;
-	struct kmod_module *mod = NULL;
+	struct kmod_module *mod;
 	struct kmod_list *list, *l;
 	size_t used = 0;
 	int ret;
 
 	holders[0] = '\0';
-	ret = pc_kmod_open();
+	ret = pc_kmod_find(NULL, NULL, &ctx, &mod);
 	if (ret)
 		return ret;
-	ctx = km.kmod_new(NULL, NULL);
-	if (!ctx)
-		return -ENOMEM;
-	ret = km.kmod_module_new_from_name(ctx, PC_MODULE_NAME, &mod);
-	if (ret < 0)
-		goto out;
 	if (km.kmod_module_get_initstate(mod) < 0) {
 		ret = -ENOENT;
 		goto out;
@@ -201,8 +222,7 @@ int pc_kmod_unload(char *holders, size_t len)
 		km.kmod_module_unref_list(list);
 	}
 out:
-	km.kmod_module_unref(mod);
-	km.kmod_unref(ctx);
+	pc_kmod_put(ctx, mod);
 	return ret;
 }
 
@@ -216,28 +236,21 @@ out:
 int pc_kmod_state(char *state, size_t len)
 {
 	struct kmod_ctx *ctx;
-	struct kmod_module *mod = NULL;
+	struct kmod_module *mod;
 	int ret;
 
 	state[0] = '\0';
-	ret = pc_kmod_open();
+	ret = pc_kmod_find(NULL, NULL, &ctx, &mod);
 	if (ret)
 		return ret;
-	ctx = km.kmod_new(NULL, NULL);
-	if (!ctx)
-		return -ENOMEM;
-	ret = km.kmod_module_new_from_name(ctx, PC_MODULE_NAME, &mod);
+	ret = km.kmod_module_get_initstate(mod);
 	if (ret >= 0) {
-		ret = km.kmod_module_get_initstate(mod);
-		if (ret >= 0) {
-			snprintf(state, len, "%s",
-				 km.kmod_module_initstate_str(ret) ?: "loaded");
-			ret = 1;
-		} else {
-			ret = ret == -ENOENT ? 0 : ret;
-		}
+		snprintf(state, len, "%s",
+			 km.kmod_module_initstate_str(ret) ?: "loaded");
+		ret = 1;
+	} else if (ret == -ENOENT) {
+		ret = 0;
 	}
-	km.kmod_module_unref(mod);
-	km.kmod_unref(ctx);
+	pc_kmod_put(ctx, mod);
 	return ret;
 }

@@ -9,14 +9,17 @@
  * probe_core's own probes (hist, percpu, stats, interval, reset; keyed
  * histograms add keys), and every probe in /sys/kernel/debug/probe_core/probes.
  *
- *	static struct pcore_client *pc;
- *
- *	pc = pcore_client_create(THIS_MODULE);
- *	h = pcore_hist_create(pc, &(struct pcore_hist_opts){ .name = "lat" });
- *	p = pcore_kretprobe_attach(pc, &(struct pcore_kretprobe_opts){
- *		.symbol = "vfs_read", .hist = h });
- *	...
- *	pcore_client_destroy(pc);	(in module_exit: detaches and frees all)
+ *	static int __init lat_setup(struct pcore_client *pc)
+ *	{
+ *		h = pcore_hist_create(pc, &(struct pcore_hist_opts){ .name = "lat" });
+ *		...
+ *		p = pcore_kretprobe_attach(pc, &(struct pcore_kretprobe_opts){
+ *			.symbol = "vfs_read", .hist = h });
+ *		return PTR_ERR_OR_ZERO(p);
+ *	}
+ *	PCORE_MODULE(lat_setup);	(creates the client before lat_setup();
+ *					 destroys it, detaching and freeing all,
+ *					 when lat_setup() fails and at exit)
  *
  * Functions that create or destroy sleep; they are for process context.
  * The functions marked "hot path" take no lock, allocate nothing, never
@@ -31,6 +34,7 @@
 #define PROBE_CORE_H
 
 #include <linux/types.h>
+#include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/ptrace.h>
 #include <linux/module.h>
@@ -48,6 +52,64 @@ struct pcore_probe;
 
 struct pcore_client *pcore_client_create(struct module *owner);
 void pcore_client_destroy(struct pcore_client *c);
+
+/**
+ * PCORE_MODULE() - a handler module's init and exit, around its setup function
+ * @setup: the name of a function int __init @setup(struct pcore_client
+ *	*pc), which creates the module's histograms, timers and probes in
+ *	pc (probes last) and returns 0 or a -errno
+ *
+ * Defines the module's init and exit functions, <setup>_init() and
+ * <setup>_exit(), with module_init() and module_exit(), and a static
+ * <setup>_client.  Init creates the module's client
+ * (pcore_client_create(THIS_MODULE)) and calls @setup with it; when
+ * @setup fails, init destroys the client, which detaches and frees
+ * whatever @setup created, and fails the load with @setup's error.  Exit
+ * destroys the client.  So @setup may return at its first error and undo
+ * nothing: a failed load leaves nothing registered.
+ *
+ *	static int __init lat_setup(struct pcore_client *pc)
+ *	{
+ *		struct pcore_hist *h;
+ *		struct pcore_probe *p;
+ *
+ *		h = pcore_hist_create(pc, &(struct pcore_hist_opts){
+ *			.name = "lat" });
+ *		if (IS_ERR(h))
+ *			return PTR_ERR(h);
+ *		p = pcore_kretprobe_attach(pc, &(struct pcore_kretprobe_opts){
+ *			.symbol = "vfs_read", .hist = h });
+ *		return PTR_ERR_OR_ZERO(p);
+ *	}
+ *	PCORE_MODULE(lat_setup);
+ *
+ * One per module, in place of module_init() and module_exit().  A module
+ * that uses its client after @setup (to attach or detach later) or has
+ * more to undo at exit writes its own init and exit functions around
+ * pcore_client_create() and pcore_client_destroy().
+ *
+ * Context: the module's init and exit; @setup runs in process context.
+ */
+#define PCORE_MODULE(setup)						\
+static struct pcore_client *setup##_client;				\
+static int __init setup##_init(void)					\
+{									\
+	int ret;							\
+									\
+	setup##_client = pcore_client_create(THIS_MODULE);		\
+	if (IS_ERR(setup##_client))					\
+		return PTR_ERR(setup##_client);				\
+	ret = setup(setup##_client);					\
+	if (ret)							\
+		pcore_client_destroy(setup##_client);			\
+	return ret;							\
+}									\
+static void __exit setup##_exit(void)					\
+{									\
+	pcore_client_destroy(setup##_client);				\
+}									\
+module_init(setup##_init);						\
+module_exit(setup##_exit)
 
 /**
  * enum pcore_key_mode - how a keyed histogram finds the slot of a key

@@ -40,7 +40,7 @@
  *   2 unmatched  a completion with no slot: issued before the module
  *                loaded, or not tracked (value 0)
  *
- * Step 1: the client.  Step 2: the histograms.  Step 3: the table helpers.
+ * Step 1: the client, from PCORE_MODULE().  Step 2: the histograms.  Step 3: the table helpers.
  * Step 4: one tracepoint probe per stage of a request.
  */
 #include <linux/blk-mq.h>
@@ -71,8 +71,6 @@ struct blklat_slot {
 	u64 insert_ns;		/* 0: not inserted since its last issue */
 	u64 issue_ns;		/* 0: not issued yet */
 };
-
-static struct pcore_client *pc;
 
 static struct blklat {
 	struct pcore_hist *size;
@@ -222,7 +220,7 @@ static void notrace blklat_merge(void *data, struct request *rq)
 		blklat_put(s);
 }
 
-static int __init blklat_init(void)
+static int __init blklat_setup(struct pcore_client *pc)
 {
 	static const struct {
 		const char *tp;
@@ -243,9 +241,6 @@ static int __init blklat_init(void)
 	PCORE_TP_CHECK(block_rq_complete, blklat_complete);
 	PCORE_TP_CHECK(block_rq_merge, blklat_merge);
 
-	pc = pcore_client_create(THIS_MODULE);
-	if (IS_ERR(pc))
-		return PTR_ERR(pc);
 	/* Sizes: log2 buckets, as request sizes are powers of two mostly. */
 	bl.size = pcore_hist_create(pc, &(struct pcore_hist_opts){
 		.name = "size", .unit = "bytes",
@@ -265,33 +260,24 @@ static int __init blklat_init(void)
 			  .max = BLKLAT_PROBES, .step = 1 },
 		.key_mode = PCORE_KEYS_DIRECT, .keys = BLKLAT_EVENTS,
 		.key_name = "event" });
+	/* On an error, PCORE_MODULE() frees whatever was created. */
 	ret = PTR_ERR_OR_ZERO(bl.size) ?: PTR_ERR_OR_ZERO(bl.lat) ?:
 	      PTR_ERR_OR_ZERO(bl.queue) ?: PTR_ERR_OR_ZERO(bl.table);
 	if (ret)
-		goto err;
+		return ret;
 	/* The completion probe feeds lat: lat's stats name it. */
 	for (i = 0; i < ARRAY_SIZE(tps); i++) {
 		p = pcore_tracepoint_attach(pc, &(struct pcore_tracepoint_opts){
 			.tracepoint = tps[i].tp, .fn = tps[i].fn,
 			.hist = tps[i].fn == blklat_complete ? bl.lat : NULL,
 			.priv = &bl });
-		ret = PTR_ERR_OR_ZERO(p);
-		if (ret)
-			goto err;
+		if (IS_ERR(p))
+			return PTR_ERR(p);
 	}
 	return 0;
-err:
-	pcore_client_destroy(pc);
-	return ret;
 }
 
-static void __exit blklat_exit(void)
-{
-	pcore_client_destroy(pc);
-}
-
-module_init(blklat_init);
-module_exit(blklat_exit);
+PCORE_MODULE(blklat_setup);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("probe_core example: block request sizes and latencies per disk");

@@ -259,15 +259,29 @@ static void pcore_seq_head(struct seq_file *m, struct pcore_hist *h,
  * notifier takes) is held for a copy of a few hundred bytes per object.
  */
 
-/*
- * Zeroed room for @n rows of @size bytes, taken under pcore_lock; without
- * memory, NULL with pcore_lock dropped.
- */
-static void *pcore_rows_locked(unsigned int n, size_t size)
+static unsigned int pcore_list_len(const struct list_head *list)
 {
-	void *rows = kvcalloc(max(n, 1U), size, GFP_KERNEL | __GFP_NOWARN);
+	const struct list_head *pos;
+	unsigned int n = 0;
 
-	lockdep_assert_held(&pcore_lock);
+	list_for_each(pos, list)
+		n++;
+	return n;
+}
+
+/*
+ * Takes pcore_lock and returns zeroed room for a row of @size bytes per
+ * entry of @list (a registry list, under pcore_lock), *@n the entries;
+ * without memory, NULL with pcore_lock dropped.
+ */
+static void *pcore_rows_lock(const struct list_head *list, size_t size,
+			     unsigned int *n)
+{
+	void *rows;
+
+	mutex_lock(&pcore_lock);
+	*n = pcore_list_len(list);
+	rows = kvcalloc(max(*n, 1U), size, GFP_KERNEL | __GFP_NOWARN);
 	if (!rows)
 		mutex_unlock(&pcore_lock);
 	return rows;
@@ -286,12 +300,9 @@ static int pcore_probes_show(struct seq_file *m, void *unused)
 {
 	struct pcore_probe_row *rows, *r;
 	struct pcore_probe *p;
-	unsigned int n = 0, i;
+	unsigned int n, i;
 
-	mutex_lock(&pcore_lock);
-	pcore_for_each_probe(p)
-		n++;
-	rows = pcore_rows_locked(n, sizeof(*rows));
+	rows = pcore_rows_lock(&pcore_probes, sizeof(*rows), &n);
 	if (!rows)
 		return -ENOMEM;
 	r = rows;
@@ -327,13 +338,9 @@ static int pcore_clients_show(struct seq_file *m, void *unused)
 {
 	struct pcore_client_row *rows, *r;
 	struct pcore_client *c;
-	struct list_head *pos;
-	unsigned int n = 0, i;
+	unsigned int n, i;
 
-	mutex_lock(&pcore_lock);
-	pcore_for_each_client(c)
-		n++;
-	rows = pcore_rows_locked(n, sizeof(*rows));
+	rows = pcore_rows_lock(&pcore_clients, sizeof(*rows), &n);
 	if (!rows)
 		return -ENOMEM;
 	r = rows;
@@ -341,12 +348,9 @@ static int pcore_clients_show(struct seq_file *m, void *unused)
 		if (!*c->name)
 			continue;	/* probe_core's own */
 		strscpy(r->name, c->name, sizeof(r->name));
-		list_for_each(pos, &c->hists)
-			r->n[0]++;
-		list_for_each(pos, &c->timers)
-			r->n[1]++;
-		list_for_each(pos, &c->probes)
-			r->n[2]++;
+		r->n[0] = pcore_list_len(&c->hists);
+		r->n[1] = pcore_list_len(&c->timers);
+		r->n[2] = pcore_list_len(&c->probes);
 		r++;
 	}
 	mutex_unlock(&pcore_lock);
@@ -371,12 +375,9 @@ static int pcore_timers_show(struct seq_file *m, void *unused)
 	struct pcore_client *c = m->private;
 	struct pcore_timer_row *rows, *r;
 	struct pcore_timer *t;
-	unsigned int n = 0, i;
+	unsigned int n, i;
 
-	mutex_lock(&pcore_lock);
-	pcore_for_each_timer(c, t)
-		n++;
-	rows = pcore_rows_locked(n, sizeof(*rows));
+	rows = pcore_rows_lock(&c->timers, sizeof(*rows), &n);
 	if (!rows)
 		return -ENOMEM;
 	r = rows;

@@ -77,8 +77,7 @@ static int pcore_hist_spec_check(const struct pcore_client *c,
 	const char *why = pcore_hist_opts_why(o, l, nslots);
 
 	if (why) {
-		pr_err("%s%shist %s: %s\n", c->name, *c->name ? ": " : "",
-		       o->name, why);
+		pcore_cerr(c, "hist %s: %s", o->name, why);
 		return -EINVAL;
 	}
 	return 0;
@@ -331,8 +330,7 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	mutex_lock(&pcore_lock);
 	if (pcore_client_name_taken(c, h->name)) {
 		mutex_unlock(&pcore_lock);
-		pr_err("%s%shist %s: the name is taken\n", c->name,
-		       *c->name ? ": " : "", h->name);
+		pcore_cerr(c, "hist %s: the name is taken", h->name);
 		pcore_hist_free(h);
 		return ERR_PTR(-EEXIST);
 	}
@@ -343,9 +341,8 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 
 err:
 	/* One line of ours instead of the allocators' warnings. */
-	pr_err("%s%shist %s: out of memory (%zu bytes)\n", c->name,
-	       *c->name ? ": " : "", o->name,
-	       pcore_hist_mem_at(&l, o->key_mode, nslots, depth));
+	pcore_cerr(c, "hist %s: out of memory (%zu bytes)", o->name,
+		   pcore_hist_mem_at(&l, o->key_mode, nslots, depth));
 	if (h)
 		pcore_hist_free(h);
 	return ERR_PTR(ret);
@@ -412,9 +409,8 @@ void pcore_hist_destroy(struct pcore_hist *h)
 		return;
 	mutex_lock(&pcore_lock);
 	if (h->probe) {
-		pr_err("%s%shist %s: still fed by probe %s; detach it first\n",
-		       h->client->name, *h->client->name ? ": " : "", h->name,
-		       h->probe->name);
+		pcore_cerr(h->client, "hist %s: still fed by probe %s; detach it first",
+			   h->name, h->probe->name);
 		mutex_unlock(&pcore_lock);
 		return;
 	}

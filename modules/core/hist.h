@@ -94,6 +94,15 @@ struct pcore_client {
 	struct list_head probes;
 };
 
+/*
+ * One log line about client @c or what it owns: "<module>: " first, but
+ * for probe_core's own client (no name).  pcore_cerr(c, "hist %s: ...").
+ */
+#define pcore_clog(level, c, fmt, ...)					\
+	level("%s%s" fmt "\n", (c)->name, *(c)->name ? ": " : "",		\
+	      ##__VA_ARGS__)
+#define pcore_cerr(c, fmt, ...)	pcore_clog(pr_err, c, fmt, ##__VA_ARGS__)
+
 /**
  * struct pcore_pool - the records of one bank of a keyed histogram
  * @chunk: chunks of 1 << pcore_hist.pool_shift records each, @nchunks of

@@ -157,13 +157,22 @@ static int pcore_kp_arm(struct pcore_probe *p, const void *opts)
 	return ret;
 }
 
+/*
+ * Queue @item (a probe's struct kprobe or kretprobe) for @b's flush: true,
+ * or false when @b has no room (no memory): then the caller unregisters
+ * it alone.
+ */
+static bool pcore_batch_add(struct pcore_batch *b, void *item)
+{
+	if (!b->items)
+		return false;
+	b->items[b->n++] = item;
+	return true;
+}
+
 static u32 pcore_kp_disarm(struct pcore_probe *p, struct pcore_batch *b)
 {
-	if (!p->armed)
-		return 0;
-	if (b->items)
-		b->items[b->n++] = &p->kp;
-	else
+	if (p->armed && !pcore_batch_add(b, &p->kp))
 		unregister_kprobe(&p->kp);
 	return 0;
 }
@@ -361,11 +370,7 @@ static int pcore_kret_arm(struct pcore_probe *p, const void *opts)
 
 static u32 pcore_kret_disarm(struct pcore_probe *p, struct pcore_batch *b)
 {
-	if (!p->armed)
-		return 0;
-	if (b->items)
-		b->items[b->n++] = &p->rp;
-	else
+	if (p->armed && !pcore_batch_add(b, &p->rp))
 		unregister_kretprobe(&p->rp);
 	return 0;
 }

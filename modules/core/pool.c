@@ -50,9 +50,9 @@ int pcore_pool_add(struct pcore_hist *h, struct pcore_pool *p,
 
 	if (!charged && pcore_mem_try(size)) {
 		if (!h->pool_capped && !h->cap_logged)
-			pr_warn("%s%shist %s: %zu more bytes for new keys would be over mem_max=%llu; values of new keys are dropped\n",
-				h->client->name, *h->client->name ? ": " : "",
-				h->name, size, pcore_mem_cap());
+			pcore_clog(pr_warn, h->client,
+				   "hist %s: %zu more bytes for new keys would be over mem_max=%llu; values of new keys are dropped",
+				   h->name, size, pcore_mem_cap());
 		h->cap_logged = true;
 		WRITE_ONCE(h->pool_capped, true);
 		return -E2BIG;

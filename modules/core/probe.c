@@ -176,13 +176,13 @@ struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 	 */
 	ret = security_locked_down(LOCKDOWN_KPROBES);
 	if (ret) {
-		pr_err("%s%s%s %s: refused: the kernel is locked down (lockdown=confidentiality)\n",
-		       c->name, *c->name ? ": " : "", what, name ?: dflt);
+		pcore_cerr(c, "%s %s: refused: the kernel is locked down (lockdown=confidentiality)",
+			   what, name ?: dflt);
 		return ERR_PTR(ret);
 	}
 	if (IS_ERR(h)) {
-		pr_err("%s%s%s %s: hist is an error pointer (%pe)\n", c->name,
-		       *c->name ? ": " : "", what, name ?: dflt, h);
+		pcore_cerr(c, "%s %s: hist is an error pointer (%pe)", what,
+			   name ?: dflt, h);
 		return ERR_PTR(-EINVAL);
 	}
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
@@ -190,8 +190,7 @@ struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 		p->hits = alloc_percpu_gfp(local64_t, GFP_KERNEL | __GFP_NOWARN);
 	if (!p || !p->hits) {
 		/* One line of ours instead of the allocator's warning. */
-		pr_err("%s%s%s %s: out of memory\n", c->name,
-		       *c->name ? ": " : "", what, name ?: dflt);
+		pcore_cerr(c, "%s %s: out of memory", what, name ?: dflt);
 		kfree(p);
 		return ERR_PTR(-ENOMEM);
 	}

@@ -208,9 +208,8 @@ static inline size_t pcore_kret_mem(u32 n, size_t data_size)
 
 /* One log line about probe @p: "<client>: <kind> <name>: ..." */
 #define pcore_perr(p, fmt, ...)						\
-	pr_err("%s%s%s %s: " fmt "\n", (p)->client->name,		\
-	       *(p)->client->name ? ": " : "", pcore_probe_kind_name(p),	\
-	       (p)->name, ##__VA_ARGS__)
+	pcore_cerr((p)->client, "%s %s: " fmt, pcore_probe_kind_name(p),	\
+		   (p)->name, ##__VA_ARGS__)
 
 struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 				    const struct pcore_probe_ops *ops,

@@ -114,26 +114,15 @@ void pcore_observer_set(const struct pcore_observer_ops *ops)
 	pcore_observer = ops;
 }
 
-void pcore_notify_client_added(struct pcore_client *c)
-{
-	if (pcore_observer)
-		pcore_observer->client_added(c);
+/* pcore_notify_<event>(@obj): tell the observer, if there is one. */
+#define PCORE_NOTIFY(event, ptr_type)					\
+void pcore_notify_##event(ptr_type obj)					\
+{									\
+	if (pcore_observer)						\
+		pcore_observer->event(obj);				\
 }
 
-void pcore_notify_client_removed(struct pcore_client *c)
-{
-	if (pcore_observer)
-		pcore_observer->client_removed(c);
-}
-
-void pcore_notify_hist_added(struct pcore_hist *h)
-{
-	if (pcore_observer)
-		pcore_observer->hist_added(h);
-}
-
-void pcore_notify_hist_removed(struct pcore_hist *h)
-{
-	if (pcore_observer)
-		pcore_observer->hist_removed(h);
-}
+PCORE_NOTIFY(client_added, struct pcore_client *)
+PCORE_NOTIFY(client_removed, struct pcore_client *)
+PCORE_NOTIFY(hist_added, struct pcore_hist *)
+PCORE_NOTIFY(hist_removed, struct pcore_hist *)

@@ -76,8 +76,7 @@ static int pcore_timer_check(const struct pcore_client *c,
 	else if (o->scope == PCORE_TIMER_CPU && o->tasks)
 		why = "tasks given for a CPU timer";
 	if (why) {
-		pr_err("%s%stimer %s: %s\n", c->name, *c->name ? ": " : "",
-		       o->name, why);
+		pcore_cerr(c, "timer %s: %s", o->name, why);
 		return -EINVAL;
 	}
 	return 0;
@@ -166,8 +165,7 @@ struct pcore_timer *pcore_timer_create(struct pcore_client *c,
 		if (strcmp(other->name, t->name))
 			continue;
 		mutex_unlock(&pcore_lock);
-		pr_err("%s%stimer %s: the name is taken\n", c->name,
-		       *c->name ? ": " : "", t->name);
+		pcore_cerr(c, "timer %s: the name is taken", t->name);
 		pcore_timer_free(t);
 		return ERR_PTR(-EEXIST);
 	}
@@ -178,8 +176,7 @@ struct pcore_timer *pcore_timer_create(struct pcore_client *c,
 
 nomem:
 	/* One line of ours instead of the allocators' warnings. */
-	pr_err("%s%stimer %s: out of memory\n", c->name, *c->name ? ": " : "",
-	       o->name);
+	pcore_cerr(c, "timer %s: out of memory", o->name);
 	if (t)
 		pcore_timer_free(t);
 	return ERR_PTR(-ENOMEM);
@@ -269,8 +266,8 @@ int pcore_timer_keep_stacks(struct pcore_timer *t, u32 depth)
 	t->frames = kvzalloc(mem, GFP_KERNEL | __GFP_NOWARN);
 	if (!t->frames) {
 		pcore_mem_uncharge(mem);
-		pr_err("%s%stimer %s: out of memory for its stacks\n",
-		       t->client->name, *t->client->name ? ": " : "", t->name);
+		pcore_cerr(t->client, "timer %s: out of memory for its stacks",
+			   t->name);
 		return -ENOMEM;
 	}
 	t->mem += mem;

@@ -514,8 +514,7 @@ struct pcore_probe *pcore_uprobe_attach(struct pcore_client *c,
 	if (ret)
 		return ERR_PTR(ret);
 	if (!o->name) {
-		pr_err("%s%suprobe: needs a name\n", c->name,
-		       *c->name ? ": " : "");
+		pcore_cerr(c, "uprobe: needs a name");
 		return ERR_PTR(-EINVAL);
 	}
 	p = pcore_probe_new(c, ret_probe ? &pcore_uretprobe_ops :

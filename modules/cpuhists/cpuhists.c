@@ -16,8 +16,9 @@
  * the value is recorded on, and its percpu file shows each CPU's (a key
  * by CPU would hold CPUs x CPUs records, of which only one per CPU is
  * written).  Step 3: timers that hold the start stamps.  Step 4: the
- * tracepoint probe.  Everything is torn down by pcore_client_destroy() in
- * the exit function.
+ * tracepoint probe.  PCORE_MODULE() creates the client before the setup
+ * function and destroys it, which tears everything down, when setup fails
+ * and at exit.
  */
 #include <linux/module.h>
 #include <linux/sched.h>
@@ -25,8 +26,6 @@
 #include <trace/events/sched.h>
 #include <probe_core/probe_core.h>
 #include <probe_core/compat.h>
-
-static struct pcore_client *pc;
 
 /* What the handler needs, reached through pcore_tp_hit(). */
 static struct cpuhists {
@@ -58,14 +57,11 @@ static void notrace cpuhists_switch(PCORE_SCHED_SWITCH_PROTO)
 		pcore_hist_add(c->offcpu, ns);
 }
 
-static int __init cpuhists_init(void)
+static int __init cpuhists_setup(struct pcore_client *pc)
 {
 	struct pcore_probe *p;
 	int ret;
 
-	pc = pcore_client_create(THIS_MODULE);
-	if (IS_ERR(pc))
-		return PTR_ERR(pc);
 	ch.oncpu = pcore_hist_create(pc, &(struct pcore_hist_opts){
 		.name = "oncpu" });
 	ch.offcpu = pcore_hist_create(pc, &(struct pcore_hist_opts){
@@ -74,33 +70,22 @@ static int __init cpuhists_init(void)
 		.name = "slice", .scope = PCORE_TIMER_CPU });
 	ch.sleep = pcore_timer_create(pc, &(struct pcore_timer_opts){
 		.name = "sleep", .scope = PCORE_TIMER_TASK, .tasks = 4096 });
+	/* On an error, PCORE_MODULE() frees whatever was created. */
 	ret = PTR_ERR_OR_ZERO(ch.oncpu) ?: PTR_ERR_OR_ZERO(ch.offcpu) ?:
 	      PTR_ERR_OR_ZERO(ch.slice) ?: PTR_ERR_OR_ZERO(ch.sleep);
 	if (ret)
-		goto err;
+		return ret;
 	/*
 	 * Typed: a handler whose prototype is not sched_switch's fails to
 	 * build.  .hist names the histogram whose stats show this probe.
 	 */
 	p = PCORE_TRACEPOINT_ATTACH(pc, sched_switch, cpuhists_switch,
 				    .hist = ch.oncpu, .priv = &ch);
-	ret = PTR_ERR_OR_ZERO(p);
-	if (ret)
-		goto err;
-	return 0;
-err:
-	/* Frees whatever was created; ERR_PTR members were never added. */
-	pcore_client_destroy(pc);
-	return ret;
+	return PTR_ERR_OR_ZERO(p);
 }
 
-static void __exit cpuhists_exit(void)
-{
-	pcore_client_destroy(pc);
-}
-
-module_init(cpuhists_init);
-module_exit(cpuhists_exit);
+/* The client, module_init() and module_exit() around cpuhists_setup(). */
+PCORE_MODULE(cpuhists_setup);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("probe_core example: per-CPU on-CPU and off-CPU time from sched_switch");

@@ -26,14 +26,12 @@
  * memory (5 KiB per CPU instead of about 550 bytes), for a precision that
  * a size distribution rarely needs.
  *
- * Step 1: the client.  Step 2: the histogram, in bytes, log2 buckets.
- * Step 3: a kprobe on the first instruction of tcp_sendmsg(), whose
+ * Step 1: the client, from PCORE_MODULE().  Step 2: the histogram, in
+ * bytes, log2 buckets.  Step 3: a kprobe on the first instruction of tcp_sendmsg(), whose
  * handler reads the third argument from the registers.
  */
 #include <linux/module.h>
 #include <probe_core/probe_core.h>
-
-static struct pcore_client *pc;
 
 /*
  * int tcp_sendmsg(struct sock *sk, struct msghdr *msg, size_t size):
@@ -46,40 +44,24 @@ static void notrace tcpsize_pre(struct pcore_probe *p, struct pt_regs *regs)
 	pcore_hist_add(h, pcore_arg(regs, 2));
 }
 
-static int __init tcpsize_init(void)
+static int __init tcpsize_setup(struct pcore_client *pc)
 {
 	struct pcore_hist *h;
 	struct pcore_probe *p;
-	int ret;
 
-	pc = pcore_client_create(THIS_MODULE);
-	if (IS_ERR(pc))
-		return PTR_ERR(pc);
 	h = pcore_hist_create(pc, &(struct pcore_hist_opts){
 		.name = "size", .unit = "bytes",
 		.spec = { .kind = PCORE_HIST_LOG2 } });
-	ret = PTR_ERR_OR_ZERO(h);
-	if (ret)
-		goto err;
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	/* On an error, PCORE_MODULE() frees the histogram. */
 	p = pcore_kprobe_attach(pc, &(struct pcore_kprobe_opts){
 		.symbol = "tcp_sendmsg", .pre = tcpsize_pre, .hist = h,
 		.priv = h });
-	ret = PTR_ERR_OR_ZERO(p);
-	if (ret)
-		goto err;
-	return 0;
-err:
-	pcore_client_destroy(pc);
-	return ret;
+	return PTR_ERR_OR_ZERO(p);
 }
 
-static void __exit tcpsize_exit(void)
-{
-	pcore_client_destroy(pc);
-}
-
-module_init(tcpsize_init);
-module_exit(tcpsize_exit);
+PCORE_MODULE(tcpsize_setup);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("probe_core example: histogram of tcp_sendmsg() sizes");

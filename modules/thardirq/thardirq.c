@@ -20,7 +20,8 @@
  * small dense key, so PCORE_KEYS_DIRECT.  Step 3: a CPU timer: a hardirq
  * handler starts and ends on one CPU with interrupts off, so one stamp per
  * CPU is enough (handlers do not nest).  Step 4: the two tracepoint
- * probes.  pcore_client_destroy() in the exit function undoes everything.
+ * probes.  PCORE_MODULE() makes the client, and destroying it (when setup
+ * fails and at exit) undoes everything.
  *
  * An IRQ line shared by several devices runs one action after the other:
  * each handler call is one value under the IRQ number, and the key keeps
@@ -49,8 +50,6 @@
  * "dropped" in the stats and keys files.
  */
 #define THARDIRQ_MAX_IRQS	1024
-
-static struct pcore_client *pc;
 
 static struct thardirq {
 	struct pcore_hist *time;
@@ -84,15 +83,12 @@ static void notrace thardirq_exit(void *data, int irq,
 	pcore_hist_add_key(t->ret, irq, action->name, (u32)ret);
 }
 
-static int __init thardirq_init(void)
+static int __init thardirq_setup(struct pcore_client *pc)
 {
 	u32 keys = min_t(u32, nr_irqs, THARDIRQ_MAX_IRQS);
 	struct pcore_probe *p;
 	int ret;
 
-	pc = pcore_client_create(THIS_MODULE);
-	if (IS_ERR(pc))
-		return PTR_ERR(pc);
 	th.time = pcore_hist_create(pc, &(struct pcore_hist_opts){
 		.name = "time", .key_mode = PCORE_KEYS_DIRECT,
 		.keys = keys, .key_name = "irq" });
@@ -105,35 +101,22 @@ static int __init thardirq_init(void)
 		.key_name = "irq" });
 	th.handler = pcore_timer_create(pc, &(struct pcore_timer_opts){
 		.name = "handler", .scope = PCORE_TIMER_CPU });
+	/* On an error, PCORE_MODULE() frees whatever was created. */
 	ret = PTR_ERR_OR_ZERO(th.time) ?: PTR_ERR_OR_ZERO(th.ret) ?:
 	      PTR_ERR_OR_ZERO(th.handler);
 	if (ret)
-		goto err;
+		return ret;
 	p = PCORE_TRACEPOINT_ATTACH(pc, irq_handler_entry, thardirq_entry,
 				    .priv = &th);
-	ret = PTR_ERR_OR_ZERO(p);
-	if (ret)
-		goto err;
+	if (IS_ERR(p))
+		return PTR_ERR(p);
 	/* Attached second: an exit probe with no entry yet finds no stamp. */
 	p = PCORE_TRACEPOINT_ATTACH(pc, irq_handler_exit, thardirq_exit,
 				    .hist = th.time, .priv = &th);
-	ret = PTR_ERR_OR_ZERO(p);
-	if (ret)
-		goto err;
-	return 0;
-err:
-	/* Frees whatever was created; ERR_PTR members were never added. */
-	pcore_client_destroy(pc);
-	return ret;
+	return PTR_ERR_OR_ZERO(p);
 }
 
-static void __exit thardirq_exit_module(void)
-{
-	pcore_client_destroy(pc);
-}
-
-module_init(thardirq_init);
-module_exit(thardirq_exit_module);
+PCORE_MODULE(thardirq_setup);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("probe_core example: time in each hardirq handler, per IRQ");

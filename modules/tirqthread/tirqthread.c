@@ -25,13 +25,14 @@
  * separated by commas; anything else fails the load with -EINVAL and one
  * log line naming the bad value.
  *
- * Step 1: parse and check the parameter before creating anything.  Step 2:
- * one client and two histograms keyed by IRQ number (PCORE_KEYS_DIRECT).
+ * Step 1: parse and check the parameter before creating anything in the
+ * client.  Step 2: two histograms keyed by IRQ number (PCORE_KEYS_DIRECT).
  * Step 3: timers: the wake-up and the run happen in different contexts and
  * maybe on different CPUs, so "wake" is a task timer keyed by the thread's
  * pid; a run starts and ends on one CPU (a task switched in leaves that
  * CPU by the next switch there), so "run" is a CPU timer.  Step 4: the
- * tracepoint probes.  pcore_client_destroy() undoes everything.
+ * tracepoint probes.  PCORE_MODULE() makes the client, and destroying it
+ * (when setup fails and at exit) undoes everything.
  *
  * In the "wake" line of the timers file, "unmatched" counts switch-ins of
  * a watched thread that had no wake-up stamp: runs resumed after a
@@ -64,8 +65,6 @@
 static char *irqs = "";
 module_param(irqs, charp, 0444);
 MODULE_PARM_DESC(irqs, "IRQ numbers to watch, e.g. 3,4 (default: all)");
-
-static struct pcore_client *pc;
 
 static struct tirq {
 	struct pcore_hist *latency;
@@ -184,7 +183,7 @@ static int __init tirq_parse(struct tirq *t)
 	return ret;
 }
 
-static int __init tirq_init(void)
+static int __init tirq_setup(struct pcore_client *pc)
 {
 	struct pcore_probe *p;
 	int ret;
@@ -194,9 +193,6 @@ static int __init tirq_init(void)
 	if (ret)
 		return ret;
 
-	pc = pcore_client_create(THIS_MODULE);
-	if (IS_ERR(pc))
-		return PTR_ERR(pc);
 	ti.latency = pcore_hist_create(pc, &(struct pcore_hist_opts){
 		.name = "latency", .key_mode = PCORE_KEYS_DIRECT,
 		.keys = ti.keys, .key_name = "irq" });
@@ -208,35 +204,22 @@ static int __init tirq_init(void)
 		.tasks = TIRQ_TASKS });
 	ti.oncpu = pcore_timer_create(pc, &(struct pcore_timer_opts){
 		.name = "oncpu", .scope = PCORE_TIMER_CPU });
+	/* On an error, PCORE_MODULE() frees whatever was created. */
 	ret = PTR_ERR_OR_ZERO(ti.latency) ?: PTR_ERR_OR_ZERO(ti.run) ?:
 	      PTR_ERR_OR_ZERO(ti.wake) ?: PTR_ERR_OR_ZERO(ti.oncpu);
 	if (ret)
-		goto err;
+		return ret;
 	/* sched_switch first: it stops what sched_waking starts. */
 	p = PCORE_TRACEPOINT_ATTACH(pc, sched_switch, tirq_switch,
 				    .hist = ti.latency, .priv = &ti);
-	ret = PTR_ERR_OR_ZERO(p);
-	if (ret)
-		goto err;
+	if (IS_ERR(p))
+		return PTR_ERR(p);
 	p = PCORE_TRACEPOINT_ATTACH(pc, sched_waking, tirq_waking,
 				    .priv = &ti);
-	ret = PTR_ERR_OR_ZERO(p);
-	if (ret)
-		goto err;
-	return 0;
-err:
-	/* Frees whatever was created; ERR_PTR members were never added. */
-	pcore_client_destroy(pc);
-	return ret;
+	return PTR_ERR_OR_ZERO(p);
 }
 
-static void __exit tirq_exit(void)
-{
-	pcore_client_destroy(pc);
-}
-
-module_init(tirq_init);
-module_exit(tirq_exit);
+PCORE_MODULE(tirq_setup);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("probe_core example: threaded IRQs, wake-up to run and run time");

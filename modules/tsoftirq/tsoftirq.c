@@ -43,8 +43,6 @@
 #include <trace/events/irq.h>
 #include <probe_core/probe_core.h>
 
-static struct pcore_client *pc;
-
 static struct tsoftirq {
 	struct pcore_hist *time;	/* run time, keyed by vector */
 	struct pcore_timer *run;	/* per CPU: when the current run began */
@@ -89,23 +87,21 @@ static void notrace tsoftirq_on_exit(void *data, unsigned int vec_nr)
 	pcore_hist_add_key(t->time, vec_nr, name ?: "?", ns);
 }
 
-static int __init tsoftirq_init(void)
+static int __init tsoftirq_setup(struct pcore_client *pc)
 {
 	struct pcore_probe *p;
 	int ret;
 
-	pc = pcore_client_create(THIS_MODULE);
-	if (IS_ERR(pc))
-		return PTR_ERR(pc);
 	ts.time = pcore_hist_create(pc, &(struct pcore_hist_opts){
 		.name = "time", .key_mode = PCORE_KEYS_DIRECT,
 		.keys = NR_SOFTIRQS, .key_name = "vec" });
 	ts.run = pcore_timer_create(pc, &(struct pcore_timer_opts){
 		.name = "run", .scope = PCORE_TIMER_CPU,
 		.flags = PCORE_TIMER_DISCARD_SWITCH });
+	/* On an error, PCORE_MODULE() frees whatever was created. */
 	ret = PTR_ERR_OR_ZERO(ts.time) ?: PTR_ERR_OR_ZERO(ts.run);
 	if (ret)
-		goto err;
+		return ret;
 	/*
 	 * Entry first: an exit attached before its entry would only add
 	 * unmatched stops.  The exit probe feeds the histogram, so the
@@ -113,27 +109,14 @@ static int __init tsoftirq_init(void)
 	 */
 	p = PCORE_TRACEPOINT_ATTACH(pc, softirq_entry, tsoftirq_on_entry,
 				    .name = "entry", .priv = &ts);
-	ret = PTR_ERR_OR_ZERO(p);
-	if (ret)
-		goto err;
+	if (IS_ERR(p))
+		return PTR_ERR(p);
 	p = PCORE_TRACEPOINT_ATTACH(pc, softirq_exit, tsoftirq_on_exit,
 				    .name = "exit", .hist = ts.time, .priv = &ts);
-	ret = PTR_ERR_OR_ZERO(p);
-	if (ret)
-		goto err;
-	return 0;
-err:
-	pcore_client_destroy(pc);
-	return ret;
+	return PTR_ERR_OR_ZERO(p);
 }
 
-static void __exit tsoftirq_exit(void)
-{
-	pcore_client_destroy(pc);
-}
-
-module_init(tsoftirq_init);
-module_exit(tsoftirq_exit);
+PCORE_MODULE(tsoftirq_setup);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("probe_core example: time in each softirq vector");

@@ -14,7 +14,6 @@
 #include <probe_core/probe_core.h>
 #include <probe_core/compat.h>
 
-static struct pcore_client *pc;
 static struct pcore_hist *blocked;
 
 #ifndef PCORE_TP_WRONG
@@ -46,41 +45,23 @@ static void notrace tptype_irq(void *data, long irq, struct irqaction *action)
 }
 #endif
 
-static int __init tptype_init(void)
+static int __init tptype_setup(struct pcore_client *pc)
 {
 	struct pcore_probe *p;
-	int ret;
 
-	pc = pcore_client_create(THIS_MODULE);
-	if (IS_ERR(pc))
-		return PTR_ERR(pc);
 	blocked = pcore_hist_create(pc, &(struct pcore_hist_opts){
 		.name = "blocked", .unit = "switches",
 		.spec = { .kind = PCORE_HIST_COUNT } });
-	ret = PTR_ERR_OR_ZERO(blocked);
-	if (ret)
-		goto err;
+	if (IS_ERR(blocked))
+		return PTR_ERR(blocked);
 	p = PCORE_TRACEPOINT_ATTACH(pc, sched_switch, tptype_switch,
 				    .hist = blocked, .priv = blocked);
-	ret = PTR_ERR_OR_ZERO(p);
-	if (ret)
-		goto err;
+	if (IS_ERR(p))
+		return PTR_ERR(p);
 	p = PCORE_TRACEPOINT_ATTACH(pc, irq_handler_entry, tptype_irq);
-	ret = PTR_ERR_OR_ZERO(p);
-	if (ret)
-		goto err;
-	return 0;
-err:
-	pcore_client_destroy(pc);
-	return ret;
+	return PTR_ERR_OR_ZERO(p);
 }
 
-static void __exit tptype_exit(void)
-{
-	pcore_client_destroy(pc);
-}
-
-module_init(tptype_init);
-module_exit(tptype_exit);
+PCORE_MODULE(tptype_setup);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("build test: tracepoint handlers with checked prototypes");

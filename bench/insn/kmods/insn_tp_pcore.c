@@ -9,8 +9,6 @@
 #include <trace/events/syscalls.h>
 #include <probe_core/probe_core.h>
 
-static struct pcore_client *pc;
-
 static void insn_tp_pcore_handler(void *data, struct pt_regs *regs, long id)
 {
 	struct pcore_hist *h = pcore_tp_hit(data);
@@ -18,33 +16,21 @@ static void insn_tp_pcore_handler(void *data, struct pt_regs *regs, long id)
 	pcore_hist_count(h);
 }
 
-static int __init insn_tp_pcore_init(void)
+static int __init insn_tp_pcore_setup(struct pcore_client *pc)
 {
 	struct pcore_hist *h;
 	struct pcore_probe *p;
 
-	pc = pcore_client_create(THIS_MODULE);
-	if (IS_ERR(pc))
-		return PTR_ERR(pc);
 	h = pcore_hist_create(pc, &(struct pcore_hist_opts){
 		.name = "sys_enter", .unit = "calls",
 		.spec = { .kind = PCORE_HIST_COUNT } });
-	p = IS_ERR(h) ? ERR_CAST(h) :
-	    PCORE_TRACEPOINT_ATTACH(pc, sys_enter, insn_tp_pcore_handler,
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	p = PCORE_TRACEPOINT_ATTACH(pc, sys_enter, insn_tp_pcore_handler,
 				    .hist = h, .priv = h);
-	if (IS_ERR(p)) {
-		pcore_client_destroy(pc);
-		return PTR_ERR(p);
-	}
-	return 0;
+	return PTR_ERR_OR_ZERO(p);
 }
 
-static void __exit insn_tp_pcore_exit(void)
-{
-	pcore_client_destroy(pc);
-}
-
-module_init(insn_tp_pcore_init);
-module_exit(insn_tp_pcore_exit);
+PCORE_MODULE(insn_tp_pcore_setup);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("make bench: a probe_core tracepoint handler on sys_enter that counts");

@@ -5,7 +5,6 @@
 #include <trace/events/syscalls.h>
 #include <probe_core/probe_core.h>
 
-static struct pcore_client *pc;
 static struct pcore_hist *sizes;
 
 /* Runs at each call's entry; returning non-zero would skip timing it. */
@@ -29,15 +28,12 @@ static void readlat_syscall(void *data, struct pt_regs *regs, long id)
 		pcore_hist_count(reads);
 }
 
-static int __init readlat_init(void)
+/* Creates what the module records into pc, the module's client. */
+static int __init readlat_setup(struct pcore_client *pc)
 {
 	struct pcore_hist *lat, *reads;
 	struct pcore_probe *p;
 	int ret;
-
-	pc = pcore_client_create(THIS_MODULE);
-	if (IS_ERR(pc))
-		return PTR_ERR(pc);
 
 	/* /sys/kernel/debug/probe_core/readlat/latency/: ns, loglinear */
 	lat = pcore_hist_create(pc, &(struct pcore_hist_opts){
@@ -53,15 +49,14 @@ static int __init readlat_init(void)
 	ret = PTR_ERR_OR_ZERO(lat) ?: PTR_ERR_OR_ZERO(sizes) ?:
 	      PTR_ERR_OR_ZERO(reads);
 	if (ret)
-		goto err;
+		return ret;
 
 	/* Without a return handler, each call's time goes to .hist. */
 	p = pcore_kretprobe_attach(pc, &(struct pcore_kretprobe_opts){
 		.symbol = "vfs_read", .entry = readlat_entry,
 		.hist = lat });
-	ret = PTR_ERR_OR_ZERO(p);
-	if (ret)
-		goto err;
+	if (IS_ERR(p))
+		return PTR_ERR(p);
 
 	/*
 	 * Typed: the compiler checks readlat_syscall() against sys_enter's
@@ -69,21 +64,14 @@ static int __init readlat_init(void)
 	 */
 	p = PCORE_TRACEPOINT_ATTACH(pc, sys_enter, readlat_syscall,
 				    .hist = reads, .priv = reads);
-	ret = PTR_ERR_OR_ZERO(p);
-	if (ret)
-		goto err;
-	return 0;
-err:
-	pcore_client_destroy(pc);	/* frees whatever was created */
-	return ret;
+	return PTR_ERR_OR_ZERO(p);
 }
 
-static void __exit readlat_exit(void)
-{
-	pcore_client_destroy(pc);	/* detaches, then frees everything */
-}
-
-module_init(readlat_init);
-module_exit(readlat_exit);
+/*
+ * module_init: create the client, call readlat_setup(); if it fails,
+ * destroy the client (which frees whatever was created).  module_exit:
+ * destroy the client (which detaches, then frees everything).
+ */
+PCORE_MODULE(readlat_setup);
 MODULE_LICENSE("GPL");	/* the API is exported to GPL modules only */
 MODULE_DESCRIPTION("readlat: vfs_read() latency and request sizes");
