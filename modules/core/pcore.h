@@ -39,8 +39,9 @@
  *                        share slot.h)
  *   stack                kernel stacks: capture, the text of a frame
  *   registry, names,     pcore_lock, the lists, lookups, the observer;
- *   mem, pcore_engine    checks of names and options; the mem_max cap;
- *                        the math, and the text of a histogram spec
+ *   mem, pcore_spec,     checks of names and options; the mem_max cap;
+ *   pcore_engine         the texts of hist= and of probe specs (one
+ *                        parser, which probectl compiles too); the math
  *
  * The export files find objects through the registry and read them with
  * the read functions of hist, probe and timer; nothing in the core calls
