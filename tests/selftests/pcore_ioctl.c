@@ -443,14 +443,9 @@ TEST_F_TIMEOUT(ioc, read_reset_intervals, 600)
 	f0 = pcore_nr_forks();
 	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_RESET, "do_fork"));
 	ASSERT_EQ(0, pcore_rd_count(self->fd, "do_fork"));
-	child = fork();
+	/* The child's own fork is the first event. */
+	child = pcore_fork_load(NLOAD);
 	ASSERT_LE(0, child);
-	if (!child) {
-		pcore_pin(1);
-		_exit(pcore_forks(NLOAD) ? 1 : 0);
-	}
-	pcore_pin(0);
-	/* The child's own fork above is the first event. */
 	do {
 		ASSERT_EQ(0, pcore_rd(self->fd, "do_fork", -1, PCORE_READ_RESET,
 				      0, &r, bk));

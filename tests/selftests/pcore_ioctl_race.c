@@ -21,9 +21,7 @@ FIXTURE_SETUP(race)
 {
 	static const char * const mods[] = { "cpuhists", "probe_core" };
 
-	ASSERT_EQ(0, pcore_mods_unload(mods, 2));
-	self->kmsg = kmsg_open();
-	ASSERT_LE(0, self->kmsg);
+	PCORE_KMSG_SETUP(mods, 2);
 	ASSERT_EQ(0, pcore_load("target=do_fork"));
 	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
 }

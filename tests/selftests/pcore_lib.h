@@ -499,6 +499,73 @@ static inline int pcore_pin(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
+/*
+ * A child on each of CPUs 0..@ncpu-1, pinned there, that exits with
+ * @fn(@arg) (1 if it could not be pinned).  Each child's pid is stored in
+ * @pids[(*@n)++] when @pids is given.  0, or -1 if a fork failed (the
+ * children started before it keep running).
+ */
+static inline int pcore_fork_pinned(int ncpu, int (*fn)(void *), void *arg,
+				    pid_t *pids, int *n)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		pid_t pid = fork();
+
+		if (!pid)
+			_exit(pcore_pin(cpu) ? 1 : fn(arg));
+		if (pid < 0)
+			return -1;
+		if (pids)
+			pids[(*n)++] = pid;
+	}
+	return 0;
+}
+
+/*
+ * A load: a child pinned to CPU 1 that forks @n times and exits 0 (1 if a
+ * fork failed); its own fork is the load's first event.  This task is
+ * pinned to CPU 0.  The child's pid, or -1.
+ */
+static inline pid_t pcore_fork_load(int n)
+{
+	pid_t child = fork();
+
+	if (!child) {
+		pcore_pin(1);
+		_exit(pcore_forks(n) ? 1 : 0);
+	}
+	pcore_pin(0);
+	return child;
+}
+
+/* Waits for every child: 0 when exactly @n of them exited with 0, else -1. */
+static inline int pcore_wait_ok(int n)
+{
+	int st, ok = 0;
+
+	while (wait(&st) > 0)
+		ok += WIFEXITED(st) && !WEXITSTATUS(st);
+	return ok == n ? 0 : -1;
+}
+
+/* Histogram directories in probe_core's debugfs root; -1 on error. */
+static inline int pcore_hist_dirs(void)
+{
+	struct dirent *d;
+	DIR *dir = opendir(PCORE_DBG);
+	int n = 0;
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)))
+		if (d->d_type == DT_DIR && d->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n;
+}
+
 /* A probe's line in the probes file. */
 struct pcore_probe_line {
 	char name[128], kind[32], symbol[160];

@@ -157,25 +157,21 @@ out:
 }
 
 /* A busy child on each CPU for BUSY_MS, while this task sleeps 1 ms at a time. */
+static int busy_ms(void *unused)
+{
+	double end = pcore_now() + BUSY_MS / 1000.0;
+
+	while (pcore_now() < end)
+		;
+	return 0;
+}
+
 static int busy_and_sleep(int ncpu)
 {
-	int cpu, st, ok = 0, i;
-	pid_t pid;
+	int i;
 
-	for (cpu = 0; cpu < ncpu; cpu++) {
-		pid = fork();
-		if (pid < 0)
-			return -1;
-		if (!pid) {
-			double end = pcore_now() + BUSY_MS / 1000.0;
-
-			if (pcore_pin(cpu))
-				_exit(1);
-			while (pcore_now() < end)
-				;
-			_exit(0);
-		}
-	}
+	if (pcore_fork_pinned(ncpu, busy_ms, NULL, NULL, NULL))
+		return -1;
 	for (i = 0; i < BUSY_MS; i++) {
 		int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
 
@@ -183,9 +179,7 @@ static int busy_and_sleep(int ncpu)
 			close(fd);
 		usleep(1000);
 	}
-	while (wait(&st) > 0)
-		ok += WIFEXITED(st) && !WEXITSTATUS(st);
-	return ok == ncpu ? 0 : -1;
+	return pcore_wait_ok(ncpu);
 }
 
 /*

@@ -115,9 +115,7 @@ static const char * const mods[] = { "pcore_apitest", "probe_core" };
 
 FIXTURE_SETUP(up)
 {
-	ASSERT_EQ(0, pcore_mods_unload(mods, 2));
-	self->kmsg = kmsg_open();
-	ASSERT_LE(0, self->kmsg);
+	PCORE_KMSG_SETUP(mods, 2);
 	ASSERT_EQ(0, pcore_load(NULL));
 	self->fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
@@ -131,11 +129,7 @@ FIXTURE_TEARDOWN(up)
 	static char log[65536];
 
 	close(self->fd);
-	EXPECT_EQ(0, pcore_mods_unload(mods, 2));
-	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log, sizeof(log))) {
-		TH_LOG("kernel log:\n%s", log);
-	}
-	close(self->kmsg);
+	PCORE_KMSG_TEARDOWN(mods, 2, log);
 	umount2(MNT, MNT_DETACH);
 }
 
