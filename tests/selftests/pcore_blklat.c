@@ -80,22 +80,6 @@ static int count_keys(const char *hist)
 	return n - 1;
 }
 
-/* Count of bucket "[lo, hi)" (any unit) in a hist file; 0 if absent. */
-static unsigned long long bucket(const char *hist, unsigned long long lo,
-				 unsigned long long hi)
-{
-	unsigned long long a, b, n;
-	const char *p = hist;
-
-	while ((p = strchr(p, '['))) {
-		if (sscanf(p, "[%llu%*[a-z], %llu%*[a-z]) %llu |", &a, &b, &n) == 3 &&
-		    a == lo && b == hi)
-			return n;
-		p++;
-	}
-	return 0;
-}
-
 FIXTURE(blklat) {
 	bool configfs;		/* we loaded configfs */
 	bool nullb;		/* we loaded null_blk */
@@ -108,10 +92,7 @@ FIXTURE_SETUP(blklat)
 	struct stat st;
 	int ret;
 
-	if (pcore_mod_loaded("blklat"))
-		ASSERT_EQ(0, pcore_mod_unload_wait("blklat"));
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
+	PCORE_ASSERT_UNLOADED("blklat");
 	ASSERT_FALSE(pcore_mod_loaded("null_blk"));
 	/* null_blk needs configfs; nothing loads modules for us here. */
 	ret = pcore_mod_load("configfs", NULL);
@@ -207,7 +188,7 @@ TEST_F_TIMEOUT(blklat, exact_requests, 300)
 	ASSERT_LT(0, pcore_read(DIR "/size/hist", text, PCORE_BUF));
 	TH_LOG("size hist:\n%s", text);
 	for (i = 0; i < (int)ARRAY_SIZE(ios); i++)
-		EXPECT_EQ(ios[i].count, bucket(text, ios[i].lo, ios[i].hi));
+		EXPECT_EQ(ios[i].count, pcore_bucket(text, NULL, ios[i].lo, ios[i].hi));
 
 	/*
 	 * Issue to completion: null_blk arms its completion hrtimer for
@@ -297,10 +278,7 @@ TEST_F_TIMEOUT(blklat, unloads_cleanly, 120)
 {
 	struct pcore_probe_line l;
 
-	ASSERT_EQ(0, access(DIR "/lat/keys", R_OK));
-	ASSERT_EQ(0, pcore_mod_unload_wait("blklat"));
-	EXPECT_FALSE(pcore_mod_loaded("blklat"));
-	EXPECT_NE(0, access(DIR, F_OK));
+	PCORE_EXPECT_MOD_UNLOADS("blklat", DIR "/lat/keys", DIR);
 	EXPECT_NE(0, pcore_probe_line("blklat/block_rq_issue", &l));
 }
 

@@ -22,10 +22,7 @@ FIXTURE(cpuhists) {
 
 FIXTURE_SETUP(cpuhists)
 {
-	if (pcore_mod_loaded("cpuhists"))
-		ASSERT_EQ(0, pcore_mod_unload_wait("cpuhists"));
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
+	PCORE_ASSERT_UNLOADED("cpuhists");
 	ASSERT_EQ(0, pcore_load(""));
 	ASSERT_EQ(0, pcore_mod_load("cpuhists", ""));
 	self->nsleepers = 0;

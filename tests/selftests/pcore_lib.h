@@ -750,6 +750,80 @@ static inline int pcore_forks_quiet(void)
 } while (0)
 
 /*
+ * For the setup of a handler module's test: the module @mod (if not NULL)
+ * and probe_core unloaded where they are loaded.  A macro, as the checks
+ * below: the checks are the test's own.
+ */
+#define PCORE_ASSERT_UNLOADED(mod) do {					\
+	const char *mod_ = (mod);					\
+									\
+	if (mod_ && pcore_mod_loaded(mod_))				\
+		ASSERT_EQ(0, pcore_mod_unload_wait(mod_));		\
+	if (pcore_loaded())						\
+		ASSERT_EQ(0, pcore_unload_wait());			\
+} while (0)
+
+/* PCORE_ASSERT_UNLOADED(@mod), then probe_core loaded bare and @mod. */
+#define PCORE_ASSERT_RELOADED(mod) do {					\
+	PCORE_ASSERT_UNLOADED(mod);					\
+	ASSERT_EQ(0, pcore_load(NULL));					\
+	ASSERT_EQ(0, pcore_mod_load(mod, NULL));			\
+} while (0)
+
+/*
+ * The fixture @fix of tests of probe_core loaded with @params: loaded
+ * afresh for each test, unloaded after it.
+ */
+#define PCORE_LOAD_FIXTURE(fix, params)					\
+FIXTURE(fix) {								\
+	int unused;							\
+};									\
+									\
+FIXTURE_SETUP(fix)							\
+{									\
+	PCORE_ASSERT_UNLOADED(NULL);					\
+	ASSERT_EQ(0, pcore_load(params));				\
+}									\
+									\
+FIXTURE_TEARDOWN(fix)							\
+{									\
+	EXPECT_EQ(0, pcore_unload_wait());				\
+}
+
+/*
+ * The handler module @mod unloads cleanly: its file @file was there, the
+ * module is gone and so is its debugfs directory @dir.
+ */
+#define PCORE_EXPECT_MOD_UNLOADS(mod, file, dir) do {			\
+	ASSERT_EQ(0, access(file, R_OK));				\
+	ASSERT_EQ(0, pcore_mod_unload_wait(mod));			\
+	EXPECT_FALSE(pcore_mod_loaded(mod));				\
+	EXPECT_NE(0, access(dir, F_OK));				\
+} while (0)
+
+/*
+ * Count of the line "[lo<unit>, hi<unit>) count |" of the hist file @text,
+ * with any unit (letters) when @unit is NULL; 0 when there is none.
+ */
+static inline unsigned long long pcore_bucket(const char *text, const char *unit,
+					      unsigned long long lo,
+					      unsigned long long hi)
+{
+	unsigned long long a, b, n;
+	char u1[32], u2[32];
+	const char *p = text;
+
+	while ((p = strchr(p, '['))) {
+		if (sscanf(p, "[%llu%31[a-z], %llu%31[a-z]) %llu |", &a, u1,
+			   &b, u2, &n) == 5 && a == lo && b == hi &&
+		    (!unit || (!strcmp(u1, unit) && !strcmp(u2, unit))))
+			return n;
+		p++;
+	}
+	return 0;
+}
+
+/*
  * Unload the modules of @mods that are loaded, in order (users before
  * what they use); returns 0 or the first errno.
  */

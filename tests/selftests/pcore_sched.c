@@ -9,21 +9,7 @@
 
 #define NSLEEPS	200
 
-FIXTURE(sched) {
-	int unused;
-};
-
-FIXTURE_SETUP(sched)
-{
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
-	ASSERT_EQ(0, pcore_load("tracepoints=sched_switch"));
-}
-
-FIXTURE_TEARDOWN(sched)
-{
-	EXPECT_EQ(0, pcore_unload_wait());
-}
+PCORE_LOAD_FIXTURE(sched, "tracepoints=sched_switch")
 
 static int sleep_nsleeps(void *unused)
 {

@@ -22,8 +22,7 @@ TEST(open_file_holds_module)
 {
 	int fd;
 
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
+	PCORE_ASSERT_UNLOADED(NULL);
 	ASSERT_EQ(0, pcore_load("target=do_fork"));
 	fd = open(PCORE_DBG "/do_fork/hist", O_RDONLY);
 	ASSERT_LE(0, fd);
@@ -41,8 +40,7 @@ FIXTURE(stress) {
 
 FIXTURE_SETUP(stress)
 {
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
+	PCORE_ASSERT_UNLOADED(NULL);
 }
 
 FIXTURE_TEARDOWN(stress)

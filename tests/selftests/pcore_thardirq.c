@@ -35,12 +35,7 @@ FIXTURE(thardirq) {
 
 FIXTURE_SETUP(thardirq)
 {
-	if (pcore_mod_loaded(MOD))
-		ASSERT_EQ(0, pcore_mod_unload_wait(MOD));
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
-	ASSERT_EQ(0, pcore_load(NULL));
-	ASSERT_EQ(0, pcore_mod_load(MOD, NULL));
+	PCORE_ASSERT_RELOADED(MOD);
 }
 
 FIXTURE_TEARDOWN(thardirq)

@@ -34,10 +34,7 @@ FIXTURE_SETUP(tirq)
 {
 	static struct pcore_irqs s;
 
-	if (pcore_mod_loaded(MOD))
-		ASSERT_EQ(0, pcore_mod_unload_wait(MOD));
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
+	PCORE_ASSERT_UNLOADED(MOD);
 	ASSERT_EQ(0, pcore_load(NULL));
 	self->kmsg = kmsg_open();
 	ASSERT_LE(0, self->kmsg);

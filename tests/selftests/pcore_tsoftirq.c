@@ -247,12 +247,7 @@ FIXTURE(tsoftirq) {
 FIXTURE_SETUP(tsoftirq)
 {
 	self->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	if (pcore_mod_loaded("tsoftirq"))
-		ASSERT_EQ(0, pcore_mod_unload_wait("tsoftirq"));
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
-	ASSERT_EQ(0, pcore_load(NULL));
-	ASSERT_EQ(0, pcore_mod_load("tsoftirq", NULL));
+	PCORE_ASSERT_RELOADED("tsoftirq");
 	ASSERT_EQ(0, pcore_lo_up());
 }
 
@@ -442,10 +437,7 @@ TEST_F_TIMEOUT(tsoftirq, unloads_cleanly, 120)
 {
 	struct pcore_probe_line l;
 
-	ASSERT_EQ(0, access(DIR "/time/keys", R_OK));
-	ASSERT_EQ(0, pcore_mod_unload_wait("tsoftirq"));
-	EXPECT_FALSE(pcore_mod_loaded("tsoftirq"));
-	EXPECT_NE(0, access(DIR, F_OK));
+	PCORE_EXPECT_MOD_UNLOADS("tsoftirq", DIR "/time/keys", DIR);
 	EXPECT_NE(0, pcore_probe_line("tsoftirq/entry", &l));
 	EXPECT_NE(0, pcore_probe_line("tsoftirq/exit", &l));
 }
