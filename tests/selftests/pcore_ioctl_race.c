@@ -52,6 +52,11 @@ static unsigned int race_rnd(unsigned int n)
 	return (pcore_rnd() >> 33) % n;
 }
 
+/* The ioctls that take a name only: operations 1 to 4 of a worker. */
+static const unsigned long name_cmds[] = {
+	PCORE_IOC_DETACH, PCORE_IOC_ENABLE, PCORE_IOC_DISABLE, PCORE_IOC_RESET,
+};
+
 /* One worker: random operations until @until; exits 0 or 1 (a bad errno). */
 static int worker(int id, double until)
 {
@@ -83,20 +88,8 @@ static int worker(int id, double until)
 			ret = pcore_attach(fd, name, names[i].kind);
 			ok2 = EINVAL;	/* attached already */
 			break;
-		case 1:
-			ret = pcore_name_ioc(fd, PCORE_IOC_DETACH, name);
-			ok2 = ENOENT;
-			break;
-		case 2:
-			ret = pcore_name_ioc(fd, PCORE_IOC_ENABLE, name);
-			ok2 = ENOENT;
-			break;
-		case 3:
-			ret = pcore_name_ioc(fd, PCORE_IOC_DISABLE, name);
-			ok2 = ENOENT;
-			break;
-		case 4:
-			ret = pcore_name_ioc(fd, PCORE_IOC_RESET, name);
+		case 1 ... 4:
+			ret = pcore_name_ioc(fd, name_cmds[op - 1], name);
 			ok2 = ENOENT;
 			break;
 		case 5:

@@ -105,6 +105,21 @@ static bool tail_untouched(const struct pcore_ioc_read *r, const char *frames,
 	return true;
 }
 
+/*
+ * pcore_stackt_leaf's stacks file, read into out[], starts with the line
+ * @header, then a stack counted @count whose frames are @funcs.  A macro:
+ * the checks are the test's.
+ */
+#define ASSERT_FIRST_STACK(header, count, funcs) do {			\
+	ASSERT_LT(0, pcore_read(LEAF_DBG "/stacks", out, sizeof(out)));	\
+	ASSERT_EQ(0, strncmp(out, header "stack ",			\
+			     strlen(header "stack "))) TH_LOG("%s", out); \
+	EXPECT_NE(NULL, strstr(out, " count " count "\n"))		\
+		TH_LOG("%s", out);					\
+	EXPECT_TRUE(chain(strchr(out + strlen(header), '\n') + 1, "  ",	\
+			  funcs)) TH_LOG("%s", out);			\
+} while (0)
+
 PCORE_KMOD_FIXTURE(stk, "pcore_stackt", log_)
 
 /*
@@ -121,12 +136,7 @@ TEST_F_TIMEOUT(stk, param, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_probe_line("pcore_stackt_leaf:stacks", &l));
 	EXPECT_STREQ("kprobe", l.kind);
 	ASSERT_EQ(0, stackt_run("300 700"));
-	ASSERT_LT(0, pcore_read(LEAF_DBG "/stacks", out, sizeof(out)));
-	ASSERT_EQ(0, strncmp(out, "# 2 stacks, 0 dropped, depth 32\nstack ",
-			     38)) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, " count 700\n")) TH_LOG("%s", out);
-	EXPECT_TRUE(chain(strchr(out + 32, '\n') + 1, "  ", chain_b))
-		TH_LOG("%s", out);
+	ASSERT_FIRST_STACK("# 2 stacks, 0 dropped, depth 32\n", "700", chain_b);
 	second = strstr(out, "\n\nstack ");
 	ASSERT_NE(NULL, second) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(second, " count 300\n")) TH_LOG("%s", out);
@@ -159,12 +169,7 @@ TEST_F_TIMEOUT(stk, depth, PCORE_TIMEOUT_PATCHING)
 
 	ASSERT_EQ(0, pcore_load("target=pcore_stackt_leaf:stacks stack_depth=2"));
 	ASSERT_EQ(0, stackt_run("3 7"));
-	ASSERT_LT(0, pcore_read(LEAF_DBG "/stacks", out, sizeof(out)));
-	ASSERT_EQ(0, strncmp(out, "# 2 stacks, 0 dropped, depth 2\nstack ",
-			     37)) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, " count 7\n")) TH_LOG("%s", out);
-	EXPECT_TRUE(chain(strchr(out + 31, '\n') + 1, "  ", cut_b))
-		TH_LOG("%s", out);
+	ASSERT_FIRST_STACK("# 2 stacks, 0 dropped, depth 2\n", "7", cut_b);
 	EXPECT_NE(NULL, strstr(out, "[pcore_stackt]\n  [...]\n\n"))
 		TH_LOG("%s", out);
 	ASSERT_EQ(0, pcore_unload());
