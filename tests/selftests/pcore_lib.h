@@ -802,6 +802,21 @@ FIXTURE_TEARDOWN(fix)							\
 } while (0)
 
 /*
+ * After a handler module's unload: its debugfs directory @dir is gone
+ * (ENOENT) and so are its probes @probe1 and @probe2; probe_core stays.
+ */
+#define PCORE_EXPECT_MOD_GONE(dir, probe1, probe2) do {			\
+	struct pcore_probe_line gone_l_;				\
+	struct stat gone_st_;						\
+									\
+	EXPECT_EQ(-1, stat(dir, &gone_st_));				\
+	EXPECT_EQ(ENOENT, errno);					\
+	EXPECT_NE(0, pcore_probe_line(probe1, &gone_l_));		\
+	EXPECT_NE(0, pcore_probe_line(probe2, &gone_l_));		\
+	EXPECT_TRUE(pcore_loaded());					\
+} while (0)
+
+/*
  * Count of the line "[lo<unit>, hi<unit>) count |" of the hist file @text,
  * with any unit (letters) when @unit is NULL; 0 when there is none.
  */

@@ -265,11 +265,7 @@ TEST_F_TIMEOUT(tirq, unload_removes_everything, 120)
 	ASSERT_EQ(0, pcore_probe_line(MOD "/sched_switch", &l));
 	ASSERT_EQ(0, pcore_probe_line(MOD "/sched_waking", &l));
 	ASSERT_EQ(0, pcore_mod_unload_wait(MOD));
-	EXPECT_EQ(-1, stat(DIR, &st));
-	EXPECT_EQ(ENOENT, errno);
-	EXPECT_NE(0, pcore_probe_line(MOD "/sched_switch", &l));
-	EXPECT_NE(0, pcore_probe_line(MOD "/sched_waking", &l));
-	EXPECT_TRUE(pcore_loaded());
+	PCORE_EXPECT_MOD_GONE(DIR, MOD "/sched_switch", MOD "/sched_waking");
 }
 
 TEST_HARNESS_MAIN
