@@ -48,7 +48,7 @@ FIXTURE_TEARDOWN(cpuhists)
 }
 
 /* Sleeps 1 ms in a loop: a switch about every ms; never returns. */
-static int sleep_forever(void *unused)
+static int sleep_forever(int cpu, void *unused)
 {
 	for (;;)
 		usleep(1000);

@@ -500,27 +500,35 @@ static inline int pcore_pin(int cpu)
 }
 
 /*
- * A child on each of CPUs 0..@ncpu-1, pinned there, that exits with
- * @fn(@arg) (1 if it could not be pinned).  Each child's pid is stored in
- * @pids[(*@n)++] when @pids is given.  0, or -1 if a fork failed (the
- * children started before it keep running).
+ * @nkids children: child k (0 to @nkids - 1) exits with @fn(k, @arg),
+ * pinned to CPU k first when @pin is set (exit 1 if it could not be).
+ * Each child's pid is stored in @pids[(*@n)++] when @pids is given.  0, or
+ * -1 if a fork failed (the children started before it keep running).
  */
-static inline int pcore_fork_pinned(int ncpu, int (*fn)(void *), void *arg,
-				    pid_t *pids, int *n)
+static inline int pcore_fork_each(int nkids, bool pin,
+				  int (*fn)(int k, void *arg), void *arg,
+				  pid_t *pids, int *n)
 {
-	int cpu;
+	int k;
 
-	for (cpu = 0; cpu < ncpu; cpu++) {
+	for (k = 0; k < nkids; k++) {
 		pid_t pid = fork();
 
 		if (!pid)
-			_exit(pcore_pin(cpu) ? 1 : fn(arg));
+			_exit(pin && pcore_pin(k) ? 1 : fn(k, arg));
 		if (pid < 0)
 			return -1;
 		if (pids)
 			pids[(*n)++] = pid;
 	}
 	return 0;
+}
+
+/* A child on each of CPUs 0..@ncpu-1, pinned there: pcore_fork_each(). */
+static inline int pcore_fork_pinned(int ncpu, int (*fn)(int cpu, void *arg),
+				    void *arg, pid_t *pids, int *n)
+{
+	return pcore_fork_each(ncpu, true, fn, arg, pids, n);
 }
 
 /*

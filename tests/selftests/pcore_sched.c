@@ -11,7 +11,7 @@
 
 PCORE_LOAD_FIXTURE(sched, "tracepoints=sched_switch")
 
-static int sleep_nsleeps(void *unused)
+static int sleep_nsleeps(int cpu, void *unused)
 {
 	int i;
 

@@ -157,7 +157,7 @@ out:
 }
 
 /* A busy child on each CPU for BUSY_MS, while this task sleeps 1 ms at a time. */
-static int busy_ms(void *unused)
+static int busy_ms(int cpu, void *unused)
 {
 	double end = pcore_now() + BUSY_MS / 1000.0;
 
