@@ -32,37 +32,25 @@ static const struct {
 
 static char text[PCORE_BUF];
 
-/* One line of a keys file. */
-struct key {
-	unsigned long long key;
-	char label[32];
-	unsigned long long count, sum, min, max, mean, p50, p90, p99, p999;
-};
-
-/* The line of key @want in @hist's keys file; 0, or -1 when absent. */
-static int read_key(const char *hist, unsigned long long want, struct key *k)
+/*
+ * The line of key @want in @hist's keys file (keyed by "dev", the table by
+ * "event"); 0, or -1 when absent or when the file is not of that shape.
+ */
+static int read_key(const char *hist, unsigned long long want,
+		    struct pcore_keyline *k)
 {
-	char path[256], head[128], *line, *save = NULL;
+	static struct pcore_keys keys;
+	const struct pcore_keyline *q;
+	char path[256];
 
 	snprintf(path, sizeof(path), DIR "/%s/keys", hist);
-	if (pcore_read(path, text, PCORE_BUF) <= 0)
+	if (pcore_keys_read(path, strcmp(hist, "table") ? "dev" : "event", &keys))
 		return -1;
-	line = strtok_r(text, "\n", &save);
-	snprintf(head, sizeof(head),
-		 "# %s label count sum min max mean p50 p90 p99 p999",
-		 strcmp(hist, "table") ? "dev" : "event");
-	if (!line || strcmp(line, head))
+	q = pcore_keys_find(&keys, want);
+	if (!q)
 		return -1;
-	while ((line = strtok_r(NULL, "\n", &save))) {
-		if (sscanf(line, "%llu %31s %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-			   &k->key, k->label, &k->count, &k->sum, &k->min,
-			   &k->max, &k->mean, &k->p50, &k->p90, &k->p99,
-			   &k->p999) != 11)
-			return -1;
-		if (k->key == want)
-			return 0;
-	}
-	return -1;
+	*k = *q;
+	return 0;
 }
 
 /* Lines in a keys file, header excluded; -1 when unreadable. */
@@ -160,7 +148,7 @@ out:
 TEST_F_TIMEOUT(blklat, exact_requests, 300)
 {
 	unsigned long long total = 0, bytes = 0;
-	struct key k, tracked;
+	struct pcore_keyline k, tracked;
 	char sched[128] = "";
 	int i;
 
@@ -233,7 +221,7 @@ TEST_F_TIMEOUT(blklat, queue_time, 300)
 {
 	unsigned long long total = 0;
 	struct pcore_probe_line ins, iss, cpl;
-	struct key q, lat, tracked;
+	struct pcore_keyline q, lat, tracked;
 	int i;
 
 	for (i = 0; i < (int)ARRAY_SIZE(ios); i++)
