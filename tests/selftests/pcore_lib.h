@@ -779,6 +779,25 @@ static inline int pcore_forks_quiet(void)
 } while (0)
 
 /*
+ * The fixture @fix (its setup; the teardown is the program's) of tests of
+ * the API with probe_core loaded bare: everything unloaded by @unload()
+ * (0 or an errno), probe_core loaded, then the kernel log opened into
+ * self->kmsg, past the load's lines.
+ */
+#define PCORE_BARE_FIXTURE(fix, unload)					\
+FIXTURE(fix) {								\
+	int kmsg;							\
+};									\
+									\
+FIXTURE_SETUP(fix)							\
+{									\
+	ASSERT_EQ(0, unload());						\
+	ASSERT_EQ(0, pcore_load(NULL));					\
+	self->kmsg = kmsg_open();					\
+	ASSERT_LE(0, self->kmsg);					\
+}
+
+/*
  * The fixture @fix of tests of probe_core loaded with @params: loaded
  * afresh for each test, unloaded after it.
  */
