@@ -785,13 +785,15 @@ static inline int pcore_forks_quiet(void)
  * self->kmsg, past the load's lines.
  */
 #define PCORE_BARE_FIXTURE(fix, unload)					\
+static int (* const fix##_unload)(void) = unload;			\
+									\
 FIXTURE(fix) {								\
 	int kmsg;							\
 };									\
 									\
 FIXTURE_SETUP(fix)							\
 {									\
-	ASSERT_EQ(0, unload());						\
+	ASSERT_EQ(0, fix##_unload());					\
 	ASSERT_EQ(0, pcore_load(NULL));					\
 	self->kmsg = kmsg_open();					\
 	ASSERT_LE(0, self->kmsg);					\
@@ -802,6 +804,8 @@ FIXTURE_SETUP(fix)							\
  * afresh for each test, unloaded after it.
  */
 #define PCORE_LOAD_FIXTURE(fix, params)					\
+static const char * const fix##_params = params;			\
+									\
 FIXTURE(fix) {								\
 	int unused;							\
 };									\
@@ -809,7 +813,7 @@ FIXTURE(fix) {								\
 FIXTURE_SETUP(fix)							\
 {									\
 	PCORE_ASSERT_UNLOADED(NULL);					\
-	ASSERT_EQ(0, pcore_load(params));				\
+	ASSERT_EQ(0, pcore_load(fix##_params));				\
 }									\
 									\
 FIXTURE_TEARDOWN(fix)							\
