@@ -14,13 +14,10 @@ KSFT ?= $(TOP)/build/ksrc
 HOST_TEST_CFLAGS := -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 
-# Keep stdout to the TAP stream: no "Entering directory", no commands.
+# Keep stdout to the TAP stream: no "Entering directory", no commands
+# (V=1 shows them).
 MAKEFLAGS += --no-print-directory
-ifeq ($(V),1)
-Q :=
-else
-Q := @
-endif
+Q := $(if $(filter 1,$(V)),,@)
 
 $(KSFT)/kselftest_harness.h $(KSFT)/kselftest.h:
 	@echo "$@ is missing: run scripts/ksrc.sh or pass KSFT=<dir>" >&2
