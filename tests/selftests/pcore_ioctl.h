@@ -2,7 +2,9 @@
 /*
  * Helpers for the /dev/probe_core selftests (pcore_ioctl*.c): the ioctls
  * with exact errnos, LIST into an array, and a fingerprint of everything
- * an ioctl could change (LIST without its counters, the kprobes list).
+ * an ioctl could change (LIST without its counters, the kprobes list);
+ * the kernel-log watch of a fixture (PCORE_KMSG_*, PCORE_KMOD_FIXTURE)
+ * and the table of refused loads (PCORE_EXPECT_BAD_LOADS).
  */
 #ifndef PCORE_IOCTL_H
 #define PCORE_IOCTL_H

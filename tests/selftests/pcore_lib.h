@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers for the probe_core selftests: load and unload the module by
- * system call (so errno is exact), read debugfs files, watch the kernel log.
+ * system call (so errno is exact), read debugfs files (hist lines, keys
+ * files), watch the kernel log, fork workloads (pinned per CPU, a fork
+ * load), and the fixtures and checks several programs share (the
+ * PCORE_* macros: the checks in them are the calling test's own).
  */
 #ifndef PCORE_LIB_H
 #define PCORE_LIB_H
