@@ -782,6 +782,22 @@ static inline int pcore_forks_quiet(void)
 } while (0)
 
 /*
+ * The kernel is locked down in @mode (a string: "integrity",
+ * "confidentiality"), as securityfs (mounted at @secfs if it was not)
+ * says; its lockdown line is logged.  Needs <sys/mount.h>.
+ */
+#define ASSERT_LOCKED_DOWN(secfs, mode) do {				\
+	static char lockdown_[256];					\
+									\
+	if (access(secfs "/lockdown", R_OK))				\
+		ASSERT_EQ(0, mount("securityfs", secfs, "securityfs", 0, NULL)); \
+	ASSERT_LT(0, pcore_read(secfs "/lockdown", lockdown_,		\
+				sizeof(lockdown_)));			\
+	TH_LOG("lockdown: %s", lockdown_);				\
+	ASSERT_NE(NULL, strstr(lockdown_, "[" mode "]"));		\
+} while (0)
+
+/*
  * The fixture @fix (its setup; the teardown is the program's) of tests of
  * the API with probe_core loaded bare: everything unloaded by @unload()
  * (0 or an errno), probe_core loaded, then the kernel log opened into
