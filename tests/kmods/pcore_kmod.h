@@ -60,10 +60,12 @@ static inline struct dentry *pcore_kmod_debugfs(const char *dir,
 }
 
 /*
- * A test module that is its debugfs directory @dir with the files of the
- * array @files: @prefix_init() makes it, @prefix_exit() removes it.
+ * The init and exit of a test module that is its debugfs directory @dir
+ * with the files of the array @files: @prefix_init() makes it,
+ * @prefix_exit() removes it.  The module names them in module_init() and
+ * module_exit().
  */
-#define PCORE_KMOD_DEBUGFS_MODULE(prefix, dir, files)			\
+#define PCORE_KMOD_DEBUGFS(prefix, dir, files)				\
 static struct dentry *prefix##_dir;					\
 									\
 static int __init prefix##_init(void)					\
@@ -75,9 +77,6 @@ static int __init prefix##_init(void)					\
 static void __exit prefix##_exit(void)					\
 {									\
 	debugfs_remove(prefix##_dir);					\
-}									\
-									\
-module_init(prefix##_init);						\
-module_exit(prefix##_exit)
+}
 
 #endif /* PCORE_KMOD_H */

@@ -109,7 +109,10 @@ static const struct pcore_kmod_file globt_files[] = {
 	{ "sleep", &globt_fops, (void *)1 },
 };
 
-PCORE_KMOD_DEBUGFS_MODULE(globt, "pcore_globt", globt_files);
+PCORE_KMOD_DEBUGFS(globt, "pcore_globt", globt_files)
+
+module_init(globt_init);
+module_exit(globt_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("probe_core selftests: functions for glob targets");

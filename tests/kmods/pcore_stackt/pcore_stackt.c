@@ -175,7 +175,10 @@ static const struct pcore_kmod_file stackt_files[] = {
 	{ "doze", &stackt_doze_fops },
 };
 
-PCORE_KMOD_DEBUGFS_MODULE(stackt, "pcore_stackt", stackt_files);
+PCORE_KMOD_DEBUGFS(stackt, "pcore_stackt", stackt_files)
+
+module_init(stackt_init);
+module_exit(stackt_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("probe_core selftests: known call chains, a busy loop, sleeps");

@@ -46,7 +46,10 @@ static const struct pcore_kmod_file tpsrc_files[] = {
 	{ "fire", &tpsrc_fire_fops },
 };
 
-PCORE_KMOD_DEBUGFS_MODULE(tpsrc, "pcore_tpsrc", tpsrc_files);
+PCORE_KMOD_DEBUGFS(tpsrc, "pcore_tpsrc", tpsrc_files)
+
+module_init(tpsrc_init);
+module_exit(tpsrc_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("probe_core selftests: a module with a tracepoint of its own");
