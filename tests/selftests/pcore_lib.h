@@ -527,6 +527,15 @@ static inline int pcore_fork_each(int nkids, bool pin,
 	return 0;
 }
 
+/* One child that exits with @fn(0, @arg): its pid, or -1. */
+static inline pid_t pcore_spawn(int (*fn)(int k, void *arg), void *arg)
+{
+	pid_t pid = -1;
+	int n = 0;
+
+	return pcore_fork_each(1, false, fn, arg, &pid, &n) ? -1 : pid;
+}
+
 /* A child on each of CPUs 0..@ncpu-1, pinned there: pcore_fork_each(). */
 static inline int pcore_fork_pinned(int ncpu, int (*fn)(int cpu, void *arg),
 				    void *arg, pid_t *pids, int *n)

@@ -712,6 +712,17 @@ TEST_F_TIMEOUT(stk, offcpu_exits_leave_no_stamps, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_unload());
 }
 
+/* Ten nanosleeps of 20 ms. */
+static int ten_sleeps(int k, void *unused)
+{
+	struct timespec ts = { 0, 20000000 };
+	int i;
+
+	for (i = 0; i < 10; i++)
+		nanosleep(&ts, NULL);
+	return 0;
+}
+
 /*
  * tracepoints=offcpu with kretprobes on functions that tasks sleep in
  * (target=pcore_stackt_nap,hrtimer_nanosleep): a sleeping task has a
@@ -726,19 +737,13 @@ TEST_F_TIMEOUT(stk, offcpu_exits_leave_no_stamps, PCORE_TIMEOUT_PATCHING)
  */
 TEST_F_TIMEOUT(stk, offcpu_under_kretprobes, PCORE_TIMEOUT_PATCHING)
 {
-	struct timespec ts = { 0, 20000000 };
 	unsigned long long count, sum;
 	pid_t pid;
-	int i, st;
+	int st;
 
 	ASSERT_EQ(0, pcore_load("tracepoints=offcpu target=pcore_stackt_nap,hrtimer_nanosleep"));
-	pid = fork();
+	pid = pcore_spawn(ten_sleeps, NULL);
 	ASSERT_LE(0, pid);
-	if (!pid) {
-		for (i = 0; i < 10; i++)
-			nanosleep(&ts, NULL);
-		_exit(0);
-	}
 	ASSERT_EQ(0, pcore_write(STACKT "/nap", "10", 2));
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
