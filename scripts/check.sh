@@ -329,19 +329,25 @@ extra_boot() {
 		> "$res/vm-$kver-$name.tap" 2>&1
 }
 
+# guest_files RELEASE DIR: the files the guest of RELEASE printed between
+# markers (# PCORE-FILE-BEGIN NAME, # PCORE-FILE-END) into DIR, made anew.
+guest_files() {
+	rm -rf "$2"
+	mkdir -p "$2"
+	awk -v dir="$2" '
+		/^# PCORE-FILE-BEGIN / { f = dir "/" $3; next }
+		/^# PCORE-FILE-END/ { close(f); f = ""; next }
+		f != "" { print > f }
+	' "$res/vm-$1.tap"
+}
+
 # promtool_check RELEASE TESTS: the guest printed probectl's Prometheus
 # exports between markers; promtool (48 MB, not in the guest) checks them.
 promtool_check() {
 	local kver=$1 exports want
 	case " $2 " in *" pcore_probectl "*) ;; *) return 0 ;; esac
 	exports=$top/build/vm-$kver/exports
-	rm -rf "$exports"
-	mkdir -p "$exports"
-	awk -v dir="$exports" '
-		/^# PCORE-FILE-BEGIN / { f = dir "/" $3; next }
-		/^# PCORE-FILE-END/ { close(f); f = ""; next }
-		f != "" { print > f }
-	' "$res/vm-$kver.tap"
+	guest_files "$kver" "$exports"
 	for want in export.prom export-percpu.prom export-service-a.prom \
 		export-service-b.prom export-service-c.prom; do
 		if [ -s "$exports/$want" ] &&
@@ -354,6 +360,18 @@ promtool_check() {
 	done > "$res/promtool-$kver.tap"
 }
 
+# browser_file TESTS TEST FILE WHAT: when TEST is one of TESTS, FILE goes
+# to browser_check's files if the guest printed it, else a failure says
+# the guest WHAT.
+browser_file() {
+	case " $1 " in *" $2 "*) ;; *) return 0 ;; esac
+	if [ -s "$3" ]; then
+		files+=("$3")
+	else
+		echo "not ok - the guest $4 for the browser tests ($kver)"
+	fi
+}
+
 # browser_check RELEASE TESTS: on the cloud kernels, what the guest drew
 # for the browser tests: the folded stacks pcore_stacks printed (probectl's
 # flame graph of them in Chromium, and speedscope) and the heatmap SVG
@@ -363,28 +381,12 @@ browser_check() {
 	local kver=$1 dir=$top/build/vm-$1/files files=()
 	case $kver in *-cloud-*) ;; *) return 0 ;; esac
 	case " $2 " in *" pcore_stacks "* | *" pcore_probectl "*) ;; *) return 0 ;; esac
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	awk -v dir="$dir" '
-		/^# PCORE-FILE-BEGIN / { f = dir "/" $3; next }
-		/^# PCORE-FILE-END/ { close(f); f = ""; next }
-		f != "" { print > f }
-	' "$res/vm-$kver.tap"
+	guest_files "$kver" "$dir"
 	{
-		case " $2 " in *" pcore_stacks "*)
-			if [ -s "$dir/stacks.folded" ]; then
-				files+=("$dir/stacks.folded")
-			else
-				echo "not ok - the guest printed no folded stacks for the browser tests ($kver)"
-			fi
-		esac
-		case " $2 " in *" pcore_probectl "*)
-			if [ -s "$dir/heatmap.svg" ]; then
-				files+=("$dir/heatmap.svg")
-			else
-				echo "not ok - the guest drew no heatmap for the browser tests ($kver)"
-			fi
-		esac
+		browser_file "$2" pcore_stacks "$dir/stacks.folded" \
+			"printed no folded stacks"
+		browser_file "$2" pcore_probectl "$dir/heatmap.svg" \
+			"drew no heatmap"
 		[ ${#files[@]} = 0 ] ||
 			PROBECTL=$top/build/userspace/probectl tests/browser/run.sh \
 				"$top/build/browser-$kver" "${files[@]}" 2> "$dir/browser.log"

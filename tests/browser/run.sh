@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck source-path=SCRIPTDIR
 #
 # Usage: tests/browser/run.sh OUTDIR [FOLDED[:SVG] | HEATMAP.svg]...
 #
@@ -37,19 +38,10 @@ shift
 	"$top/tests/userspace/golden/heatmap.svg"
 probectl=${PROBECTL:-$top/build/userspace/probectl}
 chromium=${CHROMIUM:-/usr/bin/chromium}
-failed=0
 log=$out/run.log
-
-# tap STATUS DESCRIPTION [LOG]: one TAP line; a failure shows LOG's head.
-tap() {
-	if [ "$1" = 0 ]; then
-		echo "ok - $2"
-	else
-		echo "not ok - $2"
-		failed=1
-		[ -z "${3:-}" ] || sed 's/^/# /' "$3" | head -30
-	fi
-}
+# tap STATUS DESCRIPTION [LOG], failed
+# shellcheck source=../lib/tap.sh
+. "$top/tests/lib/tap.sh"
 
 # Node.js: playwright-core 1.61 needs 18 or later (Debian 12 has 18).
 major=$(node -p 'process.versions.node.split(".")[0]' 2> /dev/null)

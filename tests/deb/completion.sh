@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck source-path=SCRIPTDIR
 #
 # probectl's bash completion against probectl's command table: every
 # command, every option of each (userspace/args.c's tables, read here on
@@ -16,7 +17,10 @@ set -u
 	exit 2
 }
 completion=$(realpath "$1") probectl=$(realpath "$2") args_c=$(realpath "$3")
-n=0 fail=0
+# tap STATUS DESCRIPTION: one numbered TAP line; tap_n, failed
+TAP_NUMBERS=1
+# shellcheck source=../lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -43,15 +47,6 @@ opts_of() {
 		}' "$args_c"
 }
 
-t() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-	fi
-}
 
 # complete probectl WORD...: the completions bash would offer, sorted,
 # on one line.  COMP_WORDS[0] is the wrapper, so the completion runs it.
@@ -73,7 +68,7 @@ expect() {
 	shift 2
 	got=$(cd "$tmp/files" && complete_words "$@")
 	[ "$got" = "$want" ]
-	t $? "completion: $desc"
+	tap $? "completion: $desc"
 	[ "$got" = "$want" ] || echo "# want '$want', got '$got'"
 }
 
@@ -93,7 +88,7 @@ mkdir -p "$tmp/files/adir/sub" && touch "$tmp/files/afile.ko" "$tmp/files/adir/x
 names="do_fork thardirq/irq_time"
 
 [ -n "$table" ] && [ "$(echo "$table" | wc -l)" -ge 10 ]
-t $? "args.c's command table read: $(echo "$table" | wc -l) commands"
+tap $? "args.c's command table read: $(echo "$table" | wc -l) commands"
 cmds=$(echo "$table" | cut -d' ' -f1)
 expect "the commands" "$cmds help --help --version" probectl ''
 expect "help COMMAND" "$cmds" probectl help ''
@@ -128,5 +123,5 @@ done <<< "$table"
 expect "--hist SPEC: the kinds" "loglinear log2 linear:" probectl attach --hist ''
 expect "--kprobe FUNC: nothing offered" "" probectl attach --kprobe ''
 expect "after --: nothing" "" probectl show -- ''
-echo "1..$n"
-exit $fail
+echo "1..$tap_n"
+exit $failed

@@ -30,7 +30,7 @@ if ! cp -a "$mods/updates" "$payload/rootfs/lib/modules/$kver/" ||
 	echo "not ok - $label: $mods has no DKMS modules and indexes to boot with"
 	exit 1
 fi
-cp "$top/tests/dkms/smoke.sh" "$payload/"
+cp "$top/tests/dkms/smoke.sh" "$top/tests/lib/tap.sh" "$payload/"
 "$top/tests/vm/run.sh" --kernel "$vmlinuz" --payload "$payload" \
 	--out "$out/vm" --timeout 300 -- sh smoke.sh |
 	sed "/^1\.\./d; s/^\(\(not \)\?ok\) [0-9]* -/\1 - $label:/"

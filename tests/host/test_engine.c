@@ -12,6 +12,7 @@
  * linear indexes with plain division, percentiles by sorting the data.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -150,6 +151,16 @@ static void lc_init(struct __test_metadata *_metadata,
 	ASSERT_GE((u32)PCORE_MAX_BUCKETS, l->nbuckets);
 }
 
+/* The layout of case @ci of lcases[] into @l, and that case's generator. */
+static struct rng lc_start(struct __test_metadata *_metadata, size_t ci,
+			   struct pcore_layout *l)
+{
+	struct rng r = rng_init(SEED + ci);
+
+	lc_init(_metadata, &lcases[ci], l);
+	return r;
+}
+
 /*
  * The loglinear bucket holding U64_MAX, from the documented layout: each
  * power of two 2^e (e >= prec) is group e - prec + 1 of 2^prec buckets.
@@ -176,26 +187,51 @@ static bool is_underflow(const struct pcore_layout *l, u32 i)
 
 /* ---- histograms of NCPU simulated CPUs ---- */
 
+/* @size bytes of JUNK, as the engine must not expect zeroed memory. */
+static void *junk_alloc(size_t size)
+{
+	void *p = malloc(size);
+
+	if (p)
+		memset(p, JUNK, size);
+	return p;
+}
+
 static struct pcore_cpu_hist *cpu_new(const struct pcore_layout *l)
 {
-	struct pcore_cpu_hist *c = malloc(pcore_cpu_hist_size(l));
+	struct pcore_cpu_hist *c = junk_alloc(pcore_cpu_hist_size(l));
 
-	if (c) {
-		memset(c, JUNK, pcore_cpu_hist_size(l));
+	if (c)
 		pcore_cpu_hist_init(l, c);
-	}
 	return c;
 }
 
 static struct pcore_snap *snap_new(const struct pcore_layout *l)
 {
-	struct pcore_snap *s = malloc(pcore_snap_size(l));
+	struct pcore_snap *s = junk_alloc(pcore_snap_size(l));
 
-	if (s) {
-		memset(s, JUNK, pcore_snap_size(l));
+	if (s)
 		pcore_snap_init(l, s);
-	}
 	return s;
+}
+
+/*
+ * snap_new() into each struct pcore_snap ** of the NULL-terminated list;
+ * true when none failed.
+ */
+static bool snaps_new(const struct pcore_layout *l, ...)
+{
+	struct pcore_snap **s;
+	bool ok = true;
+	va_list ap;
+
+	va_start(ap, l);
+	while ((s = va_arg(ap, struct pcore_snap **))) {
+		*s = snap_new(l);
+		ok = ok && *s;
+	}
+	va_end(ap);
+	return ok;
 }
 
 /* A reference snapshot of @n values, binning them by the bounds alone. */
@@ -862,6 +898,56 @@ TEST(bucket_bounds_loglinear)
 	check_layouts_of(_metadata, PCORE_HIST_LOGLINEAR);
 }
 
+/* A value and the bucket it falls in; a bucket and its bounds [lo, hi). */
+struct at {
+	u64 v;
+	u32 b;
+};
+
+struct bounds {
+	u32 b;
+	u64 lo, hi;
+};
+
+static void buckets_are(struct __test_metadata *_metadata,
+			const struct pcore_layout *l, const struct at *at,
+			size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(at[i].b, pcore_bucket(l, at[i].v))
+			TH_LOG("value %llu", (unsigned long long)at[i].v);
+	}
+}
+
+static void bounds_are(struct __test_metadata *_metadata,
+		       const struct pcore_layout *l, const struct bounds *bd,
+		       size_t n)
+{
+	u64 lo, hi;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		pcore_bucket_bounds(l, bd[i].b, &lo, &hi);
+		ASSERT_EQ(bd[i].lo, lo) TH_LOG("bucket %u", bd[i].b);
+		ASSERT_EQ(bd[i].hi, hi) TH_LOG("bucket %u", bd[i].b);
+	}
+}
+
+/* Each { value, bucket } in @l; each { bucket, lo, hi } of @l. */
+#define BUCKETS_ARE(l, ...) do {					\
+	static const struct at at_[] = { __VA_ARGS__ };			\
+									\
+	buckets_are(_metadata, l, at_, ARRAY_SIZE(at_));		\
+} while (0)
+
+#define BOUNDS_ARE(l, ...) do {						\
+	static const struct bounds bd_[] = { __VA_ARGS__ };		\
+									\
+	bounds_are(_metadata, l, bd_, ARRAY_SIZE(bd_));			\
+} while (0)
+
 /* log2 bucket i holds [2^(i-1), 2^i): the number of significant bits */
 TEST(log2_bucket_is_bit_length)
 {
@@ -874,14 +960,8 @@ TEST(log2_bucket_is_bit_length)
 	int k;
 
 	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
-	ASSERT_EQ(0U, pcore_bucket(&l, 0));
-	ASSERT_EQ(1U, pcore_bucket(&l, 1));
-	ASSERT_EQ(2U, pcore_bucket(&l, 2));
-	ASSERT_EQ(2U, pcore_bucket(&l, 3));
-	ASSERT_EQ(10U, pcore_bucket(&l, 1023));
-	ASSERT_EQ(11U, pcore_bucket(&l, 1024));
-	ASSERT_EQ(64U, pcore_bucket(&l, P2(63)));
-	ASSERT_EQ(64U, pcore_bucket(&l, U64_MAX));
+	BUCKETS_ARE(&l, { 0, 0 }, { 1, 1 }, { 2, 2 }, { 3, 2 }, { 1023, 10 },
+		    { 1024, 11 }, { P2(63), 64 }, { U64_MAX, 64 });
 	for (k = 0; k < 200000; k++) {
 		v = k < 100000 ? (u64)k : rng_mag(&r);
 		for (bits = 0; bits < 64 && v >> bits; bits++)
@@ -1033,35 +1113,17 @@ TEST(linear_under_and_overflow)
 	struct pcore_hist_spec s7 = LIN(1000ULL, 7ULL, 100);
 	struct pcore_layout l;
 	const char *why;
-	u64 lo, hi;
 
 	ASSERT_EQ(0, pcore_layout_init(&l, &s, &why));
 	ASSERT_EQ(102U, l.nbuckets);
-	ASSERT_EQ(0U, pcore_bucket(&l, 0));
-	ASSERT_EQ(0U, pcore_bucket(&l, 999));
-	ASSERT_EQ(1U, pcore_bucket(&l, 1000));
-	ASSERT_EQ(1U, pcore_bucket(&l, 1009));
-	ASSERT_EQ(2U, pcore_bucket(&l, 1010));
-	ASSERT_EQ(100U, pcore_bucket(&l, 1999));
-	ASSERT_EQ(101U, pcore_bucket(&l, 2000));
-	ASSERT_EQ(101U, pcore_bucket(&l, U64_MAX));
-	pcore_bucket_bounds(&l, 0, &lo, &hi);
-	ASSERT_EQ(0ULL, lo);
-	ASSERT_EQ(1000ULL, hi);
-	pcore_bucket_bounds(&l, 1, &lo, &hi);
-	ASSERT_EQ(1000ULL, lo);
-	ASSERT_EQ(1010ULL, hi);
-	pcore_bucket_bounds(&l, 101, &lo, &hi);
-	ASSERT_EQ(2000ULL, lo);
-	ASSERT_EQ(U64_MAX, hi);
+	BUCKETS_ARE(&l, { 0, 0 }, { 999, 0 }, { 1000, 1 }, { 1009, 1 },
+		    { 1010, 2 }, { 1999, 100 }, { 2000, 101 }, { U64_MAX, 101 });
+	BOUNDS_ARE(&l, { 0, 0, 1000 }, { 1, 1000, 1010 }, { 101, 2000, U64_MAX });
 
 	ASSERT_EQ(0, pcore_layout_init(&l, &s7, &why));
 	ASSERT_EQ(102U, l.nbuckets);
-	ASSERT_EQ(0U, pcore_bucket(&l, 999));
-	ASSERT_EQ(1U, pcore_bucket(&l, 1006));
-	ASSERT_EQ(2U, pcore_bucket(&l, 1007));
-	ASSERT_EQ(100U, pcore_bucket(&l, 1699));
-	ASSERT_EQ(101U, pcore_bucket(&l, 1700));
+	BUCKETS_ARE(&l, { 999, 0 }, { 1006, 1 }, { 1007, 2 }, { 1699, 100 },
+		    { 1700, 101 });
 }
 
 /* ---- loglinear ---- */
@@ -1231,19 +1293,15 @@ TEST(record_percpu_merge_equals_total)
 	int k, j;
 
 	for (ci = 0; ci < NLCASES; ci++) {
-		r = rng_init(SEED + ci);
-		lc_init(_metadata, &lcases[ci], &l);
+		r = lc_start(_metadata, ci, &l);
 		for (j = 0; j < NCPU; j++) {
 			cpu[j] = cpu_new(&l);
 			ASSERT_NE(NULL, cpu[j]);
 		}
 		all = cpu_new(&l);
-		a = snap_new(&l);
-		b = snap_new(&l);
-		m = snap_new(&l);
-		one = snap_new(&l);
 		ref_init(&ref, &l);
-		ASSERT_TRUE(all && a && b && m && one && ref.lo && ref.b);
+		ASSERT_TRUE(snaps_new(&l, &a, &b, &m, &one, NULL) && all &&
+			    ref.lo && ref.b);
 
 		for (k = 0; k < 20000; k++) {
 			v = rand_value(&r, &l);
@@ -1300,11 +1358,10 @@ TEST(harvest_returns_recorded_and_empties)
 	int k;
 
 	for (ci = 0; ci < NLCASES; ci++) {
-		r = rng_init(SEED + ci);
-		lc_init(_metadata, &lcases[ci], &l);
+		r = lc_start(_metadata, ci, &l);
+		ref_init(&ref, &l);
 		c = cpu_new(&l);
 		s = snap_new(&l);
-		ref_init(&ref, &l);
 		ASSERT_TRUE(c && s && ref.lo && ref.b);
 
 		/* the extremes, so that the next interval must reset them */
@@ -1364,17 +1421,13 @@ TEST(harvest_intervals_add_up)
 	size_t ci;
 
 	for (ci = 0; ci < NLCASES; ci++) {
-		r = rng_init(SEED + ci);
-		lc_init(_metadata, &lcases[ci], &l);
+		r = lc_start(_metadata, ci, &l);
 		c = cpu_new(&l);
 		all = cpu_new(&l);
-		iv = snap_new(&l);
-		sum = snap_new(&l);
-		tot = snap_new(&l);
 		ref_init(&ref, &l);
 		ref_init(&iref, &l);
-		ASSERT_TRUE(c && all && iv && sum && tot && ref.lo && ref.b &&
-			    iref.lo && iref.b);
+		ASSERT_TRUE(snaps_new(&l, &iv, &sum, &tot, NULL) && c && all &&
+			    ref.lo && ref.b && iref.lo && iref.b);
 		count = 0;
 		for (i = 0; i < 40; i++) {
 			/* every fifth interval is empty */
@@ -2211,6 +2264,14 @@ TEST(count_layout_one_bucket)
 	EXPECT_EQ(0ULL, abs_err);
 }
 
+/* The snapshot @s holds @count values summing to @sum, from @min to @max. */
+#define EXPECT_SNAP(s, count_, sum_, min_, max_) do {			\
+	EXPECT_EQ(count_, (s)->count);					\
+	EXPECT_EQ(sum_, (s)->sum);					\
+	EXPECT_EQ(min_, (s)->min);					\
+	EXPECT_EQ(max_, (s)->max);					\
+} while (0)
+
 /*
  * Counted events (bucket 0 only, as pcore_hist_count() does) read as
  * values of 0, in a plain read and a harvest, alone or beside recorded
@@ -2232,10 +2293,7 @@ TEST(count_events_read_as_zero)
 	for (k = 0; k < 1000; k++)
 		pcore_ctr_add(&c->b[0], 1);
 	pcore_snap_add_cpu(s, c);
-	EXPECT_EQ(1000ULL, s->count);
-	EXPECT_EQ(0ULL, s->sum);
-	EXPECT_EQ(0ULL, s->min);
-	EXPECT_EQ(0ULL, s->max);
+	EXPECT_SNAP(s, 1000ULL, 0ULL, 0ULL, 0ULL);
 	EXPECT_EQ(0ULL, pcore_snap_percentile(&l, s, 500000));
 	pcore_snap_init(&l, s);
 	pcore_cpu_harvest(c, s);
@@ -2248,10 +2306,7 @@ TEST(count_events_read_as_zero)
 	pcore_record(&l, c, 100);
 	pcore_snap_init(&l, s);
 	pcore_snap_add_cpu(s, c);
-	EXPECT_EQ(2ULL, s->count);
-	EXPECT_EQ(400ULL, s->sum);
-	EXPECT_EQ(100ULL, s->min);
-	EXPECT_EQ(300ULL, s->max);
+	EXPECT_SNAP(s, 2ULL, 400ULL, 100ULL, 300ULL);
 	EXPECT_EQ(0ULL, pcore_snap_percentile(&l, s, 990000));
 	/* U64_MAX recorded is not taken for a counted event. */
 	pcore_cpu_harvest(c, s);

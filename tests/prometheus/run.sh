@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck source-path=SCRIPTDIR
 #
 # Usage: tests/prometheus/run.sh OUTDIR BEFORE AFTER RELOAD
 #
@@ -26,17 +27,14 @@ set -u
 [ $# -eq 4 ] || { echo "usage: $0 OUTDIR BEFORE AFTER RELOAD" >&2; exit 2; }
 out=$1 before=$2 after=$3 reload=$4
 golden=$(cd "$(dirname "$0")/../userspace/golden" && pwd)
-failed=0
 pids=
 
-tap() {
-	if [ "$1" = 0 ]; then
-		echo "ok - prometheus: $2"
-	else
-		echo "not ok - prometheus: $2"
-		failed=1
-		[ -z "${3:-}" ] || sed 's/^/# /' "$3" | tail -20
-	fi
+# tap STATUS DESCRIPTION [LOG], failed; a failure shows LOG's tail.
+TAP_PREFIX="prometheus: "
+# shellcheck source=../lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+tap_log() {
+	sed 's/^/# /' "$1" | tail -20
 }
 
 cleanup() {

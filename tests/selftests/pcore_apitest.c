@@ -689,17 +689,7 @@ FIXTURE_VARIANT_ADD(bad, partial) {
 
 /* Good input. */
 
-FIXTURE(good) {
-	int kmsg;
-};
-
-FIXTURE_SETUP(good)
-{
-	ASSERT_EQ(0, unload_all());
-	ASSERT_EQ(0, pcore_load(NULL));
-	self->kmsg = kmsg_open();
-	ASSERT_LE(0, self->kmsg);
-}
+PCORE_BARE_FIXTURE(good, unload_all)
 
 FIXTURE_TEARDOWN(good)
 {

@@ -32,37 +32,25 @@ static const struct {
 
 static char text[PCORE_BUF];
 
-/* One line of a keys file. */
-struct key {
-	unsigned long long key;
-	char label[32];
-	unsigned long long count, sum, min, max, mean, p50, p90, p99, p999;
-};
-
-/* The line of key @want in @hist's keys file; 0, or -1 when absent. */
-static int read_key(const char *hist, unsigned long long want, struct key *k)
+/*
+ * The line of key @want in @hist's keys file (keyed by "dev", the table by
+ * "event"); 0, or -1 when absent or when the file is not of that shape.
+ */
+static int read_key(const char *hist, unsigned long long want,
+		    struct pcore_keyline *k)
 {
-	char path[256], head[128], *line, *save = NULL;
+	static struct pcore_keys keys;
+	const struct pcore_keyline *q;
+	char path[256];
 
 	snprintf(path, sizeof(path), DIR "/%s/keys", hist);
-	if (pcore_read(path, text, PCORE_BUF) <= 0)
+	if (pcore_keys_read(path, strcmp(hist, "table") ? "dev" : "event", &keys))
 		return -1;
-	line = strtok_r(text, "\n", &save);
-	snprintf(head, sizeof(head),
-		 "# %s label count sum min max mean p50 p90 p99 p999",
-		 strcmp(hist, "table") ? "dev" : "event");
-	if (!line || strcmp(line, head))
+	q = pcore_keys_find(&keys, want);
+	if (!q)
 		return -1;
-	while ((line = strtok_r(NULL, "\n", &save))) {
-		if (sscanf(line, "%llu %31s %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-			   &k->key, k->label, &k->count, &k->sum, &k->min,
-			   &k->max, &k->mean, &k->p50, &k->p90, &k->p99,
-			   &k->p999) != 11)
-			return -1;
-		if (k->key == want)
-			return 0;
-	}
-	return -1;
+	*k = *q;
+	return 0;
 }
 
 /* Lines in a keys file, header excluded; -1 when unreadable. */
@@ -80,22 +68,6 @@ static int count_keys(const char *hist)
 	return n - 1;
 }
 
-/* Count of bucket "[lo, hi)" (any unit) in a hist file; 0 if absent. */
-static unsigned long long bucket(const char *hist, unsigned long long lo,
-				 unsigned long long hi)
-{
-	unsigned long long a, b, n;
-	const char *p = hist;
-
-	while ((p = strchr(p, '['))) {
-		if (sscanf(p, "[%llu%*[a-z], %llu%*[a-z]) %llu |", &a, &b, &n) == 3 &&
-		    a == lo && b == hi)
-			return n;
-		p++;
-	}
-	return 0;
-}
-
 FIXTURE(blklat) {
 	bool configfs;		/* we loaded configfs */
 	bool nullb;		/* we loaded null_blk */
@@ -108,10 +80,7 @@ FIXTURE_SETUP(blklat)
 	struct stat st;
 	int ret;
 
-	if (pcore_mod_loaded("blklat"))
-		ASSERT_EQ(0, pcore_mod_unload_wait("blklat"));
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
+	PCORE_ASSERT_UNLOADED("blklat");
 	ASSERT_FALSE(pcore_mod_loaded("null_blk"));
 	/* null_blk needs configfs; nothing loads modules for us here. */
 	ret = pcore_mod_load("configfs", NULL);
@@ -179,7 +148,7 @@ out:
 TEST_F_TIMEOUT(blklat, exact_requests, 300)
 {
 	unsigned long long total = 0, bytes = 0;
-	struct key k, tracked;
+	struct pcore_keyline k, tracked;
 	char sched[128] = "";
 	int i;
 
@@ -207,7 +176,7 @@ TEST_F_TIMEOUT(blklat, exact_requests, 300)
 	ASSERT_LT(0, pcore_read(DIR "/size/hist", text, PCORE_BUF));
 	TH_LOG("size hist:\n%s", text);
 	for (i = 0; i < (int)ARRAY_SIZE(ios); i++)
-		EXPECT_EQ(ios[i].count, bucket(text, ios[i].lo, ios[i].hi));
+		EXPECT_EQ(ios[i].count, pcore_bucket(text, NULL, ios[i].lo, ios[i].hi));
 
 	/*
 	 * Issue to completion: null_blk arms its completion hrtimer for
@@ -252,7 +221,7 @@ TEST_F_TIMEOUT(blklat, queue_time, 300)
 {
 	unsigned long long total = 0;
 	struct pcore_probe_line ins, iss, cpl;
-	struct key q, lat, tracked;
+	struct pcore_keyline q, lat, tracked;
 	int i;
 
 	for (i = 0; i < (int)ARRAY_SIZE(ios); i++)
@@ -297,10 +266,7 @@ TEST_F_TIMEOUT(blklat, unloads_cleanly, 120)
 {
 	struct pcore_probe_line l;
 
-	ASSERT_EQ(0, access(DIR "/lat/keys", R_OK));
-	ASSERT_EQ(0, pcore_mod_unload_wait("blklat"));
-	EXPECT_FALSE(pcore_mod_loaded("blklat"));
-	EXPECT_NE(0, access(DIR, F_OK));
+	PCORE_EXPECT_MOD_UNLOADS("blklat", DIR "/lat/keys", DIR);
 	EXPECT_NE(0, pcore_probe_line("blklat/block_rq_issue", &l));
 }
 

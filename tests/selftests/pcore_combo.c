@@ -816,14 +816,7 @@ static void read_frames(int fd, const struct pcore_ioc_entry *e,
 
 	snprintf(what, sizeof(what), "READ %s slot %u frames", e->name, slot);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		memset(&r, 0, sizeof(r));
-		snprintf(r.name, sizeof(r.name), "%s", e->name);
-		r.cpu = -1;
-		r.flags = PCORE_READ_KEY;
-		r.slot = slot;
-		r.buckets = (uintptr_t)bk;
-		r.nbuckets = PCORE_MAXB;
-		r.bucket_size = sizeof(bk[0]);
+		pcore_rd_init(&r, e->name, -1, PCORE_READ_KEY, slot, bk);
 		r.frames = (uintptr_t)frames;
 		r.frames_size = sizes[i];
 		ret = pcore_ioc(fd, PCORE_IOC_READ, &r);
@@ -832,14 +825,7 @@ static void read_frames(int fd, const struct pcore_ioc_entry *e,
 			     sizes[i], strerror(ret));
 	}
 	memset(frames, 0x5a, sizeof(frames));
-	memset(&r, 0, sizeof(r));
-	snprintf(r.name, sizeof(r.name), "%s", e->name);
-	r.cpu = -1;
-	r.flags = PCORE_READ_KEY;
-	r.slot = slot;
-	r.buckets = (uintptr_t)bk;
-	r.nbuckets = PCORE_MAXB;
-	r.bucket_size = sizeof(bk[0]);
+	pcore_rd_init(&r, e->name, -1, PCORE_READ_KEY, slot, bk);
 	r.frames = (uintptr_t)frames;
 	r.frames_size = PCORE_UAPI_FRAMES_MAX;
 	ret = pcore_ioc(fd, PCORE_IOC_READ, &r);

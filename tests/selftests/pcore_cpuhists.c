@@ -22,10 +22,7 @@ FIXTURE(cpuhists) {
 
 FIXTURE_SETUP(cpuhists)
 {
-	if (pcore_mod_loaded("cpuhists"))
-		ASSERT_EQ(0, pcore_mod_unload_wait("cpuhists"));
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
+	PCORE_ASSERT_UNLOADED("cpuhists");
 	ASSERT_EQ(0, pcore_load(""));
 	ASSERT_EQ(0, pcore_mod_load("cpuhists", ""));
 	self->nsleepers = 0;
@@ -50,25 +47,18 @@ FIXTURE_TEARDOWN(cpuhists)
 	EXPECT_EQ(0, pcore_unload_wait());
 }
 
-/* A child per CPU that sleeps 1 ms in a loop: a switch about every ms. */
+/* Sleeps 1 ms in a loop: a switch about every ms; never returns. */
+static int sleep_forever(int cpu, void *unused)
+{
+	for (;;)
+		usleep(1000);
+	return 0;
+}
+
+/* A child per CPU that sleeps 1 ms in a loop. */
 static int start_sleepers(pid_t *pids, int *n, int ncpu)
 {
-	int cpu;
-	pid_t pid;
-
-	for (cpu = 0; cpu < ncpu; cpu++) {
-		pid = fork();
-		if (pid < 0)
-			return -1;
-		if (!pid) {
-			if (pcore_pin(cpu))
-				_exit(1);
-			for (;;)
-				usleep(1000);
-		}
-		pids[(*n)++] = pid;
-	}
-	return 0;
+	return pcore_fork_pinned(ncpu, sleep_forever, NULL, pids, n);
 }
 
 /* One CPU's line of a percpu file. */

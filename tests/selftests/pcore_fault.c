@@ -5,25 +5,21 @@
  */
 #include "pcore_fault.h"
 
+/* @pre: NULL none, "" a client, else a client and that object */
+#define API_OP(name, obj, pre) { name, op_api_pre, op_api, op_destroy, obj, pre }
+
 TEST_F_TIMEOUT(fault, api, 3600)
 {
-	/* arg2: NULL none, "" a client, else a client and that object */
 	static const struct fault_op ops[] = {
 		{ "pcore_client_create", no_op, op_api, op_destroy, "client",
 		  NULL },
-		{ "pcore_hist_create", op_api_pre, op_api, op_destroy, "hist", "" },
-		{ "pcore_hist_create keyed", op_api_pre, op_api, op_destroy,
-		  "keyed", "" },
-		{ "pcore_timer_create task", op_api_pre, op_api, op_destroy,
-		  "timer", "" },
-		{ "pcore_timer_create cpu", op_api_pre, op_api, op_destroy,
-		  "cputimer", "" },
-		{ "pcore_kprobe_attach", op_api_pre, op_api, op_destroy,
-		  "kprobe", "" },
-		{ "pcore_kretprobe_attach", op_api_pre, op_api, op_destroy,
-		  "kretprobe", "khist" },
-		{ "pcore_tracepoint_attach", op_api_pre, op_api, op_destroy,
-		  "tracepoint", "" },
+		API_OP("pcore_hist_create", "hist", ""),
+		API_OP("pcore_hist_create keyed", "keyed", ""),
+		API_OP("pcore_timer_create task", "timer", ""),
+		API_OP("pcore_timer_create cpu", "cputimer", ""),
+		API_OP("pcore_kprobe_attach", "kprobe", ""),
+		API_OP("pcore_kretprobe_attach", "kretprobe", "khist"),
+		API_OP("pcore_tracepoint_attach", "tracepoint", ""),
 	};
 	const char *why = why_skip(_metadata, self->none);
 
@@ -35,16 +31,15 @@ TEST_F_TIMEOUT(fault, api, 3600)
 	ASSERT_EQ(0, pcore_unload_wait());
 }
 
+#define ATTACH_OP(name, spec) { name, no_op, op_attach, op_detach, spec, NULL }
+
 TEST_F_TIMEOUT(fault, ioctl_attach, 3600)
 {
 	static const struct fault_op ops[] = {
-		{ "PCORE_IOC_ATTACH kretprobe", no_op, op_attach, op_detach,
-		  "vfs_fsync", NULL },
-		{ "PCORE_IOC_ATTACH tracepoint", no_op, op_attach, op_detach,
-		  "sched_switch", NULL },
+		ATTACH_OP("PCORE_IOC_ATTACH kretprobe", "vfs_fsync"),
+		ATTACH_OP("PCORE_IOC_ATTACH tracepoint", "sched_switch"),
 		/* a glob: ftrace's list read, kprobes' check, a probe on all */
-		{ "PCORE_IOC_ATTACH glob", no_op, op_attach, op_detach,
-		  "vfs_fsyn?:count", NULL },
+		ATTACH_OP("PCORE_IOC_ATTACH glob", "vfs_fsyn?:count"),
 	};
 	const char *why = why_skip(_metadata, self->none);
 

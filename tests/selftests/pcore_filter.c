@@ -107,9 +107,7 @@ FIXTURE(flt) {
 FIXTURE_SETUP(flt)
 {
 	self->fd = -1;
-	ASSERT_EQ(0, pcore_mods_unload(mods, 1));
-	self->kmsg = kmsg_open();
-	ASSERT_LE(0, self->kmsg);
+	PCORE_KMSG_SETUP(mods, 1);
 }
 
 FIXTURE_TEARDOWN(flt)
@@ -118,11 +116,7 @@ FIXTURE_TEARDOWN(flt)
 
 	if (self->fd >= 0)
 		close(self->fd);
-	EXPECT_EQ(0, pcore_mods_unload(mods, 1));
-	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log, sizeof(log))) {
-		TH_LOG("kernel log:\n%s", log);
-	}
-	close(self->kmsg);
+	PCORE_KMSG_TEARDOWN(mods, 1, log);
 }
 
 /*

@@ -15,6 +15,23 @@
 #define NFORKS	48
 #define NLOAD	240
 
+/*
+ * NFORKS forks of ours counted by @name: @f0 is the kernel's fork count
+ * before, @c1 @name's count after.  The count grew by NFORKS, and by the
+ * kernel's own forks if it made any meanwhile.  A macro: the checks are
+ * the test's.
+ */
+#define EXPECT_NFORKS_COUNTED(name, c1, f0) do {			\
+	unsigned long long c0_;						\
+									\
+	f0 = pcore_nr_forks();						\
+	c0_ = pcore_stat(name, "count");				\
+	ASSERT_NE(-1ULL, c0_);						\
+	ASSERT_EQ(0, pcore_forks(NFORKS));				\
+	c1 = pcore_stat(name, "count");					\
+	EXPECT_FORKS(NFORKS, c1 - c0_, f0);				\
+} while (0)
+
 static char buf[PCORE_BUF];
 
 FIXTURE(fork) {
@@ -44,16 +61,10 @@ FIXTURE_TEARDOWN(fork)
 TEST_F_TIMEOUT(fork, counts_exactly, 300)
 {
 	struct pcore_probe_line l;
-	unsigned long long c0, c1, mn, mx, p50, p90, p99, p999, mean, f0;
+	unsigned long long c1, mn, mx, p50, p90, p99, p999, mean, f0;
 	int lines;
 
-	f0 = pcore_nr_forks();
-	c0 = pcore_stat("do_fork", "count");
-	ASSERT_NE(-1ULL, c0);
-	ASSERT_EQ(0, pcore_forks(NFORKS));
-	c1 = pcore_stat("do_fork", "count");
-	/* Ours, and the kernel's own forks if it made any meanwhile. */
-	EXPECT_FORKS(NFORKS, c1 - c0, f0);
+	EXPECT_NFORKS_COUNTED("do_fork", c1, f0);
 
 	ASSERT_EQ(0, pcore_probe_line("do_fork", &l));
 	EXPECT_STREQ("kretprobe", l.kind);
@@ -178,14 +189,9 @@ TEST_F_TIMEOUT(fork, intervals_lose_nothing, 600)
 	h0 = l.hits;
 	ASSERT_EQ(0, pcore_write(PCORE_DBG "/do_fork/reset", "1", 1));
 	pb = pcore_nr_forks();
-	child = fork();
+	/* The child's own fork is the first event. */
+	child = pcore_fork_load(NLOAD);
 	ASSERT_LE(0, child);
-	if (!child) {
-		pcore_pin(1);
-		_exit(pcore_forks(NLOAD) ? 1 : 0);
-	}
-	pcore_pin(0);
-	/* The child's own fork above is the first event. */
 	while (waitpid(child, &st, WNOHANG) == 0) {
 		ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/interval", buf, PCORE_BUF));
 		c = pcore_key(buf, "count");
@@ -320,19 +326,14 @@ TEST_F_TIMEOUT(fork, offline_cpu_keeps_counts, 300)
  */
 TEST_F_TIMEOUT(fork, count_beside_time, 300)
 {
-	unsigned long long c0, c1, f0, fl, t, extra;
+	unsigned long long c1, f0, fl, t, extra;
 	struct pcore_probe_line l;
 
 	ASSERT_EQ(0, pcore_unload_wait());
 	fl = pcore_nr_forks();
 	ASSERT_EQ(0, pcore_load("target=do_fork:count,do_fork"));
 	ASSERT_EQ(0, pcore_forks_quiet());
-	f0 = pcore_nr_forks();
-	c0 = pcore_stat("do_fork:count", "count");
-	ASSERT_NE(-1ULL, c0);
-	ASSERT_EQ(0, pcore_forks(NFORKS));
-	c1 = pcore_stat("do_fork:count", "count");
-	EXPECT_FORKS(NFORKS, c1 - c0, f0);
+	EXPECT_NFORKS_COUNTED("do_fork:count", c1, f0);
 	/*
 	 * The same calls, timed (at their return): the same count, but for
 	 * a fork of the kernel's own that the two reads split.

@@ -42,44 +42,7 @@ static bool hist_exists(const char *name)
 	return access(path, F_OK) == 0;
 }
 
-/* Histogram directories in probe_core's debugfs root. */
-static int hist_dirs(void)
-{
-	struct dirent *d;
-	DIR *dir = opendir(PCORE_DBG);
-	int n = 0;
-
-	if (!dir)
-		return -1;
-	while ((d = readdir(dir)))
-		if (d->d_type == DT_DIR && d->d_name[0] != '.')
-			n++;
-	closedir(dir);
-	return n;
-}
-
-static const char * const mods[] = { "probe_core", "pcore_globt" };
-
-FIXTURE(glob) {
-	int kmsg;
-};
-
-FIXTURE_SETUP(glob)
-{
-	ASSERT_EQ(0, pcore_mods_unload(mods, 2));
-	self->kmsg = kmsg_open();
-	ASSERT_LE(0, self->kmsg);
-	ASSERT_EQ(0, pcore_mod_load("pcore_globt", NULL));
-}
-
-FIXTURE_TEARDOWN(glob)
-{
-	EXPECT_EQ(0, pcore_mods_unload(mods, 2));
-	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log_, sizeof(log_))) {
-		TH_LOG("kernel log:\n%s", log_);
-	}
-	close(self->kmsg);
-}
+PCORE_KMOD_FIXTURE(glob, "pcore_globt", log_)
 
 /*
  * target=pcore_globt_*: a histogram per function that can be probed,
@@ -111,7 +74,7 @@ TEST_F_TIMEOUT(glob, target_param, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_probe_line("pcore_globt_*", &l));
 	EXPECT_STREQ("functions", l.kind);
 	EXPECT_STREQ("4_functions", l.symbol);
-	EXPECT_EQ(4, hist_dirs());
+	EXPECT_EQ(4, pcore_hist_dirs());
 	for (i = 0; i < ARRAY_SIZE(fn); i++)
 		EXPECT_TRUE(hist_exists(fn[i]));
 	EXPECT_FALSE(hist_exists("pcore_globt_nokprobe"));
@@ -151,7 +114,7 @@ TEST_F_TIMEOUT(glob, probectl_count, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_load(NULL));
 	ASSERT_EQ(0, CTL("attach", "--kprobe", "pcore_globt_?", "--count"))
 		TH_LOG("%s", out);
-	EXPECT_EQ(3, hist_dirs());
+	EXPECT_EQ(3, pcore_hist_dirs());
 	ASSERT_EQ(0, globt("run", "50"));
 	EXPECT_EQ(50, pcore_stat("pcore_globt_a:count", "count"));
 	EXPECT_EQ(100, pcore_stat("pcore_globt_b:count", "count"));
@@ -167,7 +130,7 @@ TEST_F_TIMEOUT(glob, probectl_count, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(51, pcore_stat("pcore_globt_a:count", "count"));
 
 	ASSERT_EQ(0, CTL("detach", "pcore_globt_?:count")) TH_LOG("%s", out);
-	EXPECT_EQ(0, hist_dirs());
+	EXPECT_EQ(0, pcore_hist_dirs());
 	ASSERT_EQ(0, globt("run", "1"));
 }
 
@@ -222,7 +185,7 @@ TEST_F_TIMEOUT(glob, vfs, PCORE_TIMEOUT_PATCHING)
 	n = atoi(l.symbol);
 	EXPECT_NE(NULL, strstr(l.symbol, "_functions")) TH_LOG("%s", l.symbol);
 	EXPECT_LT(20, n);
-	EXPECT_EQ(n, hist_dirs());
+	EXPECT_EQ(n, pcore_hist_dirs());
 	EXPECT_TRUE(hist_exists("vfs_read"));
 	EXPECT_TRUE(hist_exists("vfs_write"));
 	fd = open("/tmp/pcore_glob.dat", O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -248,11 +211,7 @@ TEST_F_TIMEOUT(glob, vfs, PCORE_TIMEOUT_PATCHING)
 /* Globs that cannot be attached: refused, one log line, nothing left. */
 TEST_F_TIMEOUT(glob, bad, PCORE_TIMEOUT_PATCHING)
 {
-	static const struct {
-		const char *param;
-		int err;
-		const char *line;
-	} bad[] = {
+	static const struct pcore_bad_load bad[] = {
 		{ "target=pcore_nomatch_zz*", ENOENT,
 		  "functions pcore_nomatch_zz*: matches no function ftrace can trace" },
 		{ "target=*", E2BIG, "functions *: matches " },
@@ -266,21 +225,12 @@ TEST_F_TIMEOUT(glob, bad, PCORE_TIMEOUT_PATCHING)
 		{ "target=pcore_globt_a,pcore_globt_*", EEXIST, "pcore_globt_a" },
 	};
 	struct pcore_ioc_attach a;
-	unsigned int i;
 	int fd;
 
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(bad[i].err, pcore_load(bad[i].param)) TH_LOG("%s", bad[i].param);
-		EXPECT_FALSE(pcore_loaded());
-		kmsg_collect(self->kmsg, log_, sizeof(log_));
-		EXPECT_NE(NULL, strstr(log_, bad[i].line))
-			TH_LOG("%s: %s", bad[i].param, log_);
-	}
+	PCORE_EXPECT_BAD_LOADS(bad, log_);
 
 	/* the same through the ioctl and probectl: probe_core stays empty */
-	ASSERT_EQ(0, pcore_load(NULL));
-	fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, fd);
+	PCORE_LOAD_OPEN(NULL, fd);
 	pcore_att_init(&a, "*", PCORE_ATTACH_KRETPROBE, 0);
 	EXPECT_EQ(E2BIG, pcore_ioc(fd, PCORE_IOC_ATTACH, &a));
 	pcore_att_init(&a, "pcore_nomatch_zz?", PCORE_ATTACH_KRETPROBE, 0);
@@ -289,7 +239,7 @@ TEST_F_TIMEOUT(glob, bad, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(1, CTL("attach", "--kretprobe", "pcore_nomatch_zz*"));
 	EXPECT_NE(NULL, strstr(out, "no function")) TH_LOG("%s", out);
 	EXPECT_EQ(2, CTL("attach", "--kretprobe", "pcore_globt_[ab]"));
-	EXPECT_EQ(0, hist_dirs());
+	EXPECT_EQ(0, pcore_hist_dirs());
 	ASSERT_EQ(0, pcore_read(PCORE_DBG "/probes", out, sizeof(out)) < 0);
 	EXPECT_EQ(NULL, strchr(out, '*')) TH_LOG("%s", out);
 }

@@ -23,10 +23,17 @@
 static char buf[PCORE_BUF];
 static char log[8192];
 
-/* The failslab settings the test changes, restored by the teardown. */
-static const char * const knobs[] = {
-	"cache-filter", "ignore-gfp-wait", "task-filter", "verbose",
-	"interval", "times", "space", "probability",
+/*
+ * The failslab settings the test changes, restored by the teardown; set to
+ * @on one after the other (the probability, last, on its own) they fail
+ * every allocation of the tasks marked make-it-fail.
+ */
+static const struct {
+	const char *file, *on;
+} knobs[] = {
+	{ "cache-filter", "Y" }, { "ignore-gfp-wait", "N" },
+	{ "task-filter", "Y" }, { "verbose", "0" }, { "interval", "1" },
+	{ "times", "-1" }, { "space", "0" }, { "probability", NULL },
 };
 
 FIXTURE(hp) {
@@ -50,7 +57,7 @@ FIXTURE_SETUP(hp)
 
 	self->make_it_fail[0] = '\0';
 	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
-		snprintf(path, sizeof(path), FAILSLAB "%s", knobs[i]);
+		snprintf(path, sizeof(path), FAILSLAB "%s", knobs[i].file);
 		if (pcore_read(path, self->saved[i], sizeof(self->saved[i])) <= 0)
 			self->saved[i][0] = '\0';
 	}
@@ -75,7 +82,7 @@ FIXTURE_TEARDOWN(hp)
 	}
 	for (i = ARRAY_SIZE(knobs); i-- > 0;)
 		if (self->saved[i][0])
-			set(knobs[i], self->saved[i]);
+			set(knobs[i].file, self->saved[i]);
 	pcore_write(CPU1_ONLINE, "1", 1);
 	close(self->fd);
 	close(self->kmsg);
@@ -127,6 +134,21 @@ static pid_t kthread_pid(const char *comm)
 }
 
 /*
+ * CPU 1 offline and back: no CPU unsampled either way, CPU 1 sampled once
+ * back, nothing logged.  A macro: the checks are the test's.
+ */
+#define EXPECT_OFFLINE_ONLINE() do {					\
+	ASSERT_EQ(0, pcore_write(CPU1_ONLINE, "0", 1));			\
+	EXPECT_EQ(0, unsampled());					\
+	ASSERT_EQ(0, pcore_write(CPU1_ONLINE, "1", 1));			\
+	EXPECT_EQ(0, unsampled());					\
+	EXPECT_LT(0, cpu1_samples(self->fd));				\
+	EXPECT_EQ(0, kmsg_collect(self->kmsg, log, sizeof(log))) {	\
+		TH_LOG("log lines:\n%s", log);				\
+	}								\
+} while (0)
+
+/*
  * CPU 1 offline and back with the profiler attached: sampled before and
  * after, no CPU unsampled, nothing logged.
  */
@@ -136,14 +158,7 @@ TEST_F_TIMEOUT(hp, offline_online, 120)
 		SKIP(return, "needs a CPU 1 that can go offline");
 	EXPECT_EQ(0, unsampled());
 	EXPECT_LT(0, cpu1_samples(self->fd));
-	ASSERT_EQ(0, pcore_write(CPU1_ONLINE, "0", 1));
-	EXPECT_EQ(0, unsampled());
-	ASSERT_EQ(0, pcore_write(CPU1_ONLINE, "1", 1));
-	EXPECT_EQ(0, unsampled());
-	EXPECT_LT(0, cpu1_samples(self->fd));
-	EXPECT_EQ(0, kmsg_collect(self->kmsg, log, sizeof(log))) {
-		TH_LOG("log lines:\n%s", log);
-	}
+	EXPECT_OFFLINE_ONLINE();
 }
 
 /*
@@ -154,6 +169,7 @@ TEST_F_TIMEOUT(hp, offline_online, 120)
 TEST_F_TIMEOUT(hp, online_without_event, 120)
 {
 	char c[4] = "";
+	unsigned int i;
 	pid_t cpuhp;
 	int ret;
 
@@ -165,13 +181,10 @@ TEST_F_TIMEOUT(hp, online_without_event, 120)
 	cpuhp = kthread_pid("cpuhp/1");
 	ASSERT_LT(0, cpuhp);
 	ASSERT_EQ(0, pcore_write(CPU1_ONLINE, "0", 1));
-	ASSERT_EQ(0, set("cache-filter", "Y"));
-	ASSERT_EQ(0, set("ignore-gfp-wait", "N"));
-	ASSERT_EQ(0, set("task-filter", "Y"));
-	ASSERT_EQ(0, set("verbose", "0"));
-	ASSERT_EQ(0, set("interval", "1"));
-	ASSERT_EQ(0, set("times", "-1"));
-	ASSERT_EQ(0, set("space", "0"));
+	for (i = 0; knobs[i].on; i++) {
+		ASSERT_EQ(0, set(knobs[i].file, knobs[i].on))
+			TH_LOG("failslab's %s", knobs[i].file);
+	}
 	snprintf(self->make_it_fail, sizeof(self->make_it_fail),
 		 "/proc/%d/make-it-fail", cpuhp);
 	ASSERT_EQ(0, pcore_write(self->make_it_fail, "1", 1));
@@ -195,14 +208,7 @@ TEST_F_TIMEOUT(hp, online_without_event, 120)
 	}
 	EXPECT_EQ(0, cpu1_samples(self->fd));
 
-	ASSERT_EQ(0, pcore_write(CPU1_ONLINE, "0", 1));
-	EXPECT_EQ(0, unsampled());
-	ASSERT_EQ(0, pcore_write(CPU1_ONLINE, "1", 1));
-	EXPECT_EQ(0, unsampled());
-	EXPECT_LT(0, cpu1_samples(self->fd));
-	EXPECT_EQ(0, kmsg_collect(self->kmsg, log, sizeof(log))) {
-		TH_LOG("log lines:\n%s", log);
-	}
+	EXPECT_OFFLINE_ONLINE();
 }
 
 TEST_HARNESS_MAIN

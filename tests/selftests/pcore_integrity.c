@@ -112,13 +112,7 @@ FIXTURE_TEARDOWN(integ)
 
 TEST_F(integ, kernel_is_locked_down)
 {
-	static char buf[256];
-
-	if (access(SECFS "/lockdown", R_OK))
-		ASSERT_EQ(0, mount("securityfs", SECFS, "securityfs", 0, NULL));
-	ASSERT_LT(0, pcore_read(SECFS "/lockdown", buf, sizeof(buf)));
-	TH_LOG("lockdown: %s", buf);
-	ASSERT_NE(NULL, strstr(buf, "[integrity]"));
+	ASSERT_LOCKED_DOWN(SECFS, "integrity");
 }
 
 /* insmod target=do_fork, forks, cat every file; writes refused. */

@@ -100,6 +100,33 @@ static int pct_ok(const struct pcore_ioc_bucket *b, unsigned int nb,
 }
 
 /*
+ * The LIST entry @e: a probe on @symbol of kind @probe_kind, a @hist_kind
+ * histogram, the entry flags @flags.
+ */
+static void expect_entry(struct __test_metadata *_metadata,
+			 const struct pcore_ioc_entry *e, const char *symbol,
+			 const char *probe_kind, const char *hist_kind,
+			 unsigned int flags)
+{
+	EXPECT_STREQ(symbol, e->symbol);
+	EXPECT_STREQ(probe_kind, e->probe_kind);
+	EXPECT_STREQ(hist_kind, e->hist_kind);
+	EXPECT_EQ(flags, e->flags);
+}
+
+/* The READ @r: @count values summing to @sum, from @min to @max. */
+static void expect_read(struct __test_metadata *_metadata,
+			const struct pcore_ioc_read *r, unsigned long long count,
+			unsigned long long sum, unsigned long long min,
+			unsigned long long max)
+{
+	EXPECT_EQ(count, r->count);
+	EXPECT_EQ(sum, r->sum);
+	EXPECT_EQ(min, r->min);
+	EXPECT_EQ(max, r->max);
+}
+
+/*
  * A READ's buckets are contiguous from 0 to U64_MAX, add up to its count,
  * and its percentiles fall in the buckets they come from.
  */
@@ -207,27 +234,23 @@ TEST_F_TIMEOUT(ioc, list, PCORE_TIMEOUT_PATCHING)
 	s = pcore_entry(ents, n, "sched_switch");
 	ASSERT_NE(NULL, f);
 	ASSERT_NE(NULL, s);
-	EXPECT_STREQ("kernel_clone", f->symbol);
-	EXPECT_STREQ("kretprobe", f->probe_kind);
+	expect_entry(_metadata, f, "kernel_clone", "kretprobe", "loglinear",
+		     PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN);
 	EXPECT_STREQ("ns", f->unit);
-	EXPECT_STREQ("loglinear", f->hist_kind);
 	EXPECT_STREQ("", f->key_name);
 	EXPECT_FORKS(NFORKS, f->hits, self->f0);
 	EXPECT_FORKS(NFORKS, f->count, self->f0);
 	EXPECT_EQ(0, f->missed);
 	EXPECT_EQ(1, f->nkeys);
-	EXPECT_EQ(PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN, f->flags);
 	/* Two banks of one 4992-byte record per possible CPU, and a little. */
 	EXPECT_LE(2 * possible_cpus() * 4992 / 1024, f->mem_kib);
 	EXPECT_GT(2 * possible_cpus() * 4992 / 1024 + 16, f->mem_kib);
-	EXPECT_STREQ("sched_switch", s->symbol);
-	EXPECT_STREQ("tracepoint", s->probe_kind);
+	expect_entry(_metadata, s, "sched_switch", "tracepoint", "loglinear",
+		     PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN);
 	EXPECT_STREQ("ns", s->unit);
-	EXPECT_STREQ("loglinear", s->hist_kind);
 	EXPECT_STREQ("", s->key_name);
 	EXPECT_EQ(1, s->nkeys);
 	EXPECT_EQ(f->nbuckets, s->nbuckets);
-	EXPECT_EQ(PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN, s->flags);
 	/* The first switch on each CPU only starts its clock. */
 	EXPECT_LT(0, s->count);
 	EXPECT_LE(s->count, s->hits);
@@ -242,12 +265,10 @@ TEST_F_TIMEOUT(ioc, list, PCORE_TIMEOUT_PATCHING)
 	off = pcore_entry(ents, n, "cpuhists/offcpu");
 	ASSERT_NE(NULL, on);
 	ASSERT_NE(NULL, off);
-	EXPECT_STREQ("sched_switch", on->symbol);
-	EXPECT_STREQ("tracepoint", on->probe_kind);
+	expect_entry(_metadata, on, "sched_switch", "tracepoint", "loglinear",
+		     PCORE_ENT_HAS_PROBE);
 	EXPECT_STREQ("", on->key_name);
-	EXPECT_STREQ("loglinear", on->hist_kind);
 	EXPECT_EQ(1, on->nkeys);
-	EXPECT_EQ(PCORE_ENT_HAS_PROBE, on->flags);
 	/* offcpu is fed by oncpu's handler: no probe of its own. */
 	EXPECT_STREQ("", off->symbol);
 	EXPECT_STREQ("", off->probe_kind);
@@ -443,14 +464,9 @@ TEST_F_TIMEOUT(ioc, read_reset_intervals, 600)
 	f0 = pcore_nr_forks();
 	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_RESET, "do_fork"));
 	ASSERT_EQ(0, pcore_rd_count(self->fd, "do_fork"));
-	child = fork();
+	/* The child's own fork is the first event. */
+	child = pcore_fork_load(NLOAD);
 	ASSERT_LE(0, child);
-	if (!child) {
-		pcore_pin(1);
-		_exit(pcore_forks(NLOAD) ? 1 : 0);
-	}
-	pcore_pin(0);
-	/* The child's own fork above is the first event. */
 	do {
 		ASSERT_EQ(0, pcore_rd(self->fd, "do_fork", -1, PCORE_READ_RESET,
 				      0, &r, bk));
@@ -668,10 +684,7 @@ TEST_F_TIMEOUT(ioc, read_total, 600)
 	EXPECT_EQ(0, pcore_rd_count(self->fd, "pcore_apitest/direct"));
 	ASSERT_EQ(0, pcore_rd(self->fd, "pcore_apitest/direct", -1,
 			      PCORE_READ_TOTAL, 0, &t, bk));
-	EXPECT_EQ(7, t.count);
-	EXPECT_EQ(150, t.sum);
-	EXPECT_EQ(10, t.min);
-	EXPECT_EQ(30, t.max);
+	expect_read(_metadata, &t, 7, 150, 10, 30);
 	EXPECT_EQ(0, t.key_used);
 	EXPECT_EQ(10, t.dropped);
 	check_snapshot(_metadata, &t, bk);
@@ -776,10 +789,7 @@ TEST_F_TIMEOUT(ioc, reset, PCORE_TIMEOUT_PATCHING)
 	f0 = pcore_nr_forks();
 	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_RESET, "do_fork"));
 	ASSERT_EQ(0, pcore_rd(self->fd, "do_fork", -1, 0, 0, &r, bk));
-	EXPECT_EQ(0, r.count);
-	EXPECT_EQ(0, r.sum);
-	EXPECT_EQ(0, r.min);
-	EXPECT_EQ(0, r.max);
+	expect_read(_metadata, &r, 0, 0, 0, 0);
 	EXPECT_EQ(0, r.p50);
 	EXPECT_EQ(0, r.p999);
 	for (i = 0; i < r.nbuckets; i++)
@@ -902,6 +912,17 @@ static const struct kind_case kinds[] = {
 	{ "loglinear:1", PCORE_UAPI_HIST_LOGLINEAR, 1, 0, 0, 0, "loglinear", 1 },
 };
 
+/* The attach request of @name, a probe of @kind with the histogram of @k. */
+static void kind_att_init(struct pcore_ioc_attach *a, const char *name,
+			  unsigned int kind, const struct kind_case *k)
+{
+	pcore_att_init(a, name, kind, k->hist_kind);
+	a->precision = k->precision;
+	a->min = k->min;
+	a->max = k->max;
+	a->step = k->step;
+}
+
 /*
  * The offset at which the kprobes list @kp shows do_fork's kretprobe on
  * kernel_clone, -1 if absent.  A probe on a function's entry is at +0, or
@@ -946,22 +967,15 @@ TEST_F_TIMEOUT(ioc, attach_kretprobe, PCORE_TIMEOUT_PATCHING)
 		const struct kind_case *k = &kinds[i];
 
 		TH_LOG("kind %s", k->what);
-		pcore_att_init(&a, "sys_getppid", PCORE_ATTACH_KRETPROBE,
-			       k->hist_kind);
-		a.precision = k->precision;
-		a.min = k->min;
-		a.max = k->max;
-		a.step = k->step;
+		kind_att_init(&a, "sys_getppid", PCORE_ATTACH_KRETPROBE, k);
 		a.maxactive = i ? 0 : 4096;
 		ASSERT_EQ(0, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a));
 		getppids(NCALLS);
 
 		ASSERT_EQ(0, pcore_list_one(self->fd, "sys_getppid", &e));
-		EXPECT_STREQ("__x64_sys_getppid", e.symbol);
-		EXPECT_STREQ("kretprobe", e.probe_kind);
+		expect_entry(_metadata, &e, "__x64_sys_getppid", "kretprobe",
+			     k->kind_name, PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN);
 		EXPECT_STREQ("ns", e.unit);
-		EXPECT_STREQ(k->kind_name, e.hist_kind);
-		EXPECT_EQ(PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN, e.flags);
 		EXPECT_EQ(NCALLS, e.hits);
 		EXPECT_EQ(NCALLS, e.count);
 		EXPECT_EQ(0, e.missed);
@@ -1183,22 +1197,15 @@ TEST_F_TIMEOUT(ioc, attach_tracepoint, PCORE_TIMEOUT_PATCHING)
 		const struct kind_case *k = &kinds[i];
 
 		TH_LOG("kind %s", k->what);
-		pcore_att_init(&a, "sched_switch", PCORE_ATTACH_TRACEPOINT,
-			       k->hist_kind);
-		a.precision = k->precision;
-		a.min = k->min;
-		a.max = k->max;
-		a.step = k->step;
+		kind_att_init(&a, "sched_switch", PCORE_ATTACH_TRACEPOINT, k);
 		ASSERT_EQ(0, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a));
 		/* Switches: sleep on both CPUs. */
 		ASSERT_EQ(0, pcore_pin(i & 1));
 		usleep(10000);
 		usleep(10000);
 		ASSERT_EQ(0, pcore_list_one(self->fd, "sched_switch", &e));
-		EXPECT_STREQ("sched_switch", e.symbol);
-		EXPECT_STREQ("tracepoint", e.probe_kind);
-		EXPECT_STREQ(k->kind_name, e.hist_kind);
-		EXPECT_EQ(PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN, e.flags);
+		expect_entry(_metadata, &e, "sched_switch", "tracepoint",
+			     k->kind_name, PCORE_ENT_HAS_PROBE | PCORE_ENT_OWN);
 		EXPECT_LT(0, e.count);
 		EXPECT_LE(e.count, e.hits);
 		EXPECT_EQ(0, e.missed);

@@ -2,7 +2,9 @@
 /*
  * Helpers for the /dev/probe_core selftests (pcore_ioctl*.c): the ioctls
  * with exact errnos, LIST into an array, and a fingerprint of everything
- * an ioctl could change (LIST without its counters, the kprobes list).
+ * an ioctl could change (LIST without its counters, the kprobes list);
+ * the kernel-log watch of a fixture (PCORE_KMSG_*, PCORE_KMOD_FIXTURE)
+ * and the table of refused loads (PCORE_EXPECT_BAD_LOADS).
  */
 #ifndef PCORE_IOCTL_H
 #define PCORE_IOCTL_H
@@ -64,10 +66,10 @@ static inline int pcore_list_one(int fd, const char *name,
 	return p ? 0 : ENOENT;
 }
 
-/* READ of @name with buckets into b (PCORE_MAXB room); 0 or the errno. */
-static inline int pcore_rd(int fd, const char *name, int cpu, unsigned int flags,
-			   unsigned int slot, struct pcore_ioc_read *r,
-			   struct pcore_ioc_bucket *b)
+/* A READ request of @name with buckets into b (PCORE_MAXB room). */
+static inline void pcore_rd_init(struct pcore_ioc_read *r, const char *name,
+				 int cpu, unsigned int flags, unsigned int slot,
+				 struct pcore_ioc_bucket *b)
 {
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", name);
@@ -77,6 +79,14 @@ static inline int pcore_rd(int fd, const char *name, int cpu, unsigned int flags
 	r->buckets = (uintptr_t)b;
 	r->nbuckets = PCORE_MAXB;
 	r->bucket_size = sizeof(*b);
+}
+
+/* READ of @name with buckets into b (PCORE_MAXB room); 0 or the errno. */
+static inline int pcore_rd(int fd, const char *name, int cpu, unsigned int flags,
+			   unsigned int slot, struct pcore_ioc_read *r,
+			   struct pcore_ioc_bucket *b)
+{
+	pcore_rd_init(r, name, cpu, flags, slot, b);
 	return pcore_ioc(fd, PCORE_IOC_READ, r);
 }
 
@@ -161,6 +171,82 @@ static inline int pcore_kmsg_bad(int kmsg, char *log, size_t len)
 			return 1;
 	return 0;
 }
+
+/*
+ * A fixture's watch on the kernel log, written as macros so that the
+ * checks are the test's own (they need the harness's _metadata and self).
+ * PCORE_KMSG_SETUP: unload the @n modules @mods, open /dev/kmsg into
+ * self->kmsg.  PCORE_KMSG_TEARDOWN: unload them again, fail if the kernel
+ * logged a problem meanwhile (the log, read into @log, is printed), close.
+ */
+#define PCORE_KMSG_SETUP(mods, n) do {					\
+	ASSERT_EQ(0, pcore_mods_unload(mods, n));			\
+	self->kmsg = kmsg_open();					\
+	ASSERT_LE(0, self->kmsg);					\
+} while (0)
+
+#define PCORE_KMSG_TEARDOWN(mods, n, log) do {				\
+	EXPECT_EQ(0, pcore_mods_unload(mods, n));			\
+	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log, sizeof(log))) {	\
+		TH_LOG("kernel log:\n%s", log);				\
+	}								\
+	close(self->kmsg);						\
+} while (0)
+
+/*
+ * The fixture @fix of a program that tests the test module @kmod: the
+ * kernel log watched (PCORE_KMSG_SETUP, PCORE_KMSG_TEARDOWN with the
+ * program's @log), probe_core and @kmod unloaded before and after, @kmod
+ * loaded for each test.  Defines mods[] (probe_core, @kmod).
+ */
+#define PCORE_KMOD_FIXTURE(fix, kmod, log)				\
+static const char * const mods[] = { "probe_core", kmod };		\
+									\
+FIXTURE(fix) {								\
+	int kmsg;							\
+};									\
+									\
+FIXTURE_SETUP(fix)							\
+{									\
+	PCORE_KMSG_SETUP(mods, 2);					\
+	ASSERT_EQ(0, pcore_mod_load(kmod, NULL));			\
+}									\
+									\
+FIXTURE_TEARDOWN(fix)							\
+{									\
+	PCORE_KMSG_TEARDOWN(mods, 2, log);				\
+}
+
+/* probe_core loaded with @params, its device opened into @fd (asserted). */
+#define PCORE_LOAD_OPEN(params, fd) do {				\
+	ASSERT_EQ(0, pcore_load(params));				\
+	fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);			\
+	ASSERT_LE(0, fd);						\
+} while (0)
+
+/* A load of probe_core that must fail with @err and log @line. */
+struct pcore_bad_load {
+	const char *param;
+	int err;
+	const char *line;
+};
+
+/*
+ * Each load of the table @bad fails with its errno, leaves probe_core
+ * unloaded and logs its line (read from self->kmsg into @log).
+ */
+#define PCORE_EXPECT_BAD_LOADS(bad, log) do {				\
+	unsigned int bad_i_;						\
+									\
+	for (bad_i_ = 0; bad_i_ < ARRAY_SIZE(bad); bad_i_++) {		\
+		EXPECT_EQ(bad[bad_i_].err, pcore_load(bad[bad_i_].param))	\
+			TH_LOG("%s", bad[bad_i_].param);		\
+		EXPECT_FALSE(pcore_loaded());				\
+		kmsg_collect(self->kmsg, log, sizeof(log));		\
+		EXPECT_NE(NULL, strstr(log, bad[bad_i_].line))		\
+			TH_LOG("%s: %s", bad[bad_i_].param, log);	\
+	}								\
+} while (0)
 
 static inline bool pcore_zeroed(const void *p, size_t len)
 {

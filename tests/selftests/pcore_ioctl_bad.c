@@ -26,9 +26,7 @@ FIXTURE_SETUP(bad)
 {
 	static const char * const mods[] = { "cpuhists", "probe_core" };
 
-	ASSERT_EQ(0, pcore_mods_unload(mods, 2));
-	self->kmsg = kmsg_open();
-	ASSERT_LE(0, self->kmsg);
+	PCORE_KMSG_SETUP(mods, 2);
 	ASSERT_EQ(0, pcore_load("target=do_fork tracepoints=sched_switch"));
 	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
 	self->fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);

@@ -21,9 +21,7 @@ FIXTURE_SETUP(race)
 {
 	static const char * const mods[] = { "cpuhists", "probe_core" };
 
-	ASSERT_EQ(0, pcore_mods_unload(mods, 2));
-	self->kmsg = kmsg_open();
-	ASSERT_LE(0, self->kmsg);
+	PCORE_KMSG_SETUP(mods, 2);
 	ASSERT_EQ(0, pcore_load("target=do_fork"));
 	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
 }
@@ -53,6 +51,11 @@ static unsigned int race_rnd(unsigned int n)
 {
 	return (pcore_rnd() >> 33) % n;
 }
+
+/* The ioctls that take a name only: operations 1 to 4 of a worker. */
+static const unsigned long name_cmds[] = {
+	PCORE_IOC_DETACH, PCORE_IOC_ENABLE, PCORE_IOC_DISABLE, PCORE_IOC_RESET,
+};
 
 /* One worker: random operations until @until; exits 0 or 1 (a bad errno). */
 static int worker(int id, double until)
@@ -85,20 +88,8 @@ static int worker(int id, double until)
 			ret = pcore_attach(fd, name, names[i].kind);
 			ok2 = EINVAL;	/* attached already */
 			break;
-		case 1:
-			ret = pcore_name_ioc(fd, PCORE_IOC_DETACH, name);
-			ok2 = ENOENT;
-			break;
-		case 2:
-			ret = pcore_name_ioc(fd, PCORE_IOC_ENABLE, name);
-			ok2 = ENOENT;
-			break;
-		case 3:
-			ret = pcore_name_ioc(fd, PCORE_IOC_DISABLE, name);
-			ok2 = ENOENT;
-			break;
-		case 4:
-			ret = pcore_name_ioc(fd, PCORE_IOC_RESET, name);
+		case 1 ... 4:
+			ret = pcore_name_ioc(fd, name_cmds[op - 1], name);
 			ok2 = ENOENT;
 			break;
 		case 5:

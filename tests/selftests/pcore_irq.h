@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers for the selftests of the IRQ examples (thardirq, tirqthread,
- * tsoftirq): /proc/interrupts, a keyed histogram's keys file, a module's
- * timers file, a serial-port workload, and whether the kernel is
+ * tsoftirq): /proc/interrupts, a module's timers file, a serial-port workload, and whether the kernel is
  * PREEMPT_RT.  Include after pcore_lib.h.
  */
 #ifndef PCORE_IRQ_H
@@ -117,73 +116,6 @@ static inline unsigned long long pcore_irq_delta(const struct pcore_irqs *a,
 	if (!y)
 		return 0;
 	return y->count - (x ? x->count : 0);
-}
-
-/* One line of a keys file. */
-struct pcore_keyline {
-	unsigned long long key;
-	char label[64];
-	unsigned long long count, sum, min, max, mean, p50, p90, p99, p999;
-};
-
-/* All lines of a keys file. */
-struct pcore_keys {
-	int n;
-	struct pcore_keyline l[PCORE_IRQS_MAX];
-};
-
-/*
- * Parses a keys file: the header '# <keyname> label count sum min max mean
- * p50 p90 p99 p999', then one line per key.  Returns 0, or -1 when the
- * file is missing or does not have that shape.
- */
-static inline int pcore_keys_read(const char *path, const char *keyname,
-				  struct pcore_keys *k)
-{
-	static char text[PCORE_BUF];
-	char head[128], *line, *save = NULL;
-	struct pcore_keyline *q;
-
-	memset(k, 0, sizeof(*k));
-	if (pcore_read(path, text, sizeof(text)) <= 0)
-		return -1;
-	snprintf(head, sizeof(head),
-		 "# %s label count sum min max mean p50 p90 p99 p999", keyname);
-	line = strtok_r(text, "\n", &save);
-	if (!line || strcmp(line, head))
-		return -1;
-	for (line = strtok_r(NULL, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (k->n == PCORE_IRQS_MAX)
-			return -1;
-		q = &k->l[k->n++];
-		if (sscanf(line, "%llu %63s %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-			   &q->key, q->label, &q->count, &q->sum, &q->min,
-			   &q->max, &q->mean, &q->p50, &q->p90, &q->p99,
-			   &q->p999) != 11)
-			return -1;
-	}
-	return 0;
-}
-
-static inline const struct pcore_keyline *
-pcore_keys_find(const struct pcore_keys *k, unsigned long long key)
-{
-	int i;
-
-	for (i = 0; i < k->n; i++)
-		if (k->l[i].key == key)
-			return &k->l[i];
-	return NULL;
-}
-
-/* Count of @key, 0 when it has no line. */
-static inline unsigned long long pcore_keys_count(const struct pcore_keys *k,
-						  unsigned long long key)
-{
-	const struct pcore_keyline *q = pcore_keys_find(k, key);
-
-	return q ? q->count : 0;
 }
 
 /* A line of <module>/timers: name scope measured discarded unmatched evicted */

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers for the probe_core selftests: load and unload the module by
- * system call (so errno is exact), read debugfs files, watch the kernel log.
+ * system call (so errno is exact), read debugfs files (hist lines, keys
+ * files), watch the kernel log, fork workloads (pinned per CPU, a fork
+ * load), and the fixtures and checks several programs share (the
+ * PCORE_* macros: the checks in them are the calling test's own).
  */
 #ifndef PCORE_LIB_H
 #define PCORE_LIB_H
@@ -499,6 +502,90 @@ static inline int pcore_pin(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
+/*
+ * @nkids children: child k (0 to @nkids - 1) exits with @fn(k, @arg),
+ * pinned to CPU k first when @pin is set (exit 1 if it could not be).
+ * Each child's pid is stored in @pids[(*@n)++] when @pids is given.  0, or
+ * -1 if a fork failed (the children started before it keep running).
+ */
+static inline int pcore_fork_each(int nkids, bool pin,
+				  int (*fn)(int k, void *arg), void *arg,
+				  pid_t *pids, int *n)
+{
+	int k;
+
+	for (k = 0; k < nkids; k++) {
+		pid_t pid = fork();
+
+		if (!pid)
+			_exit(pin && pcore_pin(k) ? 1 : fn(k, arg));
+		if (pid < 0)
+			return -1;
+		if (pids)
+			pids[(*n)++] = pid;
+	}
+	return 0;
+}
+
+/* One child that exits with @fn(0, @arg): its pid, or -1. */
+static inline pid_t pcore_spawn(int (*fn)(int k, void *arg), void *arg)
+{
+	pid_t pid = -1;
+	int n = 0;
+
+	return pcore_fork_each(1, false, fn, arg, &pid, &n) ? -1 : pid;
+}
+
+/* A child on each of CPUs 0..@ncpu-1, pinned there: pcore_fork_each(). */
+static inline int pcore_fork_pinned(int ncpu, int (*fn)(int cpu, void *arg),
+				    void *arg, pid_t *pids, int *n)
+{
+	return pcore_fork_each(ncpu, true, fn, arg, pids, n);
+}
+
+/*
+ * A load: a child pinned to CPU 1 that forks @n times and exits 0 (1 if a
+ * fork failed); its own fork is the load's first event.  This task is
+ * pinned to CPU 0.  The child's pid, or -1.
+ */
+static inline pid_t pcore_fork_load(int n)
+{
+	pid_t child = fork();
+
+	if (!child) {
+		pcore_pin(1);
+		_exit(pcore_forks(n) ? 1 : 0);
+	}
+	pcore_pin(0);
+	return child;
+}
+
+/* Waits for every child: 0 when exactly @n of them exited with 0, else -1. */
+static inline int pcore_wait_ok(int n)
+{
+	int st, ok = 0;
+
+	while (wait(&st) > 0)
+		ok += WIFEXITED(st) && !WEXITSTATUS(st);
+	return ok == n ? 0 : -1;
+}
+
+/* Histogram directories in probe_core's debugfs root; -1 on error. */
+static inline int pcore_hist_dirs(void)
+{
+	struct dirent *d;
+	DIR *dir = opendir(PCORE_DBG);
+	int n = 0;
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)))
+		if (d->d_type == DT_DIR && d->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n;
+}
+
 /* A probe's line in the probes file. */
 struct pcore_probe_line {
 	char name[128], kind[32], symbol[160];
@@ -681,6 +768,203 @@ static inline int pcore_forks_quiet(void)
 		       __v, (unsigned long long)(n), __f1 - __f0);	\
 	}								\
 } while (0)
+
+/*
+ * For the setup of a handler module's test: the module @mod (if not NULL)
+ * and probe_core unloaded where they are loaded.  A macro, as the checks
+ * below: the checks are the test's own.
+ */
+#define PCORE_ASSERT_UNLOADED(mod) do {					\
+	const char *mod_ = (mod);					\
+									\
+	if (mod_ && pcore_mod_loaded(mod_))				\
+		ASSERT_EQ(0, pcore_mod_unload_wait(mod_));		\
+	if (pcore_loaded())						\
+		ASSERT_EQ(0, pcore_unload_wait());			\
+} while (0)
+
+/* PCORE_ASSERT_UNLOADED(@mod), then probe_core loaded bare and @mod. */
+#define PCORE_ASSERT_RELOADED(mod) do {					\
+	PCORE_ASSERT_UNLOADED(mod);					\
+	ASSERT_EQ(0, pcore_load(NULL));					\
+	ASSERT_EQ(0, pcore_mod_load(mod, NULL));			\
+} while (0)
+
+/*
+ * The kernel is locked down in @mode (a string: "integrity",
+ * "confidentiality"), as securityfs (mounted at @secfs if it was not)
+ * says; its lockdown line is logged.  Needs <sys/mount.h>.
+ */
+#define ASSERT_LOCKED_DOWN(secfs, mode) do {				\
+	static char lockdown_[256];					\
+									\
+	if (access(secfs "/lockdown", R_OK))				\
+		ASSERT_EQ(0, mount("securityfs", secfs, "securityfs", 0, NULL)); \
+	ASSERT_LT(0, pcore_read(secfs "/lockdown", lockdown_,		\
+				sizeof(lockdown_)));			\
+	TH_LOG("lockdown: %s", lockdown_);				\
+	ASSERT_NE(NULL, strstr(lockdown_, "[" mode "]"));		\
+} while (0)
+
+/*
+ * The fixture @fix (its setup; the teardown is the program's) of tests of
+ * the API with probe_core loaded bare: everything unloaded by @unload()
+ * (0 or an errno), probe_core loaded, then the kernel log opened into
+ * self->kmsg, past the load's lines.
+ */
+#define PCORE_BARE_FIXTURE(fix, unload)					\
+static int (* const fix##_unload)(void) = unload;			\
+									\
+FIXTURE(fix) {								\
+	int kmsg;							\
+};									\
+									\
+FIXTURE_SETUP(fix)							\
+{									\
+	ASSERT_EQ(0, fix##_unload());					\
+	ASSERT_EQ(0, pcore_load(NULL));					\
+	self->kmsg = kmsg_open();					\
+	ASSERT_LE(0, self->kmsg);					\
+}
+
+/*
+ * The fixture @fix of tests of probe_core loaded with @params: loaded
+ * afresh for each test, unloaded after it.
+ */
+#define PCORE_LOAD_FIXTURE(fix, params)					\
+static const char * const fix##_params = params;			\
+									\
+FIXTURE(fix) {								\
+	int unused;							\
+};									\
+									\
+FIXTURE_SETUP(fix)							\
+{									\
+	PCORE_ASSERT_UNLOADED(NULL);					\
+	ASSERT_EQ(0, pcore_load(fix##_params));				\
+}									\
+									\
+FIXTURE_TEARDOWN(fix)							\
+{									\
+	EXPECT_EQ(0, pcore_unload_wait());				\
+}
+
+/*
+ * The handler module @mod unloads cleanly: its file @file was there, the
+ * module is gone and so is its debugfs directory @dir.
+ */
+#define PCORE_EXPECT_MOD_UNLOADS(mod, file, dir) do {			\
+	ASSERT_EQ(0, access(file, R_OK));				\
+	ASSERT_EQ(0, pcore_mod_unload_wait(mod));			\
+	EXPECT_FALSE(pcore_mod_loaded(mod));				\
+	EXPECT_NE(0, access(dir, F_OK));				\
+} while (0)
+
+/*
+ * After a handler module's unload: its debugfs directory @dir is gone
+ * (ENOENT) and so are its probes @probe1 and @probe2; probe_core stays.
+ */
+#define PCORE_EXPECT_MOD_GONE(dir, probe1, probe2) do {			\
+	struct pcore_probe_line gone_l_;				\
+	struct stat gone_st_;						\
+									\
+	EXPECT_EQ(-1, stat(dir, &gone_st_));				\
+	EXPECT_EQ(ENOENT, errno);					\
+	EXPECT_NE(0, pcore_probe_line(probe1, &gone_l_));		\
+	EXPECT_NE(0, pcore_probe_line(probe2, &gone_l_));		\
+	EXPECT_TRUE(pcore_loaded());					\
+} while (0)
+
+/* One line of a keys file. */
+struct pcore_keyline {
+	unsigned long long key;
+	char label[64];
+	unsigned long long count, sum, min, max, mean, p50, p90, p99, p999;
+};
+
+/* All lines of a keys file (at most PCORE_KEYS_MAX). */
+#define PCORE_KEYS_MAX	128
+
+struct pcore_keys {
+	int n;
+	struct pcore_keyline l[PCORE_KEYS_MAX];
+};
+
+/*
+ * Parses a keys file: the header '# <keyname> label count sum min max mean
+ * p50 p90 p99 p999', then one line per key.  Returns 0, or -1 when the
+ * file is missing or does not have that shape.
+ */
+static inline int pcore_keys_read(const char *path, const char *keyname,
+				  struct pcore_keys *k)
+{
+	static char text[PCORE_BUF];
+	char head[128], *line, *save = NULL;
+	struct pcore_keyline *q;
+
+	memset(k, 0, sizeof(*k));
+	if (pcore_read(path, text, sizeof(text)) <= 0)
+		return -1;
+	snprintf(head, sizeof(head),
+		 "# %s label count sum min max mean p50 p90 p99 p999", keyname);
+	line = strtok_r(text, "\n", &save);
+	if (!line || strcmp(line, head))
+		return -1;
+	for (line = strtok_r(NULL, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (k->n == PCORE_KEYS_MAX)
+			return -1;
+		q = &k->l[k->n++];
+		if (sscanf(line, "%llu %63s %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+			   &q->key, q->label, &q->count, &q->sum, &q->min,
+			   &q->max, &q->mean, &q->p50, &q->p90, &q->p99,
+			   &q->p999) != 11)
+			return -1;
+	}
+	return 0;
+}
+
+static inline const struct pcore_keyline *
+pcore_keys_find(const struct pcore_keys *k, unsigned long long key)
+{
+	int i;
+
+	for (i = 0; i < k->n; i++)
+		if (k->l[i].key == key)
+			return &k->l[i];
+	return NULL;
+}
+
+/* Count of @key, 0 when it has no line. */
+static inline unsigned long long pcore_keys_count(const struct pcore_keys *k,
+						  unsigned long long key)
+{
+	const struct pcore_keyline *q = pcore_keys_find(k, key);
+
+	return q ? q->count : 0;
+}
+
+/*
+ * Count of the line "[lo<unit>, hi<unit>) count |" of the hist file @text,
+ * with any unit (letters) when @unit is NULL; 0 when there is none.
+ */
+static inline unsigned long long pcore_bucket(const char *text, const char *unit,
+					      unsigned long long lo,
+					      unsigned long long hi)
+{
+	unsigned long long a, b, n;
+	char u1[32], u2[32];
+	const char *p = text;
+
+	while ((p = strchr(p, '['))) {
+		if (sscanf(p, "[%llu%31[a-z], %llu%31[a-z]) %llu |", &a, u1,
+			   &b, u2, &n) == 5 && a == lo && b == hi &&
+		    (!unit || (!strcmp(u1, unit) && !strcmp(u2, unit))))
+			return n;
+		p++;
+	}
+	return 0;
+}
 
 /*
  * Unload the modules of @mods that are loaded, in order (users before

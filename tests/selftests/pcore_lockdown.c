@@ -18,13 +18,7 @@
 
 TEST(kernel_is_locked_down)
 {
-	static char buf[256];
-
-	if (access(SECFS "/lockdown", R_OK))
-		ASSERT_EQ(0, mount("securityfs", SECFS, "securityfs", 0, NULL));
-	ASSERT_LT(0, pcore_read(SECFS "/lockdown", buf, sizeof(buf)));
-	TH_LOG("lockdown: %s", buf);
-	ASSERT_NE(NULL, strstr(buf, "[confidentiality]"));
+	ASSERT_LOCKED_DOWN(SECFS, "confidentiality");
 }
 
 TEST(unsigned_module_refused)

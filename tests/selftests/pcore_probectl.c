@@ -560,24 +560,28 @@ TEST_F_TIMEOUT(ctl, unload_in_use, PCORE_TIMEOUT_PATCHING)
 	EXPECT_NE(NULL, strstr(out, "cpu 0")) TH_LOG("%s", out);
 }
 
+/* probectl show do_fork as nobody, its output in OUT; 126, 127: not run. */
+static int show_as_nobody(int k, void *unused)
+{
+	int fd = open(OUT, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+
+	if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 ||
+	    setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		return 126;
+	execl(PCORE_CTL, "probectl", "show", "do_fork", (char *)NULL);
+	return 127;
+}
+
 /* Not root: refused, in words. */
 TEST_F_TIMEOUT(ctl, not_root, PCORE_TIMEOUT_PATCHING)
 {
 	pid_t pid;
-	int st, fd;
+	int st;
 
 	ASSERT_EQ(0, pcore_load("target=do_fork"));
-	pid = fork();
+	pid = pcore_spawn(show_as_nobody, NULL);
 	ASSERT_LE(0, pid);
-	if (!pid) {
-		fd = open(OUT, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 ||
-		    setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
-		    setresuid(65534, 65534, 65534))
-			_exit(126);
-		execl(PCORE_CTL, "probectl", "show", "do_fork", (char *)NULL);
-		_exit(127);
-	}
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	ASSERT_TRUE(WIFEXITED(st));
 	EXPECT_EQ(1, WEXITSTATUS(st));

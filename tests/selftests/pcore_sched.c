@@ -9,45 +9,23 @@
 
 #define NSLEEPS	200
 
-FIXTURE(sched) {
-	int unused;
-};
+PCORE_LOAD_FIXTURE(sched, "tracepoints=sched_switch")
 
-FIXTURE_SETUP(sched)
+static int sleep_nsleeps(int cpu, void *unused)
 {
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
-	ASSERT_EQ(0, pcore_load("tracepoints=sched_switch"));
-}
+	int i;
 
-FIXTURE_TEARDOWN(sched)
-{
-	EXPECT_EQ(0, pcore_unload_wait());
+	for (i = 0; i < NSLEEPS; i++)
+		usleep(500);
+	return 0;
 }
 
 /* On each CPU a child sleeps NSLEEPS times: two switches per sleep. */
 static int sleep_on_each_cpu(int ncpu)
 {
-	int cpu, st, ok = 0;
-	pid_t pid;
-
-	for (cpu = 0; cpu < ncpu; cpu++) {
-		pid = fork();
-		if (pid < 0)
-			return -1;
-		if (!pid) {
-			int i;
-
-			if (pcore_pin(cpu))
-				_exit(1);
-			for (i = 0; i < NSLEEPS; i++)
-				usleep(500);
-			_exit(0);
-		}
-	}
-	while (wait(&st) > 0)
-		ok += WIFEXITED(st) && !WEXITSTATUS(st);
-	return ok == ncpu ? 0 : -1;
+	if (pcore_fork_pinned(ncpu, sleep_nsleeps, NULL, NULL, NULL))
+		return -1;
+	return pcore_wait_ok(ncpu);
 }
 
 TEST_F_TIMEOUT(sched, counts_on_every_cpu, 300)

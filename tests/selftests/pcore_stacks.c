@@ -37,22 +37,6 @@ static int stackt_run(const char *ab)
 	return pcore_write(STACKT "/run", ab, strlen(ab));
 }
 
-/* Histogram directories in probe_core's debugfs root. */
-static int hist_dirs(void)
-{
-	struct dirent *d;
-	DIR *dir = opendir(PCORE_DBG);
-	int n = 0;
-
-	if (!dir)
-		return -1;
-	while ((d = readdir(dir)))
-		if (d->d_type == DT_DIR && d->d_name[0] != '.')
-			n++;
-	closedir(dir);
-	return n;
-}
-
 /*
  * Do the lines of @block (one stack: frames one a line) name @funcs, in
  * order, each at the start of a line (after @indent), from the first?
@@ -92,14 +76,7 @@ static int rd_frames(int fd, const char *name, int cpu, unsigned int flags,
 		     unsigned int slot, struct pcore_ioc_read *r,
 		     struct pcore_ioc_bucket *b, char *frames, size_t room)
 {
-	memset(r, 0, sizeof(*r));
-	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->cpu = cpu;
-	r->flags = flags;
-	r->slot = slot;
-	r->buckets = (uintptr_t)b;
-	r->nbuckets = PCORE_MAXB;
-	r->bucket_size = sizeof(*b);
+	pcore_rd_init(r, name, cpu, flags, slot, b);
 	r->frames = (uintptr_t)frames;
 	r->frames_size = room;
 	memset(frames, 0xa5, PCORE_UAPI_FRAMES_MAX);
@@ -128,28 +105,22 @@ static bool tail_untouched(const struct pcore_ioc_read *r, const char *frames,
 	return true;
 }
 
-static const char * const mods[] = { "probe_core", "pcore_stackt" };
+/*
+ * pcore_stackt_leaf's stacks file, read into out[], starts with the line
+ * @header, then a stack counted @count whose frames are @funcs.  A macro:
+ * the checks are the test's.
+ */
+#define ASSERT_FIRST_STACK(header, count, funcs) do {			\
+	ASSERT_LT(0, pcore_read(LEAF_DBG "/stacks", out, sizeof(out)));	\
+	ASSERT_EQ(0, strncmp(out, header "stack ",			\
+			     strlen(header "stack "))) TH_LOG("%s", out); \
+	EXPECT_NE(NULL, strstr(out, " count " count "\n"))		\
+		TH_LOG("%s", out);					\
+	EXPECT_TRUE(chain(strchr(out + strlen(header), '\n') + 1, "  ",	\
+			  funcs)) TH_LOG("%s", out);			\
+} while (0)
 
-FIXTURE(stk) {
-	int kmsg;
-};
-
-FIXTURE_SETUP(stk)
-{
-	ASSERT_EQ(0, pcore_mods_unload(mods, 2));
-	self->kmsg = kmsg_open();
-	ASSERT_LE(0, self->kmsg);
-	ASSERT_EQ(0, pcore_mod_load("pcore_stackt", NULL));
-}
-
-FIXTURE_TEARDOWN(stk)
-{
-	EXPECT_EQ(0, pcore_mods_unload(mods, 2));
-	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log_, sizeof(log_))) {
-		TH_LOG("kernel log:\n%s", log_);
-	}
-	close(self->kmsg);
-}
+PCORE_KMOD_FIXTURE(stk, "pcore_stackt", log_)
 
 /*
  * stacks=pcore_stackt_leaf: 300 calls through one chain and 700 through
@@ -165,12 +136,7 @@ TEST_F_TIMEOUT(stk, param, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_probe_line("pcore_stackt_leaf:stacks", &l));
 	EXPECT_STREQ("kprobe", l.kind);
 	ASSERT_EQ(0, stackt_run("300 700"));
-	ASSERT_LT(0, pcore_read(LEAF_DBG "/stacks", out, sizeof(out)));
-	ASSERT_EQ(0, strncmp(out, "# 2 stacks, 0 dropped, depth 32\nstack ",
-			     38)) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, " count 700\n")) TH_LOG("%s", out);
-	EXPECT_TRUE(chain(strchr(out + 32, '\n') + 1, "  ", chain_b))
-		TH_LOG("%s", out);
+	ASSERT_FIRST_STACK("# 2 stacks, 0 dropped, depth 32\n", "700", chain_b);
 	second = strstr(out, "\n\nstack ");
 	ASSERT_NE(NULL, second) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(second, " count 300\n")) TH_LOG("%s", out);
@@ -203,12 +169,7 @@ TEST_F_TIMEOUT(stk, depth, PCORE_TIMEOUT_PATCHING)
 
 	ASSERT_EQ(0, pcore_load("target=pcore_stackt_leaf:stacks stack_depth=2"));
 	ASSERT_EQ(0, stackt_run("3 7"));
-	ASSERT_LT(0, pcore_read(LEAF_DBG "/stacks", out, sizeof(out)));
-	ASSERT_EQ(0, strncmp(out, "# 2 stacks, 0 dropped, depth 2\nstack ",
-			     37)) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, " count 7\n")) TH_LOG("%s", out);
-	EXPECT_TRUE(chain(strchr(out + 31, '\n') + 1, "  ", cut_b))
-		TH_LOG("%s", out);
+	ASSERT_FIRST_STACK("# 2 stacks, 0 dropped, depth 2\n", "7", cut_b);
 	EXPECT_NE(NULL, strstr(out, "[pcore_stackt]\n  [...]\n\n"))
 		TH_LOG("%s", out);
 	ASSERT_EQ(0, pcore_unload());
@@ -298,7 +259,7 @@ TEST_F_TIMEOUT(stk, probectl, PCORE_TIMEOUT_PATCHING)
 	close(fd);
 
 	ASSERT_EQ(0, CTL("detach", "pcore_stackt_leaf:stacks")) TH_LOG("%s", out);
-	EXPECT_EQ(0, hist_dirs());
+	EXPECT_EQ(0, pcore_hist_dirs());
 	ASSERT_EQ(0, pcore_unload());
 }
 
@@ -751,6 +712,17 @@ TEST_F_TIMEOUT(stk, offcpu_exits_leave_no_stamps, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_unload());
 }
 
+/* Ten nanosleeps of 20 ms. */
+static int ten_sleeps(int k, void *unused)
+{
+	struct timespec ts = { 0, 20000000 };
+	int i;
+
+	for (i = 0; i < 10; i++)
+		nanosleep(&ts, NULL);
+	return 0;
+}
+
 /*
  * tracepoints=offcpu with kretprobes on functions that tasks sleep in
  * (target=pcore_stackt_nap,hrtimer_nanosleep): a sleeping task has a
@@ -765,19 +737,13 @@ TEST_F_TIMEOUT(stk, offcpu_exits_leave_no_stamps, PCORE_TIMEOUT_PATCHING)
  */
 TEST_F_TIMEOUT(stk, offcpu_under_kretprobes, PCORE_TIMEOUT_PATCHING)
 {
-	struct timespec ts = { 0, 20000000 };
 	unsigned long long count, sum;
 	pid_t pid;
-	int i, st;
+	int st;
 
 	ASSERT_EQ(0, pcore_load("tracepoints=offcpu target=pcore_stackt_nap,hrtimer_nanosleep"));
-	pid = fork();
+	pid = pcore_spawn(ten_sleeps, NULL);
 	ASSERT_LE(0, pid);
-	if (!pid) {
-		for (i = 0; i < 10; i++)
-			nanosleep(&ts, NULL);
-		_exit(0);
-	}
 	ASSERT_EQ(0, pcore_write(STACKT "/nap", "10", 2));
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	ASSERT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st));
@@ -870,11 +836,7 @@ TEST_F_TIMEOUT(stk, task_stack_under_kretprobes, PCORE_TIMEOUT_PATCHING)
 /* Bad input: refused with one log line naming it; nothing left behind. */
 TEST_F_TIMEOUT(stk, bad, PCORE_TIMEOUT_PATCHING)
 {
-	static const struct {
-		const char *param;
-		int err;
-		const char *line;
-	} bad[] = {
+	static const struct pcore_bad_load bad[] = {
 		{ "stacks=pcore_stackt_leaf stack_depth=0", EINVAL,
 		  "stack_depth=0: must be 1 to 127 frames" },
 		{ "stacks=pcore_stackt_leaf stack_depth=128", EINVAL,
@@ -893,20 +855,11 @@ TEST_F_TIMEOUT(stk, bad, PCORE_TIMEOUT_PATCHING)
 		  "stacks=pcore_stackt_leaf:stacks: given twice" },
 	};
 	struct pcore_ioc_attach a;
-	unsigned int i;
 	int fd;
 
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(bad[i].err, pcore_load(bad[i].param)) TH_LOG("%s", bad[i].param);
-		EXPECT_FALSE(pcore_loaded());
-		kmsg_collect(self->kmsg, log_, sizeof(log_));
-		EXPECT_NE(NULL, strstr(log_, bad[i].line))
-			TH_LOG("%s: %s", bad[i].param, log_);
-	}
+	PCORE_EXPECT_BAD_LOADS(bad, log_);
 
-	ASSERT_EQ(0, pcore_load(NULL));
-	fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, fd);
+	PCORE_LOAD_OPEN(NULL, fd);
 	pcore_att_init(&a, "pcore_stackt_leaf:stacks", PCORE_ATTACH_KRETPROBE, 0);
 	a.depth = 128;
 	EXPECT_EQ(EINVAL, pcore_ioc(fd, PCORE_IOC_ATTACH, &a));
@@ -927,7 +880,7 @@ TEST_F_TIMEOUT(stk, bad, PCORE_TIMEOUT_PATCHING)
 			 "--depth", "128"));
 	EXPECT_EQ(1, CTL("attach", "--kprobe", "pcore_no_such_fn", "--stacks"));
 	EXPECT_NE(NULL, strstr(out, "no function")) TH_LOG("%s", out);
-	EXPECT_EQ(0, hist_dirs());
+	EXPECT_EQ(0, pcore_hist_dirs());
 	ASSERT_EQ(0, pcore_read(PCORE_DBG "/probes", out, sizeof(out)) < 0);
 	EXPECT_EQ(NULL, strstr(out, "stacks")) TH_LOG("%s", out);
 }

@@ -22,8 +22,7 @@ TEST(open_file_holds_module)
 {
 	int fd;
 
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
+	PCORE_ASSERT_UNLOADED(NULL);
 	ASSERT_EQ(0, pcore_load("target=do_fork"));
 	fd = open(PCORE_DBG "/do_fork/hist", O_RDONLY);
 	ASSERT_LE(0, fd);
@@ -41,8 +40,7 @@ FIXTURE(stress) {
 
 FIXTURE_SETUP(stress)
 {
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
+	PCORE_ASSERT_UNLOADED(NULL);
 }
 
 FIXTURE_TEARDOWN(stress)
@@ -84,24 +82,26 @@ static void reader(unsigned long *reads)
 	}
 }
 
+/* Child @k of cycles_under_load: two workers, then a reader; never returns. */
+static int kid(int k, void *reads)
+{
+	if (k < 2)
+		worker(k);
+	reader(reads);
+	return 0;
+}
+
 TEST_F_TIMEOUT(stress, cycles_under_load, 900)
 {
 	unsigned long *reads;
 	int i, loads = 0, unloads = 0, ret;
 	pid_t kids[3];
+	int nkids = 0;
 
 	reads = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, reads);
-	for (i = 0; i < 3; i++) {
-		kids[i] = fork();
-		ASSERT_LE(0, kids[i]);
-		if (!kids[i]) {
-			if (i < 2)
-				worker(i);
-			reader(reads);
-		}
-	}
+	ASSERT_EQ(0, pcore_fork_each(3, false, kid, reads, kids, &nkids));
 	for (i = 0; i < CYCLES; i++) {
 		ret = pcore_load(PARAMS);
 		EXPECT_EQ(0, ret) {

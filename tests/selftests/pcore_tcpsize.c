@@ -25,22 +25,6 @@ static const struct {
 static char buf[PCORE_BUF];
 static char data[100000];
 
-/* Count of the bucket "[lo<unit>, hi<unit>)" in a hist file; 0 if absent. */
-static unsigned long long bucket(const char *text, unsigned long long lo,
-				 unsigned long long hi)
-{
-	unsigned long long a, b, n;
-	const char *p = text;
-
-	while ((p = strchr(p, '['))) {
-		if (sscanf(p, "[%llubytes, %llubytes) %llu |", &a, &b, &n) == 3 &&
-		    a == lo && b == hi)
-			return n;
-		p++;
-	}
-	return 0;
-}
-
 FIXTURE(tcpsize) {
 	int listener;
 	struct sockaddr_in addr;
@@ -51,12 +35,7 @@ FIXTURE_SETUP(tcpsize)
 	socklen_t alen = sizeof(self->addr);
 
 	self->listener = -1;
-	if (pcore_mod_loaded("tcpsize"))
-		ASSERT_EQ(0, pcore_mod_unload_wait("tcpsize"));
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
-	ASSERT_EQ(0, pcore_load(NULL));
-	ASSERT_EQ(0, pcore_mod_load("tcpsize", NULL));
+	PCORE_ASSERT_RELOADED("tcpsize");
 	ASSERT_EQ(0, pcore_lo_up());
 
 	self->addr.sin_family = AF_INET;
@@ -163,7 +142,7 @@ static void sends_exact(struct __test_metadata *_metadata, int listener,
 	TH_LOG("hist:\n%s", buf);
 	for (i = 0; i < (int)ARRAY_SIZE(sends); i++)
 		EXPECT_EQ(sends[i].count,
-			  bucket(buf, sends[i].lo, sends[i].hi));
+			  pcore_bucket(buf, "bytes", sends[i].lo, sends[i].hi));
 	/* No other bucket has anything. */
 	EXPECT_EQ(total, pcore_hist_total(buf, &lines));
 
@@ -197,10 +176,7 @@ TEST_F_TIMEOUT(tcpsize, unloads_cleanly, 120)
 {
 	struct pcore_probe_line l;
 
-	ASSERT_EQ(0, access(DIR "/size/hist", R_OK));
-	ASSERT_EQ(0, pcore_mod_unload_wait("tcpsize"));
-	EXPECT_FALSE(pcore_mod_loaded("tcpsize"));
-	EXPECT_NE(0, access(DIR, F_OK));
+	PCORE_EXPECT_MOD_UNLOADS("tcpsize", DIR "/size/hist", DIR);
 	EXPECT_NE(0, pcore_probe_line("tcpsize/tcp_sendmsg", &l));
 }
 

@@ -35,12 +35,7 @@ FIXTURE(thardirq) {
 
 FIXTURE_SETUP(thardirq)
 {
-	if (pcore_mod_loaded(MOD))
-		ASSERT_EQ(0, pcore_mod_unload_wait(MOD));
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
-	ASSERT_EQ(0, pcore_load(NULL));
-	ASSERT_EQ(0, pcore_mod_load(MOD, NULL));
+	PCORE_ASSERT_RELOADED(MOD);
 }
 
 FIXTURE_TEARDOWN(thardirq)
@@ -243,11 +238,8 @@ TEST_F_TIMEOUT(thardirq, unload_removes_everything, 120)
 
 	ASSERT_EQ(0, pcore_mod_unload_wait(MOD));
 	EXPECT_FALSE(pcore_mod_loaded(MOD));
-	EXPECT_EQ(-1, stat(DIR, &st));
-	EXPECT_EQ(ENOENT, errno);
-	EXPECT_NE(0, pcore_probe_line(MOD "/irq_handler_entry", &l));
-	EXPECT_NE(0, pcore_probe_line(MOD "/irq_handler_exit", &l));
-	EXPECT_TRUE(pcore_loaded());
+	PCORE_EXPECT_MOD_GONE(DIR, MOD "/irq_handler_entry",
+			      MOD "/irq_handler_exit");
 }
 
 TEST_HARNESS_MAIN

@@ -16,21 +16,7 @@
 
 #define NSLEEPS	60
 
-FIXTURE(timing) {
-	int unused;
-};
-
-FIXTURE_SETUP(timing)
-{
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
-	ASSERT_EQ(0, pcore_load("target=sys_nanosleep"));
-}
-
-FIXTURE_TEARDOWN(timing)
-{
-	EXPECT_EQ(0, pcore_unload_wait());
-}
+PCORE_LOAD_FIXTURE(timing, "target=sys_nanosleep")
 
 static int cmp_ull(const void *a, const void *b)
 {

@@ -34,10 +34,7 @@ FIXTURE_SETUP(tirq)
 {
 	static struct pcore_irqs s;
 
-	if (pcore_mod_loaded(MOD))
-		ASSERT_EQ(0, pcore_mod_unload_wait(MOD));
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
+	PCORE_ASSERT_UNLOADED(MOD);
 	ASSERT_EQ(0, pcore_load(NULL));
 	self->kmsg = kmsg_open();
 	ASSERT_LE(0, self->kmsg);
@@ -268,11 +265,7 @@ TEST_F_TIMEOUT(tirq, unload_removes_everything, 120)
 	ASSERT_EQ(0, pcore_probe_line(MOD "/sched_switch", &l));
 	ASSERT_EQ(0, pcore_probe_line(MOD "/sched_waking", &l));
 	ASSERT_EQ(0, pcore_mod_unload_wait(MOD));
-	EXPECT_EQ(-1, stat(DIR, &st));
-	EXPECT_EQ(ENOENT, errno);
-	EXPECT_NE(0, pcore_probe_line(MOD "/sched_switch", &l));
-	EXPECT_NE(0, pcore_probe_line(MOD "/sched_waking", &l));
-	EXPECT_TRUE(pcore_loaded());
+	PCORE_EXPECT_MOD_GONE(DIR, MOD "/sched_switch", MOD "/sched_waking");
 }
 
 TEST_HARNESS_MAIN

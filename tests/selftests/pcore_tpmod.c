@@ -30,17 +30,7 @@ static int unload_all(void)
 	return pcore_mods_unload(mods, ARRAY_SIZE(mods));
 }
 
-FIXTURE(tpmod) {
-	int kmsg;
-};
-
-FIXTURE_SETUP(tpmod)
-{
-	ASSERT_EQ(0, unload_all());
-	ASSERT_EQ(0, pcore_load(NULL));
-	self->kmsg = kmsg_open();
-	ASSERT_LE(0, self->kmsg);
-}
+PCORE_BARE_FIXTURE(tpmod, unload_all)
 
 FIXTURE_TEARDOWN(tpmod)
 {

@@ -157,25 +157,21 @@ out:
 }
 
 /* A busy child on each CPU for BUSY_MS, while this task sleeps 1 ms at a time. */
+static int busy_ms(int cpu, void *unused)
+{
+	double end = pcore_now() + BUSY_MS / 1000.0;
+
+	while (pcore_now() < end)
+		;
+	return 0;
+}
+
 static int busy_and_sleep(int ncpu)
 {
-	int cpu, st, ok = 0, i;
-	pid_t pid;
+	int i;
 
-	for (cpu = 0; cpu < ncpu; cpu++) {
-		pid = fork();
-		if (pid < 0)
-			return -1;
-		if (!pid) {
-			double end = pcore_now() + BUSY_MS / 1000.0;
-
-			if (pcore_pin(cpu))
-				_exit(1);
-			while (pcore_now() < end)
-				;
-			_exit(0);
-		}
-	}
+	if (pcore_fork_pinned(ncpu, busy_ms, NULL, NULL, NULL))
+		return -1;
 	for (i = 0; i < BUSY_MS; i++) {
 		int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
 
@@ -183,9 +179,7 @@ static int busy_and_sleep(int ncpu)
 			close(fd);
 		usleep(1000);
 	}
-	while (wait(&st) > 0)
-		ok += WIFEXITED(st) && !WEXITSTATUS(st);
-	return ok == ncpu ? 0 : -1;
+	return pcore_wait_ok(ncpu);
 }
 
 /*
@@ -253,12 +247,7 @@ FIXTURE(tsoftirq) {
 FIXTURE_SETUP(tsoftirq)
 {
 	self->ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	if (pcore_mod_loaded("tsoftirq"))
-		ASSERT_EQ(0, pcore_mod_unload_wait("tsoftirq"));
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
-	ASSERT_EQ(0, pcore_load(NULL));
-	ASSERT_EQ(0, pcore_mod_load("tsoftirq", NULL));
+	PCORE_ASSERT_RELOADED("tsoftirq");
 	ASSERT_EQ(0, pcore_lo_up());
 }
 
@@ -448,10 +437,7 @@ TEST_F_TIMEOUT(tsoftirq, unloads_cleanly, 120)
 {
 	struct pcore_probe_line l;
 
-	ASSERT_EQ(0, access(DIR "/time/keys", R_OK));
-	ASSERT_EQ(0, pcore_mod_unload_wait("tsoftirq"));
-	EXPECT_FALSE(pcore_mod_loaded("tsoftirq"));
-	EXPECT_NE(0, access(DIR, F_OK));
+	PCORE_EXPECT_MOD_UNLOADS("tsoftirq", DIR "/time/keys", DIR);
 	EXPECT_NE(0, pcore_probe_line("tsoftirq/entry", &l));
 	EXPECT_NE(0, pcore_probe_line("tsoftirq/exit", &l));
 }

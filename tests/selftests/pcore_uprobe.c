@@ -115,9 +115,7 @@ static const char * const mods[] = { "pcore_apitest", "probe_core" };
 
 FIXTURE_SETUP(up)
 {
-	ASSERT_EQ(0, pcore_mods_unload(mods, 2));
-	self->kmsg = kmsg_open();
-	ASSERT_LE(0, self->kmsg);
+	PCORE_KMSG_SETUP(mods, 2);
 	ASSERT_EQ(0, pcore_load(NULL));
 	self->fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
@@ -131,11 +129,7 @@ FIXTURE_TEARDOWN(up)
 	static char log[65536];
 
 	close(self->fd);
-	EXPECT_EQ(0, pcore_mods_unload(mods, 2));
-	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log, sizeof(log))) {
-		TH_LOG("kernel log:\n%s", log);
-	}
-	close(self->kmsg);
+	PCORE_KMSG_TEARDOWN(mods, 2, log);
 	umount2(MNT, MNT_DETACH);
 }
 
@@ -221,19 +215,32 @@ TEST_F_TIMEOUT(up, uretprobe_sleep, PCORE_TIMEOUT_PATCHING)
 }
 
 /*
+ * uwork_recurse under a uretprobe with room for @maxactive calls in flight
+ * (NULL: probectl's default): @outer calls, each recursing @depth deep,
+ * give @count timed calls and @missed missed.
+ */
+static void recurse(struct __test_metadata *_metadata, int fd,
+		    const char *maxactive, const char *outer, const char *depth,
+		    unsigned long long count, unsigned long long missed)
+{
+	struct pcore_ioc_read r;
+
+	ASSERT_EQ(0, CTL("attach", "--uretprobe", DIR "/uwork:uwork_recurse",
+			 maxactive ? "--maxactive" : NULL, maxactive))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, UWORK_RUN("recurse", outer, depth));
+	ASSERT_EQ(0, pcore_rd(fd, "uwork_recurse", -1, 0, 0, &r, bk));
+	EXPECT_EQ(count, r.count);
+	EXPECT_EQ(missed, r.missed);
+}
+
+/*
  * Recursion: each call of a recursive function is timed apart (a call is
  * its task and stack pointer), the inner ones returning first.
  */
 TEST_F_TIMEOUT(up, uretprobe_recursion, PCORE_TIMEOUT_PATCHING)
 {
-	struct pcore_ioc_read r;
-
-	ASSERT_EQ(0, CTL("attach", "--uretprobe", DIR "/uwork:uwork_recurse"))
-		TH_LOG("%s", out);
-	ASSERT_EQ(0, UWORK_RUN("recurse", "20", "8"));
-	ASSERT_EQ(0, pcore_rd(self->fd, "uwork_recurse", -1, 0, 0, &r, bk));
-	EXPECT_EQ(160, r.count);
-	EXPECT_EQ(0, r.missed);
+	recurse(_metadata, self->fd, NULL, "20", "8", 160, 0);
 }
 
 /*
@@ -244,14 +251,7 @@ TEST_F_TIMEOUT(up, uretprobe_recursion, PCORE_TIMEOUT_PATCHING)
  */
 TEST_F_TIMEOUT(up, uretprobe_bounded, PCORE_TIMEOUT_PATCHING)
 {
-	struct pcore_ioc_read r;
-
-	ASSERT_EQ(0, CTL("attach", "--uretprobe", DIR "/uwork:uwork_recurse",
-			 "--maxactive", "2")) TH_LOG("%s", out);
-	ASSERT_EQ(0, UWORK_RUN("recurse", "10", "8"));
-	ASSERT_EQ(0, pcore_rd(self->fd, "uwork_recurse", -1, 0, 0, &r, bk));
-	EXPECT_EQ(20, r.count);
-	EXPECT_EQ(60, r.missed);
+	recurse(_metadata, self->fd, "2", "10", "8", 20, 60);
 }
 
 /* Counting calls of an executable's function; return values by errno. */

@@ -17,8 +17,7 @@ FIXTURE(values) {
 
 FIXTURE_SETUP(values)
 {
-	if (pcore_loaded())
-		ASSERT_EQ(0, pcore_unload_wait());
+	PCORE_ASSERT_UNLOADED(NULL);
 }
 
 /* Kernel reports in the log fail the run: the VM runner judges it. */
@@ -36,18 +35,6 @@ static void log2_bucket(unsigned long long v, unsigned long long *lo,
 
 	*lo = b ? 1ULL << (b - 1) : 0;
 	*hi = 1ULL << b;
-}
-
-/* Count of the line "[lo<unit>, hi<unit>) count |" of a hist file. */
-static unsigned long long bucket(const char *text, const char *unit,
-				 unsigned long long lo, unsigned long long hi)
-{
-	char want[96];
-	const char *p;
-
-	snprintf(want, sizeof(want), "[%llu%s, %llu%s) ", lo, unit, hi, unit);
-	p = strstr(text, want);
-	return p ? strtoull(p + strlen(want), NULL, 10) : 0;
 }
 
 TEST_F_TIMEOUT(values, retval_and_errno, 300)
@@ -74,7 +61,7 @@ TEST_F_TIMEOUT(values, retval_and_errno, 300)
 	EXPECT_NE(NULL, strstr(buf, "\nsymbol: __x64_sys_getppid\n"));
 	ASSERT_LT(0, pcore_read(PCORE_DBG "/sys_getppid:retval/hist", buf, PCORE_BUF));
 	log2_bucket(ppid, &lo, &hi);
-	EXPECT_EQ(NCALLS, bucket(buf, "value", lo, hi)) TH_LOG("%s", buf);
+	EXPECT_EQ(NCALLS, pcore_bucket(buf, "value", lo, hi)) TH_LOG("%s", buf);
 	EXPECT_EQ(NCALLS, pcore_hist_total(buf, &lines));
 	ASSERT_EQ(0, pcore_probe_line("sys_getppid:retval", &l));
 	EXPECT_STREQ("kretprobe", l.kind);

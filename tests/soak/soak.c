@@ -137,9 +137,7 @@ FIXTURE(soak) {
 
 FIXTURE_SETUP(soak)
 {
-	ASSERT_EQ(0, pcore_mods_unload(mods, 2));
-	self->kmsg = kmsg_open();
-	ASSERT_LE(0, self->kmsg);
+	PCORE_KMSG_SETUP(mods, 2);
 }
 
 FIXTURE_TEARDOWN(soak)
@@ -147,11 +145,7 @@ FIXTURE_TEARDOWN(soak)
 	static char log[65536];
 
 	pcore_write(CPU1_ONLINE, "1", 1);
-	EXPECT_EQ(0, pcore_mods_unload(mods, 2));
-	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log, sizeof(log))) {
-		TH_LOG("kernel log:\n%s", log);
-	}
-	close(self->kmsg);
+	PCORE_KMSG_TEARDOWN(mods, 2, log);
 }
 
 /*
@@ -249,6 +243,15 @@ static void reader(struct shared *sh, int cpu)
 	}
 }
 
+/* Child @k of the cycles: two workers, then readers; never returns. */
+static int cycles_kid(int k, void *sh)
+{
+	if (k < 2)
+		worker(k);
+	reader(sh, k & 1);
+	return 0;
+}
+
 /* Waits up to 5 s for stats "count" of @hist to reach @n; 0 or -1. */
 static int wait_count(const char *hist, unsigned long long n)
 {
@@ -273,18 +276,10 @@ TEST_F_TIMEOUT(soak, cycles, 36000)
 	static char b[4096];
 	struct shared *sh = shared_new();
 	pid_t kids[4] = { 0 };
-	int k, ret, f1, f2, dev;
+	int nkids = 0, ret, f1, f2, dev;
 
 	ASSERT_NE(NULL, sh);
-	for (k = 0; k < 4; k++) {
-		kids[k] = fork();
-		ASSERT_LE(0, kids[k]);
-		if (!kids[k]) {
-			if (k < 2)
-				worker(k);
-			reader(sh, k & 1);
-		}
-	}
+	ASSERT_EQ(0, pcore_fork_each(4, false, cycles_kid, sh, kids, &nkids));
 	for (i = 0; i < cycles; i++) {
 		t = pcore_now();
 		ret = pcore_load(PARAMS);

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck source-path=SCRIPTDIR
 #
 # Usage: tests/userspace/run.sh KSFT O
 #
@@ -34,18 +35,9 @@ out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 golden=$here/golden
-failed=0
-
-# tap STATUS DESCRIPTION [LOG]: one TAP line; a failure shows LOG's head.
-tap() {
-	if [ "$1" = 0 ]; then
-		echo "ok - $2"
-	else
-		echo "not ok - $2"
-		failed=1
-		[ -z "${3:-}" ] || sed 's/^/# /' "$3" | head -30
-	fi
-}
+# tap STATUS DESCRIPTION [LOG], failed
+# shellcheck source=../lib/tap.sh
+. "$top/tests/lib/tap.sh"
 
 mkdir -p "$out"
 log=$out/run.log

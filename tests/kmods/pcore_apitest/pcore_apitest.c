@@ -141,11 +141,13 @@ static int apitest_err(const void *p)
 }
 
 /* Bad input, one table per creating function: each entry one bad value. */
+#define APITEST_CASES(kind, opts_type)					\
+	static const struct {						\
+		const char *name;					\
+		opts_type o;						\
+	} kind##_cases[]
 
-static const struct {
-	const char *name;
-	struct pcore_hist_opts o;
-} hist_cases[] = {
+APITEST_CASES(hist, struct pcore_hist_opts) = {
 	{ "hist_name_null", { .name = NULL } },
 	{ "hist_name_empty", { .name = "" } },
 	{ "hist_name_long", { .name = apitest_long } },
@@ -187,10 +189,7 @@ static const struct {
 		.keys = 4, .flags = PCORE_HIST_KEY_ADDR } },
 };
 
-static const struct {
-	const char *name;
-	struct pcore_timer_opts o;
-} timer_cases[] = {
+APITEST_CASES(timer, struct pcore_timer_opts) = {
 	{ "timer_name_null", { .scope = PCORE_TIMER_CPU } },
 	{ "timer_scope_zero", { .name = "t" } },
 	{ "timer_scope_unknown", { .name = "t", .scope = 3 } },
@@ -205,10 +204,7 @@ static const struct {
 		.tasks = 32768 } },
 };
 
-static const struct {
-	const char *name;
-	struct pcore_kprobe_opts o;
-} kprobe_cases[] = {
+APITEST_CASES(kprobe, struct pcore_kprobe_opts) = {
 	{ "kprobe_both", { .symbol = "vfs_read", .addr = (void *)apitest_pre,
 		.pre = apitest_pre } },
 	{ "kprobe_neither", { .pre = apitest_pre } },
@@ -222,10 +218,7 @@ static const struct {
 		.pre = apitest_pre } },
 };
 
-static const struct {
-	const char *name;
-	struct pcore_kretprobe_opts o;
-} kretprobe_cases[] = {
+APITEST_CASES(kretprobe, struct pcore_kretprobe_opts) = {
 	{ "kretprobe_no_symbol", { .ret = apitest_ret } },
 	{ "kretprobe_maxactive_neg", { .symbol = "vfs_read", .ret = apitest_ret,
 		.maxactive = -1 } },
@@ -243,10 +236,7 @@ static const struct {
 		.ret = apitest_ret } },
 };
 
-static const struct {
-	const char *name;
-	struct pcore_tracepoint_opts o;
-} tp_cases[] = {
+APITEST_CASES(tp, struct pcore_tracepoint_opts) = {
 	{ "tp_unknown", { .tracepoint = "pcore_no_such_tp",
 		.fn = apitest_switch } },
 	{ "tp_flags", { .tracepoint = "sched_switch", .fn = apitest_switch,
@@ -269,10 +259,7 @@ static void apitest_uret(struct pcore_probe *p, struct pt_regs *regs,
 
 #define APITEST_UWORK	"/pcore/selftests/uwork"
 
-static const struct {
-	const char *name;
-	struct pcore_uprobe_opts o;
-} uprobe_cases[] = {
+APITEST_CASES(uprobe, struct pcore_uprobe_opts) = {
 	{ "uprobe_no_name", { .path = APITEST_UWORK, .entry = apitest_uentry } },
 	{ "uprobe_no_path", { .name = "u", .entry = apitest_uentry } },
 	{ "uprobe_flags", { .name = "u", .path = APITEST_UWORK,
@@ -454,31 +441,52 @@ static int kprobe_dup(void)
 	return ret ?: apitest_err(pcore_kprobe_attach(pc, &o));
 }
 
+/* A kretprobe on @symbol that feeds @h; 0 or the error. */
+static int hist_feed(struct pcore_hist *h, const char *symbol)
+{
+	return apitest_err(pcore_kretprobe_attach(pc,
+			&(struct pcore_kretprobe_opts){ .symbol = symbol,
+							.hist = h }));
+}
+
+/* The histogram "h" into @h, fed by a kretprobe on vfs_read; 0 or the error. */
+static int hist_fed(struct pcore_hist **h)
+{
+	*h = pcore_hist_create(pc, &(struct pcore_hist_opts){ .name = "h" });
+	return apitest_err(*h) ?: hist_feed(*h, "vfs_read");
+}
+
+/*
+ * A new histogram @ho fed by the tracepoint probe @to, which gets it as
+ * its hist and its priv; 0 or the error.
+ */
+static int tp_hist(const struct pcore_hist_opts *ho,
+		   struct pcore_tracepoint_opts *to)
+{
+	struct pcore_hist *h = pcore_hist_create(pc, ho);
+
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	to->hist = h;
+	to->priv = h;
+	return apitest_err(pcore_tracepoint_attach(pc, to));
+}
+
 /* A histogram fed by two probes. */
 static int hist_busy(void)
 {
-	struct pcore_hist *h = pcore_hist_create(pc,
-			&(struct pcore_hist_opts){ .name = "h" });
-	int ret = apitest_err(h);
+	struct pcore_hist *h;
+	int ret = hist_fed(&h);
 
-	ret = ret ?: apitest_err(pcore_kretprobe_attach(pc,
-			&(struct pcore_kretprobe_opts){ .symbol = "vfs_read",
-							.hist = h }));
-	return ret ?: apitest_err(pcore_kretprobe_attach(pc,
-			&(struct pcore_kretprobe_opts){ .symbol = "vfs_write",
-							.hist = h }));
+	return ret ?: hist_feed(h, "vfs_write");
 }
 
 /* Destroying a histogram a probe still feeds: refused, so -EBUSY here. */
 static int hist_destroy_bound(void)
 {
-	struct pcore_hist *h = pcore_hist_create(pc,
-			&(struct pcore_hist_opts){ .name = "h" });
-	int ret = apitest_err(h);
+	struct pcore_hist *h;
+	int ret = hist_fed(&h);
 
-	ret = ret ?: apitest_err(pcore_kretprobe_attach(pc,
-			&(struct pcore_kretprobe_opts){ .symbol = "vfs_read",
-							.hist = h }));
 	if (ret)
 		return ret;
 	pcore_hist_destroy(h);	/* logs, keeps h */
@@ -869,17 +877,12 @@ static void notrace apitest_pid_exit(void *data, struct task_struct *p)
 
 static int keys_pid(void)
 {
-	struct pcore_hist *h;
-
-	h = pcore_hist_create(pc, &(struct pcore_hist_opts){
-		.name = "pids", .key_mode = PCORE_KEYS_HASHED, .keys = 256,
-		.key_name = "pid", .unit = "exits" });
-	if (IS_ERR(h))
-		return PTR_ERR(h);
-	return apitest_err(pcore_tracepoint_attach(pc,
-		&(struct pcore_tracepoint_opts){
+	return tp_hist(&(struct pcore_hist_opts){
+			.name = "pids", .key_mode = PCORE_KEYS_HASHED,
+			.keys = 256, .key_name = "pid", .unit = "exits" },
+		       &(struct pcore_tracepoint_opts){
 			.name = "exit", .tracepoint = "sched_process_exit",
-			.fn = apitest_pid_exit, .hist = h, .priv = h }));
+			.fn = apitest_pid_exit });
 }
 
 /*
@@ -1037,17 +1040,12 @@ static void notrace apitest_sentinel_event(void *data, u64 value)
 
 static int keys_sentinel(void)
 {
-	struct pcore_hist *h;
-
-	h = pcore_hist_create(pc, &(struct pcore_hist_opts){
-		.name = "sentinel", .key_mode = PCORE_KEYS_HASHED, .keys = 16,
-		.key_name = "key" });
-	if (IS_ERR(h))
-		return PTR_ERR(h);
-	return apitest_err(pcore_tracepoint_attach(pc,
-		&(struct pcore_tracepoint_opts){
+	return tp_hist(&(struct pcore_hist_opts){
+			.name = "sentinel", .key_mode = PCORE_KEYS_HASHED,
+			.keys = 16, .key_name = "key" },
+		       &(struct pcore_tracepoint_opts){
 			.name = "sentinel", .tracepoint = "pcore_tpsrc_event",
-			.fn = apitest_sentinel_event, .hist = h, .priv = h }));
+			.fn = apitest_sentinel_event });
 }
 
 /*
@@ -1501,16 +1499,10 @@ static int task_stack(void)
  */
 static int tp_attach(u32 flags)
 {
-	struct pcore_hist *h;
-
-	h = pcore_hist_create(pc, &(struct pcore_hist_opts){ .name = "tp" });
-	if (IS_ERR(h))
-		return PTR_ERR(h);
-	return apitest_err(pcore_tracepoint_attach(pc,
-		&(struct pcore_tracepoint_opts){
+	return tp_hist(&(struct pcore_hist_opts){ .name = "tp" },
+		       &(struct pcore_tracepoint_opts){
 			.name = "tp", .tracepoint = "pcore_tpsrc_event",
-			.fn = apitest_tpsrc_event, .flags = flags,
-			.hist = h, .priv = h }));
+			.fn = apitest_tpsrc_event, .flags = flags });
 }
 
 static int tp_wait(void)
@@ -1666,6 +1658,44 @@ static int probe_forms(void)
 	return 0;
 }
 
+/*
+ * The tables of bad input above: where each is, and the creating function
+ * an entry's options go to (entries start with their name).
+ */
+#define APITEST_RUN(kind, create)					\
+static int apitest_##kind(const void *o)				\
+{									\
+	return apitest_err(create(pc, o));				\
+}
+
+APITEST_RUN(hist, pcore_hist_create)
+APITEST_RUN(timer, pcore_timer_create)
+APITEST_RUN(kprobe, pcore_kprobe_attach)
+APITEST_RUN(kretprobe, pcore_kretprobe_attach)
+APITEST_RUN(tp, pcore_tracepoint_attach)
+APITEST_RUN(uprobe, pcore_uprobe_attach)
+
+#define APITEST_TABLE(kind) {						\
+	.cases = kind##_cases,						\
+	.n = ARRAY_SIZE(kind##_cases),					\
+	.size = sizeof(kind##_cases[0]),				\
+	.opts = offsetof(typeof(kind##_cases[0]), o),			\
+	.run = apitest_##kind,						\
+}
+
+static const struct apitest_table {
+	const void *cases;
+	size_t n, size, opts;	/* entries, their size, their options' offset */
+	int (*run)(const void *opts);
+} apitest_tables[] = {
+	APITEST_TABLE(hist),
+	APITEST_TABLE(timer),
+	APITEST_TABLE(kprobe),
+	APITEST_TABLE(kretprobe),
+	APITEST_TABLE(tp),
+	APITEST_TABLE(uprobe),
+};
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -1724,32 +1754,14 @@ static const struct {
 
 static int apitest_run(const char *name)
 {
+	const struct apitest_table *t;
+	const char *e;
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(hist_cases); i++)
-		if (!strcmp(name, hist_cases[i].name))
-			return apitest_err(pcore_hist_create(pc,
-							     &hist_cases[i].o));
-	for (i = 0; i < ARRAY_SIZE(timer_cases); i++)
-		if (!strcmp(name, timer_cases[i].name))
-			return apitest_err(pcore_timer_create(pc,
-							      &timer_cases[i].o));
-	for (i = 0; i < ARRAY_SIZE(kprobe_cases); i++)
-		if (!strcmp(name, kprobe_cases[i].name))
-			return apitest_err(pcore_kprobe_attach(pc,
-							       &kprobe_cases[i].o));
-	for (i = 0; i < ARRAY_SIZE(kretprobe_cases); i++)
-		if (!strcmp(name, kretprobe_cases[i].name))
-			return apitest_err(pcore_kretprobe_attach(pc,
-							&kretprobe_cases[i].o));
-	for (i = 0; i < ARRAY_SIZE(tp_cases); i++)
-		if (!strcmp(name, tp_cases[i].name))
-			return apitest_err(pcore_tracepoint_attach(pc,
-							&tp_cases[i].o));
-	for (i = 0; i < ARRAY_SIZE(uprobe_cases); i++)
-		if (!strcmp(name, uprobe_cases[i].name))
-			return apitest_err(pcore_uprobe_attach(pc,
-							&uprobe_cases[i].o));
+	for (t = apitest_tables; t < apitest_tables + ARRAY_SIZE(apitest_tables); t++)
+		for (i = 0, e = t->cases; i < t->n; i++, e += t->size)
+			if (!strcmp(name, *(const char * const *)e))
+				return t->run(e + t->opts);
 	for (i = 0; i < ARRAY_SIZE(apitest_funcs); i++)
 		if (!strcmp(name, apitest_funcs[i].name))
 			return apitest_funcs[i].fn();

@@ -80,17 +80,84 @@ static int fault_keep(void **slot, void *obj)
 	return 0;
 }
 
-static int fault_hist_new(struct pcore_hist **slot, const char *name,
-			  u32 keys)
+static void *fault_hist_new(const char *name, u32 keys)
 {
-	return fault_keep((void **)slot, pcore_hist_create(pc,
-		&(struct pcore_hist_opts){
-			.name = name, .key_mode = keys ? PCORE_KEYS_HASHED : 0,
-			.keys = keys }));
+	return pcore_hist_create(pc, &(struct pcore_hist_opts){
+		.name = name, .key_mode = keys ? PCORE_KEYS_HASHED : 0,
+		.keys = keys });
 }
+
+static void *make_hist(void)
+{
+	return fault_hist_new("h", 0);
+}
+
+static void *make_keyed(void)
+{
+	return fault_hist_new("keyed", 16);
+}
+
+static void *make_khist(void)
+{
+	return fault_hist_new("khist", 0);
+}
+
+static void *make_timer(void)
+{
+	return pcore_timer_create(pc, &(struct pcore_timer_opts){
+		.name = "t", .scope = PCORE_TIMER_TASK, .tasks = 64 });
+}
+
+static void *make_cputimer(void)
+{
+	return pcore_timer_create(pc, &(struct pcore_timer_opts){
+		.name = "ct", .scope = PCORE_TIMER_CPU });
+}
+
+static void *make_kprobe(void)
+{
+	return pcore_kprobe_attach(pc, &(struct pcore_kprobe_opts){
+		.name = "kp", .symbol = "pcore_faultmod_target",
+		.pre = fault_pre });
+}
+
+/* Its histogram is made beforehand, without a fault ("khist"). */
+static void *make_kretprobe(void)
+{
+	if (!fault_khist)
+		return ERR_PTR(-ENOENT);
+	return pcore_kretprobe_attach(pc, &(struct pcore_kretprobe_opts){
+		.name = "krp", .symbol = "pcore_faultmod_target",
+		.hist = fault_khist, .maxactive = 1 });
+}
+
+static void *make_tracepoint(void)
+{
+	return pcore_tracepoint_attach(pc, &(struct pcore_tracepoint_opts){
+		.name = "tp", .tracepoint = "sched_switch",
+		.fn = fault_switch });
+}
+
+/* The creating operations: where each keeps its object, how it makes it. */
+static const struct {
+	const char *op;
+	void **slot;
+	void *(*make)(void);
+} fault_makes[] = {
+	{ "hist", (void **)&fault_hist, make_hist },
+	{ "keyed", (void **)&fault_keyed, make_keyed },
+	{ "timer", (void **)&fault_timer, make_timer },
+	{ "cputimer", (void **)&fault_cputimer, make_cputimer },
+	{ "kprobe", (void **)&fault_kp, make_kprobe },
+	{ "kretprobe", (void **)&fault_krp, make_kretprobe },
+	{ "khist", (void **)&fault_khist, make_khist },
+	{ "tracepoint", (void **)&fault_tp, make_tracepoint },
+};
 
 static int fault_op(const char *op)
 {
+	unsigned int i;
+
 	if (!strcmp(op, "destroy")) {
 		pcore_client_destroy(pc);
 		pc = NULL;
@@ -110,51 +177,11 @@ static int fault_op(const char *op)
 		pcore_hist_add(fault_hist, 1000);
 		return 0;
 	}
-	if (!strcmp(op, "hist"))
-		return fault_hist ? -EBUSY : fault_hist_new(&fault_hist, "h", 0);
-	if (!strcmp(op, "keyed"))
-		return fault_keyed ? -EBUSY :
-		       fault_hist_new(&fault_keyed, "keyed", 16);
-	if (!strcmp(op, "timer"))
-		return fault_timer ? -EBUSY :
-		       fault_keep((void **)&fault_timer,
-				  pcore_timer_create(pc, &(struct pcore_timer_opts){
-					.name = "t", .scope = PCORE_TIMER_TASK,
-					.tasks = 64 }));
-	if (!strcmp(op, "cputimer"))
-		return fault_cputimer ? -EBUSY :
-		       fault_keep((void **)&fault_cputimer,
-				  pcore_timer_create(pc, &(struct pcore_timer_opts){
-					.name = "ct", .scope = PCORE_TIMER_CPU }));
-	if (!strcmp(op, "kprobe"))
-		return fault_kp ? -EBUSY :
-		       fault_keep((void **)&fault_kp,
-				  pcore_kprobe_attach(pc, &(struct pcore_kprobe_opts){
-					.name = "kp",
-					.symbol = "pcore_faultmod_target",
-					.pre = fault_pre }));
-	if (!strcmp(op, "kretprobe")) {
-		if (fault_krp)
-			return -EBUSY;
-		/* Its histogram is made beforehand, without a fault. */
-		if (!fault_khist)
-			return -ENOENT;
-		return fault_keep((void **)&fault_krp,
-				  pcore_kretprobe_attach(pc, &(struct pcore_kretprobe_opts){
-					.name = "krp",
-					.symbol = "pcore_faultmod_target",
-					.hist = fault_khist,
-					.maxactive = 1 }));
-	}
-	if (!strcmp(op, "khist"))
-		return fault_khist ? -EBUSY :
-		       fault_hist_new(&fault_khist, "khist", 0);
-	if (!strcmp(op, "tracepoint"))
-		return fault_tp ? -EBUSY :
-		       fault_keep((void **)&fault_tp,
-				  pcore_tracepoint_attach(pc, &(struct pcore_tracepoint_opts){
-					.name = "tp", .tracepoint = "sched_switch",
-					.fn = fault_switch }));
+	for (i = 0; i < ARRAY_SIZE(fault_makes); i++)
+		if (!strcmp(op, fault_makes[i].op))
+			return *fault_makes[i].slot ? -EBUSY :
+			       fault_keep(fault_makes[i].slot,
+					  fault_makes[i].make());
 	return -EINVAL;
 }
 

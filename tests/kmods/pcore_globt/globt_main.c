@@ -20,18 +20,17 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include "../pcore_kmod.h"
 #include "pcore_globt.h"
 
 /* At most this many calls per write. */
 #define GLOBT_MAX	1000000
 
-static struct dentry *globt_dir;
 static int globt_sink;
 
 static noinline int pcore_globt_a(int v)
@@ -83,11 +82,9 @@ static ssize_t globt_write(struct file *file, const char __user *ubuf,
 	unsigned int n, i;
 	int ret, v = 0;
 
-	ret = kstrtouint_from_user(ubuf, count, 10, &n);
+	ret = pcore_kmod_uint(ubuf, count, GLOBT_MAX, &n);
 	if (ret)
 		return ret;
-	if (n > GLOBT_MAX)
-		return -EINVAL;
 	for (i = 0; i < n; i++) {
 		if (sleep) {
 			pcore_globt_sleep();
@@ -104,25 +101,15 @@ static ssize_t globt_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
-static const struct file_operations globt_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = globt_write,
-	.llseek = noop_llseek,
+PCORE_KMOD_FOPS(globt_fops, globt_write);
+
+/* "sleep" is told apart by its private_data */
+static const struct pcore_kmod_file globt_files[] = {
+	{ "run", &globt_fops },
+	{ "sleep", &globt_fops, (void *)1 },
 };
 
-static int __init globt_init(void)
-{
-	globt_dir = debugfs_create_dir("pcore_globt", NULL);
-	debugfs_create_file("run", 0200, globt_dir, NULL, &globt_fops);
-	debugfs_create_file("sleep", 0200, globt_dir, (void *)1, &globt_fops);
-	return 0;
-}
-
-static void __exit globt_exit(void)
-{
-	debugfs_remove(globt_dir);
-}
+PCORE_KMOD_DEBUGFS(globt, "pcore_globt", globt_files)
 
 module_init(globt_init);
 module_exit(globt_exit);

@@ -22,7 +22,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
@@ -31,13 +30,13 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/uaccess.h>
+#include "../pcore_kmod.h"
 
 #define STACKT_MAX	1000000		/* calls per write */
 #define STACKT_SPIN_MAX	60000		/* ms */
 #define STACKT_NAP_MAX	100		/* naps */
 #define STACKT_DOZE_MAX	600000		/* ms */
 
-static struct dentry *stackt_dir;
 static int stackt_sink;
 
 static noinline int pcore_stackt_leaf(int v)
@@ -125,11 +124,9 @@ static ssize_t stackt_spin_write(struct file *file, const char __user *ubuf,
 	unsigned int ms;
 	int ret;
 
-	ret = kstrtouint_from_user(ubuf, count, 10, &ms);
+	ret = pcore_kmod_uint(ubuf, count, STACKT_SPIN_MAX, &ms);
 	if (ret)
 		return ret;
-	if (ms > STACKT_SPIN_MAX)
-		return -EINVAL;
 	WRITE_ONCE(stackt_sink,
 		   pcore_stackt_spin(ktime_get_ns() + ms * NSEC_PER_MSEC));
 	return count;
@@ -141,11 +138,9 @@ static ssize_t stackt_nap_write(struct file *file, const char __user *ubuf,
 	unsigned int n, i;
 	int ret, v = 0;
 
-	ret = kstrtouint_from_user(ubuf, count, 10, &n);
+	ret = pcore_kmod_uint(ubuf, count, STACKT_NAP_MAX, &n);
 	if (ret)
 		return ret;
-	if (n > STACKT_NAP_MAX)
-		return -EINVAL;
 	for (i = 0; i < n; i++)
 		v += pcore_stackt_nap(i);
 	WRITE_ONCE(stackt_sink, v);
@@ -158,42 +153,29 @@ static ssize_t stackt_doze_write(struct file *file, const char __user *ubuf,
 	unsigned int ms;
 	int ret;
 
-	ret = kstrtouint_from_user(ubuf, count, 10, &ms);
+	ret = pcore_kmod_uint(ubuf, count, STACKT_DOZE_MAX, &ms);
 	if (ret)
 		return ret;
-	if (ms > STACKT_DOZE_MAX)
-		return -EINVAL;
 	WRITE_ONCE(stackt_sink, pcore_stackt_doze(ms));
 	return count;
 }
 
 #define STACKT_FOPS(name)						\
-static const struct file_operations stackt_##name##_fops = {		\
-	.owner = THIS_MODULE,						\
-	.open = simple_open,						\
-	.write = stackt_##name##_write,					\
-	.llseek = noop_llseek,						\
-}
+	PCORE_KMOD_FOPS(stackt_##name##_fops, stackt_##name##_write)
 
 STACKT_FOPS(run);
 STACKT_FOPS(spin);
 STACKT_FOPS(nap);
 STACKT_FOPS(doze);
 
-static int __init stackt_init(void)
-{
-	stackt_dir = debugfs_create_dir("pcore_stackt", NULL);
-	debugfs_create_file("run", 0200, stackt_dir, NULL, &stackt_run_fops);
-	debugfs_create_file("spin", 0200, stackt_dir, NULL, &stackt_spin_fops);
-	debugfs_create_file("nap", 0200, stackt_dir, NULL, &stackt_nap_fops);
-	debugfs_create_file("doze", 0200, stackt_dir, NULL, &stackt_doze_fops);
-	return 0;
-}
+static const struct pcore_kmod_file stackt_files[] = {
+	{ "run", &stackt_run_fops },
+	{ "spin", &stackt_spin_fops },
+	{ "nap", &stackt_nap_fops },
+	{ "doze", &stackt_doze_fops },
+};
 
-static void __exit stackt_exit(void)
-{
-	debugfs_remove(stackt_dir);
-}
+PCORE_KMOD_DEBUGFS(stackt, "pcore_stackt", stackt_files)
 
 module_init(stackt_init);
 module_exit(stackt_exit);

@@ -15,10 +15,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
-#include <linux/fs.h>
-#include <linux/kernel.h>
-#include <linux/module.h>
+#include "../pcore_kmod.h"
 #include "pcore_tpsrc.h"
 
 DEFINE_TRACE(pcore_tpsrc_event, TP_PROTO(u64 value), TP_ARGS(value));
@@ -26,7 +23,6 @@ DEFINE_TRACE(pcore_tpsrc_event, TP_PROTO(u64 value), TP_ARGS(value));
 /* At most this many events per write. */
 #define TPSRC_FIRE_MAX	1000000
 
-static struct dentry *tpsrc_dir;
 
 static ssize_t tpsrc_fire_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
@@ -34,11 +30,9 @@ static ssize_t tpsrc_fire_write(struct file *file, const char __user *ubuf,
 	unsigned int n, i;
 	int ret;
 
-	ret = kstrtouint_from_user(ubuf, count, 10, &n);
+	ret = pcore_kmod_uint(ubuf, count, TPSRC_FIRE_MAX, &n);
 	if (ret)
 		return ret;
-	if (n > TPSRC_FIRE_MAX)
-		return -EINVAL;
 	for (i = 1; i <= n; i++) {
 		trace_pcore_tpsrc_event(i);
 		cond_resched();
@@ -46,24 +40,13 @@ static ssize_t tpsrc_fire_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
-static const struct file_operations tpsrc_fire_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = tpsrc_fire_write,
-	.llseek = noop_llseek,
+PCORE_KMOD_FOPS(tpsrc_fire_fops, tpsrc_fire_write);
+
+static const struct pcore_kmod_file tpsrc_files[] = {
+	{ "fire", &tpsrc_fire_fops },
 };
 
-static int __init tpsrc_init(void)
-{
-	tpsrc_dir = debugfs_create_dir("pcore_tpsrc", NULL);
-	debugfs_create_file("fire", 0200, tpsrc_dir, NULL, &tpsrc_fire_fops);
-	return 0;
-}
-
-static void __exit tpsrc_exit(void)
-{
-	debugfs_remove(tpsrc_dir);
-}
+PCORE_KMOD_DEBUGFS(tpsrc, "pcore_tpsrc", tpsrc_files)
 
 module_init(tpsrc_init);
 module_exit(tpsrc_exit);
