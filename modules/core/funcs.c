@@ -555,15 +555,18 @@ static int notrace pcore_fp_count(struct fprobe *fp, unsigned long ip,
 }
 NOKPROBE_SYMBOL(pcore_fp_count);
 
-/* With a filter: other tasks' calls stop here, untimed. */
+/* Does current pass the filter of @fp's probe? */
+static __always_inline bool pcore_fp_pass(struct fprobe *fp)
+{
+	return pcore_filter_pass(container_of(fp, struct pcore_fgroup, fp)->p);
+}
+
+/* With a filter: other tasks' calls stop here, untimed (1: no exit). */
 static int notrace pcore_fp_entry_filtered(struct fprobe *fp, unsigned long ip,
 					   unsigned long ret_ip,
 					   struct pt_regs *regs, void *data)
 {
-	struct pcore_fgroup *g = container_of(fp, struct pcore_fgroup, fp);
-
-	return pcore_filter_pass(g->p) ?
-	       pcore_fp_entry(fp, ip, ret_ip, regs, data) : 1;
+	return pcore_fp_pass(fp) ? pcore_fp_entry(fp, ip, ret_ip, regs, data) : 1;
 }
 NOKPROBE_SYMBOL(pcore_fp_entry_filtered);
 
@@ -571,10 +574,7 @@ static int notrace pcore_fp_count_filtered(struct fprobe *fp, unsigned long ip,
 					   unsigned long ret_ip,
 					   struct pt_regs *regs, void *data)
 {
-	struct pcore_fgroup *g = container_of(fp, struct pcore_fgroup, fp);
-
-	return pcore_filter_pass(g->p) ?
-	       pcore_fp_count(fp, ip, ret_ip, regs, data) : 0;
+	return pcore_fp_pass(fp) ? pcore_fp_count(fp, ip, ret_ip, regs, data) : 0;
 }
 NOKPROBE_SYMBOL(pcore_fp_count_filtered);
 
