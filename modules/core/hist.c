@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Histograms: creation, memory and the cap, teardown.  How histograms
- * work (intervals, keys, memory) is told at the top of hist.h.
+ * work (intervals) is told at the top of hist.h, keys and memory in map.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -2,7 +2,7 @@
 /*
  * The hot path: every way a value goes into a histogram, with a key, a
  * stack or neither.  No lock, no allocation, no division; any context, NMI
- * included.  See "Intervals" and "Keys" at the top of hist.h.
+ * included.  See "Intervals" at the top of hist.h and "Keys" in map.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -3,7 +3,7 @@
  * The record pools of keyed histograms: a key's first value on a CPU in
  * an interval claims a record (pcore_rec_claim(), any context); pools grow
  * from a work item and are trimmed at each harvest.  See "Memory" at the
- * top of hist.h.
+ * top of map.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
