@@ -64,96 +64,68 @@ struct pcore_client {
 
 /**
  * struct pcore_hist - a histogram, or one per key, with one record per CPU
+ * @map: its keys and records, in two banks (map.h); first, for the hot
+ *	path's sake: no offset to add, short ones to its fields
+ * @cur: the bank the hot path writes (0 or 1); flipped under @lock
+ * @flags: %PCORE_HIST_KEY_ADDR or 0
+ * @layout: bucket layout of every key
+ * @dropped: per CPU, values whose key found no slot or no record
  * @node: in the client's hists
  * @client: owner
  * @name: directory name
  * @unit: unit for display
  * @key_name: what a key is, for display
- * @layout: bucket layout of every key
- * @key_mode: an enum pcore_key_mode
- * @flags: %PCORE_HIST_KEY_ADDR or 0
- * @nslots: keys kept: 1 when not keyed
- * @stride: bytes of one key's record on one CPU, a multiple of a cache line
- * @pool_shift: log2 of the records of a chunk of @pool
- * @pool_chunks: the most chunks a bank's pool can need: enough for every
- *	slot on every possible CPU
- * @pool_capped: growing @pool would go over mem_max: no new records until
- *	the next harvest, which tries again
- * @cap_logged: the log line that says so was printed (once per histogram)
- * @cur: the bank the hot path writes (0 or 1); flipped under @lock
- * @cpu: per bank, per possible CPU: without keys, its record; keyed, a
- *	table of @nslots record pointers, NULL until the key has a value on
- *	that CPU in the bank's interval
- * @pool: keyed: per bank, the records that the tables point into
- * @keys: per bank, %PCORE_KEYS_HASHED and %PCORE_KEYS_STACK: the key of
- *	each slot, U64_MAX when free (a stack's: PCORE_KEY_BUSY while its
- *	frames are written; a hashed key may be PCORE_KEY_BUSY)
- * @labels: per bank, keyed: per slot, the label given with its first value
- *	in the bank's interval
- * @depth: %PCORE_KEYS_STACK: frames kept of each stack
- * @seed: %PCORE_KEYS_STACK: of the hash of stacks, random: a key tells
- *	nothing of the addresses in its stack
- * @frames: %PCORE_KEYS_STACK: per bank, pcore_stack_words(@depth) words
- *	per slot, written before the slot's key is published (release) and
- *	read after it (acquire); freed with the bank's keys
- * @dropped: per CPU, values whose key found no slot
- * @probe: the probe bound to it (kretprobe/kprobe/tracepoint @hist)
- * @unlinked: under pcore_lock: off its client for good (pcore_hist_unlink());
- *	after it, @client may be freed at any time
- * @dir: its debugfs directory
- * @mem: bytes it takes, counted against mem_max
+ * @key_mode: an enum pcore_key_mode, as @map's
+ * @nslots: keys kept: 1 when not keyed; as @map's
+ * @depth: %PCORE_KEYS_STACK: frames kept of each stack; as @map's
  * @ref: held by its client until pcore_hist_release(), and by readers of
  *	/dev/probe_core, which read it without pcore_lock
- * @lock: serialises harvests and the readers of the bank being written;
- *	protects @total, @pending and @scratch
+ * @probe: the probe bound to it (kretprobe/kprobe/tracepoint @hist)
+ * @dir: its debugfs directory
+ * @mem: bytes it takes, counted against mem_max
+ * @lock: serialises harvests and the readers of the bank being written,
+ *	and @map's growth with them; protects @total, @pending and @scratch
  * @total: every value moved out by resets and interval reads, all keys
  *	and CPUs merged: with the banks, the histogram since its creation
  *	(pcore_hist_read_total())
  * @created: CLOCK_REALTIME at creation, ns since the Epoch
+ * @scratch: one snapshot of @layout, for harvests and walks
+ * @cap_logged: the log line that says @map's pool would go over mem_max
+ *	was printed (once per histogram)
+ * @unlinked: under pcore_lock: off its client for good (pcore_hist_unlink());
+ *	after it, @client may be freed at any time
  * @pending: the bank that is not @cur still holds an interval, whose
  *	harvest could not allocate its answer; the next harvest takes it
- * @scratch: one snapshot of @layout, for harvests and walks
- * @grow: queued by the hot path when a pool is half used, from any context
- * @grow_work: what @grow schedules: adds records to the pools
  *
- * See "Intervals" above, "Keys" and "Memory" in map.h.
+ * Its size is part of the memory it reports (pcore_hist_mem()), so its
+ * fields are ordered to leave no holes.  See "Intervals" above, "Keys"
+ * and "Memory" in map.h.
  */
 struct pcore_hist {
+	struct pcore_map map;
+	u32 cur;
+	u32 flags;
+	struct pcore_layout layout;
+	local64_t __percpu *dropped;
 	struct list_head node;
 	struct pcore_client *client;
 	char name[PCORE_NAME_MAX];
 	char unit[PCORE_UNIT_MAX];
 	char key_name[PCORE_UNIT_MAX];
-	struct pcore_layout layout;
 	u32 key_mode;
-	u32 flags;
 	u32 nslots;
-	size_t stride;
-	u32 pool_shift;
-	u32 pool_chunks;
-	bool pool_capped;
-	bool cap_logged;
-	u32 cur;
-	void **cpu[2];
-	struct pcore_pool pool[2];
-	u64 *keys[2];
-	struct pcore_label *labels[2];
 	u32 depth;
-	u32 seed;
-	unsigned long *frames[2];
-	local64_t __percpu *dropped;
+	struct kref ref;
 	struct pcore_probe *probe;
-	bool unlinked;
 	struct dentry *dir;
 	size_t mem;
-	struct kref ref;
 	struct mutex lock;
 	struct pcore_snap *total;
 	u64 created;
-	bool pending;
 	struct pcore_snap *scratch;
-	struct irq_work grow;
-	struct work_struct grow_work;
+	bool cap_logged;
+	bool unlinked;
+	bool pending;
 };
 
 /**
