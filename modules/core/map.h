@@ -266,19 +266,14 @@ static __always_inline int pcore_map_hashed_slot(struct pcore_map *m, u32 b,
 	return -1;
 }
 
-/*
- * Give slot @slot of bank @b the label @label, up to PCORE_LABEL_MAX - 1
- * characters: a slot whose key has no label yet in the bank (of a
- * %PCORE_KEYS_DIRECT or %PCORE_KEYS_HASHED map).  Hot path.
- */
-static __always_inline void pcore_map_label_set(struct pcore_map *m, u32 b,
-						u32 slot, const char *label)
+/* Label @l: @label, up to PCORE_LABEL_MAX - 1 characters.  Hot path. */
+static __always_inline void pcore_label_set(struct pcore_label *l,
+					    const char *label)
 {
-	char *dst = m->labels[b][slot].s;
 	u32 i;
 
 	for (i = 0; i < PCORE_LABEL_MAX - 1 && label[i]; i++)
-		dst[i] = label[i];
+		l->s[i] = label[i];
 }
 
 static __always_inline bool pcore_frames_equal(const unsigned long *a,

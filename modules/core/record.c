@@ -49,12 +49,14 @@ static __always_inline void pcore_slot_record(struct pcore_hist *h, u32 b,
 void notrace pcore_hist_add_key(struct pcore_hist *h, u64 key,
 				const char *label, u64 v)
 {
+	struct pcore_label *labels;
 	int slot = -1;
 	u32 b;
 
 	preempt_disable_notrace();
 	/* One bank for the whole event: see "Intervals" at the top. */
 	b = READ_ONCE(h->cur);
+	labels = h->map.labels[b];
 	switch (h->map.key_mode) {
 	case PCORE_KEYS_NONE:
 		slot = 0;
@@ -64,7 +66,7 @@ void notrace pcore_hist_add_key(struct pcore_hist *h, u64 key,
 		if (key >= h->map.nslots)
 			goto out;
 		slot = key;
-		if (label && pcore_map_has_label(&h->map, b, slot))
+		if (label && READ_ONCE(labels[slot].s[0]))
 			label = NULL;
 		break;
 	case PCORE_KEYS_STACK:
@@ -77,7 +79,7 @@ void notrace pcore_hist_add_key(struct pcore_hist *h, u64 key,
 			goto out;
 	}
 	if (label)
-		pcore_map_label_set(&h->map, b, slot, label);
+		pcore_label_set(&labels[slot], label);
 out:
 	pcore_slot_record(h, b, slot, v);
 	preempt_enable_notrace();
