@@ -2,7 +2,7 @@
 /*
  * Reading histograms: walks of the bank being written, harvests that move
  * an interval out, the total since creation.  See "Intervals" at the top
- * of hist.h.
+ * of hist.h; the keys and records are read through the map (map.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,20 +31,15 @@ static u64 pcore_key_restricted(u64 key)
 static void pcore_keyval_fill(const struct pcore_hist *h, u32 b, u32 slot,
 			      struct pcore_keyval *kv)
 {
-	u32 i;
+	const struct pcore_map *m = &h->map;
 
 	kv->slot = slot;
-	kv->key = slot;
-	if (h->key_mode == PCORE_KEYS_HASHED ||
-	    h->key_mode == PCORE_KEYS_STACK) {
-		/* Acquire: pairs with pcore_stack_slot()'s release of the frames. */
-		kv->key = smp_load_acquire(&h->keys[b][slot]);
-	}
+	kv->key = pcore_map_key(m, b, slot);
 	if (h->flags & PCORE_HIST_KEY_ADDR)
 		kv->key = pcore_key_restricted(kv->key);
-	if (h->key_mode == PCORE_KEYS_STACK) {
-		u32 words = pcore_stack_words(h->depth);
-		unsigned long *f = &h->frames[b][(size_t)slot * words];
+	if (m->key_mode == PCORE_KEYS_STACK) {
+		u32 words = pcore_stack_words(m->depth);
+		unsigned long *f = pcore_map_frames(m, b, slot);
 
 		if (kv->key == U64_MAX || kv->key == PCORE_KEY_BUSY)
 			kv->key = 0;	/* no stack (yet): no frames */
@@ -58,28 +53,7 @@ static void pcore_keyval_fill(const struct pcore_hist *h, u32 b, u32 slot,
 		else
 			kv->frames = f;
 	}
-	for (i = 0; i < PCORE_LABEL_MAX - 1 && h->labels[b]; i++) {
-		kv->label[i] = READ_ONCE(h->labels[b][slot].s[i]);
-		if (!kv->label[i])
-			break;
-	}
-	kv->label[i] = '\0';
-}
-
-/*
- * Does a hashed or stack slot of bank @b hold a key (whose frames are
- * written)?  Direct slots are always looked at.  Only a stack slot is
- * ever busy: PCORE_KEY_BUSY is a hashed key like others.
- */
-static bool pcore_slot_taken(const struct pcore_hist *h, u32 b, u32 slot)
-{
-	u64 k;
-
-	if (h->key_mode == PCORE_KEYS_NONE || h->key_mode == PCORE_KEYS_DIRECT)
-		return true;
-	k = READ_ONCE(h->keys[b][slot]);
-	return k != U64_MAX &&
-	       (k != PCORE_KEY_BUSY || h->key_mode != PCORE_KEYS_STACK);
+	pcore_map_label(m, b, slot, kv->label);
 }
 
 /*
@@ -90,8 +64,8 @@ static bool pcore_slot_taken(const struct pcore_hist *h, u32 b, u32 slot)
 static bool pcore_slot_shown(const struct pcore_hist *h, u32 b, u32 slot,
 			     const struct pcore_snap *s)
 {
-	return h->key_mode != PCORE_KEYS_DIRECT || s->count ||
-	       READ_ONCE(h->labels[b][slot].s[0]);
+	return h->map.key_mode != PCORE_KEYS_DIRECT || s->count ||
+	       pcore_map_has_label(&h->map, b, slot);
 }
 
 /**
@@ -110,13 +84,13 @@ void pcore_hist_read(struct pcore_hist *h, int cpu, u32 slot,
 
 	lockdep_assert_held(&h->lock);
 	if (cpu >= 0) {
-		rec = pcore_rec(h, h->cur, cpu, slot);
+		rec = pcore_map_rec(&h->map, h->cur, cpu, slot);
 		if (rec)
 			pcore_snap_add_cpu(s, rec);
 		return;
 	}
 	for_each_possible_cpu(cpu) {
-		rec = pcore_rec(h, h->cur, cpu, slot);
+		rec = pcore_map_rec(&h->map, h->cur, cpu, slot);
 		if (rec)
 			pcore_snap_add_cpu(s, rec);
 	}
@@ -143,7 +117,7 @@ u32 pcore_hist_walk(struct pcore_hist *h, int cpu, pcore_walk_fn fn,
 
 	lockdep_assert_held(&h->lock);
 	for (i = 0; i < h->nslots; i++) {
-		if (!pcore_slot_taken(h, h->cur, i))
+		if (!pcore_map_slot_taken(&h->map, h->cur, i))
 			continue;
 		pcore_snap_init(&h->layout, kv.s);
 		pcore_hist_read(h, h->key_mode == PCORE_KEYS_DIRECT ? -1 : cpu,
@@ -182,7 +156,7 @@ bool pcore_hist_slot_key(struct pcore_hist *h, u32 slot,
 	pcore_keyval_fill(h, h->cur, slot, kv);
 	if (h->key_mode == PCORE_KEYS_DIRECT)
 		return *kv->label;
-	return pcore_slot_taken(h, h->cur, slot);
+	return pcore_map_slot_taken(&h->map, h->cur, slot);
 }
 
 u64 pcore_hist_dropped(const struct pcore_hist *h)
@@ -246,12 +220,9 @@ static void pcore_slot_harvest(struct pcore_hist *h, u32 b, u32 slot)
 
 	pcore_snap_init(&h->layout, h->scratch);
 	for_each_possible_cpu(cpu) {
-		rec = pcore_rec(h, b, cpu, slot);
-		if (!rec)
-			continue;
-		pcore_cpu_harvest(rec, h->scratch);
-		if (h->key_mode)
-			((struct pcore_cpu_hist **)h->cpu[b][cpu])[slot] = NULL;
+		rec = pcore_map_rec_take(&h->map, b, cpu, slot);
+		if (rec)
+			pcore_cpu_harvest(rec, h->scratch);
 	}
 	pcore_snap_merge(h->total, h->scratch);
 }
@@ -264,12 +235,12 @@ static u32 pcore_bank_used(struct pcore_hist *h, u32 b)
 	int cpu;
 
 	for (i = 0; i < h->nslots; i++) {
-		if (!pcore_slot_taken(h, b, i))
+		if (!pcore_map_slot_taken(&h->map, b, i))
 			continue;
 		pcore_snap_init(&h->layout, h->scratch);
 		if (h->key_mode == PCORE_KEYS_DIRECT)
 			for_each_possible_cpu(cpu) {
-				rec = pcore_rec(h, b, cpu, i);
+				rec = pcore_map_rec(&h->map, b, cpu, i);
 				if (rec)
 					pcore_snap_add_cpu(h->scratch, rec);
 			}
@@ -311,7 +282,7 @@ int pcore_hist_harvest(struct pcore_hist *h, struct pcore_kvs *out)
 	}
 	h->pending = false;
 	for (i = 0; i < h->nslots; i++) {
-		if (!pcore_slot_taken(h, b, i))
+		if (!pcore_map_slot_taken(&h->map, b, i))
 			continue;
 		pcore_slot_harvest(h, b, i);
 		if (out && j < out->n && pcore_slot_shown(h, b, i, h->scratch)) {
@@ -319,12 +290,9 @@ int pcore_hist_harvest(struct pcore_hist *h, struct pcore_kvs *out)
 			memcpy(out->kv[j++].s, h->scratch,
 			       pcore_snap_size(&h->layout));
 		}
-		if (h->labels[b])
-			memset(&h->labels[b][i], 0, sizeof(h->labels[b][i]));
-		if (h->keys[b])
-			h->keys[b][i] = U64_MAX;
+		pcore_map_slot_free(&h->map, b, i);
 	}
-	pcore_pool_reset(h, b);
+	pcore_map_bank_reset(&h->map, b);
 	mutex_unlock(&h->lock);
 	return 0;
 }
@@ -344,16 +312,16 @@ u64 pcore_hist_lifetime(struct pcore_hist *h)
 	lockdep_assert_held(&h->lock);
 	n = h->total->count;
 	for (b = 0; b < 2; b++) {
-		if (!h->key_mode) {
+		if (!h->map.key_mode) {
 			for_each_possible_cpu(cpu)
 				n += pcore_cpu_hist_count(&h->layout,
-							  h->cpu[b][cpu]);
+					pcore_map_rec(&h->map, b, cpu, 0));
 			continue;
 		}
 		/* Every record handed out; those that lost a race are empty. */
-		for (i = 0; i < atomic_read(&h->pool[b].used); i++)
+		for (i = 0; i < pcore_map_handed_out(&h->map, b); i++)
 			n += pcore_cpu_hist_count(&h->layout,
-						  pcore_pool_rec(h, &h->pool[b], i));
+						  pcore_map_pool_rec(&h->map, b, i));
 	}
 	return n;
 }
@@ -380,7 +348,7 @@ void pcore_hist_read_total(struct pcore_hist *h, struct pcore_snap *s)
 	for (b = 0; b < 2; b++)
 		for (i = 0; i < h->nslots; i++)
 			for_each_possible_cpu(cpu) {
-				rec = pcore_rec(h, b, cpu, i);
+				rec = pcore_map_rec(&h->map, b, cpu, i);
 				if (rec)
 					pcore_snap_add_cpu(s, rec);
 			}

@@ -1,23 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Histograms: creation, memory and the cap, teardown.  How histograms
- * work (intervals, keys, memory) is told at the top of hist.h.
+ * work (intervals) is told at the top of hist.h, keys and memory in map.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
 #include <linux/log2.h>
-#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include "pcore.h"
-
-/* A record padded to a cache line: CPUs never share one. */
-static size_t pcore_stride(const struct pcore_layout *l)
-{
-	return ALIGN(pcore_cpu_hist_size(l), SMP_CACHE_BYTES);
-}
 
 /*
  * What is wrong with @o's histogram options, or NULL; @l and @nslots get
@@ -85,21 +78,7 @@ static int pcore_hist_spec_check(const struct pcore_client *c,
 
 static void pcore_hist_free(struct pcore_hist *h)
 {
-	int b, cpu;
-	u32 i;
-
-	for (b = 0; b < 2; b++) {
-		if (h->cpu[b])
-			for_each_possible_cpu(cpu)
-				kvfree(h->cpu[b][cpu]);
-		kfree(h->cpu[b]);
-		kvfree(h->keys[b]);
-		kvfree(h->labels[b]);
-		kvfree(h->frames[b]);
-		for (i = 0; h->pool[b].chunk && i < h->pool[b].nchunks; i++)
-			kvfree(h->pool[b].chunk[i]);
-		kfree(h->pool[b].chunk);
-	}
+	pcore_map_free(&h->map);
 	kvfree(h->scratch);
 	kvfree(h->total);
 	free_percpu(h->dropped);
@@ -110,33 +89,15 @@ static void pcore_hist_free(struct pcore_hist *h)
 /*
  * What a histogram of @nslots keys allocates at creation: what mem_max is
  * checked against first.  Pools grow later; "memory" in its stats is the
- * current total.
+ * current total.  @max as pcore_map_mem()'s.
  */
 static size_t pcore_hist_mem_at(const struct pcore_layout *l, u32 key_mode,
-				u32 nslots, u32 depth)
+				u32 nslots, u32 depth, size_t *max)
 {
-	size_t stride = pcore_stride(l);
-	size_t bank = nr_cpu_ids * sizeof(void *);
-
-	if (!key_mode) {
-		bank += (size_t)num_possible_cpus() * stride;
-	} else {
-		u32 shift = pcore_pool_shift(nslots);
-		u64 cap = (u64)nslots * num_possible_cpus();
-
-		bank += (size_t)num_possible_cpus() * nslots * sizeof(void *) +
-			(DIV_ROUND_UP(cap, 1U << shift) * sizeof(void *)) +
-			(stride << shift);
-	}
-	if (key_mode == PCORE_KEYS_DIRECT || key_mode == PCORE_KEYS_HASHED)
-		bank += (size_t)nslots * PCORE_LABEL_MAX;
-	if (key_mode == PCORE_KEYS_HASHED || key_mode == PCORE_KEYS_STACK)
-		bank += (size_t)nslots * sizeof(u64);
-	if (key_mode == PCORE_KEYS_STACK)
-		bank += (size_t)nslots * pcore_stack_words(depth) *
-			sizeof(unsigned long);
-	/* the banks, @scratch, @total and @dropped */
-	return sizeof(struct pcore_hist) + 2 * bank + 2 * pcore_snap_size(l) +
+	/* the map's banks, @scratch, @total and @dropped */
+	return sizeof(struct pcore_hist) +
+	       pcore_map_mem(l, key_mode, nslots, depth, max) +
+	       2 * pcore_snap_size(l) +
 	       num_possible_cpus() * sizeof(local64_t);
 }
 
@@ -160,8 +121,8 @@ static size_t pcore_hist_mem_at(const struct pcore_layout *l, u32 key_mode,
 size_t pcore_hist_mem(const struct pcore_hist_opts *o, size_t *max)
 {
 	struct pcore_layout l;
-	u32 nslots, depth = 0, shift;
-	size_t mem, chunks;
+	u32 nslots, depth = 0;
+	size_t mem;
 
 	if (max)
 		*max = 0;
@@ -169,17 +130,9 @@ size_t pcore_hist_mem(const struct pcore_hist_opts *o, size_t *max)
 		return 0;
 	if (o->key_mode == PCORE_KEYS_STACK)
 		depth = o->depth ?: PCORE_STACK_DEPTH_DEFAULT;
-	mem = pcore_hist_mem_at(&l, o->key_mode, nslots, depth);
-	if (max) {
-		*max = mem;
-		if (o->key_mode) {
-			/* each bank starts with one chunk of its pool */
-			shift = pcore_pool_shift(nslots);
-			chunks = DIV_ROUND_UP((u64)nslots * num_possible_cpus(),
-					      1U << shift);
-			*max += 2 * (chunks - 1) * (pcore_stride(&l) << shift);
-		}
-	}
+	mem = pcore_hist_mem_at(&l, o->key_mode, nslots, depth, max);
+	if (max)
+		*max += mem;
 	return mem;
 }
 EXPORT_SYMBOL_GPL(pcore_hist_mem);
@@ -198,8 +151,6 @@ static int pcore_hist_charge(const struct pcore_client *c,
 static int pcore_hist_alloc(struct pcore_hist *h)
 {
 	gfp_t gfp = GFP_KERNEL | __GFP_NOWARN;
-	u32 i, nslots = h->nslots;
-	int b, cpu;
 
 	h->dropped = alloc_percpu_gfp(local64_t, gfp);
 	h->scratch = kvmalloc(pcore_snap_size(&h->layout), gfp);
@@ -207,49 +158,53 @@ static int pcore_hist_alloc(struct pcore_hist *h)
 	if (!h->dropped || !h->scratch || !h->total)
 		return -ENOMEM;
 	pcore_snap_init(&h->layout, h->total);
-	for (b = 0; b < 2; b++) {
-		h->cpu[b] = kcalloc(nr_cpu_ids, sizeof(void *), gfp);
-		if (!h->cpu[b])
-			return -ENOMEM;
-		for_each_possible_cpu(cpu) {
-			h->cpu[b][cpu] = h->key_mode ?
-				kvzalloc_node(nslots * sizeof(void *), gfp,
-					      cpu_to_node(cpu)) :
-				kvmalloc_node(h->stride, gfp, cpu_to_node(cpu));
-			if (!h->cpu[b][cpu])
-				return -ENOMEM;
-			if (!h->key_mode)
-				pcore_cpu_hist_init(&h->layout, h->cpu[b][cpu]);
-		}
-		if (!h->key_mode)
-			continue;
-		h->pool[b].chunk = kcalloc(h->pool_chunks, sizeof(void *), gfp);
-		if (!h->pool[b].chunk)
-			return -ENOMEM;
-		if (pcore_pool_add(h, &h->pool[b], true))
-			return -ENOMEM;
-		if (h->key_mode == PCORE_KEYS_STACK) {
-			h->frames[b] = kvmalloc_array((size_t)nslots *
-						      pcore_stack_words(h->depth),
-						      sizeof(unsigned long), gfp);
-			if (!h->frames[b])
-				return -ENOMEM;
-		} else {
-			h->labels[b] = kvcalloc(nslots, sizeof(struct pcore_label),
-						gfp);
-			if (!h->labels[b])
-				return -ENOMEM;
-		}
-		if (h->key_mode != PCORE_KEYS_DIRECT) {
-			h->keys[b] = kvmalloc_array(nslots, sizeof(u64), gfp);
-			if (!h->keys[b])
-				return -ENOMEM;
-			for (i = 0; i < nslots; i++)
-				h->keys[b][i] = U64_MAX;
-		}
+	return pcore_map_alloc(&h->map, &h->layout);
+}
+
+/*
+ * The map's pool would take @size more bytes: counted against mem_max,
+ * or refused with one log line per histogram.  Under @h->lock, or before
+ * @h is published.
+ */
+static int pcore_hist_map_charge(struct pcore_map *m, size_t size)
+{
+	struct pcore_hist *h = container_of(m, struct pcore_hist, map);
+
+	if (pcore_mem_try(size)) {
+		if (!m->pool_capped && !h->cap_logged)
+			pcore_clog(pr_warn, h->client,
+				   "hist %s: %zu more bytes for new keys would be over mem_max=%llu; values of new keys are dropped",
+				   h->name, size, pcore_mem_cap());
+		h->cap_logged = true;
+		return -E2BIG;
 	}
+	WRITE_ONCE(h->mem, h->mem + size);
 	return 0;
 }
+
+static void pcore_hist_map_uncharge(struct pcore_map *m, size_t size)
+{
+	struct pcore_hist *h = container_of(m, struct pcore_hist, map);
+
+	WRITE_ONCE(h->mem, h->mem - size);
+	pcore_mem_uncharge(size);
+}
+
+/* The map's growth, serialised with harvests, which trim it. */
+static void pcore_hist_map_grow(struct pcore_map *m)
+{
+	struct pcore_hist *h = container_of(m, struct pcore_hist, map);
+
+	mutex_lock(&h->lock);
+	pcore_map_grow(m, h->cur, &h->layout);
+	mutex_unlock(&h->lock);
+}
+
+static const struct pcore_map_ops pcore_hist_map_ops = {
+	.charge = pcore_hist_map_charge,
+	.uncharge = pcore_hist_map_uncharge,
+	.grow = pcore_hist_map_grow,
+};
 
 /**
  * pcore_hist_create() - create a histogram, or a keyed set of histograms
@@ -303,21 +258,15 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	h->key_mode = o->key_mode;
 	h->flags = o->flags;
 	h->depth = depth;
-	if (h->key_mode == PCORE_KEYS_STACK)
-		h->seed = get_random_u32();
 	h->nslots = nslots;
-	h->stride = pcore_stride(&l);
-	h->pool_shift = pcore_pool_shift(nslots);
-	h->pool_chunks = DIV_ROUND_UP((u64)nslots * num_possible_cpus(),
-				      1U << h->pool_shift);
-	init_irq_work(&h->grow, pcore_pool_grow_irq);
-	INIT_WORK(&h->grow_work, pcore_pool_grow_work);
+	pcore_map_init(&h->map, &h->layout, h->key_mode, nslots, depth,
+		       &pcore_hist_map_ops);
 	strscpy(h->name, o->name, sizeof(h->name));
 	strscpy(h->unit, o->unit ?: "ns", sizeof(h->unit));
 	strscpy(h->key_name, o->key_name ?:
 		h->key_mode == PCORE_KEYS_STACK ? "stack" : "key",
 		sizeof(h->key_name));
-	h->mem = pcore_hist_mem_at(&l, h->key_mode, nslots, h->depth);
+	h->mem = pcore_hist_mem_at(&l, h->key_mode, nslots, h->depth, NULL);
 	ret = pcore_hist_charge(c, h);
 	if (ret) {
 		kfree(h);
@@ -342,7 +291,7 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 err:
 	/* One line of ours instead of the allocators' warnings. */
 	pcore_cerr(c, "hist %s: out of memory (%zu bytes)", o->name,
-		   pcore_hist_mem_at(&l, o->key_mode, nslots, depth));
+		   pcore_hist_mem_at(&l, o->key_mode, nslots, depth, NULL));
 	if (h)
 		pcore_hist_free(h);
 	return ERR_PTR(ret);
@@ -388,8 +337,7 @@ void pcore_hist_put(struct pcore_hist *h)
  */
 void pcore_hist_release(struct pcore_hist *h)
 {
-	irq_work_sync(&h->grow);
-	cancel_work_sync(&h->grow_work);
+	pcore_map_stop(&h->map);
 	pcore_notify_hist_removed(h);
 	pcore_hist_put(h);
 }

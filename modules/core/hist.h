@@ -2,8 +2,8 @@
 /*
  * Histograms: the kernel side of the engine.  Per-CPU records in two
  * banks, keyed slots, intervals, the memory cap.  hist.c creates and
- * frees them, record.c is the hot path, pool.c keeps the records of keyed
- * histograms, harvest.c reads them and moves intervals out.
+ * frees them, record.c is the hot path, harvest.c reads them and moves
+ * intervals out.  Their keys and records are a keyed map (map.h).
  *
  * Intervals
  * ---------
@@ -28,47 +28,6 @@
  * whoever reads intervals or resets: what a reader that must never see a
  * count go down (a Prometheus exporter) reads, with pcore_hist_read_total().
  * It costs one snapshot per histogram and one merge per slot and harvest.
- *
- * Keys
- * ----
- * Each bank has its own key table (hashed keys) and labels, and a harvest
- * empties the table of the bank it moves out: every interval read and
- * every reset reclaims every key.  A key lives as long as it has values in
- * the current interval.  That is the rule because it is lossless (the
- * values of a reclaimed key went out with the interval), because the table
- * emptied is one no handler can be writing, and because a key whose owner
- * lives on comes back with its next value, under its owner's label of the
- * time.  A histogram keyed by pid keeps working under endless process
- * churn as long as the keys seen between two interval reads fit.
- *
- * A free slot holds U64_MAX: that key, and no other, is refused (counted
- * as dropped).  PCORE_KEY_BUSY marks a stack slot whose frames are being
- * written, in stack tables only: in a hashed table it is a key like any
- * other, (u64)-ENOENT.
- *
- * Memory
- * ------
- * A histogram without keys allocates its records at creation: one per
- * possible CPU and bank, of the layout's size rounded up to a cache line.
- * A keyed one allocates, per bank, a table of record pointers per possible
- * CPU (8 bytes a slot), the key table and labels, and a pool of records in
- * chunks of 64: a key's first value on a CPU in an interval takes the
- * pool's next record (an atomic counter, no lock), and the harvest of the
- * bank gives them all back.  The records in use are bounded by the keys in
- * use times the CPUs they show up on, not by the table's capacity.
- *
- * When a pool is half used, the hot path queues an irq_work, which
- * schedules a work item that adds chunks to both banks (GFP_KERNEL, in
- * process context) until each holds twice what its bank uses.  A value that
- * finds the pool empty (a burst faster than the work item) is counted as
- * dropped, as is one whose key finds no slot.  A harvest trims the pool of
- * the bank it empties to at most four times the records of the last
- * intervals (at least one chunk): the rule that gives memory back.
- *
- * All of it is counted against mem_max (a parameter of probe_core): at
- * creation, where a histogram over the cap is refused, and as pools grow,
- * where a chunk over the cap is not added (one log line per histogram; the
- * next harvest tries again).
  */
 /* Part of pcore.h, which includes the units' headers in order. */
 #ifndef PCORE_HIST_H
@@ -104,122 +63,69 @@ struct pcore_client {
 #define pcore_cerr(c, fmt, ...)	pcore_clog(pr_err, c, fmt, ##__VA_ARGS__)
 
 /**
- * struct pcore_pool - the records of one bank of a keyed histogram
- * @chunk: chunks of 1 << pcore_hist.pool_shift records each, @nchunks of
- *	them allocated (room for pcore_hist.pool_chunks)
- * @n: records in the chunks; grows with a release store, read with acquire
- * @nchunks: chunks allocated
- * @used: records handed out in the bank's interval, in order; at most @n
- * @peak: @used when the bank was last harvested
- *
- * A key's first value on a CPU in an interval claims the next record; a
- * harvest of the bank gives them all back.  See "Memory" above.
- */
-struct pcore_pool {
-	void **chunk;
-	u32 n;
-	u32 nchunks;
-	atomic_t used;
-	u32 peak;
-};
-
-/* A key's label: up to 31 characters, NUL-padded. */
-struct pcore_label {
-	char s[PCORE_LABEL_MAX];
-};
-
-/**
  * struct pcore_hist - a histogram, or one per key, with one record per CPU
+ * @map: its keys and records, in two banks (map.h); first, for the hot
+ *	path's sake: no offset to add, short ones to its fields
+ * @cur: the bank the hot path writes (0 or 1); flipped under @lock
+ * @flags: %PCORE_HIST_KEY_ADDR or 0
+ * @layout: bucket layout of every key
+ * @dropped: per CPU, values whose key found no slot or no record
  * @node: in the client's hists
  * @client: owner
  * @name: directory name
  * @unit: unit for display
  * @key_name: what a key is, for display
- * @layout: bucket layout of every key
- * @key_mode: an enum pcore_key_mode
- * @flags: %PCORE_HIST_KEY_ADDR or 0
- * @nslots: keys kept: 1 when not keyed
- * @stride: bytes of one key's record on one CPU, a multiple of a cache line
- * @pool_shift: log2 of the records of a chunk of @pool
- * @pool_chunks: the most chunks a bank's pool can need: enough for every
- *	slot on every possible CPU
- * @pool_capped: growing @pool would go over mem_max: no new records until
- *	the next harvest, which tries again
- * @cap_logged: the log line that says so was printed (once per histogram)
- * @cur: the bank the hot path writes (0 or 1); flipped under @lock
- * @cpu: per bank, per possible CPU: without keys, its record; keyed, a
- *	table of @nslots record pointers, NULL until the key has a value on
- *	that CPU in the bank's interval
- * @pool: keyed: per bank, the records that the tables point into
- * @keys: per bank, %PCORE_KEYS_HASHED and %PCORE_KEYS_STACK: the key of
- *	each slot, U64_MAX when free (a stack's: PCORE_KEY_BUSY while its
- *	frames are written; a hashed key may be PCORE_KEY_BUSY)
- * @labels: per bank, keyed: per slot, the label given with its first value
- *	in the bank's interval
- * @depth: %PCORE_KEYS_STACK: frames kept of each stack
- * @seed: %PCORE_KEYS_STACK: of the hash of stacks, random: a key tells
- *	nothing of the addresses in its stack
- * @frames: %PCORE_KEYS_STACK: per bank, pcore_stack_words(@depth) words
- *	per slot, written before the slot's key is published (release) and
- *	read after it (acquire); freed with the bank's keys
- * @dropped: per CPU, values whose key found no slot
- * @probe: the probe bound to it (kretprobe/kprobe/tracepoint @hist)
- * @unlinked: under pcore_lock: off its client for good (pcore_hist_unlink());
- *	after it, @client may be freed at any time
- * @dir: its debugfs directory
- * @mem: bytes it takes, counted against mem_max
+ * @key_mode: an enum pcore_key_mode, as @map's
+ * @nslots: keys kept: 1 when not keyed; as @map's
+ * @depth: %PCORE_KEYS_STACK: frames kept of each stack; as @map's
  * @ref: held by its client until pcore_hist_release(), and by readers of
  *	/dev/probe_core, which read it without pcore_lock
- * @lock: serialises harvests and the readers of the bank being written;
- *	protects @total, @pending and @scratch
+ * @probe: the probe bound to it (kretprobe/kprobe/tracepoint @hist)
+ * @dir: its debugfs directory
+ * @mem: bytes it takes, counted against mem_max
+ * @lock: serialises harvests and the readers of the bank being written,
+ *	and @map's growth with them; protects @total, @pending and @scratch
  * @total: every value moved out by resets and interval reads, all keys
  *	and CPUs merged: with the banks, the histogram since its creation
  *	(pcore_hist_read_total())
  * @created: CLOCK_REALTIME at creation, ns since the Epoch
+ * @scratch: one snapshot of @layout, for harvests and walks
+ * @cap_logged: the log line that says @map's pool would go over mem_max
+ *	was printed (once per histogram)
+ * @unlinked: under pcore_lock: off its client for good (pcore_hist_unlink());
+ *	after it, @client may be freed at any time
  * @pending: the bank that is not @cur still holds an interval, whose
  *	harvest could not allocate its answer; the next harvest takes it
- * @scratch: one snapshot of @layout, for harvests and walks
- * @grow: queued by the hot path when a pool is half used, from any context
- * @grow_work: what @grow schedules: adds records to the pools
  *
- * See "Intervals", "Keys" and "Memory" above.
+ * Its size is part of the memory it reports (pcore_hist_mem()), so its
+ * fields are ordered to leave no holes.  See "Intervals" above, "Keys"
+ * and "Memory" in map.h.
  */
 struct pcore_hist {
+	struct pcore_map map;
+	u32 cur;
+	u32 flags;
+	struct pcore_layout layout;
+	local64_t __percpu *dropped;
 	struct list_head node;
 	struct pcore_client *client;
 	char name[PCORE_NAME_MAX];
 	char unit[PCORE_UNIT_MAX];
 	char key_name[PCORE_UNIT_MAX];
-	struct pcore_layout layout;
 	u32 key_mode;
-	u32 flags;
 	u32 nslots;
-	size_t stride;
-	u32 pool_shift;
-	u32 pool_chunks;
-	bool pool_capped;
-	bool cap_logged;
-	u32 cur;
-	void **cpu[2];
-	struct pcore_pool pool[2];
-	u64 *keys[2];
-	struct pcore_label *labels[2];
 	u32 depth;
-	u32 seed;
-	unsigned long *frames[2];
-	local64_t __percpu *dropped;
+	struct kref ref;
 	struct pcore_probe *probe;
-	bool unlinked;
 	struct dentry *dir;
 	size_t mem;
-	struct kref ref;
 	struct mutex lock;
 	struct pcore_snap *total;
 	u64 created;
-	bool pending;
 	struct pcore_snap *scratch;
-	struct irq_work grow;
-	struct work_struct grow_work;
+	bool cap_logged;
+	bool unlinked;
+	bool pending;
 };
 
 /**
@@ -271,14 +177,4 @@ void pcore_hist_unlink(struct pcore_hist *h);
 void pcore_hist_release(struct pcore_hist *h);
 void pcore_hist_put(struct pcore_hist *h);
 
-/* The record pools of keyed histograms (pool.c). */
-u32 pcore_pool_shift(u32 nslots);
-int pcore_pool_add(struct pcore_hist *h, struct pcore_pool *p, bool charged);
-void pcore_pool_grow_work(struct work_struct *w);
-void pcore_pool_grow_irq(struct irq_work *w);
-void pcore_pool_reset(struct pcore_hist *h, u32 b);
-struct pcore_cpu_hist *pcore_pool_rec(const struct pcore_hist *h,
-				      const struct pcore_pool *p, u32 u);
-struct pcore_cpu_hist *pcore_rec_claim(struct pcore_hist *h, u32 b, int cpu,
-				       u32 slot);
 #endif /* PCORE_HIST_H */

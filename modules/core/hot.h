@@ -8,18 +8,6 @@
 #define PCORE_HOT_H
 
 /*
- * The record of @slot on @cpu in bank @bank: NULL when a keyed slot has
- * no value there yet.
- */
-static inline struct pcore_cpu_hist *pcore_rec(const struct pcore_hist *h,
-					       u32 bank, int cpu, u32 slot)
-{
-	if (!h->key_mode)
-		return h->cpu[bank][cpu];
-	return READ_ONCE(((struct pcore_cpu_hist **)h->cpu[bank][cpu])[slot]);
-}
-
-/*
  * pcore_hist_add() for a caller that runs with preemption off already:
  * probe_core's own kprobe and kretprobe handlers (kprobes and rethook run
  * them so).  Inline: no call, no preempt_disable().
@@ -27,12 +15,12 @@ static inline struct pcore_cpu_hist *pcore_rec(const struct pcore_hist *h,
 static __always_inline void pcore_hist_add_nopreempt(struct pcore_hist *h,
 						     u64 v)
 {
-	if (unlikely(h->key_mode)) {
+	if (unlikely(h->map.key_mode)) {
 		pcore_hist_add_key(h, 0, NULL, v);
 		return;
 	}
-	pcore_record(&h->layout,
-		     h->cpu[READ_ONCE(h->cur)][raw_smp_processor_id()], v);
+	pcore_record(&h->layout, pcore_map_rec(&h->map, READ_ONCE(h->cur),
+						 raw_smp_processor_id(), 0), v);
 }
 
 /* pcore_hist_count() for a caller that runs with preemption off already. */
@@ -40,11 +28,11 @@ static __always_inline void pcore_hist_count_nopreempt(struct pcore_hist *h)
 {
 	struct pcore_cpu_hist *c;
 
-	if (unlikely(h->key_mode)) {
+	if (unlikely(h->map.key_mode)) {
 		pcore_hist_add_key(h, 0, NULL, 0);
 		return;
 	}
-	c = h->cpu[READ_ONCE(h->cur)][raw_smp_processor_id()];
+	c = pcore_map_rec(&h->map, READ_ONCE(h->cur), raw_smp_processor_id(), 0);
 	pcore_ctr_add(&c->b[0], 1);
 }
 

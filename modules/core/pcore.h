@@ -33,8 +33,8 @@
  *                        or kprobe each); the perf events of profilers
  *   probe                the life of a probe, through its ops only
  *   hist, harvest,       histograms: creation and memory; reading and
- *   record, pool,        harvests; the hot path; the records of keyed
- *   timer, calls         ones (hist.h tells how they work); timers; a
+ *   record, map,         harvests; the hot path; their keys and records
+ *   timer, calls         (hist.h and map.h tell how they work); timers; a
  *                        uretprobe's calls in flight (timer and calls
  *                        share slot.h)
  *   stack                kernel stacks: capture, the text of a frame
@@ -97,8 +97,9 @@ static inline u64 pcore_pcpu_sum(local64_t __percpu *c)
 #include "registry.h"
 #include "names.h"
 #include "mem.h"
-#include "hist.h"
 #include "stack.h"
+#include "map.h"
+#include "hist.h"
 #include "timer.h"
 #include "calls.h"
 #include "profile.h"

@@ -2,17 +2,11 @@
 /*
  * The hot path: every way a value goes into a histogram, with a key, a
  * stack or neither.  No lock, no allocation, no division; any context, NMI
- * included.  See "Intervals" and "Keys" at the top of hist.h.
+ * included.  See "Intervals" at the top of hist.h and "Keys" in map.h.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/hash.h>
-#include <linux/jhash.h>
-#include <linux/log2.h>
 #include "pcore.h"
-
-/* Slots a hashed key looks at before it is dropped. */
-#define PCORE_KEY_PROBES	32
 
 /*
  * The end of every keyed hot path: @v into @slot of bank @b on this CPU
@@ -27,9 +21,9 @@ static __always_inline void pcore_slot_record(struct pcore_hist *h, u32 b,
 	int cpu = raw_smp_processor_id();
 
 	if (likely(slot >= 0)) {
-		rec = pcore_rec(h, b, cpu, slot);
+		rec = pcore_map_rec(&h->map, b, cpu, slot);
 		if (unlikely(!rec))
-			rec = pcore_rec_claim(h, b, cpu, slot);
+			rec = pcore_map_claim(&h->map, b, cpu, slot);
 	}
 	if (likely(rec))
 		pcore_record(&h->layout, rec, v);
@@ -57,20 +51,19 @@ void notrace pcore_hist_add_key(struct pcore_hist *h, u64 key,
 {
 	struct pcore_label *labels;
 	int slot = -1;
-	u32 s, i, n, b;
-	u64 k, *keys;
+	u32 b;
 
 	preempt_disable_notrace();
 	/* One bank for the whole event: see "Intervals" at the top. */
 	b = READ_ONCE(h->cur);
-	labels = h->labels[b];
-	switch (h->key_mode) {
+	labels = h->map.labels[b];
+	switch (h->map.key_mode) {
 	case PCORE_KEYS_NONE:
 		slot = 0;
 		label = NULL;
 		break;
 	case PCORE_KEYS_DIRECT:
-		if (key >= h->nslots)
+		if (key >= h->map.nslots)
 			goto out;
 		slot = key;
 		if (label && READ_ONCE(labels[slot].s[0]))
@@ -81,107 +74,18 @@ void notrace pcore_hist_add_key(struct pcore_hist *h, u64 key,
 	default:
 		if (key == U64_MAX)
 			goto out;
-		keys = h->keys[b];
-		i = hash_64(key, ilog2(h->nslots));
-		for (n = 0; n < PCORE_KEY_PROBES && n < h->nslots; n++) {
-			s = (i + n) & (h->nslots - 1);
-			k = READ_ONCE(keys[s]);
-			if (k != key && k != U64_MAX)
-				continue;
-			/*
-			 * A bank's keys are freed only while no handler
-			 * writes it: a free slot ends the chain.
-			 */
-			if (k == U64_MAX)
-				k = cmpxchg(&keys[s], U64_MAX, key);
-			if (k != U64_MAX && k != key)
-				continue;
-			/* Ours (a free slot we took): give it the label. */
-			if (k == key)
-				label = NULL;
-			slot = s;
-			break;
-		}
+		slot = pcore_map_hashed_slot(&h->map, b, key, &label);
 		if (slot < 0)
 			goto out;
 	}
-	if (label) {
-		char *dst = labels[slot].s;
-
-		for (i = 0; i < PCORE_LABEL_MAX - 1 && label[i]; i++)
-			dst[i] = label[i];
-	}
+	if (label)
+		pcore_label_set(&labels[slot], label);
 out:
 	pcore_slot_record(h, b, slot, v);
 	preempt_enable_notrace();
 }
 EXPORT_SYMBOL_GPL(pcore_hist_add_key);
 NOKPROBE_SYMBOL(pcore_hist_add_key);
-
-static __always_inline bool pcore_frames_equal(const unsigned long *a,
-					       const unsigned long *b,
-					       unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return false;
-	return true;
-}
-
-/*
- * The slot of stack @f (@n words, key @key) in bank @b, claimed for it
- * when it has none; -1 when it finds no free slot.  A slot is claimed
- * with cmpxchg (free -> busy), its frames written, then its key
- * published.  A busy slot may be another handler writing this same
- * stack: we go on, and may claim a second slot for it.  Such twins are
- * rare (the first values of a stack, on two CPUs at once) and readers
- * merge them (stacks file, probectl).
- */
-static __always_inline int pcore_stack_slot(struct pcore_hist *h, u32 b,
-					    const unsigned long *f,
-					    unsigned int n, u64 key)
-{
-	unsigned long *frames = h->frames[b];
-	u32 i, slot, words = pcore_stack_words(h->depth);
-	u64 k, *keys = h->keys[b];
-
-	for (i = 0; i < PCORE_KEY_PROBES && i < h->nslots; i++) {
-		slot = ((u32)key + i) & (h->nslots - 1);
-		/* Pairs with the release below: its frames come first. */
-		k = smp_load_acquire(&keys[slot]);
-		if (k == U64_MAX) {
-			k = cmpxchg(&keys[slot], U64_MAX, PCORE_KEY_BUSY);
-			if (k == U64_MAX) {
-				u32 j;
-
-				for (j = 0; j < n; j++)
-					frames[slot * words + j] = f[j];
-				/* The frames, then the key that shows them. */
-				smp_store_release(&keys[slot], key);
-				return slot;
-			}
-			/* Lost the race: read the winner's key as above. */
-			k = smp_load_acquire(&keys[slot]);
-		}
-		if (k == key &&
-		    pcore_frames_equal(&frames[slot * words], f, n))
-			return slot;
-	}
-	return -1;
-}
-
-/* The slot of the @n frames @f with PCORE_STACK_F_* @flags in bank @b, or -1. */
-static __always_inline int pcore_frames_slot(struct pcore_hist *h, u32 b,
-					     const unsigned long *f,
-					     unsigned int n, u32 flags)
-{
-	u64 key = jhash2((const u32 *)f, n * sizeof(*f) / sizeof(u32),
-			 h->seed) | (u64)n << 32 | (u64)flags << 40;
-
-	return pcore_stack_slot(h, b, f, n, key);
-}
 
 /* The stack of @regs, of @task or of our caller, under which @v goes. */
 static __always_inline void pcore_hist_add_frames(struct pcore_hist *h,
@@ -195,17 +99,17 @@ static __always_inline void pcore_hist_add_frames(struct pcore_hist *h,
 	u32 b = 0, ff;
 
 	preempt_disable_notrace();
-	if (unlikely(h->key_mode != PCORE_KEYS_STACK))
+	if (unlikely(h->map.key_mode != PCORE_KEYS_STACK))
 		goto out;
 	ff = flags & PCORE_STACK_IDLE;
-	f = pcore_stack_get(regs, task, h->depth, &ff, &n);
+	f = pcore_stack_get(regs, task, h->map.depth, &ff, &n);
 	if (!f)
 		goto out;
 	/* Never more than a slot holds, whatever the capture gave. */
-	n = min(n, pcore_stack_words(h->depth));
+	n = min(n, pcore_stack_words(h->map.depth));
 	/* One bank for the whole event: see "Intervals" at the top. */
 	b = READ_ONCE(h->cur);
-	slot = pcore_frames_slot(h, b, f, n, ff);
+	slot = pcore_map_stack_slot(&h->map, b, f, n, ff);
 	pcore_stack_put();
 out:
 	pcore_slot_record(h, b, slot, v);
@@ -277,15 +181,15 @@ void notrace pcore_hist_add_frames_taken(struct pcore_hist *h,
 	u32 b = 0;
 
 	preempt_disable_notrace();
-	if (unlikely(h->key_mode != PCORE_KEYS_STACK) || !n)
+	if (unlikely(h->map.key_mode != PCORE_KEYS_STACK) || !n)
 		goto out;
-	if (n > h->depth) {
-		n = h->depth;
+	if (n > h->map.depth) {
+		n = h->map.depth;
 		flags |= PCORE_STACK_F_CUT;
 	}
 	/* One bank for the whole event: see "Intervals" at the top. */
 	b = READ_ONCE(h->cur);
-	slot = pcore_frames_slot(h, b, f, n, flags);
+	slot = pcore_map_stack_slot(&h->map, b, f, n, flags);
 out:
 	pcore_slot_record(h, b, slot, v);
 	preempt_enable_notrace();
