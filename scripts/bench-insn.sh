@@ -69,6 +69,7 @@ pcore|probe_core target= (loglinear)|insmod modules/probe_core.ko target=$fn|pco
 pcore-log2|probe_core target= hist=log2|insmod modules/probe_core.ko target=$fn hist=log2|pcore_hits|rmmod probe_core
 pcore-linear|probe_core target= hist=linear:0,100000,100|insmod modules/probe_core.ko target=$fn hist=linear:0,100000,100|pcore_hits|rmmod probe_core
 pcore-count|probe_core target=F:count (counting kprobe)|insmod modules/probe_core.ko target=$fn:count|pcore_hits :count|rmmod probe_core
+pcore-count-direct|probe_core target=F:count mechanism=direct|insmod modules/probe_core.ko target=$fn:count mechanism=direct|pcore_hits :count|rmmod probe_core
 pcore-count-other|target=F:count pid=1 (every call filtered out)|insmod modules/probe_core.ko target=$fn:count pid=1||rmmod probe_core
 pcore-by-pid|probe_core target=F:by=pid (latency by process)|insmod modules/probe_core.ko target=$fn:by=pid|pcore_hits :by=pid|rmmod probe_core
 pcore-arg|probe_core target=F:arg1 (kprobe, log2)|insmod modules/probe_core.ko target=$fn:arg1|pcore_hits :arg1|rmmod probe_core

@@ -227,4 +227,43 @@ static inline bool pcore_task_returns_pending(struct task_struct *t)
 	return false;
 }
 
+/*
+ * ftrace direct calls (direct.c): a function's ftrace site made a call to
+ * a trampoline of ours, on x86-64 kernels with
+ * CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS (which BPF trampolines need).
+ * v6.5 renamed register_ftrace_direct_multi() to register_ftrace_direct()
+ * (the old single-function one went).  Before v6.5 a register leaves
+ * the ops without FTRACE_OPS_FL_INITIALIZED: setting the filter again
+ * (which initializes it) comes before a register again.
+ */
+#if IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS) && \
+	defined(CONFIG_X86_64)
+#define PCORE_HAVE_DIRECT	1
+#include <linux/ftrace.h>
+
+static inline int pcore_ftrace_direct_register(struct ftrace_ops *ops,
+					       unsigned long addr)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	return register_ftrace_direct(ops, addr);
+#else
+	return register_ftrace_direct_multi(ops, addr);
+#endif
+}
+
+/*
+ * Unregister; the filter stays, for a register again, until
+ * ftrace_free_filter() (which leaves the ops unusable: only at the end).
+ */
+static inline void pcore_ftrace_direct_unregister(struct ftrace_ops *ops,
+						  unsigned long addr)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+	unregister_ftrace_direct(ops, addr, false);
+#else
+	unregister_ftrace_direct_multi(ops, addr);
+#endif
+}
+#endif
+
 #endif /* PROBE_CORE_COMPAT_H */

@@ -67,8 +67,8 @@ struct pcore_ioc_version {
  * struct pcore_ioc_entry - one histogram, as PCORE_IOC_LIST reports it
  * @name: "<name>" or "<module>/<name>"
  * @symbol: what its probe resolved to, "" without a probe
- * @probe_kind: "kprobe", "kretprobe", "tracepoint", "uprobe", "uretprobe"
- *	or ""
+ * @probe_kind: "kprobe", "kretprobe", "tracepoint", "uprobe", "uretprobe",
+ *	"functions", "profile", "direct" (an ftrace direct call) or ""
  * @unit: unit of the values, e.g. "ns"
  * @hist_kind: "log2", "linear" or "loglinear"
  * @key_name: what a key is ("irq", "pid"...), "" when not keyed

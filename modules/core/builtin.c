@@ -456,7 +456,13 @@ static int pcore_builtin_profile(struct pcore_client *c,
 	return PTR_ERR_OR_ZERO(b->probe);
 }
 
-/* A kprobe (or uprobe) that counts calls into a count histogram. */
+/* mechanism=direct: target=F:count counts through an ftrace direct call. */
+bool pcore_count_direct;
+
+/*
+ * A kprobe (or uprobe, or with mechanism=direct a direct call) that
+ * counts calls into a count histogram.
+ */
 static int pcore_builtin_count(struct pcore_client *c, struct pcore_builtin *b,
 			       struct file *file, u64 offset)
 {
@@ -466,6 +472,12 @@ static int pcore_builtin_count(struct pcore_client *c, struct pcore_builtin *b,
 		return PTR_ERR(b->hist);
 	if (file)
 		b->probe = pcore_builtin_uprobe(c, b, file, offset, 0);
+#ifdef PCORE_HAVE_DIRECT
+	else if (pcore_count_direct && !b->by_pid)
+		b->probe = pcore_direct_attach(c, &(struct pcore_direct_opts){
+			.name = b->name, .symbol = b->symbol, .hist = b->hist,
+			.priv = b, .filter = b->filter });
+#endif
 	else
 		b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
 			.name = b->name, .symbol = b->symbol, .hist = b->hist,

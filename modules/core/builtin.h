@@ -39,6 +39,7 @@ struct pcore_builtin_req {
 	unsigned int hz;
 };
 
+extern bool pcore_count_direct;
 extern unsigned int pcore_offcpu_min_us;
 extern unsigned int pcore_offcpu_tasks;
 

@@ -43,16 +43,20 @@ static __always_inline void pcore_hist_count_nopreempt(struct pcore_hist *h)
  */
 static __always_inline bool pcore_filter_pass(const struct pcore_probe *p)
 {
-	u64 c[2];
+	u64 c0, c1;
 
 	if (p->fpid && task_tgid(current) != p->fpid)
 		return false;
 	if (!p->fcomm[0])
 		return true;
-	/* Two loads: the size is known (TASK_COMM_LEN is 16). */
-	BUILD_BUG_ON(sizeof(current->comm) != sizeof(c));
-	memcpy(c, current->comm, sizeof(c));
-	return !((c[0] ^ p->fcomm[0]) | (c[1] ^ p->fcomm[1]));
+	/*
+	 * Two loads (TASK_COMM_LEN is 16) into two words, not an array: a
+	 * local array would cost every handler a stack canary.
+	 */
+	BUILD_BUG_ON(sizeof(current->comm) != 2 * sizeof(u64));
+	memcpy(&c0, current->comm, sizeof(c0));
+	memcpy(&c1, current->comm + sizeof(c0), sizeof(c1));
+	return !((c0 ^ p->fcomm[0]) | (c1 ^ p->fcomm[1]));
 }
 
 /* Count a handler call; kprobe and kretprobe handlers run with preemption off. */

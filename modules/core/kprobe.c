@@ -71,9 +71,10 @@ NOKPROBE_SYMBOL(pcore_kp_count_filtered);
 /*
  * Register with @sym, then with what it is called in this kernel: do_fork
  * and sys_<name> (compat header).  Sets p->symbol to the name that worked.
+ * The direct-call probes resolve their function so too.
  */
-static int pcore_register_aliased(struct pcore_probe *p, const char *sym,
-				  int (*reg)(struct pcore_probe *p))
+int pcore_register_aliased(struct pcore_probe *p, const char *sym,
+			   int (*reg)(struct pcore_probe *p))
 {
 	static const char * const fork_aliases[] = PCORE_DO_FORK_ALIASES;
 	unsigned int i;

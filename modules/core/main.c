@@ -143,6 +143,12 @@ __MODULE_PARM_TYPE(comm, "charp");
 MODULE_PARM_DESC(comm,
 	"target= probes see only tasks of this name, as /proc/PID/comm shows it (at most 15 characters)");
 
+static struct pcore_str_param mechanism;
+module_param_cb(mechanism, &pcore_param_str_ops, &mechanism, 0400);
+__MODULE_PARM_TYPE(mechanism, "charp");
+MODULE_PARM_DESC(mechanism,
+	"how target=F:count counts calls: kprobe (default), or direct (an ftrace direct call to a trampoline of probe_core's: a fraction of a kprobe's cost; x86-64 kernels with CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)");
+
 static struct pcore_str_param hist;
 module_param_cb(hist, &pcore_param_str_ops, &hist, 0400);
 __MODULE_PARM_TYPE(hist, "charp");
@@ -234,9 +240,23 @@ static int __init pcore_init(void)
 	      pcore_param_check_str(&stacks) ?:
 	      pcore_param_check_str(&comm) ?:
 	      pcore_param_check_str(&hist) ?:
+	      pcore_param_check_str(&mechanism) ?:
 	      pcore_parse_hist(hist.val, &spec);
 	if (ret)
 		return ret;
+	if (mechanism.val && strcmp(mechanism.val, "kprobe") &&
+	    strcmp(mechanism.val, "direct")) {
+		pr_err("mechanism=%*pE: must be kprobe or direct\n",
+		       (int)strlen(mechanism.val), mechanism.val);
+		return -EINVAL;
+	}
+	pcore_count_direct = mechanism.val && !strcmp(mechanism.val, "direct");
+#ifndef PCORE_HAVE_DIRECT
+	if (pcore_count_direct) {
+		pr_err("mechanism=direct: this kernel has no ftrace direct calls (x86-64, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)\n");
+		return -EOPNOTSUPP;
+	}
+#endif
 	if (comm.val && strlen(comm.val) >= TASK_COMM_LEN) {
 		pr_err("comm=%*pE: longer than %d characters\n",
 		       (int)strlen(comm.val), comm.val, TASK_COMM_LEN - 1);

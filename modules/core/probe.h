@@ -14,6 +14,39 @@ enum pcore_probe_kind {
 	PCORE_PROBE_URETPROBE,
 	PCORE_PROBE_FUNCS,
 	PCORE_PROBE_PROFILE,
+	PCORE_PROBE_DIRECT,
+};
+
+/**
+ * struct pcore_direct - a direct-call probe's (direct.c)
+ * @ops: its ftrace registration, filtered to @ip
+ * @ip: the function's ftrace call site
+ * @slot: its trampoline
+ */
+struct pcore_direct {
+#ifdef PCORE_HAVE_DIRECT
+	struct ftrace_ops ops;
+#endif
+	unsigned long ip;
+	unsigned int slot;
+};
+
+/**
+ * struct pcore_direct_opts - a direct-call probe to attach: it counts the
+ *	calls of @symbol into @hist
+ * @name: probe name, unique within the client; default @symbol
+ * @symbol: function to probe; "do_fork" and "sys_<name>" resolve to this
+ *	kernel's names
+ * @hist: where the calls are counted
+ * @priv: handler data
+ * @filter: only these tasks' calls
+ */
+struct pcore_direct_opts {
+	const char *name;
+	const char *symbol;
+	struct pcore_hist *hist;
+	void *priv;
+	struct pcore_filter filter;
 };
 
 struct pcore_probe;
@@ -105,6 +138,7 @@ extern const struct pcore_probe_ops pcore_uretprobe_ops;
  * @up: %PCORE_PROBE_UPROBE and %PCORE_PROBE_URETPROBE
  * @fg: %PCORE_PROBE_FUNCS: its functions, each with its histogram
  * @prof: %PCORE_PROBE_PROFILE: its perf events
+ * @dp: %PCORE_PROBE_DIRECT: its ftrace ops and trampoline
  * @pre: kprobe pre handler; a profiler's sample handler
  * @post: kprobe post handler
  * @entry: kretprobe or uprobe entry handler
@@ -136,6 +170,7 @@ struct pcore_probe {
 		struct pcore_uprobe up;
 		struct pcore_fgroup *fg;
 		struct pcore_profile prof;
+		struct pcore_direct dp;
 	};
 	void (*pre)(struct pcore_probe *p, struct pt_regs *regs);
 	void (*post)(struct pcore_probe *p, struct pt_regs *regs);
@@ -187,6 +222,8 @@ static inline const char *pcore_probe_kind_str(enum pcore_probe_kind kind)
 		return "functions";
 	case PCORE_PROBE_PROFILE:
 		return "profile";
+	case PCORE_PROBE_DIRECT:
+		return "direct";
 	default:
 		return "tracepoint";
 	}
@@ -218,6 +255,19 @@ struct pcore_probe *pcore_probe_new(struct pcore_client *c,
 				    const struct pcore_filter *f);
 int pcore_probe_charge(struct pcore_probe *p, size_t bytes);
 int pcore_check_symbol(struct pcore_probe *p, const char *sym);
+int pcore_register_aliased(struct pcore_probe *p, const char *sym,
+			   int (*reg)(struct pcore_probe *p));
+struct pcore_probe *pcore_direct_attach(struct pcore_client *c,
+					const struct pcore_direct_opts *o);
+
+/*
+ * Probes that count through a trampoline at once (direct.c): as many as
+ * probe_core has probes of its own, the only ones that count so.
+ */
+#define PCORE_DIRECT_SLOTS	256
+/* The trampolines' addresses, and what they call (direct.c's asm). */
+extern const unsigned long pcore_direct_tramps[PCORE_DIRECT_SLOTS];
+void pcore_direct_hit(unsigned long slot);
 struct pcore_probe *pcore_probe_add(struct pcore_probe *p, const void *o,
 				    int err);
 u64 pcore_probe_hits(const struct pcore_probe *p);

@@ -8,7 +8,8 @@
  * Each combination draws, from tables of generators:
  *   - probe_core's parameters (params[]: target= with every suffix and
  *     glob, stacks=, stack_depth=, profile=, tracepoints=, offcpu_min_us=,
- *     hist=, maxactive=, mem_max=, pid=, comm=), each given or not;
+ *     hist=, maxactive=, mem_max=, pid=, comm=, mechanism=), each given
+ *     or not;
  *   - 0 to 3 PCORE_IOC_ATTACHes (attach_gens[]: kretprobe with suffixes,
  *     tracepoint, uprobe on this program, profiler; filters and depths);
  *   - sometimes a handler module's keys (pcore_apitest case=keys_fuzz:
@@ -334,6 +335,12 @@ static void gen_mem_max(struct combo *c)
 	c->mem_max = 1;
 }
 
+/* How target=F:count counts: a kprobe, or a direct call (direct.c). */
+static void gen_mechanism(struct combo *c)
+{
+	param_add(c, "mechanism=%s", rnd_pct(75) ? "direct" : "kprobe");
+}
+
 static void gen_pid(struct combo *c)
 {
 	/* This program, init, or one that does not exist (ESRCH). */
@@ -370,6 +377,7 @@ static const struct param_gen {
 	{ "mem_max", 15, gen_mem_max },
 	{ "pid", 10, gen_pid },		/* after target= and stacks= */
 	{ "comm", 15, gen_comm },
+	{ "mechanism", 30, gen_mechanism },
 };
 
 /* The generators of PCORE_IOC_ATTACH, one per kind. */
