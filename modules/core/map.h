@@ -248,22 +248,25 @@ static __always_inline int pcore_map_hashed_slot(struct pcore_map *m, u32 b,
 	for (n = 0; n < PCORE_KEY_PROBES && n < m->nslots; n++) {
 		s = (i + n) & (m->nslots - 1);
 		k = READ_ONCE(keys[s]);
-		if (k != key && k != U64_MAX)
+		/* The common case first: the key is there. */
+		if (k == key)
+			goto found;
+		if (k != U64_MAX)
 			continue;
 		/*
 		 * A bank's keys are freed only while no handler writes
 		 * it: a free slot ends the chain.
 		 */
+		k = cmpxchg(&keys[s], U64_MAX, key);
 		if (k == U64_MAX)
-			k = cmpxchg(&keys[s], U64_MAX, key);
-		if (k != U64_MAX && k != key)
-			continue;
-		/* Ours (a free slot we took): give it the label. */
+			return s;	/* ours: it gets the label */
 		if (k == key)
-			*label = NULL;
-		return s;
+			goto found;
 	}
 	return -1;
+found:
+	*label = NULL;
+	return s;
 }
 
 /* Label @l: @label, up to PCORE_LABEL_MAX - 1 characters.  Hot path. */
