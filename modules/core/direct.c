@@ -8,8 +8,8 @@
  * How.  Every traceable function starts with a call to __fentry__ that
  * ftrace patches.  register_ftrace_direct() patches it into a call to a
  * trampoline instead; the trampoline saves the argument registers, calls
- * pcore_direct_hit() with its slot number and the call's addresses,
- * restores them and returns into the function.  A module cannot make
+ * pcore_direct_hit() with its slot number, restores them and returns into
+ * the function.  A module cannot make
  * code at run time (no executable allocation or text_poke() is exported),
  * so the trampolines are made here, one per slot (PCORE_DIRECT_SLOTS of
  * them in this file's text), and a probe takes a free slot: the slot
@@ -17,10 +17,10 @@
  *
  * Safety.  The handler runs in the function's own context, preemptible or
  * not, and holds preemption off while it counts; it does not recurse
- * (see pcore_direct_hit()).  A probe leaves its slot before its trampoline is
- * unregistered, and unregistering waits until no task is inside the
- * trampoline (ftrace's shutdown of an ops of a module waits for RCU tasks:
- * a task preempted in the trampoline has left it).
+ * (see pcore_direct_hit()).  Unregistering waits until no task is inside
+ * the trampoline (ftrace's shutdown of an ops of a module waits for RCU
+ * tasks: a task preempted in the trampoline has left it); only then does
+ * the probe leave its slot, which another probe may take.
  *
  * Only counting (target=F:count) comes this way for now; a function
  * ftrace cannot trace, or one that another direct user (a BPF trampoline)
