@@ -5,9 +5,9 @@
  * kernel is really locked down, an unsigned probe_core is refused, and
  * the signed one loads, shows its debugfs root and unloads.  Then what
  * probe_core allows there: no probe at all, as the kernel allows no kprobe
- * event (LOCKDOWN_KPROBES).  target=, tracepoints=, PCORE_IOC_ATTACH and a
- * handler module's attach through the API each get EPERM and one log line,
- * and leave nothing registered.
+ * event (LOCKDOWN_KPROBES).  target= (with mechanism=direct too),
+ * tracepoints=, PCORE_IOC_ATTACH and a handler module's attach through
+ * the API each get EPERM and one log line, and leave nothing registered.
  */
 #include "pcore_ioctl.h"
 #include <sys/mount.h>
@@ -67,6 +67,13 @@ TEST(target_refused)
 {
 	refused_load(_metadata, "target=do_fork",
 		     "probe_core: kretprobe do_fork: refused: the kernel is locked down");
+}
+
+/* A direct call reads what a kprobe would: refused alike. */
+TEST(direct_refused)
+{
+	refused_load(_metadata, "target=do_fork:count mechanism=direct",
+		     "probe_core: direct do_fork:count: refused: the kernel is locked down");
 }
 
 TEST(tracepoints_refused)
