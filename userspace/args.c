@@ -1169,6 +1169,28 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 }
 
 /*
+ * A uprobe's histogram name (attach_label): --name, or the one made from
+ * SYMBOL with room left for the suffix of the spec so far (":arg1:bytes";
+ * ":by=pid" is not counted).  Return: 0, or PC_EXIT_USAGE after the message.
+ */
+static int attach_uprobe_name(struct pc_args *a)
+{
+	struct pcore_probe_spec sfx = a->attach_probe;
+	char suffix[PCORE_UAPI_NAME_MAX];
+
+	sfx.func[0] = '\0';
+	sfx.flags = 0;
+	pcore_probe_spec_name(&sfx, suffix, sizeof(suffix));	/* fits */
+	if (a->attach_hist_name)
+		snprintf(a->attach_label, sizeof(a->attach_label), "%s",
+			 a->attach_hist_name);
+	else if (uprobe_label(a, sizeof(a->attach_label) - strlen(suffix)))
+		return PC_EXIT_USAGE;
+	a->attach_name = a->attach_label;
+	return 0;
+}
+
+/*
  * attach: the probe in fields, as the kernel takes them: FUNC parsed as
  * target= takes it (by the kernel's own parser, pcore_spec.c), then the
  * options, then the kernel's rules; the name is the spec as text.
@@ -1178,14 +1200,10 @@ static int attach_probe(struct pc_args *a)
 	struct pcore_probe_spec *ps = &a->attach_probe;
 	char why[PCORE_SPEC_WHY_MAX], full[2 * PCORE_UAPI_NAME_MAX];
 
-	if (a->attach_kind != PCORE_ATTACH_KRETPROBE) {
-		/* a tracepoint, or a uprobe's name: not a spec's text */
-		memset(ps, 0, sizeof(*ps));
-		snprintf(ps->func, sizeof(ps->func), "%s", a->attach_name);
-	} else if (pcore_probe_spec_parse(a->attach_name, ps, why,
-					  sizeof(why))) {
+	memset(ps, 0, sizeof(*ps));
+	if (a->attach_kind == PCORE_ATTACH_KRETPROBE &&
+	    pcore_probe_spec_parse(a->attach_name, ps, why, sizeof(why)))
 		return fail(a, "%s: %s", a->attach_name, why);
-	}
 	if ((a->attach_arg || a->attach_count || a->attach_stacks ||
 	     a->attach_retval) && ps->what)
 		return fail(a, "%s: give what to record in FUNC's suffix or as an option, not both",
@@ -1203,6 +1221,11 @@ static int attach_probe(struct pc_args *a)
 	/* --unit goes with --arg or --retval: FUNC has no unit then */
 	if (a->attach_unit)
 		snprintf(ps->unit, sizeof(ps->unit), "%s", a->attach_unit);
+	if (a->attach_kind == PCORE_ATTACH_UPROBE && attach_uprobe_name(a))
+		return PC_EXIT_USAGE;
+	/* a tracepoint, or a uprobe's name: not a spec's text */
+	if (a->attach_kind != PCORE_ATTACH_KRETPROBE)
+		snprintf(ps->func, sizeof(ps->func), "%s", a->attach_name);
 	if (a->attach_by_pid)
 		ps->flags |= PCORE_ATTACH_BY_PID;
 	if (a->attach_kind != PCORE_ATTACH_TRACEPOINT &&
@@ -1226,10 +1249,6 @@ static int check_attach(struct pc_args *a)
 	bool ret = (a->attach_kind == PCORE_ATTACH_KRETPROBE || uprobe) &&
 		   !a->attach_entry;
 	const char *entry = uprobe ? "--uprobe" : "--kprobe";
-	/* the suffix's length, ":argN" for --arg */
-	size_t suffix = a->attach_arg ? 5 : a->attach_count ? 6 :
-			a->attach_stacks || a->attach_retval ? 7 : 0;
-	size_t room;
 
 	if (!a->attach_kind)
 		return fail(a, "attach needs --kprobe FUNC, --kretprobe FUNC, --uprobe PATH:SYMBOL, --uretprobe PATH:SYMBOL or --tracepoint TP");
@@ -1262,16 +1281,6 @@ static int check_attach(struct pc_args *a)
 	if (a->attach_by_pid && (a->attach_retval || a->attach_stacks))
 		return fail(a, "--by-pid does not go with --%s",
 			    a->attach_retval ? "retval" : "stacks");
-	if (uprobe) {
-		room = sizeof(a->attach_label) - suffix -
-		       (a->attach_unit ? strlen(a->attach_unit) + 1 : 0);
-		if (!a->attach_hist_name && uprobe_label(a, room))
-			return PC_EXIT_USAGE;
-		if (a->attach_hist_name)
-			snprintf(a->attach_label, sizeof(a->attach_label), "%s",
-				 a->attach_hist_name);
-		a->attach_name = a->attach_label;
-	}
 	return attach_probe(a);
 }
 

@@ -147,7 +147,7 @@ static int pcore_builtin_tracepoint(struct pcore_client *c,
 	if (IS_ERR(b->timer))
 		return PTR_ERR(b->timer);
 	if (offcpu) {
-		int ret = pcore_timer_keep_stacks(b->timer, b->hist->depth);
+		int ret = pcore_timer_keep_stacks(b->timer, b->hist->map.depth);
 
 		if (ret)
 			return ret;

@@ -77,12 +77,12 @@ static void pcore_fill_entry(struct pcore_hist *h, struct pcore_ioc_entry *e)
 	strscpy(e->unit, h->unit, sizeof(e->unit));
 	strscpy(e->hist_kind, pcore_kind_name(h->layout.kind),
 		sizeof(e->hist_kind));
-	if (h->key_mode)
+	if (h->map.key_mode)
 		strscpy(e->key_name, h->key_name, sizeof(e->key_name));
-	if (h->key_mode == PCORE_KEYS_STACK)
+	if (h->map.key_mode == PCORE_KEYS_STACK)
 		e->flags |= PCORE_ENT_STACKS;
 	e->nbuckets = h->layout.nbuckets;
-	e->nkeys = h->nslots;
+	e->nkeys = h->map.nslots;
 	e->mem_kib = min_t(size_t, DIV_ROUND_UP(h->mem, 1024), U32_MAX);
 	if (h->client == pcore_client_get_own())
 		e->flags |= PCORE_ENT_OWN;
@@ -224,7 +224,7 @@ static int pcore_read_snap(struct pcore_hist *h, const struct pcore_ioc_read *in
 	u32 i;
 	int ret;
 
-	if (one && in->slot >= h->nslots)
+	if (one && in->slot >= h->map.nslots)
 		return -EINVAL;
 	if (in->flags & PCORE_READ_RESET) {
 		ret = pcore_hist_harvest(h, &kvs);
@@ -252,7 +252,7 @@ static int pcore_read_snap(struct pcore_hist *h, const struct pcore_ioc_read *in
 		mutex_unlock(&h->lock);
 		return false;
 	}
-	for (i = 0; i < h->nslots; i++)
+	for (i = 0; i < h->map.nslots; i++)
 		if (!one || i == in->slot)
 			pcore_hist_read(h, in->cpu, i, s);
 	if (one)
@@ -418,12 +418,12 @@ static long pcore_ioc_read(void __user *arg, bool writer)
 	}
 	s = kvmalloc(pcore_snap_size(&h->layout), GFP_KERNEL);
 	b = kvcalloc(h->layout.nbuckets, sizeof(*b), GFP_KERNEL);
-	if (in.frames && h->key_mode == PCORE_KEYS_STACK) {
+	if (in.frames && h->map.key_mode == PCORE_KEYS_STACK) {
 		text = kvmalloc(PCORE_UAPI_FRAMES_MAX, GFP_KERNEL);
-		frames = kmalloc_array(pcore_stack_words(h->depth),
+		frames = kmalloc_array(pcore_stack_words(h->map.depth),
 				       sizeof(*frames), GFP_KERNEL);
 	}
-	if (!s || !b || (in.frames && h->key_mode == PCORE_KEYS_STACK &&
+	if (!s || !b || (in.frames && h->map.key_mode == PCORE_KEYS_STACK &&
 			 (!text || !frames))) {
 		ret = -ENOMEM;
 		goto out;

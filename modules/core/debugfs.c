@@ -195,7 +195,7 @@ static void pcore_seq_key(struct seq_file *m, const struct pcore_hist *h,
 	/* An address as %pK prints it: 16 hex digits. */
 	if (h->flags & PCORE_HIST_KEY_ADDR)
 		seq_printf(m, "%016llx", kv->key);
-	else if (h->key_mode == PCORE_KEYS_STACK)
+	else if (h->map.key_mode == PCORE_KEYS_STACK)
 		seq_printf(m, "%08llx", kv->key);
 	else
 		seq_printf(m, "%llu", kv->key);
@@ -228,14 +228,14 @@ static void pcore_seq_block(void *arg, const struct pcore_keyval *kv)
 	struct pcore_seq_arg *a = arg;
 	char lb[PCORE_LABEL_MAX];
 
-	if (a->h->key_mode) {
+	if (a->h->map.key_mode) {
 		seq_puts(a->m, "\n");
 		pcore_seq_key(a->m, a->h, kv, ": ");
 		seq_printf(a->m, "\nlabel: %s\n", pcore_label(kv, lb));
 	}
 	pcore_seq_values(a->m, a->h, kv->s);
 	if (a->with_hist)
-		pcore_seq_hist(a->m, a->h, kv->s, a->h->key_mode ? "  " : "",
+		pcore_seq_hist(a->m, a->h, kv->s, a->h->map.key_mode ? "  " : "",
 			       false);
 }
 
@@ -246,7 +246,7 @@ static void pcore_seq_block(void *arg, const struct pcore_keyval *kv)
 static void pcore_seq_head(struct seq_file *m, struct pcore_hist *h,
 			   const struct pcore_about *about, u64 hits, u32 n)
 {
-	if (h->key_mode) {
+	if (h->map.key_mode) {
 		seq_printf(m, "keys: %u\n", n);
 		seq_printf(m, "dropped: %llu\n", pcore_hist_dropped(h));
 	}
@@ -405,7 +405,7 @@ static void pcore_hist_one(void *arg, const struct pcore_keyval *kv)
 	struct pcore_seq_arg *a = arg;
 	char lb[PCORE_LABEL_MAX];
 
-	if (!a->h->key_mode) {
+	if (!a->h->map.key_mode) {
 		pcore_seq_hist(a->m, a->h, kv->s, "", a->full);
 		return;
 	}
@@ -424,7 +424,7 @@ static int pcore_hist_print(struct seq_file *m, bool full)
 	mutex_lock(&a.h->lock);
 	pcore_hist_walk(a.h, -1, pcore_hist_one, &a);
 	mutex_unlock(&a.h->lock);
-	if (a.h->key_mode && !a.any)
+	if (a.h->map.key_mode && !a.any)
 		seq_puts(m, "(empty)\n");
 	return 0;
 }
@@ -455,7 +455,7 @@ static int pcore_stats_show(struct seq_file *m, void *unused)
 	pcore_about_get(h, about);
 	mutex_lock(&h->lock);
 	hits = pcore_hist_lifetime(h);
-	if (!h->key_mode) {
+	if (!h->map.key_mode) {
 		pcore_hist_walk(h, -1, pcore_seq_block, &a);
 		pcore_seq_about(m, h, about, hits);
 	} else {
@@ -613,7 +613,7 @@ static int pcore_stacks_show(struct seq_file *m, void *unused)
 	/* A count histogram's sums are all 0: the most counted first. */
 	sort(a.rows, j, sizeof(*a.rows), pcore_stack_cmp_sum, NULL);
 	seq_printf(m, "# %u stacks, %llu dropped, depth %u\n", j,
-		   pcore_hist_dropped(h), h->depth);
+		   pcore_hist_dropped(h), h->map.depth);
 	for (i = 0; i < j; i++)
 		pcore_stacks_print(m, h, &a.rows[i]);
 	mutex_unlock(&h->lock);
@@ -634,11 +634,11 @@ static void pcore_percpu_one(void *arg, const struct pcore_keyval *kv)
 {
 	struct pcore_seq_arg *a = arg;
 	struct pcore_hist *h = a->h;
-	const char *indent = h->key_mode ? "  " : "";
+	const char *indent = h->map.key_mode ? "  " : "";
 	char what[24], lb[PCORE_LABEL_MAX];
 	int cpu;
 
-	if (h->key_mode) {
+	if (h->map.key_mode) {
 		pcore_seq_key(a->m, h, kv, " ");
 		seq_printf(a->m, " %s:\n", pcore_label(kv, lb));
 	}
@@ -650,7 +650,7 @@ static void pcore_percpu_one(void *arg, const struct pcore_keyval *kv)
 		pcore_seq_totals(a->m, what, a->one);
 		if (a->one->count)
 			pcore_seq_hist(a->m, h, a->one,
-				       h->key_mode ? "    " : "  ", false);
+				       h->map.key_mode ? "    " : "  ", false);
 		pcore_snap_merge(a->total, a->one);
 	}
 	snprintf(what, sizeof(what), "%stotal", indent);
@@ -692,7 +692,7 @@ static int pcore_interval_show(struct seq_file *m, void *unused)
 	mutex_lock(&iv->h->lock);
 	hits = pcore_hist_lifetime(iv->h);
 	mutex_unlock(&iv->h->lock);
-	if (!iv->h->key_mode) {
+	if (!iv->h->map.key_mode) {
 		pcore_seq_values(m, iv->h, iv->kvs.kv[0].s);
 		pcore_seq_about(m, iv->h, &iv->about, hits);
 		seq_puts(m, "\n");
@@ -792,9 +792,9 @@ static void pcore_debugfs_hist_added(struct pcore_hist *h)
 	debugfs_create_file("stats", 0400, h->dir, h, &pcore_stats_fops);
 	debugfs_create_file("interval", 0600, h->dir, h, &pcore_interval_fops);
 	debugfs_create_file("reset", 0200, h->dir, h, &pcore_reset_fops);
-	if (h->key_mode)
+	if (h->map.key_mode)
 		debugfs_create_file("keys", 0400, h->dir, h, &pcore_keys_fops);
-	if (h->key_mode == PCORE_KEYS_STACK)
+	if (h->map.key_mode == PCORE_KEYS_STACK)
 		debugfs_create_file("stacks", 0400, h->dir, h,
 				    &pcore_stacks_fops);
 }

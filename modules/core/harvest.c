@@ -116,18 +116,18 @@ u32 pcore_hist_walk(struct pcore_hist *h, int cpu, pcore_walk_fn fn,
 	u32 i, n = 0;
 
 	lockdep_assert_held(&h->lock);
-	for (i = 0; i < h->nslots; i++) {
+	for (i = 0; i < h->map.nslots; i++) {
 		if (!pcore_map_slot_taken(&h->map, h->cur, i))
 			continue;
 		pcore_snap_init(&h->layout, kv.s);
-		pcore_hist_read(h, h->key_mode == PCORE_KEYS_DIRECT ? -1 : cpu,
+		pcore_hist_read(h, h->map.key_mode == PCORE_KEYS_DIRECT ? -1 : cpu,
 				i, kv.s);
 		if (!pcore_slot_shown(h, h->cur, i, kv.s))
 			continue;
 		n++;
 		if (!fn)
 			continue;
-		if (cpu >= 0 && h->key_mode == PCORE_KEYS_DIRECT) {
+		if (cpu >= 0 && h->map.key_mode == PCORE_KEYS_DIRECT) {
 			pcore_snap_init(&h->layout, kv.s);
 			pcore_hist_read(h, cpu, i, kv.s);
 		}
@@ -141,7 +141,7 @@ u32 pcore_hist_walk(struct pcore_hist *h, int cpu, pcore_walk_fn fn,
 /**
  * pcore_hist_slot_key() - the key of a slot in use since the last harvest
  * @h: histogram, its @lock held
- * @slot: slot, below @h->nslots
+ * @slot: slot, below @h->map.nslots
  * @kv: its key and label (@kv->s untouched); a stack's frames are copied
  *	into @kv->frames when it is set (room for pcore_stack_words() of
  *	@h's depth), else @kv->frames points to them
@@ -154,7 +154,7 @@ bool pcore_hist_slot_key(struct pcore_hist *h, u32 slot,
 {
 	lockdep_assert_held(&h->lock);
 	pcore_keyval_fill(h, h->cur, slot, kv);
-	if (h->key_mode == PCORE_KEYS_DIRECT)
+	if (h->map.key_mode == PCORE_KEYS_DIRECT)
 		return *kv->label;
 	return pcore_map_slot_taken(&h->map, h->cur, slot);
 }
@@ -190,12 +190,12 @@ static int pcore_kvs_alloc(const struct pcore_hist *h, struct pcore_kvs *kvs,
 	kvs->kv = kvcalloc(max(n, 1U), sizeof(*kvs->kv), GFP_KERNEL);
 	kvs->snaps = kvmalloc_array(max(n, 1U), size, GFP_KERNEL);
 	kvs->frames = NULL;
-	if (h->key_mode == PCORE_KEYS_STACK)
+	if (h->map.key_mode == PCORE_KEYS_STACK)
 		kvs->frames = kvmalloc_array((size_t)max(n, 1U) *
-					     pcore_stack_words(h->depth),
+					     pcore_stack_words(h->map.depth),
 					     sizeof(unsigned long), GFP_KERNEL);
 	if (!kvs->kv || !kvs->snaps ||
-	    (h->key_mode == PCORE_KEYS_STACK && !kvs->frames)) {
+	    (h->map.key_mode == PCORE_KEYS_STACK && !kvs->frames)) {
 		pcore_kvs_free(kvs);
 		return -ENOMEM;
 	}
@@ -204,7 +204,7 @@ static int pcore_kvs_alloc(const struct pcore_hist *h, struct pcore_kvs *kvs,
 		/* A stack's frames are copied: the bank is written again. */
 		if (kvs->frames)
 			kvs->kv[i].frames = kvs->frames + (size_t)i *
-					    pcore_stack_words(h->depth);
+					    pcore_stack_words(h->map.depth);
 	}
 	return 0;
 }
@@ -234,11 +234,11 @@ static u32 pcore_bank_used(struct pcore_hist *h, u32 b)
 	struct pcore_cpu_hist *rec;
 	int cpu;
 
-	for (i = 0; i < h->nslots; i++) {
+	for (i = 0; i < h->map.nslots; i++) {
 		if (!pcore_map_slot_taken(&h->map, b, i))
 			continue;
 		pcore_snap_init(&h->layout, h->scratch);
-		if (h->key_mode == PCORE_KEYS_DIRECT)
+		if (h->map.key_mode == PCORE_KEYS_DIRECT)
 			for_each_possible_cpu(cpu) {
 				rec = pcore_map_rec(&h->map, b, cpu, i);
 				if (rec)
@@ -281,7 +281,7 @@ int pcore_hist_harvest(struct pcore_hist *h, struct pcore_kvs *out)
 		return -ENOMEM;
 	}
 	h->pending = false;
-	for (i = 0; i < h->nslots; i++) {
+	for (i = 0; i < h->map.nslots; i++) {
 		if (!pcore_map_slot_taken(&h->map, b, i))
 			continue;
 		pcore_slot_harvest(h, b, i);
@@ -346,7 +346,7 @@ void pcore_hist_read_total(struct pcore_hist *h, struct pcore_snap *s)
 	lockdep_assert_held(&h->lock);
 	memcpy(s, h->total, pcore_snap_size(&h->layout));
 	for (b = 0; b < 2; b++)
-		for (i = 0; i < h->nslots; i++)
+		for (i = 0; i < h->map.nslots; i++)
 			for_each_possible_cpu(cpu) {
 				rec = pcore_map_rec(&h->map, b, cpu, i);
 				if (rec)

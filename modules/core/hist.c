@@ -255,18 +255,15 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	h->client = c;
 	h->created = ktime_get_real_ns();
 	h->layout = l;
-	h->key_mode = o->key_mode;
 	h->flags = o->flags;
-	h->depth = depth;
-	h->nslots = nslots;
-	pcore_map_init(&h->map, &h->layout, h->key_mode, nslots, depth,
+	pcore_map_init(&h->map, &h->layout, o->key_mode, nslots, depth,
 		       &pcore_hist_map_ops);
 	strscpy(h->name, o->name, sizeof(h->name));
 	strscpy(h->unit, o->unit ?: "ns", sizeof(h->unit));
 	strscpy(h->key_name, o->key_name ?:
-		h->key_mode == PCORE_KEYS_STACK ? "stack" : "key",
+		h->map.key_mode == PCORE_KEYS_STACK ? "stack" : "key",
 		sizeof(h->key_name));
-	h->mem = pcore_hist_mem_at(&l, h->key_mode, nslots, h->depth, NULL);
+	h->mem = pcore_hist_mem_at(&l, h->map.key_mode, nslots, h->map.depth, NULL);
 	ret = pcore_hist_charge(c, h);
 	if (ret) {
 		kfree(h);

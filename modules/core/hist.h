@@ -64,8 +64,9 @@ struct pcore_client {
 
 /**
  * struct pcore_hist - a histogram, or one per key, with one record per CPU
- * @map: its keys and records, in two banks (map.h); first, for the hot
- *	path's sake: no offset to add, short ones to its fields
+ * @map: its keys and records, in two banks (map.h), and how it is keyed
+ *	(@map.key_mode, @map.nslots, @map.depth); first, for the hot path's
+ *	sake: no offset to add, short ones to its fields
  * @cur: the bank the hot path writes (0 or 1); flipped under @lock
  * @flags: %PCORE_HIST_KEY_ADDR or 0
  * @layout: bucket layout of every key
@@ -75,9 +76,6 @@ struct pcore_client {
  * @name: directory name
  * @unit: unit for display
  * @key_name: what a key is, for display
- * @key_mode: an enum pcore_key_mode, as @map's
- * @nslots: keys kept: 1 when not keyed; as @map's
- * @depth: %PCORE_KEYS_STACK: frames kept of each stack; as @map's
  * @ref: held by its client until pcore_hist_release(), and by readers of
  *	/dev/probe_core, which read it without pcore_lock
  * @probe: the probe bound to it (kretprobe/kprobe/tracepoint @hist)
@@ -98,8 +96,8 @@ struct pcore_client {
  *	harvest could not allocate its answer; the next harvest takes it
  *
  * Its size is part of the memory it reports (pcore_hist_mem()), so its
- * fields are ordered to leave no holes.  See "Intervals" above, "Keys"
- * and "Memory" in map.h.
+ * fields are ordered to leave no hole but one byte.  See "Intervals"
+ * above, "Keys" and "Memory" in map.h.
  */
 struct pcore_hist {
 	struct pcore_map map;
@@ -112,10 +110,10 @@ struct pcore_hist {
 	char name[PCORE_NAME_MAX];
 	char unit[PCORE_UNIT_MAX];
 	char key_name[PCORE_UNIT_MAX];
-	u32 key_mode;
-	u32 nslots;
-	u32 depth;
 	struct kref ref;
+	bool cap_logged;
+	bool unlinked;
+	bool pending;
 	struct pcore_probe *probe;
 	struct dentry *dir;
 	size_t mem;
@@ -123,9 +121,6 @@ struct pcore_hist {
 	struct pcore_snap *total;
 	u64 created;
 	struct pcore_snap *scratch;
-	bool cap_logged;
-	bool unlinked;
-	bool pending;
 };
 
 /**

@@ -234,7 +234,7 @@ struct pcore_probe *pcore_profile_attach(struct pcore_client *c,
 			   PCORE_PROFILE_HZ_MAX);
 		goto out;
 	}
-	if (!o->fn && (!o->hist || o->hist->key_mode != PCORE_KEYS_STACK)) {
+	if (!o->fn && (!o->hist || o->hist->map.key_mode != PCORE_KEYS_STACK)) {
 		pcore_perr(p, "without fn, needs a hist keyed by stack");
 		goto out;
 	}
