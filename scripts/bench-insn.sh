@@ -29,14 +29,16 @@
 # names another version; BENCH_BPF=0 leaves out the bpftrace and BCC rows)
 # Exits non-zero, its last line on stderr saying why, when anything
 # cannot be built or measured; it prints no number that it did not
-# measure.
+# measure.  A row that fails (its probe does not attach, fires less than
+# it must, or costs nothing) is printed as FAILED with the reason, the
+# other rows as measured, and the script exits 1 after the table.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/build/bench-insn}
 cd "$top"
 
-# Calls per batch and batches per row and call.
+# Calls per batch (a row may ask for more) and batches per row and call.
 N=2000
 REPS=5
 CPU=1
@@ -46,19 +48,32 @@ CPU=1
 # insn_load itself, for the user-space probes.
 CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc"
 
-# The rows: key|label|attach|hits|detach|calls.  In the guest, in /pcore,
-# $fn is the probed function; attach and detach are shell commands that
-# place and remove the probe; hits, when not empty, prints the number of
-# calls the probe saw, which must be at least the N x REPS made.  The
-# commands may use the guest's helpers (pcore_hits, ftrace_count and
-# ftrace_lat, in insn.sh below), and for user-space probes $bin and $off,
-# insn_load's file and insn_ufunc's offset in it.  calls is "user" for a
-# row of the ufunc call only, "all" for every call, empty for the system
-# calls, "bpf" for the system calls with a tool of the Debian root on the
-# guest's disk (bpftrace and BCC: bpf_start below).  Without that root
-# (scripts/bpf-root.sh), the "bpf" rows are left out and the table's
+# The rows: key|label|attach|hits|detach|calls|batch|need.  In the guest,
+# in /pcore, $fn is the probed function; attach and detach are shell
+# commands that place and remove the probe; hits, when not empty, prints
+# the number of times the probe fired, which must be at least need, an
+# arithmetic expression of the guest's shell over $batch and $reps (by
+# default the calls made, batch x reps).  The commands may use the
+# guest's helpers (pcore_hits, pcore_cpu_hits, pcore_reset, ftrace_count
+# and ftrace_lat, in insn.sh below), and for user-space probes $bin and
+# $off, insn_load's file and insn_ufunc's offset in it.  calls is "user"
+# for a row of the ufunc call only, "all" for every call, empty for the
+# system calls, "bpf" for the system calls with a tool of the Debian root
+# on the guest's disk (bpftrace and BCC: bpf_start below).  Without that
+# root (scripts/bpf-root.sh), the "bpf" rows are left out and the table's
 # last line says why.  They come last: rows that ran after them in the
 # same boot counted differently (a uretprobe 39 instructions fewer).
+# batch is the calls per batch, N when empty.  A profiler fires by time,
+# not per call: at 99 Hz once in 10 ms of guest time, while N getppid()
+# calls take about 1.6 ms (profile=999's samples said so), so most of a
+# row's N-call batches held no sample, its median was the baseline's,
+# 0.0, and the check that it fired stopped the table (or, exempted,
+# checked nothing).  Its rows run batches of 100000 calls, 50 times
+# longer, each several of its periods even on a fast host, and count
+# the samples of the measured CPU: at least one per batch.
+# A row that does not fire as needed, does not attach or costs nothing
+# is printed as FAILED with the reason; the others are still measured
+# and printed, and the script then exits 1.
 # The ratios are to the rows with keys kprobe and kretprobe, or
 # uprobe and uretprobe for ufunc; "none" is the baseline.  Add rows here.
 # shellcheck disable=SC2016 # $fn is the guest's, expanded there
@@ -77,8 +92,8 @@ pcore-retval|probe_core target=F:retval (kretprobe, log2)|insmod modules/probe_c
 pcore-glob|probe_core target=*F (glob; fprobe where the kernel has it)|insmod modules/probe_core.ko "target=*${fn#__x64_}"|pcore_probe_hits "*${fn#__x64_}"|rmmod probe_core
 pcore-glob-count|probe_core target=*F:count (glob, counting)|insmod modules/probe_core.ko "target=*${fn#__x64_}:count"|pcore_probe_hits "*${fn#__x64_}:count"|rmmod probe_core
 pcore-stacks|probe_core stacks=F (count by kernel stack, depth 32)|insmod modules/probe_core.ko stacks=$fn|pcore_hits :stacks|rmmod probe_core
-pcore-profile-99|probe_core profile=99 (every CPU sampled; per call, amortized)|insmod modules/probe_core.ko profile=99||rmmod probe_core
-pcore-profile-999|probe_core profile=999 (every CPU sampled; per call, amortized)|insmod modules/probe_core.ko profile=999||rmmod probe_core
+pcore-profile-99|probe_core profile=99 (every CPU sampled; per call, amortized)|insmod modules/probe_core.ko profile=99 && pcore_reset profile|pcore_cpu_hits profile|rmmod probe_core||100000|reps
+pcore-profile-999|probe_core profile=999 (every CPU sampled; per call, amortized)|insmod modules/probe_core.ko profile=999 && pcore_reset profile|pcore_cpu_hits profile|rmmod probe_core||100000|reps
 tp-ref|tracepoint reference: sys_enter, counts|insmod kmods/insn_tp_ref.ko|cat /sys/module/insn_tp_ref/parameters/calls|rmmod insn_tp_ref
 pcore-tp|probe_core API tracepoint handler: sys_enter, counts|insmod modules/probe_core.ko && insmod kmods/insn_tp_pcore.ko|pcore_tp_hits|rmmod insn_tp_pcore && rmmod probe_core
 ftrace-count|ftrace hist trigger, keys=common_pid|ftrace_count attach|ftrace_count hits|ftrace_count detach
@@ -192,6 +207,19 @@ pcore_probe_hits() {
 # probe_core's hits on the probe named $fn, or $fn$1 (a target's suffix).
 pcore_hits() {
 	pcore_probe_hits "$fn${1:-}"
+}
+
+# Resets probe_core's histogram $1.
+pcore_reset() {
+	echo 1 >"/sys/kernel/debug/probe_core/$1/reset"
+}
+
+# The counts of probe_core's histogram $1 on the measured CPU, all keys:
+# a profiler's samples there since its reset, insn_load's and those of
+# the idle CPU just before and after it.
+pcore_cpu_hits() {
+	awk -v c="cpu$cpu" '$1 == c { n += $3 } END { print n + 0 }' \
+		"/sys/kernel/debug/probe_core/$1/percpu"
 }
 
 # ftrace's equivalents, through tracefs: attach, hits or detach.
@@ -352,26 +380,44 @@ bpf_funclatency() {
 echo "nohz_full: $(cat /sys/devices/system/cpu/nohz_full)"
 echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 # The plugin's check first: no probe, no call, a loop of known length.
-echo "insn-row check check - plugin check"
+echo "insn-row check check - $n plugin check"
 insn_load check "$n" "$reps" "$cpu"
-while IFS='|' read -r key label attach hits detach where; do
+# A row that fails (does not attach, or fires less than it must) is
+# told to the host in one line, insn-fail|key|call|fn|label|why, and the
+# next row runs.  A detach that fails stops the boot: the rows after it
+# would measure its probe too.
+while IFS='|' read -r key label attach hits detach where batch need; do
+	batch=${batch:-$n}
+	need=$((${need:-batch * reps}))
 	for c in $calls; do
 		call=${c%%:*} fn=${c#*:}
 		case $where:$call in
 		all:*|user:ufunc|:getppid|:read|bpf:getppid|bpf:read) ;;
 		*) continue ;;
 		esac
-		eval "$attach"
-		echo "insn-row $key $call $fn $label"
-		insn_load "$call" "$n" "$reps" "$cpu"
+		if ! eval "$attach"; then
+			echo "insn-fail|$key|$call|$fn|$label|did not attach"
+			eval "$detach" || :
+			continue
+		fi
+		echo "insn-row $key $call $fn $batch $label"
+		t0=$(cut -d' ' -f1 /proc/uptime)
+		insn_load "$call" "$batch" "$reps" "$cpu"
 		if [ -n "$hits" ]; then
+			t1=$(cut -d' ' -f1 /proc/uptime)
 			# In this shell, not in $(...): bpf_stop waits for its tool.
 			eval "$hits" >/tmp/hits
 			h=$(cat /tmp/hits)
-			if [ "${h:-0}" -lt $((n * reps)) ]; then
-				echo "insn-bench: $label on $fn saw ${h:-no} calls of the $((n * reps)) made"
-				exit 1
-			fi
+			case $h in
+			''|*[!0-9]*)
+				echo "insn-fail|$key|$call|$fn|$label|its hits are not a number: '$h'"
+				;;
+			*)
+				echo "insn-hits $key $call: $h, at least $need, in $t0 to $t1 s"
+				if [ "$h" -lt "$need" ]; then
+					echo "insn-fail|$key|$call|$fn|$label|fired $h times, less than $need"
+				fi ;;
+			esac
 		fi
 		eval "$detach"
 	done
@@ -396,8 +442,9 @@ fi
 secs=$((SECONDS - t0))
 
 # Pair the plugin's markers (start, end) with the rows, REPS pairs each,
-# in order; one line per row and call: key call fn, the median, smallest
-# and largest instructions of its batches, label.
+# in order; one line per row and call: "row", key call fn, its calls per
+# batch, the median, smallest and largest instructions of its batches,
+# label; and the guest's insn-fail lines as they are.
 if ! awk -v reps="$REPS" -v cpu="$CPU" '
 	function fail(msg) { print "bench-insn: " msg > "/dev/stderr"; bad = 1; exit 1 }
 	FNR == NR {
@@ -407,6 +454,10 @@ if ! awk -v reps="$REPS" -v cpu="$CPU" '
 			split($3, a, "="); id[k] = a[2]
 			split($4, a, "="); cnt[k] = a[2]
 		}
+		next
+	}
+	/^insn-fail\|/ {
+		print
 		next
 	}
 	$1 == "insn-row" {
@@ -425,8 +476,8 @@ if ! awk -v reps="$REPS" -v cpu="$CPU" '
 			}
 		med = reps % 2 ? v[(reps + 1) / 2] : (v[reps / 2] + v[reps / 2 + 1]) / 2
 		label = $0
-		sub(/^insn-row [^ ]+ [^ ]+ [^ ]+ /, "", label)
-		printf "%s %s %s %.1f %d %d %s\n", $2, $3, $4, med, v[1], v[reps], label
+		sub(/^insn-row [^ ]+ [^ ]+ [^ ]+ [^ ]+ /, "", label)
+		printf "row %s %s %s %d %.1f %d %d %s\n", $2, $3, $4, $5, med, v[1], v[reps], label
 	}
 	END {
 		if (bad)
@@ -441,30 +492,60 @@ fi
 
 # The table, one block per call, after the plugin's check: N iterations
 # of a dec/jnz loop must count 2 x N, plus the few instructions of the
-# call around the loop.
+# call around the loop.  A row that failed in the guest, or costs
+# nothing (its probe did not fire), is printed as FAILED and why; the
+# awk then exits 3, after the whole table (1 or 2: no table).
 printf '\ninstructions per probed call in the VM (%s, TCG, one boot, %s s):\n' "$kver" "$secs"
-printf '%s calls x %s batches per row, median; spread: largest - smallest batch\n' "$N" "$REPS"
-if ! awk -v n="$N" '
+rc=0
+awk -v n="$N" -v reps="$REPS" '
 	function fail(msg) { print "bench-insn: " msg > "/dev/stderr"; bad = 1; exit 1 }
-	$1 == "check" {
-		extra = $4 - 2 * n
-		if (extra < 1 || extra > 20 || $6 - $5 > 20)
-			fail("plugin check: " n " iterations of a 2-instruction loop counted " $5 " to " $6 " instructions")
+	# Adds a row to its call block the first time it is seen.
+	function add(call, key, f, label) {
+		if (!(call in seen)) {
+			seen[call] = 1; calls[++ncalls] = call; fn[call] = f
+		}
+		if (!((call, key) in known)) {
+			known[call, key] = 1
+			i = ++nrows[call]
+			rk[call, i] = key; rl[call, i] = label
+		}
+	}
+	# The first reason a row failed is the one shown.
+	function failed(call, key, why) {
+		if (!((call, key) in whyf)) {
+			whyf[call, key] = why
+			nfailed++
+			failures = failures (failures ? "; " : "") key " on " call "(): " why
+		}
+	}
+	$1 == "row" && $2 == "check" {
+		extra = $6 - 2 * n
+		if ($5 != n || extra < 1 || extra > 20 || $8 - $7 > 20)
+			fail("plugin check: " $5 " iterations of a 2-instruction loop counted " $7 " to " $8 " instructions")
+		printf "%s calls x %s batches per row, median; spread: largest - smallest batch\n", n, reps
 		printf "plugin check: %d iterations of a 2-instruction loop: 2 x %d + %d instructions (spread %d)\n",
-			n, n, extra, $6 - $5
+			n, n, extra, $8 - $7
 		checked = 1
 		next
 	}
-	{
-		key = $1; call = $2
+	$1 == "row" {
+		key = $2; call = $3
 		label = $0
-		sub(/^[^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ /, "", label)
-		if (!(call in seen)) {
-			seen[call] = 1; calls[++ncalls] = call; fn[call] = $3
-		}
-		i = ++nrows[call]
-		rk[call, i] = key; rl[call, i] = label
-		med[call, key] = $4 / n; spread[call, key] = ($6 - $5) / n
+		sub(/^row [^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ /, "", label)
+		add(call, key, $4, label)
+		med[call, key] = $6 / $5; spread[call, key] = ($8 - $7) / $5
+		if ($5 != n)
+			batch[call, key] = $5
+		next
+	}
+	/^insn-fail\|/ {
+		split($0, f, "|")
+		why = $0
+		for (j = 0; j < 5; j++)
+			why = substr(why, index(why, "|") + 1)
+		add(f[3], f[2], f[4], f[5])
+		failed(f[3], f[2], why)
+		next
 	}
 	END {
 		if (bad)
@@ -473,17 +554,26 @@ if ! awk -v n="$N" '
 			fail("no plugin check in the results")
 		for (c = 1; c <= ncalls; c++) {
 			call = calls[c]
-			# References: the bare probes of the same kind.
+			if (!((call, "none") in med) || ((call, "none") in whyf)) {
+				printf "\n%s(), probes on %s: FAILED, no baseline (the row none)\n",
+					call, fn[call]
+				failed(call, "none", "no baseline")
+				continue
+			}
+			base = med[call, "none"]
+			# References: the bare probes of the same kind; a ratio
+			# to one that failed or is missing is shown as "-".
 			re = call == "ufunc" ? "uprobe" : "kprobe"
 			rr = call == "ufunc" ? "uretprobe" : "kretprobe"
-			if (!((call, "none") in med) || !((call, re) in med) ||
-			    !((call, rr) in med))
-				fail(call ": the rows none, " re " and " rr " are needed")
-			base = med[call, "none"]
-			kp = med[call, re] - base
-			kr = med[call, rr] - base
-			if (kp <= 0 || kr <= 0)
-				fail(call ": a reference probe costs nothing: did it fire?")
+			kp = kr = 0
+			if (((call, re) in med) && !((call, re) in whyf))
+				kp = med[call, re] - base
+			else if (!((call, re) in known))
+				failed(call, re, "the reference row is needed")
+			if (((call, rr) in med) && !((call, rr) in whyf))
+				kr = med[call, rr] - base
+			else if (!((call, rr) in known))
+				failed(call, rr, "the reference row is needed")
 			printf "\n%s(), probes on %s: %.1f instructions per call without a probe (spread %.1f)\n",
 				call, fn[call], base, spread[call, "none"]
 			printf "%-44s %10s %7s %9s %12s\n", "probe", "+insn/call", "spread",
@@ -492,21 +582,34 @@ if ! awk -v n="$N" '
 				key = rk[call, i]
 				if (key == "none")
 					continue
-				net = med[call, key] - base
-				# A profiler samples by time, not per call: its
-				# cost per call is amortized, near zero, and
-				# under the noise of the baseline in some runs
-				# (read: below 0 once); the selftests check
-				# that it samples.
-				if (net <= 0 && rl[call, i] !~ /amortized/)
-					fail(call ": " rl[call, i] " costs " net " instructions: did it fire?")
-				printf "%-44s %10.1f %7.1f %8.2fx %11.2fx\n", rl[call, i],
-					net, spread[call, key], net / kp, net / kr
+				if ((call, key) in med) {
+					net = med[call, key] - base
+					# Every probe costs something; one
+					# that does not, did not fire.
+					if (net <= 0)
+						failed(call, key, "costs " net " instructions per call: did it fire?")
+				}
+				if ((call, key) in whyf) {
+					printf "%-44s %10s  %s\n", rl[call, i], "FAILED", whyf[call, key]
+					continue
+				}
+				xp = kp > 0 ? sprintf("%.2fx", net / kp) : "-"
+				xr = kr > 0 ? sprintf("%.2fx", net / kr) : "-"
+				printf "%-44s %10.1f %7.1f %9s %12s", rl[call, i], net,
+					spread[call, key], xp, xr
+				if ((call, key) in batch)
+					printf "   (batches of %d calls)", batch[call, key]
+				printf "\n"
 			}
 		}
-	}' "$out/results"; then
-	die "cannot make the table; see $out/results"
-fi
+		if (nfailed) {
+			fflush()
+			print "bench-insn: failed rows (" nfailed "): " failures > "/dev/stderr"
+			exit 3
+		}
+	}' "$out/results" || rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || die "cannot make the table; see $out/results"
 if [ -n "$bpf_why" ]; then
 	printf '\nno bpftrace or BCC rows: %s\n' "$bpf_why"
 fi
+[ "$rc" -eq 0 ] || die "rows failed (FAILED above); see $out/output.log"
