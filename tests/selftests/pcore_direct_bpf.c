@@ -12,9 +12,10 @@
  * The guest has no libbpf or bpftrace, so the program is loaded with the
  * bpf() system call: a tracing program of the kind BPF_TRACE_FENTRY, whose
  * target is named by its BTF id, found here by walking the kernel's BTF
- * (/sys/kernel/btf/vmlinux).  A kernel without that file cannot load one:
- * every test is skipped, saying so.  getppid in the quiet VM: nothing else
- * calls it, so counts are exact.
+ * (/sys/kernel/btf/vmlinux).  A kernel without that file, or without a
+ * BPF JIT (which trampolines need), cannot load one: the tests of BPF are
+ * skipped, saying so.  getppid in the quiet VM: nothing else calls it, so
+ * counts are exact.
  */
 #include "pcore_ioctl.h"
 #include <ctype.h>
@@ -34,6 +35,7 @@
 #define FN_SYM		"__x64_sys_getppid"
 #define FN_BTF		"__do_sys_getppid"
 #define BTF_VMLINUX	"/sys/kernel/btf/vmlinux"
+#define BPF_JIT		"/proc/sys/net/core/bpf_jit_enable"
 #define ENABLED_FUNCS	"/sys/kernel/debug/tracing/enabled_functions"
 #define REFUSED		"direct " FN ": ftrace refused a direct call on " FN_SYM \
 			" (-EBUSY): another direct user (a BPF trampoline?) has it"
@@ -320,7 +322,8 @@ static int enabled_funcs(void)
 FIXTURE(bpf) {
 	int fd;		/* /dev/probe_core */
 	int kmsg;
-	int btf_id;	/* FN_BTF's, or -errno and @why */
+	int btf_id;	/* FN_BTF's */
+	bool no_bpf;	/* no fentry programs here: @why says why */
 	int map;	/* the counter of the BPF program */
 	int prog;
 	int link;	/* the program attached */
@@ -337,8 +340,15 @@ FIXTURE_SETUP(bpf)
 	self->kmsg = kmsg_open();
 	ASSERT_LE(0, self->kmsg);
 	self->btf_id = btf_func_id(FN_BTF, self->why, sizeof(self->why));
-	if (self->btf_id == -ENOENT)
-		return;		/* each test skips, saying why */
+	self->no_bpf = self->btf_id == -ENOENT;
+	if (!self->no_bpf && access(BPF_JIT, F_OK)) {
+		snprintf(self->why, sizeof(self->why),
+			 "no %s: this kernel has no BPF JIT (CONFIG_BPF_JIT), so no fentry programs",
+			 BPF_JIT);
+		self->no_bpf = true;
+	}
+	if (self->no_bpf)
+		return;		/* the tests of BPF skip, saying why */
 	ASSERT_LT(0, self->btf_id) TH_LOG("%s", self->why);
 	/* one function under two names: the same ftrace site */
 	ASSERT_NE(0, ksym_addr(FN_SYM));
@@ -376,7 +386,7 @@ TEST_F_TIMEOUT(bpf, bpf_first, PCORE_TIMEOUT_PATCHING)
 	struct pcore_ioc_entry e;
 	int sites;
 
-	if (self->btf_id == -ENOENT)	/* no BTF, no fentry program */
+	if (self->no_bpf)
 		SKIP(return, "%s", self->why);
 	ASSERT_EQ(0, enabled_funcs()) TH_LOG("%s", buf);
 	self->link = fentry_attach(self->prog);
@@ -418,7 +428,7 @@ TEST_F_TIMEOUT(bpf, direct_first, PCORE_TIMEOUT_PATCHING)
 	struct pcore_ioc_entry e;
 	int err;
 
-	if (self->btf_id == -ENOENT)	/* no BTF, no fentry program */
+	if (self->no_bpf)
 		SKIP(return, "%s", self->why);
 	PCORE_LOAD_OPEN("target=" FN " mechanism=direct", self->fd);
 	EXPECT_EQ(1, kmsg_collect(self->kmsg, log, sizeof(log))) TH_LOG("%s", log);
@@ -453,7 +463,7 @@ TEST_F_TIMEOUT(bpf, beside_a_kprobe, PCORE_TIMEOUT_PATCHING)
 {
 	struct pcore_ioc_entry e;
 
-	if (self->btf_id == -ENOENT)	/* no BTF, no fentry program */
+	if (self->no_bpf)
 		SKIP(return, "%s", self->why);
 	/* the program first */
 	self->link = fentry_attach(self->prog);
