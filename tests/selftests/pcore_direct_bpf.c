@@ -417,16 +417,38 @@ TEST_F_TIMEOUT(bpf, bpf_first, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(NCALLS, counter_read(self->map));
 }
 
+/* A probe of sys_getppid by @flags and @what through PCORE_IOC_ATTACH. */
+static int attach_what(int fd, unsigned int what, unsigned int flags)
+{
+	struct pcore_ioc_attach a;
+
+	pcore_att_init(&a, "", PCORE_ATTACH_KRETPROBE, PCORE_UAPI_HIST_DEFAULT);
+	snprintf(a.target, sizeof(a.target), "sys_getppid");
+	a.what = what;
+	a.flags = flags;
+	return pcore_ioc(fd, PCORE_IOC_ATTACH, &a);
+}
+
+/* The attach of the BPF program is refused with EBUSY (asserted). */
+#define EXPECT_FENTRY_EBUSY() do {					\
+	int err_;							\
+									\
+	self->link = fentry_attach(self->prog);				\
+	err_ = errno;							\
+	EXPECT_EQ(-1, self->link);					\
+	EXPECT_EQ(EBUSY, err_) TH_LOG("fentry attach: %s", strerror(err_)); \
+	close_fd(&self->link);						\
+} while (0)
+
 /*
  * probe_core first: attaching the BPF program fails with EBUSY (what a
  * bpftrace kfunc: probe started after probe_core meets), and probe_core
- * counts on, every call.  Once probe_core is unloaded, the program
- * attaches and counts every call.
+ * counts on, every call.  Once the probe is detached, or probe_core
+ * unloaded, the program attaches and counts every call.
  */
 TEST_F_TIMEOUT(bpf, direct_first, PCORE_TIMEOUT_PATCHING)
 {
 	struct pcore_ioc_entry e;
-	int err;
 
 	if (self->no_bpf)
 		SKIP(return, "%s", self->why);
@@ -434,10 +456,7 @@ TEST_F_TIMEOUT(bpf, direct_first, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(1, kmsg_collect(self->kmsg, log, sizeof(log))) TH_LOG("%s", log);
 	EXPECT_NE(NULL, strstr(log, FN ": direct on " FN_SYM)) TH_LOG("%s", log);
 	getppids(NCALLS);
-	self->link = fentry_attach(self->prog);
-	err = errno;
-	EXPECT_EQ(-1, self->link);
-	EXPECT_EQ(EBUSY, err) TH_LOG("fentry attach: %s", strerror(err));
+	EXPECT_FENTRY_EBUSY();
 	getppids(NCALLS);
 	ASSERT_EQ(0, pcore_list_one(self->fd, FN, &e));
 	EXPECT_STREQ("direct", e.probe_kind);
@@ -446,13 +465,28 @@ TEST_F_TIMEOUT(bpf, direct_first, PCORE_TIMEOUT_PATCHING)
 	/* the refusal is theirs: no line of probe_core's */
 	EXPECT_EQ(0, kmsg_collect(self->kmsg, log, sizeof(log))) TH_LOG("%s", log);
 
-	ASSERT_EQ(0, close_fd(&self->fd));
-	ASSERT_EQ(0, pcore_unload());
-	close_fd(&self->link);
+	/* the probe detached: the program attaches */
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH, FN));
 	self->link = fentry_attach(self->prog);
 	ASSERT_LE(0, self->link) TH_LOG("fentry attach: %s", strerror(errno));
 	getppids(NCALLS);
 	EXPECT_EQ(NCALLS, counter_read(self->map));
+	ASSERT_EQ(0, close_fd(&self->link));
+
+	/* attached again (by the ioctl): refused again, until rmmod */
+	ASSERT_EQ(0, attach_what(self->fd, PCORE_WHAT_COUNT, 0));
+	ASSERT_EQ(0, pcore_list_one(self->fd, FN, &e));
+	EXPECT_STREQ("direct", e.probe_kind);
+	EXPECT_FENTRY_EBUSY();
+	getppids(NCALLS);
+	ASSERT_EQ(0, pcore_list_one(self->fd, FN, &e));
+	EXPECT_EQ(NCALLS, e.count);
+	ASSERT_EQ(0, close_fd(&self->fd));
+	ASSERT_EQ(0, pcore_unload());
+	self->link = fentry_attach(self->prog);
+	ASSERT_LE(0, self->link) TH_LOG("fentry attach: %s", strerror(errno));
+	getppids(NCALLS);
+	EXPECT_EQ(2 * NCALLS, counter_read(self->map));
 }
 
 /*
@@ -488,18 +522,6 @@ TEST_F_TIMEOUT(bpf, beside_a_kprobe, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(3 * NCALLS, e.count);
 	EXPECT_EQ(0, e.missed);
 	EXPECT_EQ(2 * NCALLS, counter_read(self->map));
-}
-
-/* A probe of sys_getppid by @flags and @what through PCORE_IOC_ATTACH. */
-static int attach_what(int fd, unsigned int what, unsigned int flags)
-{
-	struct pcore_ioc_attach a;
-
-	pcore_att_init(&a, "", PCORE_ATTACH_KRETPROBE, PCORE_UAPI_HIST_DEFAULT);
-	snprintf(a.target, sizeof(a.target), "sys_getppid");
-	a.what = what;
-	a.flags = flags;
-	return pcore_ioc(fd, PCORE_IOC_ATTACH, &a);
 }
 
 #define BY_PID	"sys_getppid:count:by=pid"
