@@ -375,6 +375,24 @@ FIXTURE_TEARDOWN(bpf)
 }
 
 /*
+ * probe_core loaded with target=FN and @params, its probe of the kind
+ * @kind: NCALLS calls, each counted by the probe; @bpf counted by the
+ * program in all (it may be attached or not).
+ */
+#define EXPECT_LOAD_COUNTS(params, kind, bpf) do {			\
+	struct pcore_ioc_entry e_;					\
+									\
+	PCORE_LOAD_OPEN("target=" FN params, self->fd);			\
+	ASSERT_EQ(0, pcore_list_one(self->fd, FN, &e_));		\
+	EXPECT_STREQ(kind, e_.probe_kind);				\
+	getppids(NCALLS);						\
+	ASSERT_EQ(0, pcore_list_one(self->fd, FN, &e_));		\
+	EXPECT_EQ(NCALLS, e_.count);					\
+	EXPECT_EQ(0, e_.missed);					\
+	EXPECT_EQ(bpf, counter_read(self->map));			\
+} while (0)
+
+/*
  * BPF first: probe_core's direct call on the function is refused, the
  * load fails with EBUSY and one line, and leaves nothing (no module,
  * kprobe, debugfs directory or ftrace site of its own); the BPF program
@@ -383,7 +401,6 @@ FIXTURE_TEARDOWN(bpf)
  */
 TEST_F_TIMEOUT(bpf, bpf_first, PCORE_TIMEOUT_PATCHING)
 {
-	struct pcore_ioc_entry e;
 	int sites;
 
 	if (self->no_bpf)
@@ -407,14 +424,7 @@ TEST_F_TIMEOUT(bpf, bpf_first, PCORE_TIMEOUT_PATCHING)
 	/* closing the link takes their trampoline off at once */
 	ASSERT_EQ(0, close_fd(&self->link));
 	EXPECT_EQ(0, enabled_funcs()) TH_LOG("%s", buf);
-	PCORE_LOAD_OPEN("target=" FN " mechanism=direct", self->fd);
-	ASSERT_EQ(0, pcore_list_one(self->fd, FN, &e));
-	EXPECT_STREQ("direct", e.probe_kind);
-	getppids(NCALLS);
-	ASSERT_EQ(0, pcore_list_one(self->fd, FN, &e));
-	EXPECT_EQ(NCALLS, e.count);
-	EXPECT_EQ(0, e.missed);
-	EXPECT_EQ(NCALLS, counter_read(self->map));
+	EXPECT_LOAD_COUNTS(" mechanism=direct", "direct", NCALLS);
 }
 
 /* A probe of sys_getppid by @flags and @what through PCORE_IOC_ATTACH. */
@@ -502,14 +512,7 @@ TEST_F_TIMEOUT(bpf, beside_a_kprobe, PCORE_TIMEOUT_PATCHING)
 	/* the program first */
 	self->link = fentry_attach(self->prog);
 	ASSERT_LE(0, self->link) TH_LOG("fentry attach: %s", strerror(errno));
-	PCORE_LOAD_OPEN("target=" FN, self->fd);
-	ASSERT_EQ(0, pcore_list_one(self->fd, FN, &e));
-	EXPECT_STREQ("kprobe", e.probe_kind);
-	getppids(NCALLS);
-	ASSERT_EQ(0, pcore_list_one(self->fd, FN, &e));
-	EXPECT_EQ(NCALLS, e.count);
-	EXPECT_EQ(0, e.missed);
-	EXPECT_EQ(NCALLS, counter_read(self->map));
+	EXPECT_LOAD_COUNTS("", "kprobe", NCALLS);
 
 	/* the kprobe first: the program again, after it */
 	ASSERT_EQ(0, close_fd(&self->link));
