@@ -389,19 +389,13 @@ static int btf_value_regs(const struct pcore_btf *btf, u32 id, u32 *size,
 	case BTF_KIND_PTR:
 		*size = 8;
 		return 1;
-	case BTF_KIND_INT:
-		if (!t.size || t.size > 16) {
-			btf_why(why, whylen,
-				"malformed BTF: %s: an integer of %u bytes",
-				what, t.size);
-			return -EINVAL;
-		}
-		break;
+	case BTF_KIND_INT:	/* up to __int128 */
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
-		if (t.size > 8) {
+		if (!t.size ||
+		    t.size > (BTF_INFO_KIND(t.info) == BTF_KIND_INT ? 16 : 8)) {
 			btf_why(why, whylen,
-				"malformed BTF: %s: an enum of %u bytes",
+				"malformed BTF: %s: an integer of %u bytes",
 				what, t.size);
 			return -EINVAL;
 		}

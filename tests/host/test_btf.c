@@ -237,6 +237,21 @@ static struct res ask(struct bb *b, const char *func)
 		EXPECT_NE(NULL, strstr((r).why, (text)));		\
 	} while (0)
 
+/* ask(), EXPECTing @want and, unless @text is NULL, a why holding @text */
+static struct res expect_ask(struct __test_metadata *_metadata,
+			     struct bb *b, const char *func, int want,
+			     const char *text)
+{
+	struct res r = ask(b, func);
+
+	EXPECT_EQ(want, r.ret) TH_LOG("%s: %s", func, r.why);
+	if (text)
+		EXPECT_WHY(r, text);
+	return r;
+}
+
+#define ASK(b, func, want, text) expect_ask(_metadata, b, func, want, text)
+
 /* ---- prototypes that fit and that do not ---- */
 
 TEST(register_counts)
@@ -251,26 +266,18 @@ TEST(register_counts)
 	bb_func_n(b, "seven", c.i32, 7, c.lng);
 	bb_blob(b);
 
-	r = ask(b, "two");
-	EXPECT_EQ(0, r.ret);
+	r = ASK(b, "two", 0, NULL);
 	EXPECT_EQ(2u, r.regs.args);
 	EXPECT_EQ(1u, r.regs.ret);
-	r = ask(b, "none");
-	EXPECT_EQ(0, r.ret);
+	r = ASK(b, "none", 0, NULL);
 	EXPECT_EQ(0u, r.regs.args);
 	EXPECT_EQ(0u, r.regs.ret);
-	r = ask(b, "six");
-	EXPECT_EQ(0, r.ret);
+	r = ASK(b, "six", 0, NULL);
 	EXPECT_EQ(6u, r.regs.args);
-	r = ask(b, "seven");
-	EXPECT_EQ(-E2BIG, r.ret);
-	EXPECT_WHY(r, "7 argument registers needed, 6 exist");
-	r = ask(b, "eight");
-	EXPECT_EQ(-ENOENT, r.ret);
-	EXPECT_WHY(r, "not in BTF");
+	r = ASK(b, "seven", -E2BIG, "7 argument registers needed, 6 exist");
+	r = ASK(b, "eight", -ENOENT, "not in BTF");
 	/* a type that is not a FUNC is not a function */
-	r = ask(b, "s24");
-	EXPECT_EQ(-ENOENT, r.ret);
+	r = ASK(b, "s24", -ENOENT, NULL);
 	free(b);
 }
 
@@ -302,41 +309,27 @@ TEST(by_value_aggregates)
 		bb_proto(b, 0, 7, (__u32[]){ empty, l, l, l, l, l, l }));
 	bb_blob(b);
 
-	r = ask(b, "s24_arg");
-	EXPECT_EQ(-E2BIG, r.ret);
-	EXPECT_WHY(r, "argument 1 (24 bytes) is passed on the stack");
-	r = ask(b, "s16_fits");
-	EXPECT_EQ(0, r.ret);
+	r = ASK(b, "s24_arg", -E2BIG, "argument 1 (24 bytes) is passed on the stack");
+	r = ASK(b, "s16_fits", 0, NULL);
 	EXPECT_EQ(6u, r.regs.args);
-	r = ask(b, "s16_spills");
-	EXPECT_EQ(-E2BIG, r.ret);
-	EXPECT_WHY(r, "7 argument registers needed, 6 exist");
-	r = ask(b, "u16_fits");
-	EXPECT_EQ(0, r.ret);
+	r = ASK(b, "s16_spills", -E2BIG, "7 argument registers needed, 6 exist");
+	r = ASK(b, "u16_fits", 0, NULL);
 	EXPECT_EQ(4u, r.regs.args);
-	r = ask(b, "i128_spills");
-	EXPECT_EQ(-E2BIG, r.ret);
-	EXPECT_WHY(r, "7 argument registers needed");
-	r = ask(b, "s8_one");
-	EXPECT_EQ(0, r.ret);
+	r = ASK(b, "i128_spills", -E2BIG, "7 argument registers needed");
+	r = ASK(b, "s8_one", 0, NULL);
 	EXPECT_EQ(6u, r.regs.args);
 	EXPECT_EQ(1u, r.regs.ret);
 	/* up to 16 bytes come back in rax:rdx, no hidden pointer */
-	r = ask(b, "ret_s16");
-	EXPECT_EQ(0, r.ret);
+	r = ASK(b, "ret_s16", 0, NULL);
 	EXPECT_EQ(6u, r.regs.args);
 	EXPECT_EQ(2u, r.regs.ret);
 	/* more: the caller's buffer is a hidden first argument (rdi) */
-	r = ask(b, "ret_s24_fits");
-	EXPECT_EQ(0, r.ret);
+	r = ASK(b, "ret_s24_fits", 0, NULL);
 	EXPECT_EQ(6u, r.regs.args);
 	EXPECT_EQ(1u, r.regs.ret);
-	r = ask(b, "ret_s24_spills");
-	EXPECT_EQ(-E2BIG, r.ret);
-	EXPECT_WHY(r, "7 argument registers needed");
+	r = ASK(b, "ret_s24_spills", -E2BIG, "7 argument registers needed");
 	/* an empty struct takes no register */
-	r = ask(b, "empty_arg");
-	EXPECT_EQ(0, r.ret);
+	r = ASK(b, "empty_arg", 0, NULL);
 	EXPECT_EQ(6u, r.regs.args);
 	free(b);
 }
@@ -346,7 +339,6 @@ TEST(variadic_and_float)
 	struct bb *b = bb_new();
 	struct common c = bb_common(b);
 	__u32 f32, f64, sf, sf24;
-	struct res r;
 
 	f32 = bb_float(b, 4);
 	f64 = bb_float(b, 8);
@@ -370,25 +362,13 @@ TEST(variadic_and_float)
 	bb_func(b, "float_in_big_struct", bb_proto(b, 0, 1, (__u32[]){ sf24 }));
 	bb_blob(b);
 
-	r = ask(b, "printf_like");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "variadic");
-	r = ask(b, "middle_void");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "malformed BTF: argument 2 is void");
-	r = ask(b, "takes_float");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "argument 1: a floating-point value");
-	r = ask(b, "returns_double");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "return value: a floating-point value");
-	r = ask(b, "float_in_struct");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "floating-point member");
+	ASK(b, "printf_like", -EINVAL, "variadic");
+	ASK(b, "middle_void", -EINVAL, "malformed BTF: argument 2 is void");
+	ASK(b, "takes_float", -EINVAL, "argument 1: a floating-point value");
+	ASK(b, "returns_double", -EINVAL, "return value: a floating-point value");
+	ASK(b, "float_in_struct", -EINVAL, "floating-point member");
 	/* over 16 bytes it is in memory whatever it holds */
-	r = ask(b, "float_in_big_struct");
-	EXPECT_EQ(-E2BIG, r.ret);
-	EXPECT_WHY(r, "(24 bytes) is passed on the stack");
+	ASK(b, "float_in_big_struct", -E2BIG, "(24 bytes) is passed on the stack");
 	free(b);
 }
 
@@ -405,12 +385,9 @@ TEST(duplicate_names)
 	bb_func_n(b, "twin", c.i32, 5, c.lng);
 	bb_blob(b);
 
-	r = ask(b, "dup");
-	EXPECT_EQ(-E2BIG, r.ret);
-	EXPECT_WHY(r, "one of 3 functions dup: 7 argument registers needed");
+	r = ASK(b, "dup", -E2BIG, "one of 3 functions dup: 7 argument registers needed");
 	/* all fit: the most any of them takes */
-	r = ask(b, "twin");
-	EXPECT_EQ(0, r.ret);
+	r = ASK(b, "twin", 0, NULL);
 	EXPECT_EQ(5u, r.regs.args);
 	free(b);
 }
@@ -452,25 +429,15 @@ TEST(typedef_chains)
 	bb_func_n(b, "void_t", 0, 1, bb_ref(b, BTF_KIND_TYPEDEF, "v_t", 0));
 	bb_blob(b);
 
-	r = ask(b, "ptr_chain");
-	EXPECT_EQ(0, r.ret);
+	r = ASK(b, "ptr_chain", 0, NULL);
 	EXPECT_EQ(6u, r.regs.args);
-	r = ask(b, "value_chain");
-	EXPECT_EQ(-E2BIG, r.ret);
-	EXPECT_WHY(r, "argument 2 (24 bytes) is passed on the stack");
-	r = ask(b, "deep_ok");
-	EXPECT_EQ(0, r.ret);
+	r = ASK(b, "value_chain", -E2BIG, "argument 2 (24 bytes) is passed on the stack");
+	r = ASK(b, "deep_ok", 0, NULL);
 	EXPECT_EQ(1u, r.regs.args);
 	EXPECT_EQ(1u, r.regs.ret);
-	r = ask(b, "too_deep");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "more than 32 typedefs");
-	r = ask(b, "loop");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "more than 32 typedefs");
-	r = ask(b, "void_t");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "is not a value");
+	r = ASK(b, "too_deep", -EINVAL, "more than 32 typedefs");
+	r = ASK(b, "loop", -EINVAL, "more than 32 typedefs");
+	r = ASK(b, "void_t", -EINVAL, "is not a value");
 	free(b);
 }
 
@@ -480,7 +447,6 @@ TEST(struct_loops)
 	struct bb *b = bb_new();
 	struct common c = bb_common(b);
 	__u32 self, wide, members[200], k;
-	struct res r;
 
 	self = b->nr + 1;
 	bb_struct(b, BTF_KIND_STRUCT, "self", 8, 1, (__u32[]){ self }, NULL);
@@ -496,12 +462,8 @@ TEST(struct_loops)
 			    NULL));
 	bb_blob(b);
 
-	r = ask(b, "self_arg");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "nested too deep or too large");
-	r = ask(b, "wide_arg");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "nested too deep or too large");
+	ASK(b, "self_arg", -EINVAL, "nested too deep or too large");
+	ASK(b, "wide_arg", -EINVAL, "nested too deep or too large");
 	free(b);
 }
 
@@ -540,56 +502,39 @@ TEST(malformed_headers)
 	EXPECT_EQ(-EINVAL, pcore_btf_func_regs(NULL, 0, "f", NULL, NULL, 0));
 
 	h->magic = 0x9feb;	/* the other byte order */
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "magic 0x9feb");
+	r = ASK(b, "f", -EINVAL, "magic 0x9feb");
 	*h = saved;
 	h->version = 2;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
+	r = ASK(b, "f", -EINVAL, NULL);
 	*h = saved;
 	h->hdr_len = 8;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "header of 8 bytes");
+	r = ASK(b, "f", -EINVAL, "header of 8 bytes");
 	h->hdr_len = b->len + 1;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
+	r = ASK(b, "f", -EINVAL, NULL);
 	*h = saved;
 
 	/* type_len past the end, by one and by wrapping */
 	h->type_len = h->type_len + h->str_len + 1;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "types at 0+");
+	r = ASK(b, "f", -EINVAL, "types at 0+");
 	h->type_off = 4;
 	h->type_len = 0xfffffffe;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
+	r = ASK(b, "f", -EINVAL, NULL);
 	*h = saved;
 	h->type_off = 0xffffffff;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
+	r = ASK(b, "f", -EINVAL, NULL);
 	*h = saved;
 
 	/* strings past the end, empty, or not NUL-terminated */
 	h->str_off = saved.str_off + 1;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "strings at");
+	r = ASK(b, "f", -EINVAL, "strings at");
 	h->str_off = 0xfffffff0;
 	h->str_len = 0x20;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
+	r = ASK(b, "f", -EINVAL, NULL);
 	*h = saved;
 	h->str_len = 0;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "not NUL-terminated");
+	r = ASK(b, "f", -EINVAL, "not NUL-terminated");
 	h->str_len = saved.str_len - 1;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "not NUL-terminated");
+	r = ASK(b, "f", -EINVAL, "not NUL-terminated");
 	*h = saved;
 
 	/* the blob one byte short */
@@ -604,8 +549,7 @@ TEST(malformed_headers)
 	memset(b->blob + sizeof(*h), 0, 8);
 	h->hdr_len += 8;
 	b->len += 8;
-	r = ask(b, "f");
-	EXPECT_EQ(0, r.ret);
+	r = ASK(b, "f", 0, NULL);
 	EXPECT_EQ(2u, r.regs.args);
 	free(b);
 }
@@ -615,7 +559,6 @@ TEST(malformed_types)
 	struct bb *b = good_blob();
 	struct btf_header *h = bb_hdr(b);
 	struct btf_type *func;
-	struct res r;
 	__u32 tlen = h->type_len, func_off, arr;
 
 	func_off = sizeof(*h) + tlen - sizeof(*func);
@@ -623,26 +566,19 @@ TEST(malformed_types)
 
 	/* the type section cut inside a type's struct btf_type */
 	h->type_len = tlen - 4;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "cut short");
+	ASK(b, "f", -EINVAL, "cut short");
 	h->type_len = tlen;
 
 	/* a FUNC_PROTO whose parameters go past the types */
 	h->type_len = tlen - sizeof(*func) - 4;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "goes past the types");
+	ASK(b, "f", -EINVAL, "goes past the types");
 	h->type_len = tlen;
 
 	/* the FUNC's name past the strings */
 	func->name_off = h->str_len;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "past the strings");
+	ASK(b, "f", -EINVAL, "past the strings");
 	func->name_off = 0;	/* "" */
-	r = ask(b, "f");
-	EXPECT_EQ(-ENOENT, r.ret);
+	ASK(b, "f", -ENOENT, NULL);
 	free(b);
 
 	b = good_blob();
@@ -650,22 +586,15 @@ TEST(malformed_types)
 	func = (struct btf_type *)(b->blob + func_off);
 	/* an unknown kind */
 	func->info = 25u << 24;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "unknown kind 25");
+	ASK(b, "f", -EINVAL, "unknown kind 25");
 	/* a FUNC whose prototype is out of range, void, or no prototype */
 	func->info = BTF_KIND_FUNC << 24;
 	func->type = b->nr + 1;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "prototype id");
+	ASK(b, "f", -EINVAL, "prototype id");
 	func->type = 0;
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
+	ASK(b, "f", -EINVAL, NULL);
 	func->type = 1;		/* long */
-	r = ask(b, "f");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "prototype 1 of kind 1");
+	ASK(b, "f", -EINVAL, "prototype 1 of kind 1");
 	free(b);
 
 	/* parameter type ids out of range; an integer of 17 bytes; an array */
@@ -679,18 +608,10 @@ TEST(malformed_types)
 	bb_func_n(b, "arr", 0, 1, arr);
 	bb_func_n(b, "fwd", 0, 1, bb_type(b, "fwd", BTF_KIND_FWD, 0, 0));
 	bb_blob(b);
-	r = ask(b, "far");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "type id 999");
-	r = ask(b, "fat");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "an integer of 17 bytes");
-	r = ask(b, "arr");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "is not a value");
-	r = ask(b, "fwd");
-	EXPECT_EQ(-EINVAL, r.ret);
-	EXPECT_WHY(r, "is not a value");
+	ASK(b, "far", -EINVAL, "type id 999");
+	ASK(b, "fat", -EINVAL, "an integer of 17 bytes");
+	ASK(b, "arr", -EINVAL, "is not a value");
+	ASK(b, "fwd", -EINVAL, "is not a value");
 	free(b);
 }
 
@@ -716,8 +637,7 @@ TEST(all_kinds)
 				     (__u32[]){ b->nr - 4, b->nr - 3 }));
 	bb_blob(b);
 
-	r = ask(b, "enums");
-	EXPECT_EQ(0, r.ret);
+	r = ASK(b, "enums", 0, NULL);
 	EXPECT_EQ(2u, r.regs.args);
 	EXPECT_EQ(1u, r.regs.ret);
 	free(b);
