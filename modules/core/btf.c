@@ -39,8 +39,9 @@
 #ifdef __KERNEL__
 #include <linux/err.h>
 #include <linux/errno.h>
+#include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/kernel.h>
-#include <linux/kernel_read_file.h>
 #include <linux/mm.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -599,35 +600,57 @@ int pcore_btf_func_regs(const void *blob, size_t len, const char *func,
 }
 
 #ifdef __KERNEL__
-/* More than any kernel's BTF (Debian's 6.1: 5 MiB). */
+/* More than any kernel's BTF (Debian's 6.1: 4 MiB, 6.12: 4.5 MiB). */
 #define PCORE_BTF_MAX_SIZE	SZ_64M
 
 /**
  * pcore_btf_vmlinux() - the running kernel's BTF
  * @len: set to its length in bytes
  *
- * Reads /sys/kernel/btf/vmlinux as the init task's root sees it, so that
- * a caller in a container with mounts of its own reads the same file.
- * An LSM that checks kernel reads of files (LoadPin, IMA) may refuse it.
+ * Reads /sys/kernel/btf/vmlinux, as the calling task's mounts see it,
+ * with kernel_read().  Not with kernel_read_file_from_path(): it asks the
+ * LSMs about a read of a kind they know, and for READING_UNKNOWN 6.12's
+ * IPE (on in Debian's 6.12) WARNs (security/ipe/hooks.c).
  *
  * Context: process context; sleeps.
  * Return: a vmalloc()ed copy the caller vfree()s; ERR_PTR(-ENOENT) when
  * the kernel has no BTF (built without CONFIG_DEBUG_INFO_BTF, or no
- * sysfs), or another ERR_PTR() when it could not be read.
+ * sysfs mounted), or another ERR_PTR() when it could not be read.
  */
 void *pcore_btf_vmlinux(size_t *len)
 {
-	void *buf = NULL;
+	struct file *f;
+	loff_t size, pos = 0;
 	ssize_t n;
+	void *buf;
 
 	if (!IS_ENABLED(CONFIG_DEBUG_INFO_BTF))
 		return ERR_PTR(-ENOENT);
-	n = kernel_read_file_from_path_initns("/sys/kernel/btf/vmlinux", 0,
-					      &buf, PCORE_BTF_MAX_SIZE, NULL,
-					      READING_UNKNOWN);
-	if (n < 0)
-		return ERR_PTR(n);
-	*len = n;
+	f = filp_open("/sys/kernel/btf/vmlinux", O_RDONLY, 0);
+	if (IS_ERR(f))
+		return ERR_CAST(f);
+	size = i_size_read(file_inode(f));
+	if (size <= 0 || size > PCORE_BTF_MAX_SIZE) {
+		buf = ERR_PTR(-EFBIG);
+		goto out;
+	}
+	buf = vmalloc(size);
+	if (!buf) {
+		buf = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	/* sysfs gives at most a page a read */
+	while (pos < size) {
+		n = kernel_read(f, buf + pos, size - pos, &pos);
+		if (n <= 0) {
+			vfree(buf);
+			buf = ERR_PTR(n ? n : -EIO);
+			goto out;
+		}
+	}
+	*len = size;
+out:
+	fput(f);
 	return buf;
 }
 #endif
