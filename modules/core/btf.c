@@ -8,7 +8,8 @@
  * it; type ids count them from 1 in order (0 is void).  pcore_btf_open()
  * checks the header and walks the types once to check that each fits
  * before the section's end (after that no read goes past it), then
- * indexes them by id: one u32 per type (about 130,000 in Debian's 6.1).
+ * indexes them by id: one u32 per type (95,246 types in Debian's 6.1
+ * cloud kernel, 107,331 in its 6.12).
  * pcore_btf_regs() then scans the types for the FUNCs of a name and
  * classifies each of their prototype's arguments as the x86-64 System V
  * ABI does for integer values:
@@ -33,7 +34,9 @@
  *
  * The prototype is the function's in the source: GCC's clones that
  * change a calling convention have names of their own (foo.isra.0,
- * foo.constprop.0), which are not FUNCs of BTF.
+ * foo.constprop.0), which are not FUNCs of BTF.  Nor are aliases: a
+ * SYSCALL_DEFINE0's __x64_sys_getppid is an alias of __do_sys_getppid,
+ * which BTF has; ask about the name of the function at that address.
  */
 #include "btf.h"
 #ifdef __KERNEL__
