@@ -7,7 +7,8 @@
 # x86_64_defconfig + kvm_guest.config + debug.config (KASAN, lockdep,
 # PROVE_RCU, kmemleak, atomic-sleep checks, UBSAN) + scripts/debug-kernel.config
 # (what probe_core's tests need, fault injection, module signing with a
-# key made at build time, lockdown; no debug info, no unused drivers).
+# key made at build time, lockdown; BTF, so DWARF debug info for pahole;
+# no unused drivers).
 #
 # Prints "VMLINUZ KDIR MODROOT" on one line, building the kernel first
 # when the cache does not have it:

@@ -14,7 +14,8 @@ set -eu
 # rather than keeping a fragile map from each missing file to its package.
 # The kernel matrix: Debian 12's 6.1 and 6.12, cloud and PREEMPT_RT, and
 # what building the debug kernel from linux-source-6.1 takes (flex, bison,
-# libssl-dev for module signing, libelf-dev for objtool).  probectl links
+# libssl-dev for module signing, libelf-dev for objtool, pahole (Debian's
+# name for dwarves' pahole) for its BTF).  probectl links
 # libkmod and libelf (the ELF symbols of attach --uprobe).  dpkg-dev
 # unpacks Debian's qemu source package, whose plugin header make bench's
 # instruction counts build with (scripts/qemu-plugin-h.sh).  The flame
@@ -31,7 +32,7 @@ linux-headers-6.12-cloud-amd64 linux-image-rt-amd64 linux-headers-rt-amd64
 linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 dkms
 libkmod-dev linux-source-6.1 valgrind sparse kmod
 cpio jq gcc make libc6-dev libelf-dev bc perl
-prometheus flex bison libssl-dev openssl xz-utils dpkg-dev
+prometheus flex bison libssl-dev openssl xz-utils dpkg-dev pahole
 chromium libxml2-utils fonts-dejavu-core systemd prometheus-node-exporter
 debhelper dh-dkms lintian"
 
@@ -52,7 +53,7 @@ usage() {
 # Prints the name of each missing thing, one per line.
 missing() {
 	for cmd in qemu-system-x86_64 cpio gzip valgrind sparse gcc make jq \
-		kmod bc perl flex bison openssl xz \
+		kmod bc perl flex bison openssl xz pahole \
 		promtool prometheus prometheus-node-exporter dpkg-source xmllint \
 		chromium node npm systemd-analyze \
 		dpkg-buildpackage dh dh_dkms lintian; do

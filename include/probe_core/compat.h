@@ -228,6 +228,30 @@ static inline bool pcore_task_returns_pending(struct task_struct *t)
 }
 
 /*
+ * BTF kinds that <uapi/linux/btf.h> names from v5.16 (DECL_TAG), v5.17
+ * (TYPE_TAG) and v6.0 (ENUM64): btf.c steps over them.  Their numbers and
+ * what follows their struct btf_type are BTF's ABI.
+ */
+#include <uapi/linux/btf.h>
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 16, 0)
+#define BTF_KIND_DECL_TAG	17
+struct btf_decl_tag {
+	__s32 component_idx;
+};
+#endif
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 17, 0)
+#define BTF_KIND_TYPE_TAG	18
+#endif
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 0, 0)
+#define BTF_KIND_ENUM64		19
+struct btf_enum64 {
+	__u32 name_off;
+	__u32 val_lo32;
+	__u32 val_hi32;
+};
+#endif
+
+/*
  * ftrace direct calls (direct.c): a function's ftrace site made a call to
  * a trampoline of ours, on x86-64 kernels with
  * CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS (which BPF trampolines need).
