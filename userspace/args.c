@@ -27,6 +27,9 @@ static const struct pc_opt load_opts[] = {
 		"loglinear[:P], log2 or linear:MIN,MAX,STEP (hist=)"),
 	PC_OPT_VALUE(0, "maxactive", "N", OPT_MAXACTIVE,
 		"calls of one target in flight, 0 to 4096 (maxactive=)"),
+	PC_OPT_VALUE(0, "mechanism", "M", OPT_MECHANISM,
+		"kprobe, direct or auto: how kernel functions are\n"
+		"probed (mechanism=)"),
 	PC_OPT_VALUE(0, "module", "PATH", OPT_MODULE,
 		"a probe_core.ko file instead of the installed one"),
 	PC_OPT_END
@@ -113,6 +116,10 @@ static const struct pc_opt attach_opts[] = {
 	PC_OPT_FLAG(0, "by-pid", OPT_BY_PID,
 		"one histogram per process, keyed by pid and\n"
 		"labelled with its name (not with --retval)"),
+	PC_OPT_VALUE(0, "mechanism", "M", OPT_MECHANISM,
+		"--kprobe, --kretprobe: kprobe, direct (an ftrace\n"
+		"direct call, or an error) or auto (direct where\n"
+		"it can go); default: as probe_core's mechanism="),
 	PC_OPT_END
 };
 
@@ -219,7 +226,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 	[PC_CMD_LOAD] = {
 		.name = "load",
 		.opts = load_opts,
-		.synopsis = "load [--target F1,F2] [--tracepoints TP] [--hist SPEC] [--maxactive N] [--module PATH]",
+		.synopsis = "load [--target F1,F2] [--tracepoints TP] [--hist SPEC] [--maxactive N] [--mechanism M] [--module PATH]",
 		.about =
 			"Loads probe_core: the installed module (modprobe's search), or the\n"
 			"file PATH from a build tree.  The options become its parameters.\n",
@@ -304,7 +311,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 	[PC_CMD_ATTACH] = {
 		.name = "attach",
 		.opts = attach_opts,
-		.synopsis = "attach (--kprobe FUNC (--arg N | --count | --stacks [--depth N]) | --kretprobe FUNC [--retval] | --uprobe PATH:SYMBOL (--arg N | --count) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP | --offcpu) [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid]",
+		.synopsis = "attach (--kprobe FUNC (--arg N | --count | --stacks [--depth N]) | --kretprobe FUNC [--retval] | --uprobe PATH:SYMBOL (--arg N | --count) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP | --offcpu) [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid] [--mechanism M]",
 		.about =
 			"Adds a probe of probe_core's own and a histogram of the same name\n"
 			"while probe_core is loaded (needs CAP_SYS_ADMIN).  The name is FUNC\n"
@@ -910,7 +917,8 @@ static int add_param(char *buf, size_t len, size_t *used, const char *key,
 /**
  * pc_load_params() - probe_core's module parameters for load
  * @a: parsed load command
- * @buf: where to write "target=... tracepoints=... hist=... maxactive=N"
+ * @buf: where to write "target=... tracepoints=... hist=... maxactive=N
+ *	mechanism=M"
  * @len: size of @buf
  *
  * Return: 0, or -ENOSPC when @buf is too small.
@@ -931,6 +939,8 @@ int pc_load_params(const struct pc_args *a, char *buf, size_t len)
 		ret = add_param(buf, len, &used, "hist", a->hist.text);
 	if (!ret && a->maxactive_set)
 		ret = add_param(buf, len, &used, "maxactive", num);
+	if (!ret && a->mechanism)
+		ret = add_param(buf, len, &used, "mechanism", a->mechanism);
 	return ret;
 }
 
@@ -1084,6 +1094,18 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 		return 0;
 	case OPT_BY_PID:
 		a->attach_by_pid = true;
+		return 0;
+	case OPT_MECHANISM:
+		if (!strcmp(v, "kprobe"))
+			a->attach_mech = PCORE_ATTACH_MECH_KPROBE;
+		else if (!strcmp(v, "direct"))
+			a->attach_mech = PCORE_ATTACH_MECH_DIRECT;
+		else if (!strcmp(v, "auto"))
+			a->attach_mech = PCORE_ATTACH_MECH_AUTO;
+		else
+			return fail(a, "%s: '%s' is not kprobe, direct or auto",
+				    shown, v);
+		a->mechanism = v;
 		return 0;
 	case OPT_CALLS:
 		a->attach_count = true;
@@ -1281,6 +1303,8 @@ static int check_attach(struct pc_args *a)
 	if (a->attach_by_pid && (a->attach_retval || a->attach_stacks))
 		return fail(a, "--by-pid does not go with --%s",
 			    a->attach_retval ? "retval" : "stacks");
+	if (a->attach_mech && a->attach_kind != PCORE_ATTACH_KRETPROBE)
+		return fail(a, "--mechanism is for --kprobe and --kretprobe only");
 	return attach_probe(a);
 }
 

@@ -78,6 +78,7 @@ enum pc_opt_id {
 	OPT_PID,
 	OPT_COMM,
 	OPT_BY_PID,
+	OPT_MECHANISM,
 	OPT_STACKS,
 	OPT_DEPTH,
 	OPT_FOLDED,
@@ -191,6 +192,9 @@ struct pc_hist_arg {
  * @attach_pid: attach --pid, 0 when not given
  * @attach_comm: attach --comm, or NULL
  * @attach_by_pid: attach --by-pid: the suffix ":by=pid"
+ * @mechanism: load and attach --mechanism: "kprobe", "direct" or "auto",
+ *	or NULL
+ * @attach_mech: attach --mechanism as PCORE_ATTACH_MECH_*, or 0
  * @prometheus: export --prometheus
  * @textfile_dir: export --textfile-dir
  * @flame_in: flamegraph -i FILE ("-": standard input), or NULL
@@ -241,6 +245,8 @@ struct pc_args {
 	unsigned int attach_pid;
 	const char *attach_comm;
 	bool attach_by_pid;
+	const char *mechanism;
+	unsigned int attach_mech;
 	bool prometheus;
 	const char *textfile_dir;
 	const char *flame_in;

@@ -108,7 +108,7 @@ int cmd_attach(struct pc_env *env, const struct pc_args *a)
 	at.what = a->attach_probe.what;
 	at.arg = a->attach_probe.arg;
 	strcpy(at.unit, a->attach_probe.unit);
-	at.flags = a->attach_probe.flags;
+	at.flags = a->attach_probe.flags | a->attach_mech;
 	at.maxactive = a->maxactive;
 	at.depth = a->attach_depth;
 	at.pid = a->attach_pid;

@@ -288,6 +288,21 @@ static inline void pcore_ftrace_direct_unregister(struct ftrace_ops *ops,
 	unregister_ftrace_direct_multi(ops, addr);
 #endif
 }
+
+/*
+ * objtool's hint (direct.c's latency trampolines) that the stack is as
+ * at a call, @off bytes from the stack pointer to the caller's frame:
+ * v6.4 moved the type to the front of UNWIND_HINT().
+ */
+#include <linux/objtool.h>
+#include <asm/orc_types.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define PCORE_UNWIND_HINT_CALL(off) \
+	UNWIND_HINT(UNWIND_HINT_TYPE_CALL, ORC_REG_SP, off, 0)
+#else
+#define PCORE_UNWIND_HINT_CALL(off) \
+	UNWIND_HINT(ORC_REG_SP, off, UNWIND_HINT_TYPE_CALL, 0)
+#endif
 #endif
 
 #endif /* PROBE_CORE_COMPAT_H */

@@ -243,6 +243,14 @@ struct pcore_ioc_name {
 
 /* struct pcore_ioc_attach.flags (ABI 5) */
 #define PCORE_ATTACH_BY_PID	0x1	/* ":by=pid": keyed by process */
+/*
+ * How a kernel function is probed (PCORE_ATTACH_KRETPROBE), as
+ * mechanism=; none of them: as probe_core's mechanism= parameter says
+ */
+#define PCORE_ATTACH_MECH_MASK		0x6
+#define PCORE_ATTACH_MECH_KPROBE	0x2	/* kprobes and kretprobes */
+#define PCORE_ATTACH_MECH_DIRECT	0x4	/* an ftrace direct call, or an error */
+#define PCORE_ATTACH_MECH_AUTO		0x6	/* direct where it can go, else kprobes */
 
 /* struct pcore_ioc_attach.hist_kind: as hist= */
 #define PCORE_UAPI_HIST_DEFAULT		0	/* as target=: loglinear, log2 for values */
@@ -285,7 +293,9 @@ struct pcore_ioc_name {
  * @arg: (ABI 5) PCORE_WHAT_ARG: the argument, 1 to 6; else 0
  * @unit: (ABI 5) PCORE_WHAT_ARG and PCORE_WHAT_RETVAL: the values' unit,
  *	1 to 15 characters without blank, ':' or ','; "" for "value"
- * @flags: (ABI 5) PCORE_ATTACH_BY_PID or 0
+ * @flags: (ABI 5) PCORE_ATTACH_BY_PID, and for PCORE_ATTACH_KRETPROBE
+ *	one of PCORE_ATTACH_MECH_* (a kernel without direct calls refuses
+ *	PCORE_ATTACH_MECH_DIRECT: EOPNOTSUPP), or 0
  * @pad: zero
  * @reserved: zero
  *

@@ -50,6 +50,8 @@ struct pcore_builtin {
 	struct pcore_filter filter;	/* pid=, comm= */
 	u64 min_ns;			/* offcpu: shorter waits are not counted */
 	bool by_pid;			/* ":by=pid": keyed by process */
+	enum pcore_mech mech;		/* a kernel function's mechanism */
+	const char *why;		/* auto chose kprobes: why */
 	bool user;			/* a uprobe or uretprobe */
 	bool used;
 };
@@ -353,6 +355,50 @@ static void notrace pcore_builtin_retval(struct pcore_probe *p,
 }
 NOKPROBE_SYMBOL(pcore_builtin_retval);
 
+/*
+ * @b's kernel function through a direct call, as its mechanism says: the
+ * probe, an error, or NULL to go on with kprobes (mechanism=kprobe, or
+ * auto and a function no direct call takes: @b->why says why).
+ */
+static struct pcore_probe *
+pcore_builtin_direct(struct pcore_client *c, struct pcore_builtin *b,
+		     void (*pre)(struct pcore_probe *p, struct pt_regs *regs),
+		     void (*ret)(struct pcore_probe *p, struct pt_regs *regs,
+				 void *data, u64 ns),
+		     unsigned int flags)
+{
+	struct pcore_probe *p;
+
+	b->why = NULL;
+	if (b->mech == PCORE_MECH_KPROBE)
+		return NULL;
+#ifdef PCORE_HAVE_DIRECT
+	p = pcore_direct_attach(c, &(struct pcore_direct_opts){
+		.name = b->name, .symbol = b->symbol, .hist = b->hist,
+		.pre = pre, .ret = ret, .priv = b, .filter = b->filter,
+		.flags = flags,
+		.why = b->mech == PCORE_MECH_AUTO ? &b->why : NULL });
+	return IS_ERR(p) && b->why ? NULL : p;
+#else
+	if (b->mech == PCORE_MECH_DIRECT) {
+		pr_err("%s: mechanism direct: this kernel has no ftrace direct calls\n",
+		       b->name);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	b->why = "this kernel has no ftrace direct calls";
+	return NULL;
+#endif
+}
+
+/* @b's probe attached: 0 or its error; a kprobe auto chose says why. */
+static int pcore_builtin_attached(struct pcore_builtin *b)
+{
+	if (IS_ERR(b->probe))
+		return PTR_ERR(b->probe);
+	pcore_probe_set_why(b->probe, b->why);
+	return 0;
+}
+
 /* Errnos told apart per :retval target; more are counted as dropped. */
 #define PCORE_BUILTIN_ERRNOS	64
 
@@ -376,12 +422,17 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 		return PTR_ERR_OR_ZERO(b->probe);
 	}
 	if (b->mode == PCORE_BUILTIN_ARG) {
-		b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
-			.name = b->name, .symbol = b->symbol,
-			.pre = b->by_pid ? pcore_builtin_arg_pid :
-					   pcore_builtin_arg,
-			.hist = b->hist, .priv = b, .filter = b->filter });
-		return PTR_ERR_OR_ZERO(b->probe);
+		void (*pre)(struct pcore_probe *p, struct pt_regs *regs) =
+			b->by_pid ? pcore_builtin_arg_pid : pcore_builtin_arg;
+
+		b->probe = pcore_builtin_direct(c, b, pre, NULL, 0);
+		if (!b->probe)
+			b->probe = pcore_kprobe_attach(c,
+				&(struct pcore_kprobe_opts){
+					.name = b->name, .symbol = b->symbol,
+					.pre = pre, .hist = b->hist, .priv = b,
+					.filter = b->filter });
+		return pcore_builtin_attached(b);
 	}
 	if (snprintf(errs, sizeof(errs), "%s.errno", b->name) >= sizeof(errs)) {
 		pr_err("%s: name too long for its .errno histogram\n", b->name);
@@ -397,11 +448,15 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 		b->probe = pcore_builtin_uprobe(c, b, file, offset, active);
 		return PTR_ERR_OR_ZERO(b->probe);
 	}
-	b->probe = pcore_kretprobe_attach(c, &(struct pcore_kretprobe_opts){
-		.name = b->name, .symbol = b->symbol, .maxactive = active,
-		.ret = pcore_builtin_retval, .hist = b->hist, .priv = b,
-		.filter = b->filter });
-	return PTR_ERR_OR_ZERO(b->probe);
+	b->probe = pcore_builtin_direct(c, b, NULL, pcore_builtin_retval,
+					PCORE_DIRECT_RET);
+	if (!b->probe)
+		b->probe = pcore_kretprobe_attach(c,
+			&(struct pcore_kretprobe_opts){
+				.name = b->name, .symbol = b->symbol,
+				.maxactive = active, .ret = pcore_builtin_retval,
+				.hist = b->hist, .priv = b, .filter = b->filter });
+	return pcore_builtin_attached(b);
 }
 
 /* :stacks: a call, counted under its kernel stack (a kprobe). */
@@ -456,34 +511,33 @@ static int pcore_builtin_profile(struct pcore_client *c,
 	return PTR_ERR_OR_ZERO(b->probe);
 }
 
-/* mechanism=direct: target=F:count counts through an ftrace direct call. */
-bool pcore_count_direct;
+/* How kernel functions are probed (mechanism=). */
+enum pcore_mech pcore_mechanism = PCORE_MECH_KPROBE;
 
 /*
- * A kprobe (or uprobe, or with mechanism=direct a direct call) that
+ * A kprobe (or uprobe, or a direct call: see pcore_builtin_direct()) that
  * counts calls into a count histogram.
  */
 static int pcore_builtin_count(struct pcore_client *c, struct pcore_builtin *b,
 			       struct file *file, u64 offset)
 {
+	void (*pre)(struct pcore_probe *p, struct pt_regs *regs) =
+		b->by_pid ? pcore_builtin_count_pid : NULL;
+
 	b->hist = pcore_builtin_hist(c, b, "calls", &(struct pcore_hist_spec){
 		.kind = PCORE_HIST_COUNT });
 	if (IS_ERR(b->hist))
 		return PTR_ERR(b->hist);
-	if (file)
+	if (file) {
 		b->probe = pcore_builtin_uprobe(c, b, file, offset, 0);
-#ifdef PCORE_HAVE_DIRECT
-	else if (pcore_count_direct && !b->by_pid)
-		b->probe = pcore_direct_attach(c, &(struct pcore_direct_opts){
-			.name = b->name, .symbol = b->symbol, .hist = b->hist,
-			.priv = b, .filter = b->filter });
-#endif
-	else
+		return PTR_ERR_OR_ZERO(b->probe);
+	}
+	b->probe = pcore_builtin_direct(c, b, pre, NULL, 0);
+	if (!b->probe)
 		b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
 			.name = b->name, .symbol = b->symbol, .hist = b->hist,
-			.pre = b->by_pid ? pcore_builtin_count_pid : NULL,
-			.priv = b, .filter = b->filter });
-	return PTR_ERR_OR_ZERO(b->probe);
+			.pre = pre, .priv = b, .filter = b->filter });
+	return pcore_builtin_attached(b);
 }
 
 /*
@@ -537,6 +591,27 @@ static int pcore_builtin_glob(struct pcore_client *c, struct pcore_builtin *b,
 	return ret;
 }
 
+/*
+ * A kernel function's latency: a kretprobe, or a trampoline that wraps
+ * the function (see pcore_builtin_direct()).
+ */
+static int pcore_builtin_time(struct pcore_client *c, struct pcore_builtin *b,
+			      const struct pcore_builtin_req *r)
+{
+	void (*ret)(struct pcore_probe *p, struct pt_regs *regs, void *data,
+		    u64 ns) = b->by_pid ? pcore_builtin_time_pid : NULL;
+
+	b->probe = pcore_builtin_direct(c, b, NULL, ret, PCORE_DIRECT_RET);
+	if (!b->probe)
+		b->probe = pcore_kretprobe_attach(c,
+			&(struct pcore_kretprobe_opts){
+				.name = b->name, .symbol = b->symbol,
+				.maxactive = r->maxactive, .ret = ret,
+				.hist = b->hist, .priv = b,
+				.filter = b->filter });
+	return pcore_builtin_attached(b);
+}
+
 /* Attach one; on error nothing of it stays.  Caller holds the table lock. */
 static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 {
@@ -582,6 +657,7 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 	b->mode = r->probe.what;
 	b->arg = r->probe.what == PCORE_WHAT_ARG ? r->probe.arg - 1 : 0;
 	b->by_pid = r->probe.flags & PCORE_ATTACH_BY_PID;
+	b->mech = r->mech ?: pcore_mechanism;
 	ret = r->tracepoint || r->hz ? 0 : pcore_builtin_check(r);
 	if (!ret && r->hz) {
 		ret = pcore_builtin_profile(c, b, r);
@@ -613,14 +689,7 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 						b, r->file, r->offset,
 						r->maxactive));
 		else if (!ret)
-			ret = PTR_ERR_OR_ZERO(b->probe = pcore_kretprobe_attach(c,
-				&(struct pcore_kretprobe_opts){
-					.name = name, .symbol = b->symbol,
-					.maxactive = r->maxactive,
-					.ret = b->by_pid ?
-					       pcore_builtin_time_pid : NULL,
-					.hist = b->hist, .priv = b,
-					.filter = b->filter }));
+			ret = pcore_builtin_time(c, b, r);
 	}
 	/*
 	 * One probe of each kind per kernel function, whatever name it had

@@ -25,8 +25,17 @@
  *	default
  * @hz: a profiler (@name its histogram's): samples per second per CPU
  */
+/* How a kernel function is probed: mechanism=, or an attach's flags. */
+enum pcore_mech {
+	PCORE_MECH_DEFAULT,	/* as mechanism= says */
+	PCORE_MECH_KPROBE,	/* kprobes and kretprobes */
+	PCORE_MECH_DIRECT,	/* a direct call, or an error */
+	PCORE_MECH_AUTO,	/* a direct call where one can go, else kprobes */
+};
+
 struct pcore_builtin_req {
 	bool tracepoint;
+	enum pcore_mech mech;
 	const char *param;
 	const char *name;
 	struct pcore_probe_spec probe;
@@ -39,7 +48,7 @@ struct pcore_builtin_req {
 	unsigned int hz;
 };
 
-extern bool pcore_count_direct;
+extern enum pcore_mech pcore_mechanism;
 extern unsigned int pcore_offcpu_min_us;
 extern unsigned int pcore_offcpu_tasks;
 

@@ -27,6 +27,9 @@
 static_assert(sizeof(struct pcore_ioc_version) == 72);
 static_assert(sizeof(struct pcore_ioc_entry) == 392);
 static_assert(sizeof(struct pcore_ioc_list) == 32);
+static_assert(PCORE_ATTACH_MECH_KPROBE >> 1 == PCORE_MECH_KPROBE &&
+	      PCORE_ATTACH_MECH_DIRECT >> 1 == PCORE_MECH_DIRECT &&
+	      PCORE_ATTACH_MECH_AUTO >> 1 == PCORE_MECH_AUTO);
 static_assert(sizeof(struct pcore_ioc_bucket) == 24);
 static_assert(sizeof(struct pcore_ioc_read) == 328);
 static_assert(sizeof(struct pcore_ioc_name) == 144);
@@ -530,7 +533,14 @@ static bool pcore_attach_probe_ok(const struct pcore_ioc_attach *a,
 	strscpy(r->probe.unit, a->unit, sizeof(r->probe.unit));
 	r->probe.what = a->what;
 	r->probe.arg = a->arg;
-	r->probe.flags = a->flags;
+	r->probe.flags = a->flags & ~PCORE_ATTACH_MECH_MASK;
+	/* PCORE_ATTACH_MECH_* are enum pcore_mech, one bit up. */
+	r->mech = (a->flags & PCORE_ATTACH_MECH_MASK) >> 1;
+	if (r->mech && a->kind != PCORE_ATTACH_KRETPROBE) {
+		pr_err("attach=%*pE: a mechanism is for kernel functions only\n",
+		       (int)strlen(a->target), a->target);
+		return false;
+	}
 	return true;
 }
 

@@ -150,6 +150,8 @@ static void pcore_seq_values(struct seq_file *m, const struct pcore_hist *h,
 struct pcore_about {
 	unsigned long missed;
 	int unsampled;
+	const char *mechanism;
+	const char *why_kprobe;
 	char symbol[KSYM_NAME_LEN + 32];
 };
 
@@ -158,6 +160,8 @@ static void pcore_about_get(struct pcore_hist *h, struct pcore_about *a)
 	mutex_lock(&pcore_lock);
 	a->missed = h->probe ? pcore_probe_missed(h->probe) : 0;
 	a->unsampled = h->probe ? pcore_profile_unsampled(h->probe) : -1;
+	a->mechanism = h->probe ? pcore_probe_kind_name(h->probe) : "-";
+	a->why_kprobe = h->probe ? READ_ONCE(h->probe->why_kprobe) : NULL;
 	strscpy(a->symbol, h->probe ? pcore_probe_hist_symbol(h->probe, h) :
 				      "-", sizeof(a->symbol));
 	mutex_unlock(&pcore_lock);
@@ -173,6 +177,10 @@ static void pcore_seq_about(struct seq_file *m, const struct pcore_hist *h,
 	if (a->unsampled >= 0)	/* a profiler's */
 		seq_printf(m, "unsampled_cpus: %d\n", a->unsampled);
 	seq_printf(m, "symbol: %s\n", a->symbol);
+	seq_printf(m, "mechanism: %s", a->mechanism);
+	if (a->why_kprobe)
+		seq_printf(m, " (no direct call: %s)", a->why_kprobe);
+	seq_putc(m, '\n');
 	seq_printf(m, "unit: %s\n", h->unit);
 	seq_printf(m, "kind: %s\n", pcore_kind_name(h->layout.kind));
 	if (h->layout.kind == PCORE_HIST_COUNT)

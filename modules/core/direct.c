@@ -1,31 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Direct-call probes: a function's calls counted from its ftrace call
- * site, through a trampoline of probe_core's own, the way BPF trampolines
- * are entered (ftrace "direct calls"), instead of a kprobe's breakpoint or
- * ftrace's generic handler.
+ * Direct-call probes: a function's calls counted, or timed, from its
+ * ftrace call site, through a trampoline of probe_core's own, the way BPF
+ * trampolines are entered (ftrace "direct calls"), instead of a kprobe's
+ * breakpoint or ftrace's generic handler.
  *
  * How.  Every traceable function starts with a call to __fentry__ that
  * ftrace patches.  register_ftrace_direct() patches it into a call to a
- * trampoline instead; the trampoline saves the argument registers, calls
- * pcore_direct_hit() with its slot number, restores them and returns into
- * the function.  A module cannot make
+ * trampoline instead.  A counting trampoline saves the argument
+ * registers, calls pcore_direct_hit() with its slot number, restores them
+ * and returns into the function.  A wrapping (timing) trampoline calls
+ * the function's body itself, between pcore_direct_entry() and
+ * pcore_direct_return(), and returns to the function's caller: the stamp
+ * is in its own frame (see the trampolines below).  A module cannot make
  * code at run time (no executable allocation or text_poke() is exported),
- * so the trampolines are made here, one per slot (PCORE_DIRECT_SLOTS of
- * them in this file's text), and a probe takes a free slot: the slot
- * number in the trampoline's code finds the probe, one load.
+ * so the trampolines are made here, one of each kind per slot
+ * (PCORE_DIRECT_SLOTS of them in this file's text), and a probe takes a
+ * free slot: the slot number in the trampoline's code finds the probe,
+ * one load.
  *
- * Safety.  The handler runs in the function's own context, preemptible or
- * not, and holds preemption off while it counts; it does not recurse
- * (see pcore_direct_hit()).  Unregistering waits until no task is inside
- * the trampoline (ftrace's shutdown of an ops of a module waits for RCU
- * tasks: a task preempted in the trampoline has left it); only then does
- * the probe leave its slot, which another probe may take.
+ * Safety.  The handlers run in the function's own context, preemptible
+ * or not, and hold preemption off while they count; they do not recurse
+ * (see pcore_direct_hit()).  Unregistering waits until no task is on its
+ * way into the trampoline (ftrace's shutdown of an ops of a module waits
+ * for RCU tasks: a task preempted in the trampoline has left it).  A
+ * wrapped function's calls may be inside it for long, asleep: every call
+ * is counted in and out, per CPU, and the slot of a probe gone is held
+ * until its calls have returned (pcore_direct_release()); the module
+ * cannot be unloaded meanwhile, and its unload waits for those of the
+ * probes it removes itself (pcore_direct_cleanup()).
  *
- * Only counting (target=F:count) comes this way for now; a function
- * ftrace cannot trace, or one that another direct user (a BPF trampoline)
- * already has (-EBUSY), is refused with a log line, and the caller may
- * fall back to a kprobe.
+ * What cannot go this way is refused with a log line, or with the reason
+ * given back (struct pcore_direct_opts.why) for the caller to take
+ * kprobes instead (mechanism=auto): a function ftrace cannot trace, a
+ * module's function, one that another direct user (a BPF trampoline, or
+ * another probe of probe_core's) already has (-EBUSY), and for timing one
+ * whose arguments are not all in registers (pcore_direct_check()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -34,12 +44,15 @@
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/stringify.h>
+#include <linux/vmalloc.h>
+#include "btf.h"
 #include "pcore.h"
 
 #ifdef PCORE_HAVE_DIRECT
 
 #include <asm/ibt.h>
 #include <asm/nospec-branch.h>
+#include <asm/unwind_hints.h>
 
 #ifndef CALL_DEPTH_ACCOUNT
 #define CALL_DEPTH_ACCOUNT	""	/* no call depth tracking before v6.2 */
@@ -51,13 +64,42 @@ static_assert(PCORE_DIRECT_SLOTS == PCORE_MAX_PROBES);
 static struct pcore_probe *pcore_direct_slots[PCORE_DIRECT_SLOTS];
 
 /*
- * The trampolines, one per slot, pcore_direct_tramp_<slot>: entered by
- * the call at a function's ftrace site, with the function's arguments in
- * their registers and its return address above ours.  The frame pointer
- * set up first lets the unwinder walk through it.  64 bytes pushed: the
- * call below is made with the stack as aligned as at the site's call.
- * pcore_direct_tramps[] holds their addresses.
+ * The counting trampolines, one per slot, pcore_direct_tramp_<slot>:
+ * entered by the call at a function's ftrace site, with the function's
+ * arguments in their registers and its return address above ours.  The
+ * frame pointer set up first lets the unwinder walk through it.  64 bytes
+ * pushed: the call below is made with the stack as aligned as at the
+ * site's call.
+ *
+ * The timing trampolines, pcore_direct_wrap_<slot>, wrap the function
+ * instead: they stamp the call (pcore_direct_entry()), call the function's
+ * body (the return address the site's call pushed) with the arguments as
+ * they came, then give pcore_direct_return() the stamp and the value
+ * returned, and return to the function's caller.  The stamp is in their
+ * own frame: a call that sleeps, migrates or recurses has its own.  The
+ * body is entered by a return, not an indirect call: with IBT an indirect
+ * call must land on an ENDBR, which the body (past the site) has not; a
+ * return needs none, costs one return misprediction, and is the same code
+ * with or without IBT.  The body sees the arguments in registers only:
+ * arguments on the stack would be ours, not the caller's, so only
+ * functions whose arguments are all in registers are wrapped (see
+ * pcore_direct_check()).  The frame is described to objtool: the body
+ * and whatever it calls unwind through it to the function's caller
+ * (ORC; the stack pointer only, %rbp untouched).  At the body's call:
+ *
+ *	72(%rsp) the caller's return address
+ *	64(%rsp) the body (the site's return address)
+ *	56 .. 8	 %rdi %rsi %rdx %rcx %r8 %r9 %rax as they came
+ *	 0(%rsp) the stamp
+ *
+ * pcore_direct_tramps[] and pcore_direct_wraps[] hold their addresses.
  */
+#define PCORE_INTRA_CALL(label)						\
+	"999:	call " label "\n"					\
+	"	.pushsection .discard.intra_function_calls\n"		\
+	"	.long 999b\n"						\
+	"	.popsection\n"
+
 asm(
 "	.pushsection .text, \"ax\", @progbits\n"
 "	.macro pcore_direct_tramp slot\n"
@@ -71,6 +113,7 @@ asm(
 "	pushq %rdi\n	pushq %rsi\n	pushq %rdx\n	pushq %rcx\n"
 "	pushq %r8\n	pushq %r9\n	pushq %rax\n"
 "	movl $\\slot, %edi\n"
+"	movq %rsp, %rsi\n"
 "	call pcore_direct_hit\n"
 "	popq %rax\n	popq %r9\n	popq %r8\n	popq %rcx\n"
 "	popq %rdx\n	popq %rsi\n	popq %rdi\n"
@@ -78,13 +121,49 @@ asm(
 	ASM_RET
 "	.size pcore_direct_tramp_\\slot, .-pcore_direct_tramp_\\slot\n"
 "	.endm\n"
-"	.macro pcore_direct_addr slot\n"
-"	.quad pcore_direct_tramp_\\slot\n"
+"	.macro pcore_direct_wrap slot\n"
+"	.globl pcore_direct_wrap_\\slot\n"
+"	.type pcore_direct_wrap_\\slot, @function\n"
+"pcore_direct_wrap_\\slot:\n"
+	ASM_ENDBR
+	CALL_DEPTH_ACCOUNT
+"	pushq %rdi\n	pushq %rsi\n	pushq %rdx\n	pushq %rcx\n"
+"	pushq %r8\n	pushq %r9\n	pushq %rax\n"
+"	subq $8, %rsp\n"
+"	movl $\\slot, %edi\n"
+"	call pcore_direct_entry\n"
+"	movq %rax, (%rsp)\n"
+"	movq 56(%rsp), %rdi\n	movq 48(%rsp), %rsi\n"
+"	movq 40(%rsp), %rdx\n	movq 32(%rsp), %rcx\n"
+"	movq 24(%rsp), %r8\n	movq 16(%rsp), %r9\n"
+"	movq 8(%rsp), %rax\n"
+	PCORE_INTRA_CALL(".Lpcore_direct_body_\\slot")
+	PCORE_UNWIND_HINT_CALL(72)
+"	movq %rax, 8(%rsp)\n"
+"	movq %rdx, 40(%rsp)\n"
+"	movq %rax, %rdx\n"
+"	movq (%rsp), %rsi\n"
+"	movl $\\slot, %edi\n"
+"	call pcore_direct_return\n"
+"	movq 8(%rsp), %rax\n"
+"	movq 40(%rsp), %rdx\n"
+"	addq $72, %rsp\n"
+	UNWIND_HINT_FUNC
+	ASM_RET
+".Lpcore_direct_body_\\slot:\n"
+"	pushq 72(%rsp)\n"
+	UNWIND_HINT_FUNC
+	ASM_RET
+"	.size pcore_direct_wrap_\\slot, .-pcore_direct_wrap_\\slot\n"
+"	.endm\n"
+"	.macro pcore_direct_addr kind, slot\n"
+"	.quad pcore_direct_\\kind\\()_\\slot\n"
 "	.endm\n"
 "	.altmacro\n"
 "	.set pcore_direct_i, 0\n"
 "	.rept " __stringify(PCORE_DIRECT_SLOTS) "\n"
 "	pcore_direct_tramp %pcore_direct_i\n"
+"	pcore_direct_wrap %pcore_direct_i\n"
 "	.set pcore_direct_i, pcore_direct_i + 1\n"
 "	.endr\n"
 "	.popsection\n"
@@ -95,10 +174,19 @@ asm(
 "pcore_direct_tramps:\n"
 "	.set pcore_direct_i, 0\n"
 "	.rept " __stringify(PCORE_DIRECT_SLOTS) "\n"
-"	pcore_direct_addr %pcore_direct_i\n"
+"	pcore_direct_addr tramp, %pcore_direct_i\n"
 "	.set pcore_direct_i, pcore_direct_i + 1\n"
 "	.endr\n"
 "	.size pcore_direct_tramps, .-pcore_direct_tramps\n"
+"	.globl pcore_direct_wraps\n"
+"	.type pcore_direct_wraps, @object\n"
+"pcore_direct_wraps:\n"
+"	.set pcore_direct_i, 0\n"
+"	.rept " __stringify(PCORE_DIRECT_SLOTS) "\n"
+"	pcore_direct_addr wrap, %pcore_direct_i\n"
+"	.set pcore_direct_i, pcore_direct_i + 1\n"
+"	.endr\n"
+"	.size pcore_direct_wraps, .-pcore_direct_wraps\n"
 "	.noaltmacro\n"
 "	.popsection\n"
 );
@@ -111,7 +199,8 @@ asm(
  * instruction, safe against NMIs.  So no recursion lock (25 instructions
  * a call): only preemption held off around this CPU's counters.
  */
-void notrace pcore_direct_hit(unsigned long slot)
+void notrace pcore_direct_hit(unsigned long slot,
+			      const struct pcore_direct_args *a)
 {
 	struct pcore_probe *p = READ_ONCE(pcore_direct_slots[slot]);
 
@@ -120,11 +209,160 @@ void notrace pcore_direct_hit(unsigned long slot)
 	preempt_disable_notrace();
 	if (likely(!p->filtered || pcore_filter_pass(p))) {
 		pcore_hit_nopreempt(p);
-		pcore_hist_count_nopreempt(p->hist);
+		if (!p->pre) {
+			pcore_hist_count_nopreempt(p->hist);
+		} else {
+			struct pt_regs regs = {
+				.di = a->di, .si = a->si, .dx = a->dx,
+				.cx = a->cx, .r8 = a->r8, .r9 = a->r9,
+				.ax = a->ax,
+			};
+
+			p->pre(p, &regs);
+		}
 	}
 	preempt_enable_notrace();
 }
 NOKPROBE_SYMBOL(pcore_direct_hit);
+
+/*
+ * Calls inside a wrapped function, per slot: each CPU counts the calls it
+ * let in and those it saw return (a call may return on another CPU).  A
+ * slot whose probe went is not taken again while its calls are in flight:
+ * they still return through its trampoline, and would time themselves
+ * into the next probe.
+ */
+struct pcore_direct_flight {
+	unsigned long in[PCORE_DIRECT_SLOTS];
+	unsigned long out[PCORE_DIRECT_SLOTS];
+};
+static DEFINE_PER_CPU(struct pcore_direct_flight, pcore_direct_flight);
+
+/*
+ * Slots whose probe went with calls still in flight (pcore_direct_reap()
+ * lets them go), and whether probe_core holds itself for them.
+ */
+static DECLARE_BITMAP(pcore_direct_held, PCORE_DIRECT_SLOTS);
+static bool pcore_direct_pinned;
+static DEFINE_MUTEX(pcore_direct_pin_lock);
+static void pcore_direct_reap(struct work_struct *work);
+static DECLARE_DELAYED_WORK(pcore_direct_reap_work, pcore_direct_reap);
+/* How often held slots are looked at. */
+#define PCORE_DIRECT_REAP_MS	100
+
+/*
+ * The hot path of a timed call, from wrapping trampoline @slot before the
+ * body: the stamp, or 0 when the call is not timed (no probe, filtered).
+ * Like pcore_direct_hit(), without a recursion lock; a call of the
+ * function from inside this (none) or from an NMI has its own frame.
+ */
+u64 notrace pcore_direct_entry(unsigned long slot)
+{
+	struct pcore_probe *p;
+	u64 t = 0;
+
+	preempt_disable_notrace();
+	__this_cpu_inc(pcore_direct_flight.in[slot]);
+	p = READ_ONCE(pcore_direct_slots[slot]);
+	if (likely(p) && likely(!p->filtered || pcore_filter_pass(p))) {
+		pcore_hit_nopreempt(p);
+		t = ktime_get_mono_fast_ns() | 1;
+	}
+	preempt_enable_notrace();
+	return t;
+}
+NOKPROBE_SYMBOL(pcore_direct_entry);
+
+/*
+ * After the body: the time since @stamp into the probe's histogram, or
+ * its return handler's, given the value returned @rv.  The probe may have
+ * gone meanwhile (then the slot is held: no other probe has it).
+ */
+void notrace pcore_direct_return(unsigned long slot, u64 stamp,
+				 unsigned long rv)
+{
+	struct pcore_probe *p;
+
+	preempt_disable_notrace();
+	p = READ_ONCE(pcore_direct_slots[slot]);
+	if (stamp && likely(p)) {
+		u64 now = ktime_get_mono_fast_ns();
+		/* The fast clock may step back by a hair across an update. */
+		u64 ns = now > stamp ? now - stamp : 0;
+
+		if (!p->ret) {
+			pcore_hist_add_nopreempt(p->hist, ns);
+		} else {
+			struct pt_regs regs = { .ax = rv };
+
+			p->ret(p, &regs, NULL, ns);
+		}
+	}
+	__this_cpu_inc(pcore_direct_flight.out[slot]);
+	preempt_enable_notrace();
+}
+NOKPROBE_SYMBOL(pcore_direct_return);
+
+/*
+ * Calls of trampoline @slot in flight, once no call can enter it (the
+ * ftrace site let go of it, and every task that was in its way is past
+ * the count in): the returns are summed first, so a call that returns
+ * while they are summed is not taken for a call that never entered.
+ */
+static unsigned long pcore_direct_in_flight(unsigned int slot)
+{
+	unsigned long in = 0, out = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		out += READ_ONCE(per_cpu(pcore_direct_flight, cpu).out[slot]);
+	/* Each return read follows its call's count in: read those after. */
+	smp_rmb();
+	for_each_possible_cpu(cpu)
+		in += READ_ONCE(per_cpu(pcore_direct_flight, cpu).in[slot]);
+	return in - out;
+}
+
+/*
+ * Let held slots whose calls all returned go.  A call counted out may
+ * still be on its trampoline's last instructions: a task RCU grace
+ * period later none is.  Probe_core lets itself be unloaded again once no
+ * slot is held.  Returns whether slots are still held.
+ */
+static bool pcore_direct_reap_held(void)
+{
+	DECLARE_BITMAP(done, PCORE_DIRECT_SLOTS) = { };
+	bool held, put = false;
+	unsigned int slot;
+
+	for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS)
+		if (!pcore_direct_in_flight(slot))
+			__set_bit(slot, done);
+	if (!bitmap_empty(done, PCORE_DIRECT_SLOTS)) {
+		synchronize_rcu_tasks();
+		for_each_set_bit(slot, done, PCORE_DIRECT_SLOTS)
+			clear_bit(slot, pcore_direct_held);
+	}
+	mutex_lock(&pcore_direct_pin_lock);
+	held = !bitmap_empty(pcore_direct_held, PCORE_DIRECT_SLOTS);
+	if (!held && pcore_direct_pinned) {
+		pcore_direct_pinned = false;
+		put = true;
+	}
+	mutex_unlock(&pcore_direct_pin_lock);
+	if (put) {
+		pr_info("the calls in flight in removed direct-call probes returned: probe_core can be unloaded\n");
+		module_put(THIS_MODULE);
+	}
+	return held;
+}
+
+static void pcore_direct_reap(struct work_struct *work)
+{
+	if (pcore_direct_reap_held())
+		schedule_delayed_work(&pcore_direct_reap_work,
+				      msecs_to_jiffies(PCORE_DIRECT_REAP_MS));
+}
 
 /* Where @p->symbol's ftrace call site is: kprobes resolve it, disabled. */
 static int pcore_direct_resolve(struct pcore_probe *p)
@@ -138,6 +376,139 @@ static int pcore_direct_resolve(struct pcore_probe *p)
 		return ret;
 	p->dp.ip = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
+	return 0;
+}
+
+/* The trampoline of @p's slot: a counting or a wrapping one. */
+static unsigned long pcore_direct_addr(const struct pcore_probe *p)
+{
+	return p->kind == PCORE_PROBE_DIRECT_RET ?
+	       pcore_direct_wraps[p->dp.slot] : pcore_direct_tramps[p->dp.slot];
+}
+
+/*
+ * A function no direct call can take (a kprobe may): the reason in
+ * *@o->why if the caller wants it, else one log line.
+ */
+static __printf(5, 6)
+int pcore_direct_refuse(struct pcore_probe *p,
+			const struct pcore_direct_opts *o, int err,
+			const char *why, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (o->why) {
+		*o->why = why;
+		return err;
+	}
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pcore_perr(p, "%pV", &vaf);
+	va_end(args);
+	return err;
+}
+
+/*
+ * The kernel's BTF, opened for the attaches of a while: a target= list
+ * or a glob asks about many functions, and each open reads and indexes
+ * megabytes.  Under pcore_lock; let go a few seconds after its last use.
+ */
+static struct pcore_btf pcore_direct_btf;
+static void *pcore_direct_btf_blob;
+static void pcore_direct_btf_put(struct work_struct *work);
+static DECLARE_DELAYED_WORK(pcore_direct_btf_work, pcore_direct_btf_put);
+#define PCORE_DIRECT_BTF_KEEP_MS	2000
+
+static void pcore_direct_btf_free(void)
+{
+	if (!pcore_direct_btf_blob)
+		return;
+	pcore_btf_close(&pcore_direct_btf);
+	vfree(pcore_direct_btf_blob);
+	pcore_direct_btf_blob = NULL;
+}
+
+static void pcore_direct_btf_put(struct work_struct *work)
+{
+	mutex_lock(&pcore_lock);
+	pcore_direct_btf_free();
+	mutex_unlock(&pcore_lock);
+}
+
+/* Under pcore_lock: the kernel's BTF, or an error (-ENOENT: none). */
+static int pcore_direct_btf_get(char *why, size_t whylen)
+{
+	size_t len;
+	void *blob;
+	int ret;
+
+	lockdep_assert_held(&pcore_lock);
+	if (!pcore_direct_btf_blob) {
+		blob = pcore_btf_vmlinux(&len);
+		if (IS_ERR(blob)) {
+			snprintf(why, whylen, "no BTF to read (%pe)", blob);
+			return PTR_ERR(blob);
+		}
+		ret = pcore_btf_open(&pcore_direct_btf, blob, len, why, whylen);
+		if (ret) {
+			vfree(blob);
+			return ret;
+		}
+		pcore_direct_btf_blob = blob;
+	}
+	mod_delayed_work(system_wq, &pcore_direct_btf_work,
+			 msecs_to_jiffies(PCORE_DIRECT_BTF_KEEP_MS));
+	return 0;
+}
+
+/*
+ * Can a wrapping trampoline call @p's function's body?  Only if all its
+ * arguments come in registers (the body would find the trampoline's
+ * frame where its stack arguments should be), as the kernel's BTF says.
+ * The x86-64 system call wrappers (__x64_sys_*) take one, a struct
+ * pt_regs pointer (asm/syscall_wrapper.h); those without arguments are
+ * aliases BTF does not name.
+ */
+static int pcore_direct_check(struct pcore_probe *p,
+			      const struct pcore_direct_opts *o)
+{
+	char why[PCORE_BTF_WHY_MAX];
+	int ret;
+
+	if (p->kind != PCORE_PROBE_DIRECT_RET)
+		return 0;
+	ret = pcore_direct_btf_get(why, sizeof(why));
+	if (ret == -ENOENT)
+		return pcore_direct_refuse(p, o, -EOPNOTSUPP,
+			"the kernel has no BTF to read its prototype from",
+			"%s: the kernel has no BTF to read its prototype from (%s): a trampoline can only time a function whose arguments are all in registers",
+			p->symbol, why);
+	if (ret)
+		return pcore_direct_refuse(p, o, ret,
+			"the kernel's BTF could not be read",
+			"%s: the kernel's BTF could not be read: %s",
+			p->symbol, why);
+	ret = pcore_btf_regs(&pcore_direct_btf, p->symbol, NULL, why,
+			     sizeof(why));
+	if (ret == -ENOENT && str_has_prefix(p->symbol, "__x64_sys_"))
+		return 0;
+	if (ret == -ENOENT)
+		return pcore_direct_refuse(p, o, -ENOENT,
+			"its prototype is not in BTF",
+			"%s: its prototype is not in the kernel's BTF: a trampoline can only time a function whose arguments are all in registers",
+			p->symbol);
+	if (ret == -E2BIG)
+		return pcore_direct_refuse(p, o, -E2BIG,
+			"arguments on the stack",
+			"%s: %s: a trampoline can only time a function whose arguments are all in registers",
+			p->symbol, why);
+	if (ret)
+		return pcore_direct_refuse(p, o, ret,
+			"its prototype is not all in registers",
+			"%s: %s: a trampoline can only time a function whose arguments are all in registers",
+			p->symbol, why);
 	return 0;
 }
 
@@ -158,48 +529,58 @@ static int pcore_direct_arm(struct pcore_probe *p, const void *opts)
 	 */
 	snprintf(where, sizeof(where), "%pS", (void *)p->dp.ip);
 	if (strchr(where, '[')) {
-		pcore_perr(p, "%s is a module's function: mechanism=direct takes the kernel's only",
-			   p->symbol);
 		p->dp.ip = 0;
-		return -EINVAL;
+		return pcore_direct_refuse(p, o, -EINVAL, "a module's function",
+			"%s is a module's function: mechanism=direct takes the kernel's only",
+			p->symbol);
 	}
-	for (slot = 0; slot < PCORE_DIRECT_SLOTS; slot++)
-		if (!pcore_direct_slots[slot])
-			break;
-	if (slot == PCORE_DIRECT_SLOTS) {
-		pcore_perr(p, "all %d direct-call trampolines in use",
-			   PCORE_DIRECT_SLOTS);
-		return -ENOSPC;
-	}
-	ret = ftrace_set_filter_ip(&p->dp.ops, p->dp.ip, 0, 0);
+	ret = pcore_direct_check(p, o);
 	if (ret) {
-		pcore_perr(p, "ftrace cannot trace %s (%pe)", p->symbol,
-			   ERR_PTR(ret));
+		p->dp.ip = 0;
 		return ret;
 	}
+	/* Not a slot whose calls of a probe gone are still in flight. */
+	for (slot = 0; slot < PCORE_DIRECT_SLOTS; slot++)
+		if (!pcore_direct_slots[slot] &&
+		    !test_bit(slot, pcore_direct_held))
+			break;
+	if (slot == PCORE_DIRECT_SLOTS) {
+		p->dp.ip = 0;
+		return pcore_direct_refuse(p, o, -ENOSPC,
+			"every trampoline in use",
+			"all %d direct-call trampolines in use",
+			PCORE_DIRECT_SLOTS);
+	}
+	ret = ftrace_set_filter_ip(&p->dp.ops, p->dp.ip, 0, 0);
+	if (ret)
+		return pcore_direct_refuse(p, o, ret, "ftrace cannot trace it",
+			"ftrace cannot trace %s (%pe)", p->symbol,
+			ERR_PTR(ret));
 	p->dp.slot = slot;
 	/* Before the trampoline can run: it finds the probe by its slot. */
 	WRITE_ONCE(pcore_direct_slots[slot], p);
-	ret = pcore_ftrace_direct_register(&p->dp.ops,
-					   pcore_direct_tramps[slot]);
+	ret = pcore_ftrace_direct_register(&p->dp.ops, pcore_direct_addr(p));
 	if (ret) {
 		WRITE_ONCE(pcore_direct_slots[slot], NULL);
-		pcore_perr(p, "ftrace refused a direct call on %s (%pe)%s",
-			   p->symbol, ERR_PTR(ret),
-			   ret == -EBUSY ? ": another direct user (a BPF trampoline?) has it" : "");
+		return pcore_direct_refuse(p, o, ret,
+			ret == -EBUSY ? "another direct user (a BPF trampoline?) has it" :
+					"ftrace refused it",
+			"ftrace refused a direct call on %s (%pe)%s",
+			p->symbol, ERR_PTR(ret),
+			ret == -EBUSY ? ": another direct user (a BPF trampoline?) has it" : "");
 	}
 	return ret;
 }
 
 static void pcore_direct_off(struct pcore_probe *p)
 {
-	pcore_ftrace_direct_unregister(&p->dp.ops,
-				       pcore_direct_tramps[p->dp.slot]);
+	pcore_ftrace_direct_unregister(&p->dp.ops, pcore_direct_addr(p));
 }
 
 /*
- * Unregistering waits until no task is in the trampoline (see the top);
- * the slot is let go only then.
+ * Unregistering waits until no task is on its way into the trampoline
+ * (see the top); then the slot is let go.  A wrapping one's is held
+ * first: calls may still be inside the function (pcore_direct_release()).
  */
 static u32 pcore_direct_disarm(struct pcore_probe *p, struct pcore_batch *b)
 {
@@ -207,6 +588,8 @@ static u32 pcore_direct_disarm(struct pcore_probe *p, struct pcore_batch *b)
 		return 0;
 	if (!p->disabled)
 		pcore_direct_off(p);
+	if (p->kind == PCORE_PROBE_DIRECT_RET)
+		set_bit(p->dp.slot, pcore_direct_held);
 	WRITE_ONCE(pcore_direct_slots[p->dp.slot], NULL);
 	return PCORE_SYNC_RCU;
 }
@@ -214,12 +597,31 @@ static u32 pcore_direct_disarm(struct pcore_probe *p, struct pcore_batch *b)
 /*
  * The filter, once the probe is off for good (set from its arm on:
  * ftrace_free_filter() leaves dangling pointers, so nothing reuses the
- * ops after it).
+ * ops after it).  A wrapping probe's calls still in flight return through
+ * its trampoline, which counts them and times nothing: the slot is held
+ * until they have, and probe_core with it (it cannot be unloaded: it says
+ * so once).  The detach itself does not wait: a task may be blocked in
+ * the function for good.
  */
 static void pcore_direct_release(struct pcore_probe *p)
 {
-	if (p->dp.ip)
-		ftrace_free_filter(&p->dp.ops);
+	unsigned long n;
+
+	if (!p->dp.ip)
+		return;
+	ftrace_free_filter(&p->dp.ops);
+	if (!p->armed || p->kind != PCORE_PROBE_DIRECT_RET)
+		return;
+	n = pcore_direct_in_flight(p->dp.slot);
+	mutex_lock(&pcore_direct_pin_lock);
+	if (n && !pcore_direct_pinned) {
+		pcore_direct_pinned = true;
+		__module_get(THIS_MODULE);
+		pcore_perr(p, "%lu calls still inside %s: probe_core cannot be unloaded until they return",
+			   n, p->symbol);
+	}
+	mutex_unlock(&pcore_direct_pin_lock);
+	schedule_delayed_work(&pcore_direct_reap_work, 0);
 }
 
 static int pcore_direct_set_enabled(struct pcore_probe *p, bool on)
@@ -233,7 +635,7 @@ static int pcore_direct_set_enabled(struct pcore_probe *p, bool on)
 	/* Again: it initializes the ops, as a register before v6.5 wants. */
 	ret = ftrace_set_filter_ip(&p->dp.ops, p->dp.ip, 0, 0);
 	return ret ?: pcore_ftrace_direct_register(&p->dp.ops,
-				pcore_direct_tramps[p->dp.slot]);
+						   pcore_direct_addr(p));
 }
 
 static const struct pcore_probe_ops pcore_direct_ops = {
@@ -245,8 +647,18 @@ static const struct pcore_probe_ops pcore_direct_ops = {
 	.set_enabled = pcore_direct_set_enabled,
 };
 
+static const struct pcore_probe_ops pcore_direct_ret_ops = {
+	.kind = PCORE_PROBE_DIRECT_RET,
+	.name_chars = "-",
+	.arm = pcore_direct_arm,
+	.disarm = pcore_direct_disarm,
+	.release = pcore_direct_release,
+	.set_enabled = pcore_direct_set_enabled,
+};
+
 /**
- * pcore_direct_attach() - count a function's calls through a direct call
+ * pcore_direct_attach() - count or time a function's calls through a
+ *	direct call
  * @c: the client it belongs to
  * @o: what to attach; see struct pcore_direct_opts
  *
@@ -256,30 +668,79 @@ static const struct pcore_probe_ops pcore_direct_ops = {
  * ftrace cannot trace, ERR_PTR(-ENOENT) for an unknown symbol,
  * ERR_PTR(-EBUSY) when another direct user has the function,
  * ERR_PTR(-ENOSPC) when every trampoline is taken, ERR_PTR(-EEXIST) when
- * the client has a probe of that name; one log line says which.
+ * the client has a probe of that name; with %PCORE_DIRECT_RET,
+ * ERR_PTR(-E2BIG) for a function with arguments on the stack and
+ * ERR_PTR(-ENOENT) for one whose prototype the kernel's BTF does not
+ * have; one log line says which.
  */
 struct pcore_probe *pcore_direct_attach(struct pcore_client *c,
 					const struct pcore_direct_opts *o)
 {
+	bool wrap = o->flags & PCORE_DIRECT_RET;
 	struct pcore_probe *p;
 	int ret;
 
 	ret = pcore_check_args("direct", c, o);
 	if (ret)
 		return ERR_PTR(ret);
-	p = pcore_probe_new(c, &pcore_direct_ops, o->name,
-			    o->symbol ?: "direct", o->hist, o->priv,
+	p = pcore_probe_new(c, wrap ? &pcore_direct_ret_ops : &pcore_direct_ops,
+			    o->name, o->symbol ?: "direct", o->hist, o->priv,
 			    &o->filter);
 	if (IS_ERR(p))
 		return p;
+	p->ret = wrap ? o->ret : NULL;
+	p->pre = wrap ? NULL : o->pre;
 	ret = -EINVAL;
-	if (!o->hist)
+	if (o->flags & ~PCORE_DIRECT_RET)
+		pcore_perr(p, "unknown flags %#x", o->flags);
+	else if ((wrap && o->pre) || (!wrap && o->ret))
+		pcore_perr(p, "a %s handler for a %s probe", o->pre ? "pre" : "ret",
+			   wrap ? "timing" : "counting");
+	else if (!o->hist && !p->ret && !p->pre)
 		pcore_perr(p, "no hist to count calls into");
 	else if (!o->symbol)
 		pcore_perr(p, "no symbol");
 	else
 		ret = pcore_check_symbol(p, o->symbol);
 	return pcore_probe_add(p, o, ret);
+}
+
+/**
+ * pcore_direct_cleanup() - wait for the calls in flight in wrapping
+ *	trampolines at unload
+ *
+ * At unload, or after a load that failed: every probe is gone, and the
+ * BTF they read is let go.  The trampolines' text goes with the module,
+ * so the calls still inside a wrapped function must return first.  A
+ * task blocked in one holds the unload: it says so every 10 seconds.  (A
+ * probe detached before the unload holds probe_core instead, which then
+ * refuses to unload: see pcore_direct_release().)  Sleeps.
+ */
+void pcore_direct_cleanup(void)
+{
+	unsigned int waits = 0, slot;
+	unsigned long n;
+
+	cancel_delayed_work_sync(&pcore_direct_btf_work);
+	pcore_direct_btf_free();
+	cancel_delayed_work_sync(&pcore_direct_reap_work);
+	while (pcore_direct_reap_held()) {
+		if (!(waits++ % (10000 / PCORE_DIRECT_REAP_MS))) {
+			n = 0;
+			for_each_set_bit(slot, pcore_direct_held,
+					 PCORE_DIRECT_SLOTS)
+				n += pcore_direct_in_flight(slot);
+			pr_warn("unloading waits for %lu calls in flight in wrapped functions (a task blocked inside one holds it)\n",
+				n);
+		}
+		schedule_timeout_idle(msecs_to_jiffies(PCORE_DIRECT_REAP_MS));
+	}
+}
+
+#else /* !PCORE_HAVE_DIRECT */
+
+void pcore_direct_cleanup(void)
+{
 }
 
 #endif /* PCORE_HAVE_DIRECT */

@@ -147,13 +147,43 @@ static struct pcore_str_param mechanism;
 module_param_cb(mechanism, &pcore_param_str_ops, &mechanism, 0400);
 __MODULE_PARM_TYPE(mechanism, "charp");
 MODULE_PARM_DESC(mechanism,
-	"how target=F:count counts calls: kprobe (default), or direct (an ftrace direct call to a trampoline of probe_core's: a fraction of a kprobe's cost; x86-64 kernels with CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)");
+	"how a kernel function is probed: kprobe (default: kprobes and kretprobes), direct (an ftrace direct call to a trampoline of probe_core's, a fraction of a kprobe's cost; x86-64 kernels with CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS), or auto (direct where it can go, else kprobes)");
 
 static struct pcore_str_param hist;
 module_param_cb(hist, &pcore_param_str_ops, &hist, 0400);
 __MODULE_PARM_TYPE(hist, "charp");
 MODULE_PARM_DESC(hist,
 	"histogram kind: loglinear[:PRECISION] (default, 1/16 relative width), log2, or linear:MIN,MAX,STEP (ns)");
+
+/* mechanism= into pcore_mechanism; one log line on error. */
+static int pcore_parse_mechanism(const char *str)
+{
+	static const char * const names[] = {
+		[PCORE_MECH_KPROBE] = "kprobe",
+		[PCORE_MECH_DIRECT] = "direct",
+		[PCORE_MECH_AUTO] = "auto",
+	};
+	int i;
+
+	if (!str)
+		return 0;
+	for (i = PCORE_MECH_KPROBE; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(str, names[i]))
+			break;
+	if (i == ARRAY_SIZE(names)) {
+		pr_err("mechanism=%*pE: must be kprobe, direct or auto\n",
+		       (int)strlen(str), str);
+		return -EINVAL;
+	}
+	pcore_mechanism = i;
+#ifndef PCORE_HAVE_DIRECT
+	if (pcore_mechanism == PCORE_MECH_DIRECT) {
+		pr_err("mechanism=direct: this kernel has no ftrace direct calls (x86-64, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)\n");
+		return -EOPNOTSUPP;
+	}
+#endif
+	return 0;
+}
 
 /* hist= into a spec (pcore_hist_spec_parse()); one log line on error. */
 static int pcore_parse_hist(const char *str, struct pcore_hist_spec *spec)
@@ -244,19 +274,9 @@ static int __init pcore_init(void)
 	      pcore_parse_hist(hist.val, &spec);
 	if (ret)
 		return ret;
-	if (mechanism.val && strcmp(mechanism.val, "kprobe") &&
-	    strcmp(mechanism.val, "direct")) {
-		pr_err("mechanism=%*pE: must be kprobe or direct\n",
-		       (int)strlen(mechanism.val), mechanism.val);
-		return -EINVAL;
-	}
-	pcore_count_direct = mechanism.val && !strcmp(mechanism.val, "direct");
-#ifndef PCORE_HAVE_DIRECT
-	if (pcore_count_direct) {
-		pr_err("mechanism=direct: this kernel has no ftrace direct calls (x86-64, CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS)\n");
-		return -EOPNOTSUPP;
-	}
-#endif
+	ret = pcore_parse_mechanism(mechanism.val);
+	if (ret)
+		return ret;
 	if (comm.val && strlen(comm.val) >= TASK_COMM_LEN) {
 		pr_err("comm=%*pE: longer than %d characters\n",
 		       (int)strlen(comm.val), comm.val, TASK_COMM_LEN - 1);
@@ -340,6 +360,7 @@ err_tp:
 	pcore_tp_exit();
 err_client:
 	pcore_client_exit();
+	pcore_direct_cleanup();
 err_debugfs:
 	pcore_debugfs_exit();
 	return ret;
@@ -356,6 +377,7 @@ static void __exit pcore_exit(void)
 	pcore_timer_exit();
 	pcore_tp_exit();
 	pcore_client_exit();
+	pcore_direct_cleanup();
 	pcore_debugfs_exit();
 }
 

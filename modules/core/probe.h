@@ -15,6 +15,7 @@ enum pcore_probe_kind {
 	PCORE_PROBE_FUNCS,
 	PCORE_PROBE_PROFILE,
 	PCORE_PROBE_DIRECT,
+	PCORE_PROBE_DIRECT_RET,
 };
 
 /**
@@ -31,22 +32,37 @@ struct pcore_direct {
 	unsigned int slot;
 };
 
+/* Flags of struct pcore_direct_opts */
+#define PCORE_DIRECT_RET	0x1	/* time each call: wrap the function */
+
 /**
  * struct pcore_direct_opts - a direct-call probe to attach: it counts the
- *	calls of @symbol into @hist
+ *	calls of @symbol into @hist, or with %PCORE_DIRECT_RET times them
  * @name: probe name, unique within the client; default @symbol
  * @symbol: function to probe; "do_fork" and "sys_<name>" resolve to this
  *	kernel's names
- * @hist: where the calls are counted
+ * @hist: where the calls are counted, or their times added
+ * @pre: optional, without %PCORE_DIRECT_RET: called at each call instead
+ *	of counting it in @hist; @regs has only the argument registers
+ * @ret: optional, with %PCORE_DIRECT_RET: called at each return instead
+ *	of adding the time to @hist; @regs has only the return value (ax)
  * @priv: handler data
  * @filter: only these tasks' calls
+ * @flags: %PCORE_DIRECT_RET or 0
+ * @why: optional: where a function no direct call can take (one a kprobe
+ *	may) gets the reason, a constant string, instead of a log line
  */
 struct pcore_direct_opts {
 	const char *name;
 	const char *symbol;
 	struct pcore_hist *hist;
+	void (*pre)(struct pcore_probe *p, struct pt_regs *regs);
+	void (*ret)(struct pcore_probe *p, struct pt_regs *regs, void *data,
+		    u64 ns);
 	void *priv;
 	struct pcore_filter filter;
+	unsigned int flags;
+	const char **why;
 };
 
 struct pcore_probe;
@@ -138,7 +154,8 @@ extern const struct pcore_probe_ops pcore_uretprobe_ops;
  * @up: %PCORE_PROBE_UPROBE and %PCORE_PROBE_URETPROBE
  * @fg: %PCORE_PROBE_FUNCS: its functions, each with its histogram
  * @prof: %PCORE_PROBE_PROFILE: its perf events
- * @dp: %PCORE_PROBE_DIRECT: its ftrace ops and trampoline
+ * @dp: %PCORE_PROBE_DIRECT, %PCORE_PROBE_DIRECT_RET: its ftrace ops and
+ *	trampoline
  * @pre: kprobe pre handler; a profiler's sample handler
  * @post: kprobe post handler
  * @entry: kretprobe or uprobe entry handler
@@ -151,6 +168,7 @@ extern const struct pcore_probe_ops pcore_uretprobe_ops;
  * @fcomm: filter: only tasks of this comm, NUL-padded; zero for any
  * @filtered: @fpid or @fcomm is set
  * @mem: bytes counted against mem_max for it, given back when it is freed
+ * @why_kprobe: why mechanism=auto took a kprobe for it, or NULL
  */
 struct pcore_probe {
 	struct list_head node;
@@ -185,7 +203,14 @@ struct pcore_probe {
 	u64 fcomm[2];
 	bool filtered;
 	size_t mem;
+	const char *why_kprobe;
 };
+
+/* mechanism=auto took a kprobe for @p: @why no direct call (a constant). */
+static inline void pcore_probe_set_why(struct pcore_probe *p, const char *why)
+{
+	WRITE_ONCE(p->why_kprobe, why);
+}
 
 /*
  * A tracepoint probe waiting for the module that has its tracepoint; a
@@ -224,6 +249,8 @@ static inline const char *pcore_probe_kind_str(enum pcore_probe_kind kind)
 		return "profile";
 	case PCORE_PROBE_DIRECT:
 		return "direct";
+	case PCORE_PROBE_DIRECT_RET:
+		return "direct-ret";
 	default:
 		return "tracepoint";
 	}
@@ -260,14 +287,24 @@ int pcore_register_aliased(struct pcore_probe *p, const char *sym,
 struct pcore_probe *pcore_direct_attach(struct pcore_client *c,
 					const struct pcore_direct_opts *o);
 
+void pcore_direct_cleanup(void);
+
 /*
- * Probes that count through a trampoline at once (direct.c): as many as
- * probe_core has probes of its own, the only ones that count so.
+ * Probes that count or time through a trampoline at once (direct.c): as
+ * many as probe_core has probes of its own, the only ones that go so.
  */
 #define PCORE_DIRECT_SLOTS	256
 /* The trampolines' addresses, and what they call (direct.c's asm). */
 extern const unsigned long pcore_direct_tramps[PCORE_DIRECT_SLOTS];
-void pcore_direct_hit(unsigned long slot);
+extern const unsigned long pcore_direct_wraps[PCORE_DIRECT_SLOTS];
+/* The argument registers as a trampoline saved them. */
+struct pcore_direct_args {
+	unsigned long ax, r9, r8, cx, dx, si, di;
+};
+
+void pcore_direct_hit(unsigned long slot, const struct pcore_direct_args *a);
+u64 pcore_direct_entry(unsigned long slot);
+void pcore_direct_return(unsigned long slot, u64 stamp, unsigned long rv);
 struct pcore_probe *pcore_probe_add(struct pcore_probe *p, const void *o,
 				    int err);
 u64 pcore_probe_hits(const struct pcore_probe *p);

@@ -532,7 +532,8 @@ TEST_F_TIMEOUT(bpf, beside_a_kprobe, PCORE_TIMEOUT_PATCHING)
 /*
  * A kprobe and a direct call on the same function at the same time,
  * whichever comes first: each counts every call.  The kprobe is
- * probe_core's ":count:by=pid" (a kprobe, even with mechanism=direct).
+ * probe_core's ":count:by=pid", attached with PCORE_ATTACH_MECH_KPROBE
+ * (the attach's mechanism wins over mechanism=direct).
  */
 TEST_F_TIMEOUT(bpf, direct_beside_a_kprobe, PCORE_TIMEOUT_PATCHING)
 {
@@ -541,7 +542,8 @@ TEST_F_TIMEOUT(bpf, direct_beside_a_kprobe, PCORE_TIMEOUT_PATCHING)
 	/* no BPF here: it runs without BTF too */
 	/* the direct call first */
 	PCORE_LOAD_OPEN("target=" FN " mechanism=direct", self->fd);
-	ASSERT_EQ(0, attach_what(self->fd, PCORE_WHAT_COUNT, PCORE_ATTACH_BY_PID));
+	ASSERT_EQ(0, attach_what(self->fd, PCORE_WHAT_COUNT,
+				 PCORE_ATTACH_BY_PID | PCORE_ATTACH_MECH_KPROBE));
 	ASSERT_EQ(0, pcore_list_one(self->fd, BY_PID, &e));
 	EXPECT_STREQ("kprobe", e.probe_kind);
 	getppids(NCALLS);

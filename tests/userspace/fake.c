@@ -296,10 +296,14 @@ static const char *uprobe_kind(unsigned int what)
 static bool probe_fields_ok(const struct pcore_ioc_attach *a)
 {
 	struct pcore_probe_spec ps = { .what = a->what, .arg = a->arg,
-				       .flags = a->flags };
+		.flags = a->flags & ~PCORE_ATTACH_MECH_MASK };
 	char why[PCORE_SPEC_WHY_MAX];
 
 	if (!TERMINATED(a->target) || !TERMINATED(a->unit) || a->pad)
+		return false;
+	/* a mechanism is for kernel functions */
+	if ((a->flags & PCORE_ATTACH_MECH_MASK) &&
+	    a->kind != PCORE_ATTACH_KRETPROBE)
 		return false;
 	if (a->kind == PCORE_ATTACH_PROFILE || a->kind == PCORE_ATTACH_TRACEPOINT)
 		return !a->what && !a->arg && !a->unit[0] && !a->flags &&

@@ -1471,6 +1471,17 @@ TEST(attach_values_and_counts)
 		    "bytes" }, "tcp_sendmsg:arg3:bytes:by=pid",
 		  PCORE_UAPI_HIST_DEFAULT, "tcp_sendmsg", PCORE_WHAT_ARG, 3,
 		  "bytes", PCORE_ATTACH_BY_PID },
+		/* the mechanism: flags beside the probe's own */
+		{ { "--kretprobe", "vfs_fsync", "--mechanism", "direct" },
+		  "vfs_fsync", PCORE_UAPI_HIST_DEFAULT, "vfs_fsync",
+		  PCORE_WHAT_TIME, 0, "", PCORE_ATTACH_MECH_DIRECT },
+		{ { "--kprobe", "do_fork", "--count", "--mechanism=kprobe" },
+		  "do_fork:count", PCORE_UAPI_HIST_DEFAULT, "do_fork",
+		  PCORE_WHAT_COUNT, 0, "", PCORE_ATTACH_MECH_KPROBE },
+		{ { "--kretprobe", "vfs_read", "--by-pid", "--mechanism",
+		    "auto" }, "vfs_read:by=pid", PCORE_UAPI_HIST_DEFAULT,
+		  "vfs_read", PCORE_WHAT_TIME, 0, "",
+		  PCORE_ATTACH_BY_PID | PCORE_ATTACH_MECH_AUTO },
 	};
 	unsigned int i, n;
 	struct fake f;
@@ -2279,6 +2290,10 @@ TEST(load_params_reach_libkmod)
 	ASSERT_STREQ("target=do_fork,sys_nanosleep tracepoints=sched_switch hist=loglinear:5 maxactive=128",
 		     f.load_params);
 	result_free(&r);
+	r = RUN(&f, "load", "--target", "vfs_read", "--mechanism", "auto");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("target=vfs_read mechanism=auto", f.load_params);
+	result_free(&r);
 	r = RUN(&f, "load", "--module", "build/x/probe_core.ko");
 	ASSERT_EQ(0, r.ret);
 	ASSERT_STREQ("build/x/probe_core.ko", f.load_path);
@@ -2699,6 +2714,16 @@ static const struct bad_case bad_cases[] = {
 	  "--pid, --comm and --by-pid are for function probes, not --tracepoint" },
 	{ { "attach", "--kretprobe", "f", "--retval", "--by-pid" },
 	  "--by-pid does not go with --retval" },
+	{ { "attach", "--kretprobe", "f", "--mechanism", "fentry" },
+	  "--mechanism: 'fentry' is not kprobe, direct or auto" },
+	{ { "attach", "--kretprobe", "f", "--mechanism", "" },
+	  "--mechanism: '' is not kprobe, direct or auto" },
+	{ { "attach", "--tracepoint", "t", "--mechanism", "direct" },
+	  "--mechanism is for --kprobe and --kretprobe only" },
+	{ { "attach", "--uprobe", "/bin/sh:main", "--count", "--mechanism",
+	    "kprobe" }, "--mechanism is for --kprobe and --kretprobe only" },
+	{ { "load", "--mechanism", "Direct" },
+	  "--mechanism: 'Direct' is not kprobe, direct or auto" },
 	{ { "attach", "--kprobe", "f", "--arg", "1", "--unit", "" }, "--unit: a unit is 1 to 15" },
 	{ { "attach", "--kprobe", "f", "--arg", "1", "--unit", "a b" }, "--unit: a unit is 1 to 15" },
 	{ { "attach", "--kprobe", "f", "--arg", "1", "--unit", "a:b" }, "--unit: a unit is 1 to 15" },
