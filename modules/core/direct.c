@@ -43,6 +43,9 @@
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
+#include <linux/stop_machine.h>
 #include <linux/stringify.h>
 #include <linux/vmalloc.h>
 #include "btf.h"
@@ -138,6 +141,7 @@ asm(
 "	movq 24(%rsp), %r8\n	movq 16(%rsp), %r9\n"
 "	movq 8(%rsp), %rax\n"
 	PCORE_INTRA_CALL(".Lpcore_direct_body_\\slot")
+".Lpcore_direct_back_\\slot:\n"
 	PCORE_UNWIND_HINT_CALL(72)
 "	movq %rax, 8(%rsp)\n"
 "	movq %rdx, 40(%rsp)\n"
@@ -187,6 +191,11 @@ asm(
 "	.set pcore_direct_i, pcore_direct_i + 1\n"
 "	.endr\n"
 "	.size pcore_direct_wraps, .-pcore_direct_wraps\n"
+"	.globl pcore_direct_back_off\n"
+"	.type pcore_direct_back_off, @object\n"
+"pcore_direct_back_off:\n"
+"	.long .Lpcore_direct_back_0 - pcore_direct_wrap_0\n"
+"	.size pcore_direct_back_off, .-pcore_direct_back_off\n"
 "	.noaltmacro\n"
 "	.popsection\n"
 );
@@ -240,10 +249,27 @@ static DEFINE_PER_CPU(struct pcore_direct_flight, pcore_direct_flight);
 
 /*
  * Slots whose probe went with calls still in flight (pcore_direct_reap()
- * lets them go), and whether probe_core holds itself for them.
+ * lets them go); those not looked for on the stacks yet; whether
+ * probe_core holds itself for them.  Per slot: its function's site (a
+ * wrapping trampoline's frame holds the site's return address, site + 5),
+ * and the calls that will never return (their task died inside: the
+ * stacks say so).
  */
 static DECLARE_BITMAP(pcore_direct_held, PCORE_DIRECT_SLOTS);
-static bool pcore_direct_pinned;
+static DECLARE_BITMAP(pcore_direct_unscanned, PCORE_DIRECT_SLOTS);
+static bool pcore_direct_pinned, pcore_direct_told;
+static unsigned long pcore_direct_site[PCORE_DIRECT_SLOTS];
+static unsigned long pcore_direct_lost[PCORE_DIRECT_SLOTS];
+/*
+ * Where a wrapping trampoline's body returns to, from the trampoline's
+ * start (the same in each: one macro makes them): its frame's mark.
+ */
+extern const u32 pcore_direct_back_off;
+
+static unsigned long pcore_direct_back(unsigned int slot)
+{
+	return pcore_direct_wraps[slot] + pcore_direct_back_off;
+}
 static DEFINE_MUTEX(pcore_direct_pin_lock);
 static void pcore_direct_reap(struct work_struct *work);
 static DECLARE_DELAYED_WORK(pcore_direct_reap_work, pcore_direct_reap);
@@ -323,6 +349,108 @@ static unsigned long pcore_direct_in_flight(unsigned int slot)
 	return in - out;
 }
 
+/* Calls of held slot @slot yet to return (those lost not counted). */
+static unsigned long pcore_direct_pending(unsigned int slot)
+{
+	return pcore_direct_in_flight(slot) - READ_ONCE(pcore_direct_lost[slot]);
+}
+
+/* What a look at every task's stack found: frames per held slot. */
+struct pcore_direct_scan {
+	unsigned long frames[PCORE_DIRECT_SLOTS];
+	unsigned long lo, hi;		/* the held slots' marks, [lo, hi] */
+};
+
+/*
+ * The wrapping trampolines' frames of held slots on @t's stack: the mark
+ * (the body's return address) with the site's return address 9 words
+ * above it (see the trampolines).  @t is not running (stop_machine()).
+ */
+static void pcore_direct_scan_task(struct task_struct *t,
+				   struct pcore_direct_scan *sc)
+{
+	unsigned long *stack = task_stack_page(t), *sp, *end, w;
+	unsigned int slot;
+
+	if (!stack || t->exit_state || t == current)
+		return;
+	sp = (unsigned long *)t->thread.sp;
+	end = stack + THREAD_SIZE / sizeof(*stack);
+	if (sp < stack || sp >= end)
+		return;
+	for (; sp + 9 < end; sp++) {
+		/* other tasks' stacks: KASAN's redzones are no concern here */
+		w = READ_ONCE_NOCHECK(*sp);
+		if (w < sc->lo || w > sc->hi)
+			continue;
+		for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS)
+			if (w == pcore_direct_back(slot) &&
+			    READ_ONCE_NOCHECK(sp[9]) ==
+			    pcore_direct_site[slot] + MCOUNT_INSN_SIZE)
+				sc->frames[slot]++;
+	}
+}
+
+/*
+ * stop_machine(): no task runs and no stack changes.  The calls of a held
+ * slot no stack has a frame of never return (their task died inside the
+ * function, e.g. in do_exit()): they are lost, and wait for nothing.
+ */
+static int pcore_direct_scan_all(void *arg)
+{
+	struct pcore_direct_scan *sc = arg;
+	struct task_struct *g, *t;
+	unsigned int slot;
+
+	rcu_read_lock();
+	for_each_process_thread(g, t)
+		pcore_direct_scan_task(t, sc);
+	rcu_read_unlock();
+	for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS)
+		WRITE_ONCE(pcore_direct_lost[slot],
+			   pcore_direct_in_flight(slot) - sc->frames[slot]);
+	return 0;
+}
+
+/*
+ * Look for the held slots' calls in flight on every task's stack, the
+ * first time each slot is held with calls pending; say which ones wait.
+ * The machine stops for it (a few milliseconds): only at a detach or
+ * unload with calls in flight.
+ */
+static void pcore_direct_scan(void)
+{
+	struct pcore_direct_scan *sc;
+	unsigned int slot;
+	bool any = false;
+
+	for_each_set_bit(slot, pcore_direct_unscanned, PCORE_DIRECT_SLOTS) {
+		clear_bit(slot, pcore_direct_unscanned);
+		any |= pcore_direct_pending(slot) != 0;
+	}
+	if (!any)
+		return;
+	sc = kzalloc(sizeof(*sc), GFP_KERNEL);
+	if (!sc)
+		return;		/* the counts alone: wait for them all */
+	sc->lo = ULONG_MAX;
+	for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS) {
+		sc->lo = min(sc->lo, pcore_direct_back(slot));
+		sc->hi = max(sc->hi, pcore_direct_back(slot));
+	}
+	stop_machine(pcore_direct_scan_all, sc, NULL);
+	for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS) {
+		if (!sc->frames[slot])
+			continue;
+		pcore_direct_told = true;
+		pr_warn("%lu call%s still inside %ps, in the trampoline of a probe removed: probe_core cannot be unloaded until %s\n",
+			sc->frames[slot], sc->frames[slot] == 1 ? "" : "s",
+			(void *)pcore_direct_site[slot],
+			sc->frames[slot] == 1 ? "it returns" : "they return");
+	}
+	kfree(sc);
+}
+
 /*
  * Let held slots whose calls all returned go.  A call counted out may
  * still be on its trampoline's last instructions: a task RCU grace
@@ -335,8 +463,9 @@ static bool pcore_direct_reap_held(void)
 	bool held, put = false;
 	unsigned int slot;
 
+	pcore_direct_scan();
 	for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS)
-		if (!pcore_direct_in_flight(slot))
+		if (!pcore_direct_pending(slot))
 			__set_bit(slot, done);
 	if (!bitmap_empty(done, PCORE_DIRECT_SLOTS)) {
 		synchronize_rcu_tasks();
@@ -350,8 +479,10 @@ static bool pcore_direct_reap_held(void)
 		put = true;
 	}
 	mutex_unlock(&pcore_direct_pin_lock);
-	if (put) {
+	if (put && pcore_direct_told)
 		pr_info("the calls in flight in removed direct-call probes returned: probe_core can be unloaded\n");
+	if (put) {
+		pcore_direct_told = false;
 		module_put(THIS_MODULE);
 	}
 	return held;
@@ -557,6 +688,7 @@ static int pcore_direct_arm(struct pcore_probe *p, const void *opts)
 			"ftrace cannot trace %s (%pe)", p->symbol,
 			ERR_PTR(ret));
 	p->dp.slot = slot;
+	pcore_direct_site[slot] = p->dp.ip;
 	/* Before the trampoline can run: it finds the probe by its slot. */
 	WRITE_ONCE(pcore_direct_slots[slot], p);
 	ret = pcore_ftrace_direct_register(&p->dp.ops, pcore_direct_addr(p));
@@ -588,8 +720,10 @@ static u32 pcore_direct_disarm(struct pcore_probe *p, struct pcore_batch *b)
 		return 0;
 	if (!p->disabled)
 		pcore_direct_off(p);
-	if (p->kind == PCORE_PROBE_DIRECT_RET)
+	if (p->kind == PCORE_PROBE_DIRECT_RET) {
+		set_bit(p->dp.slot, pcore_direct_unscanned);
 		set_bit(p->dp.slot, pcore_direct_held);
+	}
 	WRITE_ONCE(pcore_direct_slots[p->dp.slot], NULL);
 	return PCORE_SYNC_RCU;
 }
@@ -605,20 +739,15 @@ static u32 pcore_direct_disarm(struct pcore_probe *p, struct pcore_batch *b)
  */
 static void pcore_direct_release(struct pcore_probe *p)
 {
-	unsigned long n;
-
 	if (!p->dp.ip)
 		return;
 	ftrace_free_filter(&p->dp.ops);
 	if (!p->armed || p->kind != PCORE_PROBE_DIRECT_RET)
 		return;
-	n = pcore_direct_in_flight(p->dp.slot);
 	mutex_lock(&pcore_direct_pin_lock);
-	if (n && !pcore_direct_pinned) {
+	if (pcore_direct_pending(p->dp.slot) && !pcore_direct_pinned) {
 		pcore_direct_pinned = true;
 		__module_get(THIS_MODULE);
-		pcore_perr(p, "%lu calls still inside %s: probe_core cannot be unloaded until they return",
-			   n, p->symbol);
 	}
 	mutex_unlock(&pcore_direct_pin_lock);
 	schedule_delayed_work(&pcore_direct_reap_work, 0);
@@ -729,7 +858,7 @@ void pcore_direct_cleanup(void)
 			n = 0;
 			for_each_set_bit(slot, pcore_direct_held,
 					 PCORE_DIRECT_SLOTS)
-				n += pcore_direct_in_flight(slot);
+				n += pcore_direct_pending(slot);
 			pr_warn("unloading waits for %lu calls in flight in wrapped functions (a task blocked inside one holds it)\n",
 				n);
 		}
