@@ -24,11 +24,13 @@
  * (see pcore_direct_hit()).  Unregistering waits until no task is on its
  * way into the trampoline (ftrace's shutdown of an ops of a module waits
  * for RCU tasks: a task preempted in the trampoline has left it).  A
- * wrapped function's calls may be inside it for long, asleep: every call
- * is counted in and out, per CPU, and the slot of a probe gone is held
- * until its calls have returned (pcore_direct_release()); the module
- * cannot be unloaded meanwhile, and its unload waits for those of the
- * probes it removes itself (pcore_direct_cleanup()).
+ * wrapped function's calls may be inside it for long, asleep, or for
+ * good: every call is counted in and out, per CPU.  When a timing probe
+ * goes with calls in flight, neither its detach nor the unload waits for
+ * them: with the machine stopped, the trampoline's frames on every
+ * task's stack are made to return straight to the function's callers,
+ * through returns in the kernel's own text (pcore_direct_send_back());
+ * then the slot is let go (pcore_direct_reap()).
  *
  * What cannot go this way is refused with a log line, or with the reason
  * given back (struct pcore_direct_opts.why) for the caller to take
@@ -248,33 +250,25 @@ struct pcore_direct_flight {
 static DEFINE_PER_CPU(struct pcore_direct_flight, pcore_direct_flight);
 
 /*
- * Slots whose probe went with calls still in flight (pcore_direct_reap()
- * lets them go); those not looked for on the stacks yet; whether
- * probe_core holds itself for them.  Per slot: its function's site (a
- * wrapping trampoline's frame holds the site's return address, site + 5),
- * and the calls that will never return (their task died inside: the
- * stacks say so).
+ * Slots whose probe went (pcore_direct_reap() lets them go).  Per slot:
+ * its function's site (a wrapping trampoline's frame holds the site's
+ * return address, site + 5), and the calls that will not return through
+ * the trampoline (sent straight back to their callers, or their task
+ * died inside).
  */
 static DECLARE_BITMAP(pcore_direct_held, PCORE_DIRECT_SLOTS);
-static DECLARE_BITMAP(pcore_direct_unscanned, PCORE_DIRECT_SLOTS);
-static bool pcore_direct_pinned, pcore_direct_told;
 static unsigned long pcore_direct_site[PCORE_DIRECT_SLOTS];
 static unsigned long pcore_direct_lost[PCORE_DIRECT_SLOTS];
-/*
- * Where a wrapping trampoline's body returns to, from the trampoline's
- * start (the same in each: one macro makes them): its frame's mark.
- */
-extern const u32 pcore_direct_back_off;
+static void pcore_direct_reap(struct work_struct *work);
+static DECLARE_DELAYED_WORK(pcore_direct_reap_work, pcore_direct_reap);
+/* How often held slots are looked at when their calls could not be sent. */
+#define PCORE_DIRECT_REAP_MS	100
 
+/* A wrapping trampoline's frame's mark (see pcore_direct_back_off). */
 static unsigned long pcore_direct_back(unsigned int slot)
 {
 	return pcore_direct_wraps[slot] + pcore_direct_back_off;
 }
-static DEFINE_MUTEX(pcore_direct_pin_lock);
-static void pcore_direct_reap(struct work_struct *work);
-static DECLARE_DELAYED_WORK(pcore_direct_reap_work, pcore_direct_reap);
-/* How often held slots are looked at. */
-#define PCORE_DIRECT_REAP_MS	100
 
 /*
  * The hot path of a timed call, from wrapping trampoline @slot before the
@@ -355,22 +349,57 @@ static unsigned long pcore_direct_pending(unsigned int slot)
 	return pcore_direct_in_flight(slot) - READ_ONCE(pcore_direct_lost[slot]);
 }
 
-/* What a look at every task's stack found: frames per held slot. */
+/*
+ * What a look at every task's stack found, per held slot: the frames it
+ * sent back; and where to send them.
+ */
 struct pcore_direct_scan {
 	unsigned long frames[PCORE_DIRECT_SLOTS];
 	unsigned long lo, hi;		/* the held slots' marks, [lo, hi] */
+	unsigned long ret;		/* a return: __fentry__ */
 };
+
+/*
+ * A return in the kernel's own text: __fentry__, whose body (under
+ * dynamic ftrace) is only a return (v6.2+: and the call depth count of
+ * a call, balanced by it).  Its first instruction is checked: an ENDBR,
+ * a NOP or the depth count, then RET as the kernel patched it (ret, or a
+ * jump to its return thunk).
+ */
+static unsigned long pcore_direct_ret_gadget(void)
+{
+	const u8 *ip = (const u8 *)__fentry__;
+
+	if (ip[0] == 0xf3 && ip[1] == 0x0f && ip[2] == 0x1e && ip[3] == 0xfa)
+		ip += 4;	/* endbr64 */
+	switch (ip[0]) {
+	case 0xc3:	/* ret */
+	case 0xe9:	/* jmp to the return thunk */
+	case 0x0f:	/* nopl: the depth count patched out */
+	case 0x2e:	/* the same, with a %cs prefix */
+	case 0x66:	/* nop with a prefix */
+	case 0x90:	/* nop */
+	case 0x65:	/* %gs: the depth count */
+		return (unsigned long)__fentry__;
+	}
+	return 0;
+}
 
 /*
  * The wrapping trampolines' frames of held slots on @t's stack: the mark
  * (the body's return address) with the site's return address 9 words
- * above it (see the trampolines).  @t is not running (stop_machine()).
+ * above it (see the trampolines).  Each is made to return straight to
+ * the function's caller: the mark and the 9 words above it become
+ * returns in the kernel's text, so the body returns through ten of
+ * them, popping the trampoline's frame, to the caller with its value in
+ * %rax and %rdx.  @t does not run (stop_machine()).  Other tasks' stacks:
+ * no KASAN redzone of theirs is ours to check.
  */
-static void pcore_direct_scan_task(struct task_struct *t,
-				   struct pcore_direct_scan *sc)
+static void __no_sanitize_address
+pcore_direct_scan_task(struct task_struct *t, struct pcore_direct_scan *sc)
 {
 	unsigned long *stack = task_stack_page(t), *sp, *end, w;
-	unsigned int slot;
+	unsigned int slot, i;
 
 	if (!stack || t->exit_state || t == current)
 		return;
@@ -379,22 +408,25 @@ static void pcore_direct_scan_task(struct task_struct *t,
 	if (sp < stack || sp >= end)
 		return;
 	for (; sp + 9 < end; sp++) {
-		/* other tasks' stacks: KASAN's redzones are no concern here */
-		w = READ_ONCE_NOCHECK(*sp);
+		w = *sp;
 		if (w < sc->lo || w > sc->hi)
 			continue;
-		for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS)
-			if (w == pcore_direct_back(slot) &&
-			    READ_ONCE_NOCHECK(sp[9]) ==
-			    pcore_direct_site[slot] + MCOUNT_INSN_SIZE)
-				sc->frames[slot]++;
+		for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS) {
+			if (w != pcore_direct_back(slot) ||
+			    sp[9] != pcore_direct_site[slot] + MCOUNT_INSN_SIZE)
+				continue;
+			for (i = 0; i < 10; i++)
+				sp[i] = sc->ret;
+			sc->frames[slot]++;
+			break;
+		}
 	}
 }
 
 /*
- * stop_machine(): no task runs and no stack changes.  The calls of a held
- * slot no stack has a frame of never return (their task died inside the
- * function, e.g. in do_exit()): they are lost, and wait for nothing.
+ * stop_machine(): no task runs and no stack changes.  Every call of a
+ * held slot in flight is now sent back, or its task died inside the
+ * function (e.g. in do_exit()): none will return through the trampoline.
  */
 static int pcore_direct_scan_all(void *arg)
 {
@@ -408,84 +440,83 @@ static int pcore_direct_scan_all(void *arg)
 	rcu_read_unlock();
 	for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS)
 		WRITE_ONCE(pcore_direct_lost[slot],
-			   pcore_direct_in_flight(slot) - sc->frames[slot]);
+			   pcore_direct_in_flight(slot));
 	return 0;
 }
 
 /*
- * Look for the held slots' calls in flight on every task's stack, the
- * first time each slot is held with calls pending; say which ones wait.
- * The machine stops for it (a few milliseconds): only at a detach or
- * unload with calls in flight.
+ * Send the calls in flight of held slots back to their callers, with the
+ * machine stopped for it (a few milliseconds): only at a detach or an
+ * unload with calls of a timing probe inside its function.  One line
+ * says how many, inside which function.  Returns false when it could
+ * not (no memory, no return found: the calls are waited for).
  */
-static void pcore_direct_scan(void)
+static bool pcore_direct_send_back(void)
 {
 	struct pcore_direct_scan *sc;
 	unsigned int slot;
-	bool any = false;
 
-	for_each_set_bit(slot, pcore_direct_unscanned, PCORE_DIRECT_SLOTS) {
-		clear_bit(slot, pcore_direct_unscanned);
-		any |= pcore_direct_pending(slot) != 0;
-	}
-	if (!any)
-		return;
 	sc = kzalloc(sizeof(*sc), GFP_KERNEL);
 	if (!sc)
-		return;		/* the counts alone: wait for them all */
+		return false;
+	sc->ret = pcore_direct_ret_gadget();
+	if (!sc->ret) {
+		kfree(sc);
+		return false;
+	}
 	sc->lo = ULONG_MAX;
 	for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS) {
 		sc->lo = min(sc->lo, pcore_direct_back(slot));
 		sc->hi = max(sc->hi, pcore_direct_back(slot));
 	}
 	stop_machine(pcore_direct_scan_all, sc, NULL);
-	for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS) {
-		if (!sc->frames[slot])
-			continue;
-		pcore_direct_told = true;
-		pr_warn("%lu call%s still inside %ps, in the trampoline of a probe removed: probe_core cannot be unloaded until %s\n",
-			sc->frames[slot], sc->frames[slot] == 1 ? "" : "s",
-			(void *)pcore_direct_site[slot],
-			sc->frames[slot] == 1 ? "it returns" : "they return");
-	}
+	for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS)
+		if (sc->frames[slot])
+			pr_info("%lu call%s inside %ps, of a timing probe removed, return%s to %s caller%s untimed\n",
+				sc->frames[slot],
+				sc->frames[slot] == 1 ? "" : "s",
+				(void *)pcore_direct_site[slot],
+				sc->frames[slot] == 1 ? "s" : "",
+				sc->frames[slot] == 1 ? "its" : "their",
+				sc->frames[slot] == 1 ? "" : "s");
 	kfree(sc);
+	return true;
 }
 
 /*
- * Let held slots whose calls all returned go.  A call counted out may
- * still be on its trampoline's last instructions: a task RCU grace
- * period later none is.  Probe_core lets itself be unloaded again once no
- * slot is held.  Returns whether slots are still held.
+ * Let the held slots go: their calls in flight sent back to their callers
+ * (or, if that could not be done, returned), and a task RCU grace period
+ * later none is on a trampoline's last instructions either (a call past
+ * its body when the stacks were looked at, preempted before it counted
+ * itself out, was taken for one sent back: it has counted itself out
+ * since).  Returns whether slots are still held.
  */
 static bool pcore_direct_reap_held(void)
 {
 	DECLARE_BITMAP(done, PCORE_DIRECT_SLOTS) = { };
-	bool held, put = false;
+	bool pending = false;
 	unsigned int slot;
 
-	pcore_direct_scan();
+	for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS)
+		pending |= pcore_direct_pending(slot) != 0;
+	if (pending)
+		pcore_direct_send_back();
 	for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS)
 		if (!pcore_direct_pending(slot))
 			__set_bit(slot, done);
 	if (!bitmap_empty(done, PCORE_DIRECT_SLOTS)) {
 		synchronize_rcu_tasks();
-		for_each_set_bit(slot, done, PCORE_DIRECT_SLOTS)
+		/*
+		 * No call of theirs is left on their trampolines: the counts
+		 * hold still, and are where the slots' next probes start.
+		 */
+		for_each_set_bit(slot, done, PCORE_DIRECT_SLOTS) {
+			WRITE_ONCE(pcore_direct_lost[slot],
+				   pcore_direct_in_flight(slot));
 			clear_bit(slot, pcore_direct_held);
+		}
 	}
-	mutex_lock(&pcore_direct_pin_lock);
-	held = !bitmap_empty(pcore_direct_held, PCORE_DIRECT_SLOTS);
-	if (!held && pcore_direct_pinned) {
-		pcore_direct_pinned = false;
-		put = true;
-	}
-	mutex_unlock(&pcore_direct_pin_lock);
-	if (put && pcore_direct_told)
-		pr_info("the calls in flight in removed direct-call probes returned: probe_core can be unloaded\n");
-	if (put) {
-		pcore_direct_told = false;
-		module_put(THIS_MODULE);
-	}
-	return held;
+	return !bitmap_empty(pcore_direct_held, PCORE_DIRECT_SLOTS);
 }
 
 static void pcore_direct_reap(struct work_struct *work)
@@ -494,6 +525,7 @@ static void pcore_direct_reap(struct work_struct *work)
 		schedule_delayed_work(&pcore_direct_reap_work,
 				      msecs_to_jiffies(PCORE_DIRECT_REAP_MS));
 }
+
 
 /* Where @p->symbol's ftrace call site is: kprobes resolve it, disabled. */
 static int pcore_direct_resolve(struct pcore_probe *p)
@@ -610,6 +642,11 @@ static int pcore_direct_check(struct pcore_probe *p,
 
 	if (p->kind != PCORE_PROBE_DIRECT_RET)
 		return 0;
+	if (!pcore_direct_ret_gadget())
+		return pcore_direct_refuse(p, o, -EOPNOTSUPP,
+			"no return to send calls in flight back through",
+			"%s: this kernel's __fentry__ (%*ph) is not a return, through which a removed probe's calls in flight would go back to their callers",
+			p->symbol, 8, (const void *)__fentry__);
 	ret = pcore_direct_btf_get(why, sizeof(why));
 	if (ret == -ENOENT)
 		return pcore_direct_refuse(p, o, -EOPNOTSUPP,
@@ -720,10 +757,8 @@ static u32 pcore_direct_disarm(struct pcore_probe *p, struct pcore_batch *b)
 		return 0;
 	if (!p->disabled)
 		pcore_direct_off(p);
-	if (p->kind == PCORE_PROBE_DIRECT_RET) {
-		set_bit(p->dp.slot, pcore_direct_unscanned);
+	if (p->kind == PCORE_PROBE_DIRECT_RET)
 		set_bit(p->dp.slot, pcore_direct_held);
-	}
 	WRITE_ONCE(pcore_direct_slots[p->dp.slot], NULL);
 	return PCORE_SYNC_RCU;
 }
@@ -731,26 +766,18 @@ static u32 pcore_direct_disarm(struct pcore_probe *p, struct pcore_batch *b)
 /*
  * The filter, once the probe is off for good (set from its arm on:
  * ftrace_free_filter() leaves dangling pointers, so nothing reuses the
- * ops after it).  A wrapping probe's calls still in flight return through
- * its trampoline, which counts them and times nothing: the slot is held
- * until they have, and probe_core with it (it cannot be unloaded: it says
- * so once).  The detach itself does not wait: a task may be blocked in
- * the function for good.
+ * ops after it).  A wrapping probe's calls still in flight are sent back
+ * to their callers, and its slot let go, by pcore_direct_reap(): the
+ * detach itself does not wait for them (a task may be blocked in the
+ * function for good).
  */
 static void pcore_direct_release(struct pcore_probe *p)
 {
 	if (!p->dp.ip)
 		return;
 	ftrace_free_filter(&p->dp.ops);
-	if (!p->armed || p->kind != PCORE_PROBE_DIRECT_RET)
-		return;
-	mutex_lock(&pcore_direct_pin_lock);
-	if (pcore_direct_pending(p->dp.slot) && !pcore_direct_pinned) {
-		pcore_direct_pinned = true;
-		__module_get(THIS_MODULE);
-	}
-	mutex_unlock(&pcore_direct_pin_lock);
-	schedule_delayed_work(&pcore_direct_reap_work, 0);
+	if (p->armed && p->kind == PCORE_PROBE_DIRECT_RET)
+		mod_delayed_work(system_wq, &pcore_direct_reap_work, 0);
 }
 
 static int pcore_direct_set_enabled(struct pcore_probe *p, bool on)
@@ -835,15 +862,13 @@ struct pcore_probe *pcore_direct_attach(struct pcore_client *c,
 }
 
 /**
- * pcore_direct_cleanup() - wait for the calls in flight in wrapping
- *	trampolines at unload
+ * pcore_direct_cleanup() - let the trampolines go at unload
  *
- * At unload, or after a load that failed: every probe is gone, and the
- * BTF they read is let go.  The trampolines' text goes with the module,
- * so the calls still inside a wrapped function must return first.  A
- * task blocked in one holds the unload: it says so every 10 seconds.  (A
- * probe detached before the unload holds probe_core instead, which then
- * refuses to unload: see pcore_direct_release().)  Sleeps.
+ * At unload, or after a load that failed: every probe is gone; the BTF
+ * they read is let go, and the calls still inside a wrapped function
+ * are sent back to their callers (the trampolines' text goes with the
+ * module).  If they could not be (no memory), they are waited for,
+ * which a line says every 10 seconds.  Sleeps.
  */
 void pcore_direct_cleanup(void)
 {
@@ -859,7 +884,7 @@ void pcore_direct_cleanup(void)
 			for_each_set_bit(slot, pcore_direct_held,
 					 PCORE_DIRECT_SLOTS)
 				n += pcore_direct_pending(slot);
-			pr_warn("unloading waits for %lu calls in flight in wrapped functions (a task blocked inside one holds it)\n",
+			pr_warn("unloading waits for %lu calls in flight in wrapped functions\n",
 				n);
 		}
 		schedule_timeout_idle(msecs_to_jiffies(PCORE_DIRECT_REAP_MS));

@@ -297,6 +297,11 @@ void pcore_direct_cleanup(void);
 /* The trampolines' addresses, and what they call (direct.c's asm). */
 extern const unsigned long pcore_direct_tramps[PCORE_DIRECT_SLOTS];
 extern const unsigned long pcore_direct_wraps[PCORE_DIRECT_SLOTS];
+/*
+ * Where a wrapping trampoline's body returns to, from the trampoline's
+ * start (the same in each: one macro makes them).
+ */
+extern const u32 pcore_direct_back_off;
 /* The argument registers as a trampoline saved them. */
 struct pcore_direct_args {
 	unsigned long ax, r9, r8, cx, dx, si, di;

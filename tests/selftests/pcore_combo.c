@@ -335,10 +335,22 @@ static void gen_mem_max(struct combo *c)
 	c->mem_max = 1;
 }
 
-/* How target=F:count counts: a kprobe, or a direct call (direct.c). */
+/*
+ * How kernel functions are probed: kprobes, direct calls (direct.c), or
+ * direct where they can go.  Under direct, two probes of a function
+ * (vfs_read and vfs_read:count) are one direct call too many: EBUSY.
+ */
 static void gen_mechanism(struct combo *c)
 {
-	param_add(c, "mechanism=%s", rnd_pct(75) ? "direct" : "kprobe");
+	static const char * const mechs[] = { "direct", "auto", "kprobe" };
+
+	param_add(c, "mechanism=%s", RND_PICK(mechs));
+}
+
+/* Under mechanism=direct, EBUSY is what a second probe of a function gets. */
+static bool direct_busy(const struct combo *c, int err)
+{
+	return err == EBUSY && strstr(c->params, "mechanism=direct");
 }
 
 static void gen_pid(struct combo *c)
@@ -1234,7 +1246,8 @@ static void attach_all(const struct combo *c, int fd)
 			close(a.fd);
 		/* E2BIG: over mem_max; ENOENT: not in this kernel */
 		if (dup ? ret != EINVAL :
-			  ret && ret != E2BIG && ret != ENOENT)
+			  ret && ret != E2BIG && ret != ENOENT &&
+			  !direct_busy(c, ret))
 			fail(OR_ERRNOS, "ATTACH %s (kind %u%s): %s", a.name,
 			     a.kind, dup ? ", a name in use" : "",
 			     strerror(ret));
@@ -1271,7 +1284,7 @@ static void run_combo(const struct combo *c, int kmsg, int ncpu)
 	ret = pcore_load(c->params);
 	/* a function that is not there, a pid that is not, over mem_max */
 	if (ret && ret != ENOENT && ret != ESRCH && ret != E2BIG &&
-	    ret != EEXIST)
+	    ret != EEXIST && !direct_busy(c, ret))
 		fail(OR_ERRNOS, "insmod probe_core.ko %s: %s", c->params,
 		     strerror(ret));
 	if (ret && pcore_load(""))

@@ -207,7 +207,7 @@ TEST_F(dir, time_exact)
 #define NAP_MS	300
 
 struct napper {
-	int cpu_before, cpu_after;
+	int cpu_before, cpu_after, ret;
 	pid_t tid;
 	pthread_t t;
 };
@@ -220,7 +220,7 @@ static void *napper(void *arg)
 
 	n->cpu_before = sched_getcpu();
 	__atomic_store_n(&n->tid, gettid(), __ATOMIC_RELEASE);
-	nanosleep(&ts, NULL);
+	n->ret = nanosleep(&ts, NULL);
 	n->cpu_after = sched_getcpu();
 	return NULL;
 }
@@ -330,45 +330,74 @@ TEST_F(dir, unwind_through_trampoline)
 	EXPECT_NE(NULL, after(p, "] do_syscall_64+")) TH_LOG("%s", stack);
 	EXPECT_EQ(1, pcore_stat("hrtimer_nanosleep", "count"));
 }
+/* A reader blocked in pipe_read(): what its read() returned. */
+struct reader {
+	int fd;
+	ssize_t n;
+	char buf[16];
+	pthread_t t;
+};
+
+static void *reader(void *arg)
+{
+	struct reader *r = arg;
+	ssize_t n = read(r->fd, r->buf, sizeof(r->buf));
+
+	__atomic_store_n(&r->n, n, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A reader blocked in pipe_read() until reader_end() writes. */
+static int reader_start(struct reader *r, int pipefd[2])
+{
+	if (pipe(pipefd))
+		return errno;
+	r->fd = pipefd[0];
+	r->n = -2;
+	return pthread_create(&r->t, NULL, reader, r);
+}
+
+/* Still blocked? Then write, and the bytes it read (5), or -1. */
+static int reader_end(struct reader *r, int pipefd[2])
+{
+	bool blocked = __atomic_load_n(&r->n, __ATOMIC_ACQUIRE) == -2;
+
+	if (write(pipefd[1], "hello", 5) != 5)
+		return -1;
+	pthread_join(r->t, NULL);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	return blocked && r->n == 5 && !memcmp(r->buf, "hello", 5) ? 5 : -1;
+}
+
 /*
- * Detach with a call asleep inside the function: the detach does not
- * wait for it; probe_core refuses to unload (EAGAIN: "in use"; one line
- * at the detach says why)
- * until it has returned, then says it can be unloaded.
+ * Detach with a call asleep inside the wrapped function (a read() of an
+ * empty pipe): the detach does not wait for it, nor does the unload
+ * after.  The call is sent back to its caller (one line says so) and
+ * returns untimed once it wakes, after probe_core is gone, with what the
+ * function returned (the bytes read), nothing in the kernel log.
  */
 TEST_F(dir, detach_with_call_in_flight)
 {
 	static char log[4096];
-	struct napper n = { .cpu_before = -1, .cpu_after = -1 };
-	struct timespec t0, t1;
-	int i;
+	struct reader r;
+	int pipefd[2];
 
-	ASSERT_EQ(0, pcore_load("target=hrtimer_nanosleep mechanism=direct"));
+	ASSERT_EQ(0, pcore_load("target=pipe_read mechanism=direct"));
 	self->fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, nap_start(&n, 0));
-	wait_ms(NAP_MS / 3);
+	ASSERT_EQ(0, reader_start(&r, pipefd));
+	wait_ms(50);
 	kmsg_collect(self->kmsg, log, sizeof(log));
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH,
-				    "hrtimer_nanosleep"));
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH, "pipe_read"));
+	EXPECT_EQ(0, kmsg_wait(self->kmsg, log, sizeof(log),
+			       "1 call inside pipe_read, of a timing probe removed, returns to its caller untimed"))
+		TH_LOG("%s", log);
 	close(self->fd);
 	self->fd = -1;
-	EXPECT_EQ(EAGAIN, pcore_unload());
-	/* the stacks are looked at after the detach: one line says it */
-	EXPECT_EQ(0, kmsg_wait(self->kmsg, log, sizeof(log),
-			       "1 call still inside hrtimer_nanosleep, in the trampoline of a probe removed: probe_core cannot be unloaded until it returns"))
-		TH_LOG("%s", log);
-	pthread_join(n.t, NULL);
-	/* the detach returned before the sleep did */
-	EXPECT_GT(t0.tv_sec + 1, t1.tv_sec);
-	for (i = 0; i < 500 && pcore_unload() == EAGAIN; i++)
-		wait_ms(10);
-	EXPECT_FALSE(pcore_loaded());
-	EXPECT_EQ(0, kmsg_wait(self->kmsg, log, sizeof(log),
-			       "returned: probe_core can be unloaded"))
-		TH_LOG("%s", log);
+	EXPECT_EQ(0, pcore_unload());
+	/* neither waited for the reader, which reads what comes after */
+	EXPECT_EQ(5, reader_end(&r, pipefd));
 }
 
 /*
@@ -416,17 +445,37 @@ TEST_F(dir, call_lost_in_a_dead_task)
 	EXPECT_EQ(NULL, strstr(log, "still inside")) TH_LOG("%s", log);
 }
 
-/* Unloading with a call asleep inside: the unload waits for it. */
+/*
+ * Unloading with a call asleep inside (a read of an empty pipe), from a
+ * child whose parent waits for it inside a wrapped function too
+ * (kernel_wait4, as a shell that runs rmmod does): the unload waits for
+ * neither, and the reader reads what comes after.
+ */
 TEST_F(dir, unload_with_call_in_flight)
 {
-	struct napper n = { .cpu_before = -1, .cpu_after = -1 };
+	static char log[4096];
+	struct reader r;
+	int pipefd[2], status;
+	pid_t child;
 
-	ASSERT_EQ(0, pcore_load("target=hrtimer_nanosleep mechanism=direct"));
-	ASSERT_EQ(0, nap_start(&n, 0));
-	wait_ms(NAP_MS / 3);
-	EXPECT_EQ(0, pcore_unload());
+	ASSERT_EQ(0, pcore_load("target=pipe_read,kernel_wait4 mechanism=direct"));
+	ASSERT_EQ(0, reader_start(&r, pipefd));
+	wait_ms(50);
+	kmsg_collect(self->kmsg, log, sizeof(log));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(pcore_unload());
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_FALSE(pcore_loaded());
-	pthread_join(n.t, NULL);
+	EXPECT_EQ(0, kmsg_wait(self->kmsg, log, sizeof(log),
+			       "1 call inside pipe_read, of a timing probe removed, returns to its caller untimed"))
+		TH_LOG("%s", log);
+	EXPECT_NE(NULL, strstr(log, "1 call inside kernel_wait4, of a timing probe removed, returns to its caller untimed"))
+		TH_LOG("%s", log);
+	EXPECT_EQ(5, reader_end(&r, pipefd));
 }
 
 /* stats' "mechanism:" line of probe @name, in @buf. */
