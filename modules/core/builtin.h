@@ -9,9 +9,19 @@
 #include "pcore_spec.h"
 
 /* probe_core's own probes (builtin.c). */
+/* How a kernel function is probed: mechanism=, or an attach's flags. */
+enum pcore_mech {
+	PCORE_MECH_DEFAULT,	/* as mechanism= says */
+	PCORE_MECH_KPROBE,	/* kprobes and kretprobes */
+	PCORE_MECH_DIRECT,	/* a direct call, or an error */
+	PCORE_MECH_AUTO,	/* a direct call where one can go, else kprobes */
+};
+
 /**
  * struct pcore_builtin_req - one of probe_core's own probes to attach
  * @tracepoint: a tracepoint with a built-in handler, else a function
+ * @mech: how a kernel function is probed; %PCORE_MECH_DEFAULT: as
+ *	mechanism= says
  * @param: where the request came from, for log lines ("target", "attach")
  * @name: the histogram's name
  * @probe: a function probe's spec (func only for a tracepoint: its name;
@@ -25,14 +35,6 @@
  *	default
  * @hz: a profiler (@name its histogram's): samples per second per CPU
  */
-/* How a kernel function is probed: mechanism=, or an attach's flags. */
-enum pcore_mech {
-	PCORE_MECH_DEFAULT,	/* as mechanism= says */
-	PCORE_MECH_KPROBE,	/* kprobes and kretprobes */
-	PCORE_MECH_DIRECT,	/* a direct call, or an error */
-	PCORE_MECH_AUTO,	/* a direct call where one can go, else kprobes */
-};
-
 struct pcore_builtin_req {
 	bool tracepoint;
 	enum pcore_mech mech;

@@ -199,9 +199,13 @@ TEST_F(dir, time_exact)
 	EXPECT_EQ(NCALLS, e.count);
 	EXPECT_EQ(NCALLS, e.hits);
 	EXPECT_EQ(0, e.missed);
-	/* getppid's body: well under a millisecond, even emulated */
-	EXPECT_LT(0, pcore_stat("sys_getppid", "sum"));
-	EXPECT_GT(1000000, pcore_stat("sys_getppid", "max"));
+	/*
+	 * getppid's body: the fastest of the calls well under a
+	 * millisecond, even emulated with KASAN (one call may be
+	 * interrupted or preempted for longer: not the max)
+	 */
+	EXPECT_LT(0, pcore_stat("sys_getppid", "min"));
+	EXPECT_GT(1000000, pcore_stat("sys_getppid", "min"));
 }
 
 #define NAP_MS	300

@@ -1090,8 +1090,8 @@ TEST_F_TIMEOUT(ioc, attach_fields_and_v4, PCORE_TIMEOUT_PATCHING)
 		  "attach=f:arg7: argument 7 is not 1 to 6" },
 		{ "f", "B", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_COUNT, 0, 0, 0,
 		  "attach=f:count:B: a unit is for ':argN' and ':retval' only" },
-		{ "f", "", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_TIME, 0, 4, 0,
-		  "attach=f: flags 0x4: unknown flags" },
+		{ "f", "", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_TIME, 0, 8, 0,
+		  "attach=f: flags 0x8: unknown flags" },
 		{ "f:count", "", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_TIME, 0, 0, 0,
 		  "attach=f:count: a function is named without blank" },
 		/* the struct's own: fields without a target, pad */
