@@ -309,10 +309,10 @@ static unsigned long pcore_direct_back(unsigned int slot)
  * body: the stamp, or 0 when the call is not timed (no probe, filtered).
  * Like pcore_direct_hit(), without a recursion lock; a call of the
  * function from inside this (none) or from an NMI has its own frame.
- * Preemptible: each count is one instruction of this CPU's, the probe
- * stays until an RCU grace period after its slot is emptied (under
- * CONFIG_PREEMPT_RCU too: the trampoline's text is left only a task RCU
- * grace period later, and the probe goes after the slot's reap).
+ * Preemptible: each count is one instruction of this CPU's; the probe
+ * is freed only after its site let go of the trampoline, which waits for
+ * every task inside the trampoline or preempted on its way through it,
+ * here included (ftrace's RCU tasks wait, see the top).
  */
 u64 notrace pcore_direct_entry(unsigned long slot)
 {
