@@ -67,6 +67,17 @@
 static_assert(PCORE_DIRECT_SLOTS == PCORE_MAX_PROBES);
 
 static struct pcore_probe *pcore_direct_slots[PCORE_DIRECT_SLOTS];
+/*
+ * A counting probe with no filter and no handler, the common case, is
+ * only its histogram: the hot path goes straight to it, and the probe's
+ * hits are the histogram's count (pcore_direct_hits()).
+ */
+static struct pcore_hist *pcore_direct_plain[PCORE_DIRECT_SLOTS];
+
+static bool pcore_direct_is_plain(const struct pcore_probe *p)
+{
+	return p->kind == PCORE_PROBE_DIRECT && !p->filtered && !p->pre;
+}
 
 /*
  * The counting trampolines, one per slot, pcore_direct_tramp_<slot>:
@@ -203,6 +214,32 @@ asm(
 );
 
 /*
+ * A handler's call, its registers in a struct pt_regs: apart, so that
+ * the hot paths without a handler carry no frame for one (nor the stack
+ * protector's check of it).
+ */
+static noinline void notrace pcore_direct_pre(struct pcore_probe *p,
+					      const struct pcore_direct_args *a)
+{
+	struct pt_regs regs = {
+		.di = a->di, .si = a->si, .dx = a->dx, .cx = a->cx,
+		.r8 = a->r8, .r9 = a->r9, .ax = a->ax,
+	};
+
+	p->pre(p, &regs);
+}
+NOKPROBE_SYMBOL(pcore_direct_pre);
+
+static noinline void notrace pcore_direct_ret(struct pcore_probe *p,
+					      unsigned long rv, u64 ns)
+{
+	struct pt_regs regs = { .ax = rv };
+
+	p->ret(p, &regs, NULL, ns);
+}
+NOKPROBE_SYMBOL(pcore_direct_ret);
+
+/*
  * The hot path: from trampoline @slot.  It calls no traceable function
  * itself (inlines and notrace code only); its preempt_enable() may enter
  * the scheduler, whose traceable functions may be probed, but there
@@ -213,23 +250,20 @@ asm(
 void notrace pcore_direct_hit(unsigned long slot,
 			      const struct pcore_direct_args *a)
 {
-	struct pcore_probe *p = READ_ONCE(pcore_direct_slots[slot]);
+	struct pcore_hist *h = READ_ONCE(pcore_direct_plain[slot]);
+	struct pcore_probe *p;
 
-	if (unlikely(!p))
-		return;
 	preempt_disable_notrace();
-	if (likely(!p->filtered || pcore_filter_pass(p))) {
-		pcore_hit_nopreempt(p);
-		if (!p->pre) {
-			pcore_hist_count_nopreempt(p->hist);
-		} else {
-			struct pt_regs regs = {
-				.di = a->di, .si = a->si, .dx = a->dx,
-				.cx = a->cx, .r8 = a->r8, .r9 = a->r9,
-				.ax = a->ax,
-			};
-
-			p->pre(p, &regs);
+	if (likely(h)) {
+		pcore_hist_count_nopreempt(h);
+	} else {
+		p = READ_ONCE(pcore_direct_slots[slot]);
+		if (p && (!p->filtered || pcore_filter_pass(p))) {
+			pcore_hit_nopreempt(p);
+			if (!p->pre)
+				pcore_hist_count_nopreempt(p->hist);
+			else
+				pcore_direct_pre(p, a);
 		}
 	}
 	preempt_enable_notrace();
@@ -275,21 +309,21 @@ static unsigned long pcore_direct_back(unsigned int slot)
  * body: the stamp, or 0 when the call is not timed (no probe, filtered).
  * Like pcore_direct_hit(), without a recursion lock; a call of the
  * function from inside this (none) or from an NMI has its own frame.
+ * Preemptible: each count is one instruction of this CPU's; the probe
+ * is freed only after its site let go of the trampoline, which waits for
+ * every task inside the trampoline or preempted on its way through it,
+ * here included (ftrace's RCU tasks wait, see the top).
  */
 u64 notrace pcore_direct_entry(unsigned long slot)
 {
 	struct pcore_probe *p;
-	u64 t = 0;
 
-	preempt_disable_notrace();
-	__this_cpu_inc(pcore_direct_flight.in[slot]);
+	this_cpu_inc(pcore_direct_flight.in[slot]);
 	p = READ_ONCE(pcore_direct_slots[slot]);
-	if (likely(p) && likely(!p->filtered || pcore_filter_pass(p))) {
-		pcore_hit_nopreempt(p);
-		t = ktime_get_mono_fast_ns() | 1;
-	}
-	preempt_enable_notrace();
-	return t;
+	if (unlikely(!p) || (p->filtered && !pcore_filter_pass(p)))
+		return 0;
+	pcore_hit_anycpu(p);
+	return ktime_get_mono_fast_ns() | 1;
 }
 NOKPROBE_SYMBOL(pcore_direct_entry);
 
@@ -310,13 +344,10 @@ void notrace pcore_direct_return(unsigned long slot, u64 stamp,
 		/* The fast clock may step back by a hair across an update. */
 		u64 ns = now > stamp ? now - stamp : 0;
 
-		if (!p->ret) {
+		if (!p->ret)
 			pcore_hist_add_nopreempt(p->hist, ns);
-		} else {
-			struct pt_regs regs = { .ax = rv };
-
-			p->ret(p, &regs, NULL, ns);
-		}
+		else
+			pcore_direct_ret(p, rv, ns);
 	}
 	__this_cpu_inc(pcore_direct_flight.out[slot]);
 	preempt_enable_notrace();
@@ -726,10 +757,13 @@ static int pcore_direct_arm(struct pcore_probe *p, const void *opts)
 			ERR_PTR(ret));
 	p->dp.slot = slot;
 	pcore_direct_site[slot] = p->dp.ip;
+	if (pcore_direct_is_plain(p))
+		WRITE_ONCE(pcore_direct_plain[slot], p->hist);
 	/* Before the trampoline can run: it finds the probe by its slot. */
 	WRITE_ONCE(pcore_direct_slots[slot], p);
 	ret = pcore_ftrace_direct_register(&p->dp.ops, pcore_direct_addr(p));
 	if (ret) {
+		WRITE_ONCE(pcore_direct_plain[slot], NULL);
 		WRITE_ONCE(pcore_direct_slots[slot], NULL);
 		return pcore_direct_refuse(p, o, ret,
 			ret == -EBUSY ? "another direct user (a BPF trampoline?) has it" :
@@ -759,6 +793,7 @@ static u32 pcore_direct_disarm(struct pcore_probe *p, struct pcore_batch *b)
 		pcore_direct_off(p);
 	if (p->kind == PCORE_PROBE_DIRECT_RET)
 		set_bit(p->dp.slot, pcore_direct_held);
+	WRITE_ONCE(pcore_direct_plain[p->dp.slot], NULL);
 	WRITE_ONCE(pcore_direct_slots[p->dp.slot], NULL);
 	return PCORE_SYNC_RCU;
 }
@@ -794,9 +829,26 @@ static int pcore_direct_set_enabled(struct pcore_probe *p, bool on)
 						   pcore_direct_addr(p));
 }
 
+/* Its hits: the histogram's count since creation.  Under pcore_lock. */
+static u64 pcore_direct_hits(const struct pcore_probe *p,
+			     const struct pcore_hist *unused)
+{
+	struct pcore_hist *h = p->hist;
+	u64 n;
+
+	if (!pcore_direct_is_plain(p))
+		return pcore_pcpu_sum(p->hits);
+	mutex_lock(&h->lock);
+	pcore_hist_read_total(h, h->scratch);
+	n = h->scratch->count;
+	mutex_unlock(&h->lock);
+	return n;
+}
+
 static const struct pcore_probe_ops pcore_direct_ops = {
 	.kind = PCORE_PROBE_DIRECT,
 	.name_chars = "-",
+	.hits = pcore_direct_hits,
 	.arm = pcore_direct_arm,
 	.disarm = pcore_direct_disarm,
 	.release = pcore_direct_release,

@@ -65,6 +65,16 @@ static __always_inline void pcore_hit_nopreempt(struct pcore_probe *p)
 	local64_inc(this_cpu_ptr(p->hits));
 }
 
+/*
+ * The same, preemptible: one instruction on this CPU's counter, which is
+ * a long (local64_t on 64 bits), so preemption cannot split it.
+ */
+static __always_inline void pcore_hit_anycpu(struct pcore_probe *p)
+{
+	static_assert(sizeof(local64_t) == sizeof(long));
+	this_cpu_inc(*(long __percpu *)p->hits);
+}
+
 static __always_inline void pcore_hit(struct pcore_probe *p)
 {
 	preempt_disable_notrace();
