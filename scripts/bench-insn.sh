@@ -57,15 +57,20 @@ CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc"
 # the number of times the probe fired, which must be at least need, an
 # arithmetic expression of the guest's shell over $batch and $reps (by
 # default the calls made, batch x reps).  The commands may use the
-# guest's helpers (pcore_hits, pcore_cpu_hits, pcore_reset, ftrace_count
-# and ftrace_lat, in insn.sh below), and for user-space probes $bin and
-# $off, insn_load's file and insn_ufunc's offset in it.  calls is "user"
-# for a row of the ufunc call only, "all" for every call, empty for the
-# system calls, "bpf" for the system calls with a tool of the Debian root
-# on the guest's disk (bpftrace and BCC: bpf_start below).  Without that
+# guest's helpers (pcore_hits, pcore_direct_hits, pcore_cpu_hits,
+# pcore_reset, ftrace_count, ftrace_lat and btf_fn, in insn.sh below),
+# and for user-space probes $bin and $off, insn_load's file and
+# insn_ufunc's offset in it.  calls is "user" for a row of the ufunc call
+# only, "all" for every call, empty for the system calls, "bpf" for the
+# system calls with a tool of the Debian root on the guest's disk
+# (bpftrace and BCC: bpf_start below).  Without that
 # root (scripts/bpf-root.sh), the "bpf" rows are left out and the table's
 # last line says why.  They come last: rows that ran after them in the
-# same boot counted differently (a uretprobe 39 instructions fewer).
+# same boot counted differently (a uretprobe 39 instructions fewer);
+# the kfunc and kretfunc rows (BPF trampolines) come after the older
+# bpf rows, which so run as before.  A direct-call timing probe holds
+# probe_core while calls are inside the function, and rmmod waits for
+# them: getppid() and read() return at once, so rmmod detaches it.
 # batch is the calls per batch, N when empty.  A profiler fires by time,
 # not per call: at 99 Hz once in 10 ms of guest time, while N getppid()
 # calls take about 1.6 ms (profile=999's samples said so), so most of a
@@ -87,16 +92,16 @@ direct-ref|ftrace direct call, C this_cpu_inc() (reference)|insmod kmods/insn_di
 pcore|probe_core target= (loglinear)|insmod modules/probe_core.ko target=$fn|pcore_hits|rmmod probe_core
 pcore-log2|probe_core target= hist=log2|insmod modules/probe_core.ko target=$fn hist=log2|pcore_hits|rmmod probe_core
 pcore-linear|probe_core target= hist=linear:0,100000,100|insmod modules/probe_core.ko target=$fn hist=linear:0,100000,100|pcore_hits|rmmod probe_core
-pcore-direct|probe_core target= mechanism=direct (wrapping trampoline)|insmod modules/probe_core.ko target=$fn mechanism=direct|pcore_hits|rmmod probe_core
+pcore-direct|probe_core target= mechanism=direct (wrapping trampoline)|insmod modules/probe_core.ko target=$fn mechanism=direct|pcore_direct_hits|rmmod probe_core
 pcore-count|probe_core target=F:count (counting kprobe)|insmod modules/probe_core.ko target=$fn:count|pcore_hits :count|rmmod probe_core
-pcore-count-direct|probe_core target=F:count mechanism=direct|insmod modules/probe_core.ko target=$fn:count mechanism=direct|pcore_hits :count|rmmod probe_core
+pcore-count-direct|probe_core target=F:count mechanism=direct|insmod modules/probe_core.ko target=$fn:count mechanism=direct|pcore_direct_hits :count|rmmod probe_core
 pcore-count-other|target=F:count pid=1 (every call filtered out)|insmod modules/probe_core.ko target=$fn:count pid=1||rmmod probe_core
 pcore-by-pid|probe_core target=F:by=pid (latency by process)|insmod modules/probe_core.ko target=$fn:by=pid|pcore_hits :by=pid|rmmod probe_core
-pcore-by-pid-direct|probe_core target=F:by=pid mechanism=direct|insmod modules/probe_core.ko target=$fn:by=pid mechanism=direct|pcore_hits :by=pid|rmmod probe_core
+pcore-by-pid-direct|probe_core target=F:by=pid mechanism=direct|insmod modules/probe_core.ko target=$fn:by=pid mechanism=direct|pcore_direct_hits :by=pid|rmmod probe_core
 pcore-arg|probe_core target=F:arg1 (kprobe, log2)|insmod modules/probe_core.ko target=$fn:arg1|pcore_hits :arg1|rmmod probe_core
-pcore-arg-direct|probe_core target=F:arg1 mechanism=direct|insmod modules/probe_core.ko target=$fn:arg1 mechanism=direct|pcore_hits :arg1|rmmod probe_core
+pcore-arg-direct|probe_core target=F:arg1 mechanism=direct|insmod modules/probe_core.ko target=$fn:arg1 mechanism=direct|pcore_direct_hits :arg1|rmmod probe_core
 pcore-retval|probe_core target=F:retval (kretprobe, log2)|insmod modules/probe_core.ko target=$fn:retval|pcore_hits :retval|rmmod probe_core
-pcore-retval-direct|probe_core target=F:retval mechanism=direct|insmod modules/probe_core.ko target=$fn:retval mechanism=direct|pcore_hits :retval|rmmod probe_core
+pcore-retval-direct|probe_core target=F:retval mechanism=direct|insmod modules/probe_core.ko target=$fn:retval mechanism=direct|pcore_direct_hits :retval|rmmod probe_core
 pcore-glob|probe_core target=*F (glob; fprobe where the kernel has it)|insmod modules/probe_core.ko "target=*${fn#__x64_}"|pcore_probe_hits "*${fn#__x64_}"|rmmod probe_core
 pcore-glob-count|probe_core target=*F:count (glob, counting)|insmod modules/probe_core.ko "target=*${fn#__x64_}:count"|pcore_probe_hits "*${fn#__x64_}:count"|rmmod probe_core
 pcore-stacks|probe_core stacks=F (count by kernel stack, depth 32)|insmod modules/probe_core.ko stacks=$fn|pcore_hits :stacks|rmmod probe_core
@@ -228,6 +233,14 @@ pcore_probe_hits() {
 # probe_core's hits on the probe named $fn, or $fn$1 (a target's suffix).
 pcore_hits() {
 	pcore_probe_hits "$fn${1:-}"
+}
+
+# pcore_hits of a mechanism=direct row, if its probe is a direct call
+# (kind direct or direct-ret in probes); else nothing, and the row fails
+# rather than measure a kprobe under its label.
+pcore_direct_hits() {
+	awk -v p="$fn${1:-}" '$1 == p && $2 ~ /^direct/ { print $4 }' \
+		/sys/kernel/debug/probe_core/probes
 }
 
 # Resets probe_core's histogram $1.
