@@ -119,9 +119,9 @@ pcore-uret|probe_core uretprobe (latency, loglinear)|insmod modules/probe_core.k
 bpftrace-count|bpftrace count() (kprobe)|bpf_start 1 bpftrace -e "kprobe:$fn { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
 bpftrace-lat|bpftrace hist() latency (kprobe+kretprobe)|bpf_start 2 bpftrace -e "kprobe:$fn { @s[tid] = nsecs; } kretprobe:$fn /@s[tid]/ { @ = hist(nsecs - @s[tid]); delete(@s[tid]); }"|bpf_stop; bpf_hist|bpf_stop|bpf
 bcc-funclatency|BCC funclatency-bpfcc F (log2 latency)|bpf_start 2 funclatency-bpfcc $fn|bpf_stop; bpf_funclatency|bpf_stop|bpf
-bpftrace-kfunc|bpftrace count() (kfunc: fentry trampoline)|bpf_start direct bpftrace -e "kfunc:$(btf_fn) { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
-bpftrace-kretfunc|bpftrace count() (kretfunc: fexit trampoline)|bpf_start direct bpftrace -e "kretfunc:$(btf_fn) { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
-bpftrace-kfunc-lat|bpftrace hist() latency (kfunc+kretfunc)|bpf_start direct bpftrace -e "kfunc:$(btf_fn) { @s[tid] = nsecs; } kretfunc:$(btf_fn) /@s[tid]/ { @ = hist(nsecs - @s[tid]); delete(@s[tid]); }"|bpf_stop; bpf_hist|bpf_stop|bpf'
+bpftrace-kfunc|bpftrace count() (kfunc: fentry trampoline)|bpf_start links:1 bpftrace -e "kfunc:$(btf_fn) { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
+bpftrace-kretfunc|bpftrace count() (kretfunc: fexit trampoline)|bpf_start links:1 bpftrace -e "kretfunc:$(btf_fn) { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
+bpftrace-kfunc-lat|bpftrace hist() latency (kfunc+kretfunc)|bpf_start links:2 bpftrace -e "kfunc:$(btf_fn) { @s[tid] = nsecs; } kretfunc:$(btf_fn) /@s[tid]/ { @ = hist(nsecs - @s[tid]); delete(@s[tid]); }"|bpf_stop; bpf_hist|bpf_stop|bpf'
 
 die() {
 	echo "bench-insn: $*" >&2
@@ -347,13 +347,24 @@ bpf_probes() {
 bpf_directs() {
 	grep -c 'direct-->' $t/enabled_functions || :
 }
-# Are the tool's $np kprobes enabled, or with "direct" its trampoline?
+# The BPF tracing links the tool holds, one per kfunc or kretfunc
+# program, each made once its program is on the function's trampoline.
+# The trampoline alone does not say that all are: bpftrace attaches a
+# kfunc and a kretfunc program one after the other.
+bpf_links() {
+	cat /proc/"$bpf_pid"/fdinfo/* 2>/dev/null | grep -c '^link_type:.*tracing' || :
+}
+# Are the tool's $np kprobes enabled, or with links:N its N programs on
+# a trampoline?
 bpf_attached() {
-	if [ "$np" = direct ]; then
-		[ "$(bpf_directs)" -ge 1 ]
-	else
-		[ "$(bpf_probes)" -ge "$np" ]
-	fi
+	case $np in
+	links:*) [ "$(bpf_links)" -ge "${np#links:}" ] ;;
+	*) [ "$(bpf_probes)" -ge "$np" ] ;;
+	esac
+}
+# The state of process $1 (R, S, D, Z...), empty once it is gone.
+proc_state() {
+	sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null || :
 }
 # The name of $fn in the kernel's BTF, which kfunc and kretfunc probes
 # are attached by: SYSCALL_DEFINE0's __x64_sys_getppid is an alias of
@@ -368,7 +379,7 @@ btf_fn() {
 }
 # Starts the tool "$@" in the chroot, in the background, its output in
 # /tmp/bpf.out, and returns once $1 kprobes are enabled, or with $1
-# "direct" a BPF trampoline on a function: bpftrace and BCC
+# links:N its N kfunc and kretfunc programs attached: bpftrace and BCC
 # compile their programs with LLVM first, which takes from ten seconds to
 # minutes under TCG, depending on the host's load.  A background job of a shell starts with SIGINT
 # ignored; the chroot's python3 gives it the default action back and
@@ -405,12 +416,30 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$@" >/tmp/bpf.out 2>&1 &
 }
 # Stops the tool with SIGINT and waits for its exit and the removal of
 # its kprobes and direct calls.  Its messages go to stderr: a row's hits
-# command calls it with stdout to a file.
+# command calls it with stdout to a file.  A tool still there 5 minutes
+# after the SIGINT is shown (state, kernel stack) and killed, and its
+# output emptied: its row fails, and the next runs.
 bpf_stop() {
 	[ -n "${bpf_pid:-}" ] || return 0
 	kill -INT "$bpf_pid"
+	s=0
+	while [ -n "$(proc_state "$bpf_pid")" ] &&
+		[ "$(proc_state "$bpf_pid")" != Z ]; do
+		if [ $s -ge 300 ]; then
+			echo "insn-bench: $bpf_pid still there $s s after SIGINT:" >&2
+			grep -E '^(Name|State)' "/proc/$bpf_pid/status" >&2 || :
+			cat "/proc/$bpf_pid/stack" >&2 || :
+			cat /tmp/bpf.out >&2
+			kill -KILL "$bpf_pid" || :
+			: >/tmp/bpf.out
+			break
+		fi
+		s=$((s + 1))
+		sleep 1
+	done
 	rc=0
 	wait "$bpf_pid" || rc=$?
+	[ $s -lt 300 ] || rc=0
 	bpf_pid=
 	s=0
 	while [ "$(bpf_probes all)" -gt 0 ] || [ "$(bpf_directs)" -gt 0 ]; do
