@@ -417,11 +417,11 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$@" >/tmp/bpf.out 2>&1 &
 # Stops the tool with SIGINT and waits for its exit and the removal of
 # its kprobes and direct calls.  Its messages go to stderr: a row's hits
 # command calls it with stdout to a file.  The SIGINT is sent again
-# every 10 s: bpftrace 0.17 sat in epoll_wait() after one 3 times in
-# 59 stops of the kfunc and kretfunc rows (none in 24 of the kprobe
-# rows), the SIGINT some 0.1 s after its programs were attached: it
-# seems to lose a signal that comes before it waits.  The third time,
-# the second SIGINT made it print its count and exit.  A tool still there 5 minutes
+# every 10 s: bpftrace 0.17 sat in epoll_wait() after one 4 times in
+# 107 stops (3 in 71 of the kfunc and kretfunc rows, 1 in 36 of the
+# kprobe rows), the SIGINT some 0.1 s after its programs were attached:
+# it seems to lose a signal that comes before it waits.  The last two
+# times, the second SIGINT made it print its count and exit.  A tool still there 5 minutes
 # after the first is shown (state, kernel stack) and killed, and its
 # output emptied: its row fails, and the next runs.
 bpf_stop() {
