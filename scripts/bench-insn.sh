@@ -24,9 +24,12 @@
 # take about 34 more instructions each, two per timed call.  Before the
 # rows, a loop of known length checks the plugin's count.
 #
-# Usage: [BENCH_KERNEL=6.12] [BENCH_BPF=0] scripts/bench-insn.sh [OUTDIR]
+# Usage: [BENCH_KERNEL=6.12] [BENCH_BPF=0] [BENCH_ROWS="KEY ..."]
+#	scripts/bench-insn.sh [OUTDIR]
 # (default build/bench-insn; Debian's 6.1 cloud kernel unless BENCH_KERNEL
-# names another version; BENCH_BPF=0 leaves out the bpftrace and BCC rows)
+# names another version; BENCH_BPF=0 leaves out the bpftrace and BCC rows;
+# BENCH_ROWS keeps only the rows of those keys, ROWS below, and the
+# baseline and references: none, kprobe, kretprobe, uprobe, uretprobe)
 # Exits non-zero, its last line on stderr saying why, when anything
 # cannot be built or measured; it prints no number that it did not
 # measure.  A row that fails (its probe does not attach, fires less than
@@ -54,15 +57,20 @@ CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc"
 # the number of times the probe fired, which must be at least need, an
 # arithmetic expression of the guest's shell over $batch and $reps (by
 # default the calls made, batch x reps).  The commands may use the
-# guest's helpers (pcore_hits, pcore_cpu_hits, pcore_reset, ftrace_count
-# and ftrace_lat, in insn.sh below), and for user-space probes $bin and
-# $off, insn_load's file and insn_ufunc's offset in it.  calls is "user"
-# for a row of the ufunc call only, "all" for every call, empty for the
-# system calls, "bpf" for the system calls with a tool of the Debian root
-# on the guest's disk (bpftrace and BCC: bpf_start below).  Without that
+# guest's helpers (pcore_hits, pcore_direct_hits, pcore_cpu_hits,
+# pcore_reset, ftrace_count, ftrace_lat and btf_fn, in insn.sh below),
+# and for user-space probes $bin and $off, insn_load's file and
+# insn_ufunc's offset in it.  calls is "user" for a row of the ufunc call
+# only, "all" for every call, empty for the system calls, "bpf" for the
+# system calls with a tool of the Debian root on the guest's disk
+# (bpftrace and BCC: bpf_start below).  Without that
 # root (scripts/bpf-root.sh), the "bpf" rows are left out and the table's
 # last line says why.  They come last: rows that ran after them in the
-# same boot counted differently (a uretprobe 39 instructions fewer).
+# same boot counted differently (a uretprobe 39 instructions fewer);
+# the kfunc and kretfunc rows (BPF trampolines) come after the older
+# bpf rows, which so run as before.  A direct-call timing probe holds
+# probe_core while calls are inside the function, and rmmod waits for
+# them: getppid() and read() return at once, so rmmod detaches it.
 # batch is the calls per batch, N when empty.  A profiler fires by time,
 # not per call: at 99 Hz once in 10 ms of guest time, while N getppid()
 # calls take about 1.6 ms (profile=999's samples said so), so most of a
@@ -80,15 +88,20 @@ CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc"
 ROWS='none|no probe|:||:|all
 kprobe|kprobe, empty handler|insmod kmods/insn_kprobe.ko symbol=$fn||rmmod insn_kprobe
 kretprobe|kretprobe reference (stamp, log2 add)|insmod kmods/insn_kretprobe.ko symbol=$fn|cat /sys/module/insn_kretprobe/parameters/calls|rmmod insn_kretprobe
+direct-ref|ftrace direct call, C this_cpu_inc() (reference)|insmod kmods/insn_direct.ko symbol=$fn|cat /sys/module/insn_direct/parameters/calls|rmmod insn_direct
 pcore|probe_core target= (loglinear)|insmod modules/probe_core.ko target=$fn|pcore_hits|rmmod probe_core
 pcore-log2|probe_core target= hist=log2|insmod modules/probe_core.ko target=$fn hist=log2|pcore_hits|rmmod probe_core
 pcore-linear|probe_core target= hist=linear:0,100000,100|insmod modules/probe_core.ko target=$fn hist=linear:0,100000,100|pcore_hits|rmmod probe_core
+pcore-direct|probe_core target= mechanism=direct (wrapping trampoline)|insmod modules/probe_core.ko target=$fn mechanism=direct|pcore_direct_hits|rmmod probe_core
 pcore-count|probe_core target=F:count (counting kprobe)|insmod modules/probe_core.ko target=$fn:count|pcore_hits :count|rmmod probe_core
-pcore-count-direct|probe_core target=F:count mechanism=direct|insmod modules/probe_core.ko target=$fn:count mechanism=direct|pcore_hits :count|rmmod probe_core
+pcore-count-direct|probe_core target=F:count mechanism=direct|insmod modules/probe_core.ko target=$fn:count mechanism=direct|pcore_direct_hits :count|rmmod probe_core
 pcore-count-other|target=F:count pid=1 (every call filtered out)|insmod modules/probe_core.ko target=$fn:count pid=1||rmmod probe_core
 pcore-by-pid|probe_core target=F:by=pid (latency by process)|insmod modules/probe_core.ko target=$fn:by=pid|pcore_hits :by=pid|rmmod probe_core
+pcore-by-pid-direct|probe_core target=F:by=pid mechanism=direct|insmod modules/probe_core.ko target=$fn:by=pid mechanism=direct|pcore_direct_hits :by=pid|rmmod probe_core
 pcore-arg|probe_core target=F:arg1 (kprobe, log2)|insmod modules/probe_core.ko target=$fn:arg1|pcore_hits :arg1|rmmod probe_core
+pcore-arg-direct|probe_core target=F:arg1 mechanism=direct|insmod modules/probe_core.ko target=$fn:arg1 mechanism=direct|pcore_direct_hits :arg1|rmmod probe_core
 pcore-retval|probe_core target=F:retval (kretprobe, log2)|insmod modules/probe_core.ko target=$fn:retval|pcore_hits :retval|rmmod probe_core
+pcore-retval-direct|probe_core target=F:retval mechanism=direct|insmod modules/probe_core.ko target=$fn:retval mechanism=direct|pcore_direct_hits :retval|rmmod probe_core
 pcore-glob|probe_core target=*F (glob; fprobe where the kernel has it)|insmod modules/probe_core.ko "target=*${fn#__x64_}"|pcore_probe_hits "*${fn#__x64_}"|rmmod probe_core
 pcore-glob-count|probe_core target=*F:count (glob, counting)|insmod modules/probe_core.ko "target=*${fn#__x64_}:count"|pcore_probe_hits "*${fn#__x64_}:count"|rmmod probe_core
 pcore-stacks|probe_core stacks=F (count by kernel stack, depth 32)|insmod modules/probe_core.ko stacks=$fn|pcore_hits :stacks|rmmod probe_core
@@ -105,7 +118,10 @@ pcore-uarg|probe_core uprobe :arg1 (log2)|insmod modules/probe_core.ko && bin/in
 pcore-uret|probe_core uretprobe (latency, loglinear)|insmod modules/probe_core.ko && bin/insn_attach $fn $bin $off|pcore_hits|rmmod probe_core|user
 bpftrace-count|bpftrace count() (kprobe)|bpf_start 1 bpftrace -e "kprobe:$fn { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
 bpftrace-lat|bpftrace hist() latency (kprobe+kretprobe)|bpf_start 2 bpftrace -e "kprobe:$fn { @s[tid] = nsecs; } kretprobe:$fn /@s[tid]/ { @ = hist(nsecs - @s[tid]); delete(@s[tid]); }"|bpf_stop; bpf_hist|bpf_stop|bpf
-bcc-funclatency|BCC funclatency-bpfcc F (log2 latency)|bpf_start 2 funclatency-bpfcc $fn|bpf_stop; bpf_funclatency|bpf_stop|bpf'
+bcc-funclatency|BCC funclatency-bpfcc F (log2 latency)|bpf_start 2 funclatency-bpfcc $fn|bpf_stop; bpf_funclatency|bpf_stop|bpf
+bpftrace-kfunc|bpftrace count() (kfunc: fentry trampoline)|bpf_start links:1 bpftrace -e "kfunc:$(btf_fn) { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
+bpftrace-kretfunc|bpftrace count() (kretfunc: fexit trampoline)|bpf_start links:1 bpftrace -e "kretfunc:$(btf_fn) { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
+bpftrace-kfunc-lat|bpftrace hist() latency (kfunc+kretfunc)|bpf_start links:2 bpftrace -e "kfunc:$(btf_fn) { @s[tid] = nsecs; } kretfunc:$(btf_fn) /@s[tid]/ { @ = hist(nsecs - @s[tid]); delete(@s[tid]); }"|bpf_stop; bpf_hist|bpf_stop|bpf'
 
 die() {
 	echo "bench-insn: $*" >&2
@@ -181,6 +197,16 @@ else
 	bpf_why=$(tail -n 1 "$out/bpf-root.log")
 	: "${bpf_why:=scripts/bpf-root.sh failed}"
 fi
+if [ -n "${BENCH_ROWS:-}" ]; then
+	for k in $BENCH_ROWS; do
+		printf '%s\n' "$ROWS" | cut -d'|' -f1 | grep -qxF -- "$k" ||
+			die "BENCH_ROWS: no row $k"
+	done
+	ROWS=$(printf '%s\n' "$ROWS" |
+		awk -F'|' -v keep="none kprobe kretprobe uprobe uretprobe $BENCH_ROWS" '
+		BEGIN { n = split(keep, k, " "); for (i = 1; i <= n; i++) want[k[i]] = 1 }
+		$1 in want')
+fi
 if [ -n "$bpf_why" ]; then
 	ROWS=$(printf '%s\n' "$ROWS" | awk -F'|' '$6 != "bpf"')
 fi
@@ -207,6 +233,14 @@ pcore_probe_hits() {
 # probe_core's hits on the probe named $fn, or $fn$1 (a target's suffix).
 pcore_hits() {
 	pcore_probe_hits "$fn${1:-}"
+}
+
+# pcore_hits of a mechanism=direct row, if its probe is a direct call
+# (kind direct or direct-ret in probes); else nothing, and the row fails
+# rather than measure a kprobe under its label.
+pcore_direct_hits() {
+	awk -v p="$fn${1:-}" '$1 == p && $2 ~ /^direct/ { print $4 }' \
+		/sys/kernel/debug/probe_core/probes
 }
 
 # Resets probe_core's histogram $1.
@@ -306,19 +340,58 @@ bpf_probes() {
 	awk -v all="${1:-}" 'all || !/DISABLED/ { n++ } END { print n + 0 }' \
 		/sys/kernel/debug/kprobes/list
 }
+# The functions whose ftrace site makes a direct call (ftrace's list of
+# the sites it has patched shows "direct-->" and the trampoline): a BPF
+# trampoline's, for kfunc (fentry) and kretfunc (fexit) probes, one per
+# function whatever its programs.
+bpf_directs() {
+	grep -c 'direct-->' $t/enabled_functions || :
+}
+# The BPF tracing links the tool holds, one per kfunc or kretfunc
+# program, each made once its program is on the function's trampoline.
+# The trampoline alone does not say that all are: bpftrace attaches a
+# kfunc and a kretfunc program one after the other.
+bpf_links() {
+	cat /proc/"$bpf_pid"/fdinfo/* 2>/dev/null | grep -c '^link_type:.*tracing' || :
+}
+# Are the tool's $np kprobes enabled, or with links:N its N programs on
+# a trampoline?
+bpf_attached() {
+	case $np in
+	links:*) [ "$(bpf_links)" -ge "${np#links:}" ] ;;
+	*) [ "$(bpf_probes)" -ge "$np" ] ;;
+	esac
+}
+# The state of process $1 (R, S, D, Z...), empty once it is gone.
+proc_state() {
+	sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null || :
+}
+# The name of $fn in the kernel's BTF, which kfunc and kretfunc probes
+# are attached by: SYSCALL_DEFINE0's __x64_sys_getppid is an alias of
+# __do_sys_getppid, which BTF names (the same code: the same calls).
+# Only right for system calls without arguments, whose __x64_sys_ is
+# such an alias.
+btf_fn() {
+	case $fn in
+	__x64_sys_*) echo "__do_sys_${fn#__x64_sys_}" ;;
+	*) echo "$fn" ;;
+	esac
+}
 # Starts the tool "$@" in the chroot, in the background, its output in
-# /tmp/bpf.out, and returns once $1 kprobes are enabled: bpftrace and BCC
+# /tmp/bpf.out, and returns once $1 kprobes are enabled, or with $1
+# links:N its N kfunc and kretfunc programs attached: bpftrace and BCC
 # compile their programs with LLVM first, which takes from ten seconds to
 # minutes under TCG, depending on the host's load.  A background job of a shell starts with SIGINT
 # ignored; the chroot's python3 gives it the default action back and
 # executes the tool, so that SIGINT (bpf_stop) makes the tool print its
-# maps or histogram and exit.
+# maps or histogram and exit.  A tool that exits or does not attach in
+# 20 minutes fails its row (it is killed), and the next row runs.
 bpf_start() {
 	np=$1
 	shift
-	if [ "$(bpf_probes all)" -ne 0 ]; then
-		echo "insn-bench: kprobes left before $1 starts:" >&2
-		cat /sys/kernel/debug/kprobes/list >&2
+	if [ "$(bpf_probes all)" -ne 0 ] || [ "$(bpf_directs)" -ne 0 ]; then
+		echo "insn-bench: kprobes or direct calls left before $1 starts:" >&2
+		cat /sys/kernel/debug/kprobes/list $t/enabled_functions >&2
 		exit 1
 	fi
 	chroot $bpf /usr/bin/env PATH=/usr/sbin:/usr/bin \
@@ -327,31 +400,61 @@ signal.signal(signal.SIGINT, signal.SIG_DFL)
 os.execvp(sys.argv[1], sys.argv[1:])' "$@" >/tmp/bpf.out 2>&1 &
 	bpf_pid=$!
 	s=0
-	while [ "$(bpf_probes)" -lt "$np" ]; do
+	while ! bpf_attached; do
 		if ! kill -0 "$bpf_pid" 2>/dev/null || [ $s -ge 1200 ]; then
 			echo "insn-bench: $1 did not attach to $fn in $s s:" >&2
+			kill "$bpf_pid" 2>/dev/null || :
+			wait "$bpf_pid" || :
+			bpf_pid=
 			cat /tmp/bpf.out >&2
-			exit 1
+			return 1
 		fi
 		s=$((s + 1))
 		sleep 1
 	done
 	echo "bpf: $1 attached to $fn after $s s"
 }
-# Stops the tool with SIGINT and waits for its exit and its kprobes'
-# removal.  Its messages go to stderr: a row's hits command calls it
-# with stdout to a file.
+# Stops the tool with SIGINT and waits for its exit and the removal of
+# its kprobes and direct calls.  Its messages go to stderr: a row's hits
+# command calls it with stdout to a file.  The SIGINT is sent again
+# every 10 s: bpftrace 0.17 sat in epoll_wait() after one 4 times in
+# 107 stops (3 in 71 of the kfunc and kretfunc rows, 1 in 36 of the
+# kprobe rows), the SIGINT some 0.1 s after its programs were attached:
+# it seems to lose a signal that comes before it waits.  The last two
+# times, the second SIGINT made it print its count and exit.  A tool still there 5 minutes
+# after the first is shown (state, kernel stack) and killed, and its
+# output emptied: its row fails, and the next runs.
 bpf_stop() {
 	[ -n "${bpf_pid:-}" ] || return 0
 	kill -INT "$bpf_pid"
+	s=0
+	while [ -n "$(proc_state "$bpf_pid")" ] &&
+		[ "$(proc_state "$bpf_pid")" != Z ]; do
+		if [ $s -gt 0 ] && [ $((s % 10)) -eq 0 ] && [ $s -lt 300 ]; then
+			echo "insn-bench: $bpf_pid still there $s s after SIGINT: SIGINT again" >&2
+			kill -INT "$bpf_pid" || :
+		fi
+		if [ $s -ge 300 ]; then
+			echo "insn-bench: $bpf_pid still there $s s after SIGINT:" >&2
+			grep -E '^(Name|State)' "/proc/$bpf_pid/status" >&2 || :
+			cat "/proc/$bpf_pid/stack" >&2 || :
+			cat /tmp/bpf.out >&2
+			kill -KILL "$bpf_pid" || :
+			: >/tmp/bpf.out
+			break
+		fi
+		s=$((s + 1))
+		sleep 1
+	done
 	rc=0
 	wait "$bpf_pid" || rc=$?
+	[ $s -lt 300 ] || rc=0
 	bpf_pid=
 	s=0
-	while [ "$(bpf_probes all)" -gt 0 ]; do
+	while [ "$(bpf_probes all)" -gt 0 ] || [ "$(bpf_directs)" -gt 0 ]; do
 		if [ $s -ge 300 ]; then
-			echo "insn-bench: kprobes left $s s after the tool exited:" >&2
-			cat /sys/kernel/debug/kprobes/list >&2
+			echo "insn-bench: kprobes or direct calls left $s s after the tool exited:" >&2
+			cat /sys/kernel/debug/kprobes/list $t/enabled_functions >&2
 			exit 1
 		fi
 		s=$((s + 1))
