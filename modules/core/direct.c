@@ -829,7 +829,11 @@ static int pcore_direct_set_enabled(struct pcore_probe *p, bool on)
 						   pcore_direct_addr(p));
 }
 
-/* Its hits: the histogram's count since creation.  Under pcore_lock. */
+/*
+ * Its hits: the histogram's count since creation.  Under pcore_lock; takes
+ * the histogram's lock after it (the order funcs.c's notifier takes them
+ * in), so a list of the probes may wait for a harvest's grace period.
+ */
 static u64 pcore_direct_hits(const struct pcore_probe *p,
 			     const struct pcore_hist *unused)
 {
