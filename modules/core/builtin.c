@@ -390,9 +390,32 @@ pcore_builtin_direct(struct pcore_client *c, struct pcore_builtin *b,
 #endif
 }
 
-/* @b's probe attached: 0 or its error; a kprobe auto chose says why. */
-static int pcore_builtin_attached(struct pcore_builtin *b)
+/*
+ * @b's kernel function probed: through a direct call where its mechanism
+ * says so, else a kprobe calling @pre or, with %PCORE_DIRECT_RET, a
+ * kretprobe calling @ret (up to @maxactive calls in flight).  0 or the
+ * error; a kprobe that auto chose keeps why.
+ */
+static int pcore_builtin_func(struct pcore_client *c, struct pcore_builtin *b,
+			      void (*pre)(struct pcore_probe *p,
+					  struct pt_regs *regs),
+			      void (*ret)(struct pcore_probe *p,
+					  struct pt_regs *regs, void *data,
+					  u64 ns),
+			      unsigned int flags, unsigned int maxactive)
 {
+	b->probe = pcore_builtin_direct(c, b, pre, ret, flags);
+	if (!b->probe && (flags & PCORE_DIRECT_RET))
+		b->probe = pcore_kretprobe_attach(c,
+			&(struct pcore_kretprobe_opts){
+				.name = b->name, .symbol = b->symbol,
+				.maxactive = maxactive, .ret = ret,
+				.hist = b->hist, .priv = b,
+				.filter = b->filter });
+	else if (!b->probe)
+		b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
+			.name = b->name, .symbol = b->symbol, .hist = b->hist,
+			.pre = pre, .priv = b, .filter = b->filter });
 	if (IS_ERR(b->probe))
 		return PTR_ERR(b->probe);
 	pcore_probe_set_why(b->probe, b->why);
@@ -422,17 +445,9 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 		return PTR_ERR_OR_ZERO(b->probe);
 	}
 	if (b->mode == PCORE_BUILTIN_ARG) {
-		void (*pre)(struct pcore_probe *p, struct pt_regs *regs) =
-			b->by_pid ? pcore_builtin_arg_pid : pcore_builtin_arg;
-
-		b->probe = pcore_builtin_direct(c, b, pre, NULL, 0);
-		if (!b->probe)
-			b->probe = pcore_kprobe_attach(c,
-				&(struct pcore_kprobe_opts){
-					.name = b->name, .symbol = b->symbol,
-					.pre = pre, .hist = b->hist, .priv = b,
-					.filter = b->filter });
-		return pcore_builtin_attached(b);
+		return pcore_builtin_func(c, b, b->by_pid ?
+					  pcore_builtin_arg_pid :
+					  pcore_builtin_arg, NULL, 0, 0);
 	}
 	if (snprintf(errs, sizeof(errs), "%s.errno", b->name) >= sizeof(errs)) {
 		pr_err("%s: name too long for its .errno histogram\n", b->name);
@@ -448,15 +463,8 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 		b->probe = pcore_builtin_uprobe(c, b, file, offset, active);
 		return PTR_ERR_OR_ZERO(b->probe);
 	}
-	b->probe = pcore_builtin_direct(c, b, NULL, pcore_builtin_retval,
-					PCORE_DIRECT_RET);
-	if (!b->probe)
-		b->probe = pcore_kretprobe_attach(c,
-			&(struct pcore_kretprobe_opts){
-				.name = b->name, .symbol = b->symbol,
-				.maxactive = active, .ret = pcore_builtin_retval,
-				.hist = b->hist, .priv = b, .filter = b->filter });
-	return pcore_builtin_attached(b);
+	return pcore_builtin_func(c, b, NULL, pcore_builtin_retval,
+				  PCORE_DIRECT_RET, active);
 }
 
 /* :stacks: a call, counted under its kernel stack (a kprobe). */
@@ -515,15 +523,12 @@ static int pcore_builtin_profile(struct pcore_client *c,
 enum pcore_mech pcore_mechanism = PCORE_MECH_KPROBE;
 
 /*
- * A kprobe (or uprobe, or a direct call: see pcore_builtin_direct()) that
+ * A kprobe (or uprobe, or a direct call: see pcore_builtin_func()) that
  * counts calls into a count histogram.
  */
 static int pcore_builtin_count(struct pcore_client *c, struct pcore_builtin *b,
 			       struct file *file, u64 offset)
 {
-	void (*pre)(struct pcore_probe *p, struct pt_regs *regs) =
-		b->by_pid ? pcore_builtin_count_pid : NULL;
-
 	b->hist = pcore_builtin_hist(c, b, "calls", &(struct pcore_hist_spec){
 		.kind = PCORE_HIST_COUNT });
 	if (IS_ERR(b->hist))
@@ -532,12 +537,8 @@ static int pcore_builtin_count(struct pcore_client *c, struct pcore_builtin *b,
 		b->probe = pcore_builtin_uprobe(c, b, file, offset, 0);
 		return PTR_ERR_OR_ZERO(b->probe);
 	}
-	b->probe = pcore_builtin_direct(c, b, pre, NULL, 0);
-	if (!b->probe)
-		b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
-			.name = b->name, .symbol = b->symbol, .hist = b->hist,
-			.pre = pre, .priv = b, .filter = b->filter });
-	return pcore_builtin_attached(b);
+	return pcore_builtin_func(c, b, b->by_pid ? pcore_builtin_count_pid :
+					      NULL, NULL, 0, 0);
 }
 
 /*
@@ -593,23 +594,14 @@ static int pcore_builtin_glob(struct pcore_client *c, struct pcore_builtin *b,
 
 /*
  * A kernel function's latency: a kretprobe, or a trampoline that wraps
- * the function (see pcore_builtin_direct()).
+ * the function (see pcore_builtin_func()).
  */
 static int pcore_builtin_time(struct pcore_client *c, struct pcore_builtin *b,
 			      const struct pcore_builtin_req *r)
 {
-	void (*ret)(struct pcore_probe *p, struct pt_regs *regs, void *data,
-		    u64 ns) = b->by_pid ? pcore_builtin_time_pid : NULL;
-
-	b->probe = pcore_builtin_direct(c, b, NULL, ret, PCORE_DIRECT_RET);
-	if (!b->probe)
-		b->probe = pcore_kretprobe_attach(c,
-			&(struct pcore_kretprobe_opts){
-				.name = b->name, .symbol = b->symbol,
-				.maxactive = r->maxactive, .ret = ret,
-				.hist = b->hist, .priv = b,
-				.filter = b->filter });
-	return pcore_builtin_attached(b);
+	return pcore_builtin_func(c, b, NULL, b->by_pid ?
+				  pcore_builtin_time_pid : NULL,
+				  PCORE_DIRECT_RET, r->maxactive);
 }
 
 /* Attach one; on error nothing of it stays.  Caller holds the table lock. */

@@ -479,21 +479,21 @@ static int pcore_direct_scan_all(void *arg)
  * Send the calls in flight of held slots back to their callers, with the
  * machine stopped for it (a few milliseconds): only at a detach or an
  * unload with calls of a timing probe inside its function.  One line
- * says how many, inside which function.  Returns false when it could
- * not (no memory, no return found: the calls are waited for).
+ * says how many, inside which function.  Without memory, or a return
+ * to send them through, the calls are waited for.
  */
-static bool pcore_direct_send_back(void)
+static void pcore_direct_send_back(void)
 {
 	struct pcore_direct_scan *sc;
 	unsigned int slot;
 
 	sc = kzalloc(sizeof(*sc), GFP_KERNEL);
 	if (!sc)
-		return false;
+		return;
 	sc->ret = pcore_direct_ret_gadget();
 	if (!sc->ret) {
 		kfree(sc);
-		return false;
+		return;
 	}
 	sc->lo = ULONG_MAX;
 	for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS) {
@@ -511,7 +511,6 @@ static bool pcore_direct_send_back(void)
 				sc->frames[slot] == 1 ? "its" : "their",
 				sc->frames[slot] == 1 ? "" : "s");
 	kfree(sc);
-	return true;
 }
 
 /*
