@@ -263,6 +263,22 @@ struct pcore_filter {
 };
 
 /**
+ * enum pcore_mech - how a kernel function is probed
+ * @PCORE_MECH_DEFAULT: the caller's default (for probe_core's own probes,
+ *	its mechanism= parameter)
+ * @PCORE_MECH_KPROBE: kprobes and kretprobes
+ * @PCORE_MECH_DIRECT: an ftrace direct call to a trampoline of
+ *	probe_core's, or an error
+ * @PCORE_MECH_AUTO: a direct call where one can go, else kprobes
+ */
+enum pcore_mech {
+	PCORE_MECH_DEFAULT,
+	PCORE_MECH_KPROBE,
+	PCORE_MECH_DIRECT,
+	PCORE_MECH_AUTO,
+};
+
+/**
  * struct pcore_kprobe_opts - a kprobe to attach
  * @name: probe name, unique within the client; default @symbol
  * @symbol: function to probe, or NULL with @addr

@@ -9,14 +9,6 @@
 #include "pcore_spec.h"
 
 /* probe_core's own probes (builtin.c). */
-/* How a kernel function is probed: mechanism=, or an attach's flags. */
-enum pcore_mech {
-	PCORE_MECH_DEFAULT,	/* as mechanism= says */
-	PCORE_MECH_KPROBE,	/* kprobes and kretprobes */
-	PCORE_MECH_DIRECT,	/* a direct call, or an error */
-	PCORE_MECH_AUTO,	/* a direct call where one can go, else kprobes */
-};
-
 /**
  * struct pcore_builtin_req - one of probe_core's own probes to attach
  * @tracepoint: a tracepoint with a built-in handler, else a function
