@@ -57,6 +57,7 @@
 
 #include <asm/ibt.h>
 #include <asm/nospec-branch.h>
+#include <asm/unwind.h>
 #include <asm/unwind_hints.h>
 
 #ifndef CALL_DEPTH_ACCOUNT
@@ -417,41 +418,109 @@ static unsigned long pcore_direct_ret_gadget(void)
 }
 
 /*
- * The wrapping trampolines' frames of held slots on @t's stack: the mark
- * (the body's return address) with the site's return address 9 words
- * above it (see the trampolines).  Each is made to return straight to
- * the function's caller: the mark and the 9 words above it become
- * returns in the kernel's text, so the body returns through ten of
- * them, popping the trampoline's frame, to the caller with its value in
- * %rax and %rdx.  @t does not run (stop_machine()).  Other tasks' stacks:
- * no KASAN redzone of theirs is ours to check.
+ * A wrapping trampoline's frame of held slot @slot at @sp (the mark, the
+ * body's return address, at sp[0]) made to return straight to the
+ * function's caller: the mark and the 9 words above it (see the
+ * trampolines) become returns in the kernel's text, so the body returns
+ * through ten of them, popping the frame, to the caller with its value in
+ * %rax and %rdx.
  */
 static void __no_sanitize_address
-pcore_direct_scan_task(struct task_struct *t, struct pcore_direct_scan *sc)
+pcore_direct_send_frame(unsigned long *sp, unsigned int slot,
+			struct pcore_direct_scan *sc)
 {
-	unsigned long *stack = task_stack_page(t), *sp, *end, w;
-	unsigned int slot, i;
+	unsigned int i;
 
-	if (!stack || t->exit_state || t == current)
-		return;
+	for (i = 0; i < 10; i++)
+		sp[i] = sc->ret;
+	sc->frames[slot]++;
+}
+
+/* The held slot whose mark @w is, or PCORE_DIRECT_SLOTS. */
+static unsigned int pcore_direct_mark_slot(unsigned long w,
+					   const struct pcore_direct_scan *sc)
+{
+	unsigned int slot;
+
+	if (w < sc->lo || w > sc->hi)
+		return PCORE_DIRECT_SLOTS;
+	for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS)
+		if (w == pcore_direct_back(slot))
+			return slot;
+	return PCORE_DIRECT_SLOTS;
+}
+
+/*
+ * The frames of held slots on @t's stack, as the kernel's unwinder walks
+ * it (ORC, as livepatch's consistency check does): each return address
+ * it finds is a live frame's, so a mark it finds is a call inside the
+ * wrapped function, whatever the body is (a livepatch's replacement is
+ * entered in its place).  A mark in an interrupt's saved registers is a
+ * call past its body (it returned): not sent.  Returns false if the
+ * unwinder could not walk the whole stack.
+ */
+static bool __no_sanitize_address
+pcore_direct_unwind_task(struct task_struct *t, struct pcore_direct_scan *sc)
+{
+#ifdef CONFIG_UNWINDER_ORC
+	struct unwind_state state;
+	unsigned long *ret;
+	unsigned int slot;
+
+	for (unwind_start(&state, t, NULL, NULL); !unwind_done(&state);
+	     unwind_next_frame(&state)) {
+		slot = pcore_direct_mark_slot(unwind_get_return_address(&state),
+					      sc);
+		if (slot == PCORE_DIRECT_SLOTS || state.regs || !state.sp)
+			continue;
+		ret = (unsigned long *)state.sp - 1;
+		if (*ret == pcore_direct_back(slot))
+			pcore_direct_send_frame(ret, slot, sc);
+	}
+	return !unwind_error(&state);
+#else
+	return false;
+#endif
+}
+
+/*
+ * Without the unwinder: every word of @t's stack from its stack pointer
+ * up.  A mark is taken for a frame only with the function's site's
+ * return address 9 words above it (a stale copy of a whole frame left
+ * in a live frame's unused words would be taken too: hence the unwinder
+ * first).
+ */
+static void __no_sanitize_address
+pcore_direct_scan_words(struct task_struct *t, struct pcore_direct_scan *sc)
+{
+	unsigned long *stack = task_stack_page(t), *sp, *end;
+	unsigned int slot;
+
 	sp = (unsigned long *)t->thread.sp;
 	end = stack + THREAD_SIZE / sizeof(*stack);
 	if (sp < stack || sp >= end)
 		return;
 	for (; sp + 9 < end; sp++) {
-		w = *sp;
-		if (w < sc->lo || w > sc->hi)
-			continue;
-		for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS) {
-			if (w != pcore_direct_back(slot) ||
-			    sp[9] != pcore_direct_site[slot] + MCOUNT_INSN_SIZE)
-				continue;
-			for (i = 0; i < 10; i++)
-				sp[i] = sc->ret;
-			sc->frames[slot]++;
-			break;
-		}
+		slot = pcore_direct_mark_slot(*sp, sc);
+		if (slot != PCORE_DIRECT_SLOTS &&
+		    sp[9] == pcore_direct_site[slot] + MCOUNT_INSN_SIZE)
+			pcore_direct_send_frame(sp, slot, sc);
 	}
+}
+
+/*
+ * The wrapping trampolines' frames of held slots on @t's stack, sent
+ * back to their callers.  @t does not run (stop_machine()), nor exits:
+ * its stack stays (a task's goes after it exited, exit_state set).
+ * Other tasks' stacks: no KASAN redzone of theirs is ours to check.
+ */
+static void pcore_direct_scan_task(struct task_struct *t,
+				   struct pcore_direct_scan *sc)
+{
+	if (t->exit_state || t == current || !task_stack_page(t))
+		return;
+	if (!pcore_direct_unwind_task(t, sc))
+		pcore_direct_scan_words(t, sc);
 }
 
 /*
@@ -737,6 +806,16 @@ static int pcore_direct_arm(struct pcore_probe *p, const void *opts)
 		p->dp.ip = 0;
 		return ret;
 	}
+	/* One direct call per function: ftrace would say -EBUSY. */
+	for (slot = 0; slot < PCORE_DIRECT_SLOTS; slot++)
+		if (pcore_direct_slots[slot] &&
+		    pcore_direct_slots[slot]->dp.ip == p->dp.ip) {
+			p->dp.ip = 0;
+			return pcore_direct_refuse(p, o, -EBUSY,
+				"another probe of probe_core's has it",
+				"%s: probe %s has its direct call (one per function)",
+				p->symbol, pcore_direct_slots[slot]->name);
+		}
 	/* Not a slot whose calls of a probe gone are still in flight. */
 	for (slot = 0; slot < PCORE_DIRECT_SLOTS; slot++)
 		if (!pcore_direct_slots[slot] &&

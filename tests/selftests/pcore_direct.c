@@ -502,8 +502,8 @@ static int mechanism(const char *name, char *buf, size_t len)
 
 /*
  * mechanism=auto: a direct call where one can go; else kprobes, and
- * stats says why (here: another direct user has the function, and a
- * module's function), with no error logged.
+ * stats says why (here: another probe of probe_core's has the function's
+ * direct call, and a module's function), with no error logged.
  */
 TEST_F(dir, auto_falls_back)
 {
@@ -522,7 +522,7 @@ TEST_F(dir, auto_falls_back)
 	ASSERT_EQ(0, attach_mech(self->fd, "sys_getppid", PCORE_WHAT_TIME, 0,
 				 0));
 	ASSERT_EQ(0, mechanism("sys_getppid", m, sizeof(m)));
-	EXPECT_STREQ("kretprobe (no direct call: another direct user (a BPF trampoline?) has it)", m);
+	EXPECT_STREQ("kretprobe (no direct call: another probe of probe_core's has it)", m);
 	getppids(NCALLS);
 	EXPECT_EQ(NCALLS, pcore_stat("sys_getppid:count", "count"));
 	EXPECT_EQ(NCALLS, pcore_stat("sys_getppid", "count"));
@@ -532,7 +532,7 @@ TEST_F(dir, auto_falls_back)
 				     PCORE_WHAT_RETVAL, 0,
 				     PCORE_ATTACH_MECH_DIRECT));
 	EXPECT_EQ(1, kmsg_collect(self->kmsg, log, sizeof(log))) TH_LOG("%s", log);
-	EXPECT_NE(NULL, strstr(log, "ftrace refused a direct call on __x64_sys_getppid (-EBUSY): another direct user (a BPF trampoline?) has it"))
+	EXPECT_NE(NULL, strstr(log, "direct-ret sys_getppid:retval: __x64_sys_getppid: probe sys_getppid:count has its direct call (one per function)"))
 		TH_LOG("%s", log);
 	close(self->fd);
 	self->fd = -1;
