@@ -520,7 +520,7 @@ static int pcore_builtin_profile(struct pcore_client *c,
 }
 
 /* How kernel functions are probed (mechanism=). */
-enum pcore_mech pcore_mechanism = PCORE_MECH_KPROBE;
+enum pcore_mech pcore_mechanism = PCORE_MECH_AUTO;
 
 /*
  * A kprobe (or uprobe, or a direct call: see pcore_builtin_func()) that

@@ -147,7 +147,7 @@ static struct pcore_str_param mechanism;
 module_param_cb(mechanism, &pcore_param_str_ops, &mechanism, 0400);
 __MODULE_PARM_TYPE(mechanism, "charp");
 MODULE_PARM_DESC(mechanism,
-	"how a kernel function is probed: kprobe (default: kprobes and kretprobes), direct (an ftrace direct call to a trampoline of probe_core's, a fraction of a kprobe's cost; x86-64 kernels with CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS), or auto (direct where it can go, else kprobes)");
+	"how a kernel function is probed: auto (default: a direct call where one can go, else kprobes), direct (an ftrace direct call to a trampoline of probe_core's, a fraction of a kprobe's cost; x86-64 kernels with CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS), or kprobe (kprobes and kretprobes)");
 
 static struct pcore_str_param hist;
 module_param_cb(hist, &pcore_param_str_ops, &hist, 0400);

@@ -86,9 +86,15 @@ TEST_F_TIMEOUT(bad, refused, 60)
 }
 
 FIXTURE_VARIANT_ADD(bad, no_such_function) {
-	.params = "target=pcore_no_such_function",
+	.params = "mechanism=kprobe target=pcore_no_such_function",
 	.err = ENOENT,
 	.log = "kretprobe pcore_no_such_function: no such kernel function",
+};
+
+FIXTURE_VARIANT_ADD(bad, no_such_function_auto) {
+	.params = "target=pcore_no_such_function",
+	.err = ENOENT,
+	.log = "direct-ret pcore_no_such_function: no such kernel function",
 };
 
 FIXTURE_VARIANT_ADD(bad, blacklisted) {
@@ -197,9 +203,15 @@ FIXTURE_VARIANT_ADD(bad, count_no_function) {
 };
 
 FIXTURE_VARIANT_ADD(bad, count_no_such_function) {
-	.params = "target=pcore_no_such_function:count",
+	.params = "mechanism=kprobe target=pcore_no_such_function:count",
 	.err = ENOENT,
 	.log = "kprobe pcore_no_such_function:count: no such kernel function pcore_no_such_function",
+};
+
+FIXTURE_VARIANT_ADD(bad, count_no_such_function_auto) {
+	.params = "target=pcore_no_such_function:count",
+	.err = ENOENT,
+	.log = "direct pcore_no_such_function:count: no such kernel function pcore_no_such_function",
 };
 
 FIXTURE_VARIANT_ADD(bad, count_twice) {
@@ -391,7 +403,7 @@ TEST(good_after_bad)
 	int lines = 0;
 	char *p;
 
-	ASSERT_EQ(0, pcore_load("target=do_fork,vfs_read tracepoints=sched_switch hist=log2 maxactive=64"));
+	ASSERT_EQ(0, pcore_load("mechanism=kprobe target=do_fork,vfs_read tracepoints=sched_switch hist=log2 maxactive=64"));
 	ASSERT_LT(0, pcore_read(PCORE_DBG "/probes", buf, PCORE_BUF));
 	for (p = buf; (p = strchr(p, '\n')); p++)
 		lines++;
@@ -407,7 +419,10 @@ TEST(good_after_bad)
 	ASSERT_EQ(0, pcore_unload_wait());
 	assert_nothing_left(_metadata);
 
+	/* By default, a direct call. */
 	ASSERT_EQ(0, pcore_load("target=vfs_read hist=linear:0,1000000,1000"));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/probes", buf, PCORE_BUF));
+	EXPECT_NE(NULL, strstr(buf, "vfs_read direct-ret vfs_read ")) TH_LOG("%s", buf);
 	ASSERT_LT(0, pcore_read(PCORE_DBG "/vfs_read/stats", buf, PCORE_BUF));
 	EXPECT_NE(NULL, strstr(buf, "\nkind: linear\n"));
 	EXPECT_NE(NULL, strstr(buf, "\npercentile_error: 500ns\n"));

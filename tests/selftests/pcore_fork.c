@@ -38,13 +38,41 @@ FIXTURE(fork) {
 	unsigned long long f0;	/* the kernel's forks before the load */
 };
 
+/*
+ * Each test through each mechanism: @mech's parameter, and the kinds
+ * @count_kind of do_fork:count and @time_kind of do_fork alone.  A count
+ * beside a timing probe takes the direct call first: the timing probe is
+ * a kretprobe (one direct call per function).
+ */
+FIXTURE_VARIANT(fork) {
+	const char *mech, *count_kind, *time_kind;
+};
+
+FIXTURE_VARIANT_ADD(fork, auto) {
+	.mech = "", .count_kind = "direct", .time_kind = "direct-ret",
+};
+
+FIXTURE_VARIANT_ADD(fork, kprobe) {
+	.mech = "mechanism=kprobe", .count_kind = "kprobe",
+	.time_kind = "kretprobe",
+};
+
+/* probe_core loaded with @targets, probing by @mech. */
+static int fork_load(const char *mech, const char *targets)
+{
+	char params[128];
+
+	snprintf(params, sizeof(params), "%s %s", mech, targets);
+	return pcore_load(params);
+}
+
 FIXTURE_SETUP(fork)
 {
 	if (pcore_loaded())
 		ASSERT_EQ(0, pcore_unload_wait());
 	self->f0 = pcore_nr_forks();
 	ASSERT_NE(-1ULL, self->f0);
-	ASSERT_EQ(0, pcore_load("target=do_fork"));
+	ASSERT_EQ(0, fork_load(variant->mech, "target=do_fork"));
 	/* The tests' windows start where the kernel forks no more. */
 	ASSERT_EQ(0, pcore_forks_quiet());
 }
@@ -67,7 +95,7 @@ TEST_F_TIMEOUT(fork, counts_exactly, 300)
 	EXPECT_NFORKS_COUNTED("do_fork", c1, f0);
 
 	ASSERT_EQ(0, pcore_probe_line("do_fork", &l));
-	EXPECT_STREQ("kretprobe", l.kind);
+	EXPECT_STREQ(variant->time_kind, l.kind);
 	/* do_fork is kernel_clone since v5.10, _do_fork before. */
 	EXPECT_TRUE(!strcmp(l.symbol, "kernel_clone") ||
 		    !strcmp(l.symbol, "_do_fork"));
@@ -320,9 +348,9 @@ TEST_F_TIMEOUT(fork, offline_cpu_keeps_counts, 300)
 }
 
 /*
- * target=do_fork:count beside target=do_fork: a kprobe that only counts
+ * target=do_fork:count beside target=do_fork: a probe that only counts
  * calls, into a count histogram (no distribution, no percentiles), and a
- * return probe that times the same calls.
+ * return probe (a kretprobe) that times the same calls.
  */
 TEST_F_TIMEOUT(fork, count_beside_time, 300)
 {
@@ -331,7 +359,7 @@ TEST_F_TIMEOUT(fork, count_beside_time, 300)
 
 	ASSERT_EQ(0, pcore_unload_wait());
 	fl = pcore_nr_forks();
-	ASSERT_EQ(0, pcore_load("target=do_fork:count,do_fork"));
+	ASSERT_EQ(0, fork_load(variant->mech, "target=do_fork:count,do_fork"));
 	ASSERT_EQ(0, pcore_forks_quiet());
 	EXPECT_NFORKS_COUNTED("do_fork:count", c1, f0);
 	/*
@@ -356,11 +384,17 @@ TEST_F_TIMEOUT(fork, count_beside_time, 300)
 	EXPECT_NE(NULL, strstr(buf, "\nunit: calls\n")) TH_LOG("%s", buf);
 	EXPECT_NE(NULL, strstr(buf, "\nsymbol: kernel_clone\n")) TH_LOG("%s", buf);
 	ASSERT_EQ(0, pcore_probe_line("do_fork:count", &l));
-	EXPECT_STREQ("kprobe", l.kind);
+	EXPECT_STREQ(variant->count_kind, l.kind);
 	EXPECT_STREQ("kernel_clone", l.symbol);
 	EXPECT_EQ(0, l.missed);
 	EXPECT_LE(c1, l.hits);
 	EXPECT_GE(c1 + pcore_nr_forks() - f0 - NFORKS, l.hits);
+	ASSERT_EQ(0, pcore_probe_line("do_fork", &l));
+	EXPECT_STREQ("kretprobe", l.kind);
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork/stats", buf, PCORE_BUF));
+	if (!*variant->mech)
+		EXPECT_NE(NULL, strstr(buf, "\nmechanism: kretprobe (no direct call: another probe of probe_core's has it)\n"))
+			TH_LOG("%s", buf);
 
 	/* An interval read moves the count out; reset empties it. */
 	ASSERT_LT(0, pcore_read(PCORE_DBG "/do_fork:count/interval", buf, PCORE_BUF));

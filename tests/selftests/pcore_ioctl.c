@@ -45,7 +45,11 @@ FIXTURE_SETUP(ioc)
 	ASSERT_LE(0, self->kmsg);
 	self->f0 = pcore_nr_forks();
 	ASSERT_NE(-1ULL, self->f0);
-	ASSERT_EQ(0, pcore_load("target=do_fork tracepoints=sched_switch"));
+	/*
+	 * Kprobes: the tests follow probes in the kernel's kprobes list
+	 * (direct calls have their own tests: pcore_direct).
+	 */
+	ASSERT_EQ(0, pcore_load("mechanism=kprobe target=do_fork tracepoints=sched_switch"));
 	self->fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
 	/* The tests' windows start where the kernel forks no more. */

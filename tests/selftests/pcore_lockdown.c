@@ -65,8 +65,15 @@ static void refused_load(struct __test_metadata *_metadata, const char *params,
 
 TEST(target_refused)
 {
-	refused_load(_metadata, "target=do_fork",
+	refused_load(_metadata, "target=do_fork mechanism=kprobe",
 		     "probe_core: kretprobe do_fork: refused: the kernel is locked down");
+}
+
+/* By default (mechanism=auto): refused, not taken for a kprobe's case. */
+TEST(target_refused_auto)
+{
+	refused_load(_metadata, "target=do_fork",
+		     "probe_core: direct-ret do_fork: refused: the kernel is locked down");
 }
 
 /* A direct call reads what a kprobe would: refused alike. */
@@ -89,7 +96,7 @@ TEST(attach_ioctl_refused)
 	int fd, kmsg = kmsg_open();
 
 	ASSERT_LE(0, kmsg);
-	ASSERT_EQ(0, pcore_load(""));
+	ASSERT_EQ(0, pcore_load("mechanism=kprobe"));
 	fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(EPERM, pcore_attach(fd, "vfs_read", PCORE_ATTACH_KRETPROBE));

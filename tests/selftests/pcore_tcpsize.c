@@ -84,11 +84,12 @@ static pid_t reader(int listener, unsigned long long expect)
 
 /*
  * The sends, then their counts and sizes in the histogram in directory
- * @dir, fed by the probe @probe (as the probes file names it).
+ * @dir, fed by the probe @probe (as the probes file names it), of kind
+ * @kind.
  */
 static void sends_exact(struct __test_metadata *_metadata, int listener,
 			const struct sockaddr_in *addr, const char *dir,
-			const char *probe)
+			const char *probe, const char *kind)
 {
 	unsigned long long total = 0, bytes = 0, c0;
 	struct pcore_probe_line l;
@@ -147,7 +148,7 @@ static void sends_exact(struct __test_metadata *_metadata, int listener,
 	EXPECT_EQ(total, pcore_hist_total(buf, &lines));
 
 	ASSERT_EQ(0, pcore_probe_line(probe, &l));
-	EXPECT_STREQ("kprobe", l.kind);
+	EXPECT_STREQ(kind, l.kind);
 	EXPECT_STREQ("tcp_sendmsg", l.symbol);
 	EXPECT_EQ(total, l.hits);
 	EXPECT_EQ(0, l.missed);
@@ -156,7 +157,7 @@ static void sends_exact(struct __test_metadata *_metadata, int listener,
 TEST_F_TIMEOUT(tcpsize, exact_buckets, 300)
 {
 	sends_exact(_metadata, self->listener, &self->addr, DIR "/size",
-		    "tcpsize/tcp_sendmsg");
+		    "tcpsize/tcp_sendmsg", "kprobe");
 }
 
 /*
@@ -169,7 +170,19 @@ TEST_F_TIMEOUT(tcpsize, target_arg3, 300)
 	ASSERT_EQ(0, pcore_unload_wait());
 	ASSERT_EQ(0, pcore_load("target=tcp_sendmsg:arg3:bytes"));
 	sends_exact(_metadata, self->listener, &self->addr,
-		    PCORE_DBG "/tcp_sendmsg:arg3:bytes", "tcp_sendmsg:arg3:bytes");
+		    PCORE_DBG "/tcp_sendmsg:arg3:bytes", "tcp_sendmsg:arg3:bytes",
+		    "direct");
+}
+
+/* The same through a kprobe. */
+TEST_F_TIMEOUT(tcpsize, target_arg3_kprobe, 300)
+{
+	ASSERT_EQ(0, pcore_mod_unload_wait("tcpsize"));
+	ASSERT_EQ(0, pcore_unload_wait());
+	ASSERT_EQ(0, pcore_load("mechanism=kprobe target=tcp_sendmsg:arg3:bytes"));
+	sends_exact(_metadata, self->listener, &self->addr,
+		    PCORE_DBG "/tcp_sendmsg:arg3:bytes", "tcp_sendmsg:arg3:bytes",
+		    "kprobe");
 }
 
 TEST_F_TIMEOUT(tcpsize, unloads_cleanly, 120)

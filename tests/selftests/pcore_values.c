@@ -37,14 +37,22 @@ static void log2_bucket(unsigned long long v, unsigned long long *lo,
 	*hi = 1ULL << b;
 }
 
-TEST_F_TIMEOUT(values, retval_and_errno, 300)
+/*
+ * :retval of getppid() and close(-1), probed by @mech ("" for the
+ * default) with a probe of kind @kind.
+ */
+static void retval_and_errno(struct __test_metadata *_metadata,
+			     const char *mech, const char *kind)
 {
 	unsigned long long lo, hi, n, ppid = getppid();
 	struct pcore_probe_line l;
+	char params[128];
 	const char *p;
 	int i, lines, got;
 
-	ASSERT_EQ(0, pcore_load("target=sys_getppid:retval,sys_close:retval:status"));
+	snprintf(params, sizeof(params),
+		 "%s target=sys_getppid:retval,sys_close:retval:status", mech);
+	ASSERT_EQ(0, pcore_load(params));
 	for (i = 0; i < NCALLS; i++)
 		ASSERT_EQ((pid_t)ppid, getppid());
 	for (i = 0; i < NCALLS; i++)
@@ -64,7 +72,7 @@ TEST_F_TIMEOUT(values, retval_and_errno, 300)
 	EXPECT_EQ(NCALLS, pcore_bucket(buf, "value", lo, hi)) TH_LOG("%s", buf);
 	EXPECT_EQ(NCALLS, pcore_hist_total(buf, &lines));
 	ASSERT_EQ(0, pcore_probe_line("sys_getppid:retval", &l));
-	EXPECT_STREQ("kretprobe", l.kind);
+	EXPECT_STREQ(kind, l.kind);
 	EXPECT_EQ(NCALLS, l.hits);
 	EXPECT_EQ(0, l.missed);
 	/* No errors: the errno histogram has no key. */
@@ -90,6 +98,17 @@ TEST_F_TIMEOUT(values, retval_and_errno, 300)
 	EXPECT_NE(NULL, strstr(buf, "\nunit: status\n"));
 	ASSERT_EQ(0, pcore_probe_line("sys_close:retval:status", &l));
 	EXPECT_LE(NCALLS, l.hits);
+}
+
+/* By default, through a direct call's wrapping trampoline. */
+TEST_F_TIMEOUT(values, retval_and_errno, 300)
+{
+	retval_and_errno(_metadata, "", "direct-ret");
+}
+
+TEST_F_TIMEOUT(values, retval_and_errno_kprobe, 300)
+{
+	retval_and_errno(_metadata, "mechanism=kprobe", "kretprobe");
 }
 
 /* hist= applies to value targets too; :argN reads registers at entry. */
