@@ -68,9 +68,9 @@ CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc"
 # last line says why.  They come last: rows that ran after them in the
 # same boot counted differently (a uretprobe 39 instructions fewer);
 # the kfunc and kretfunc rows (BPF trampolines) come after the older
-# bpf rows, which so run as before.  A direct-call timing probe holds
-# probe_core while calls are inside the function, and rmmod waits for
-# them: getppid() and read() return at once, so rmmod detaches it.
+# bpf rows, which so run as before.  probe_core's rows without a
+# mechanism= measure the default (auto: direct calls, checked by
+# pcore_direct_hits), the mechanism=kprobe rows its kprobes.
 # batch is the calls per batch, N when empty.  A profiler fires by time,
 # not per call: at 99 Hz once in 10 ms of guest time, while N getppid()
 # calls take about 1.6 ms (profile=999's samples said so), so most of a
@@ -89,19 +89,19 @@ ROWS='none|no probe|:||:|all
 kprobe|kprobe, empty handler|insmod kmods/insn_kprobe.ko symbol=$fn||rmmod insn_kprobe
 kretprobe|kretprobe reference (stamp, log2 add)|insmod kmods/insn_kretprobe.ko symbol=$fn|cat /sys/module/insn_kretprobe/parameters/calls|rmmod insn_kretprobe
 direct-ref|ftrace direct call, C this_cpu_inc() (reference)|insmod kmods/insn_direct.ko symbol=$fn|cat /sys/module/insn_direct/parameters/calls|rmmod insn_direct
-pcore|probe_core target= (loglinear)|insmod modules/probe_core.ko target=$fn|pcore_hits|rmmod probe_core
-pcore-log2|probe_core target= hist=log2|insmod modules/probe_core.ko target=$fn hist=log2|pcore_hits|rmmod probe_core
-pcore-linear|probe_core target= hist=linear:0,100000,100|insmod modules/probe_core.ko target=$fn hist=linear:0,100000,100|pcore_hits|rmmod probe_core
-pcore-direct|probe_core target= mechanism=direct (wrapping trampoline)|insmod modules/probe_core.ko target=$fn mechanism=direct|pcore_direct_hits|rmmod probe_core
-pcore-count|probe_core target=F:count (counting kprobe)|insmod modules/probe_core.ko target=$fn:count|pcore_hits :count|rmmod probe_core
-pcore-count-direct|probe_core target=F:count mechanism=direct|insmod modules/probe_core.ko target=$fn:count mechanism=direct|pcore_direct_hits :count|rmmod probe_core
+pcore|probe_core target= (loglinear)|insmod modules/probe_core.ko target=$fn|pcore_direct_hits|rmmod probe_core
+pcore-log2|probe_core target= hist=log2|insmod modules/probe_core.ko target=$fn hist=log2|pcore_direct_hits|rmmod probe_core
+pcore-linear|probe_core target= hist=linear:0,100000,100|insmod modules/probe_core.ko target=$fn hist=linear:0,100000,100|pcore_direct_hits|rmmod probe_core
+pcore-kprobe|probe_core target= mechanism=kprobe (kretprobe)|insmod modules/probe_core.ko target=$fn mechanism=kprobe|pcore_kprobe_hits|rmmod probe_core
+pcore-count|probe_core target=F:count|insmod modules/probe_core.ko target=$fn:count|pcore_direct_hits :count|rmmod probe_core
+pcore-count-kprobe|probe_core target=F:count mechanism=kprobe (counting kprobe)|insmod modules/probe_core.ko target=$fn:count mechanism=kprobe|pcore_kprobe_hits :count|rmmod probe_core
 pcore-count-other|target=F:count pid=1 (every call filtered out)|insmod modules/probe_core.ko target=$fn:count pid=1||rmmod probe_core
-pcore-by-pid|probe_core target=F:by=pid (latency by process)|insmod modules/probe_core.ko target=$fn:by=pid|pcore_hits :by=pid|rmmod probe_core
-pcore-by-pid-direct|probe_core target=F:by=pid mechanism=direct|insmod modules/probe_core.ko target=$fn:by=pid mechanism=direct|pcore_direct_hits :by=pid|rmmod probe_core
-pcore-arg|probe_core target=F:arg1 (kprobe, log2)|insmod modules/probe_core.ko target=$fn:arg1|pcore_hits :arg1|rmmod probe_core
-pcore-arg-direct|probe_core target=F:arg1 mechanism=direct|insmod modules/probe_core.ko target=$fn:arg1 mechanism=direct|pcore_direct_hits :arg1|rmmod probe_core
-pcore-retval|probe_core target=F:retval (kretprobe, log2)|insmod modules/probe_core.ko target=$fn:retval|pcore_hits :retval|rmmod probe_core
-pcore-retval-direct|probe_core target=F:retval mechanism=direct|insmod modules/probe_core.ko target=$fn:retval mechanism=direct|pcore_direct_hits :retval|rmmod probe_core
+pcore-by-pid|probe_core target=F:by=pid (latency by process)|insmod modules/probe_core.ko target=$fn:by=pid|pcore_direct_hits :by=pid|rmmod probe_core
+pcore-by-pid-kprobe|probe_core target=F:by=pid mechanism=kprobe|insmod modules/probe_core.ko target=$fn:by=pid mechanism=kprobe|pcore_kprobe_hits :by=pid|rmmod probe_core
+pcore-arg|probe_core target=F:arg1 (log2)|insmod modules/probe_core.ko target=$fn:arg1|pcore_direct_hits :arg1|rmmod probe_core
+pcore-arg-kprobe|probe_core target=F:arg1 mechanism=kprobe|insmod modules/probe_core.ko target=$fn:arg1 mechanism=kprobe|pcore_kprobe_hits :arg1|rmmod probe_core
+pcore-retval|probe_core target=F:retval (log2)|insmod modules/probe_core.ko target=$fn:retval|pcore_direct_hits :retval|rmmod probe_core
+pcore-retval-kprobe|probe_core target=F:retval mechanism=kprobe|insmod modules/probe_core.ko target=$fn:retval mechanism=kprobe|pcore_kprobe_hits :retval|rmmod probe_core
 pcore-glob|probe_core target=*F (glob; fprobe where the kernel has it)|insmod modules/probe_core.ko "target=*${fn#__x64_}"|pcore_probe_hits "*${fn#__x64_}"|rmmod probe_core
 pcore-glob-count|probe_core target=*F:count (glob, counting)|insmod modules/probe_core.ko "target=*${fn#__x64_}:count"|pcore_probe_hits "*${fn#__x64_}:count"|rmmod probe_core
 pcore-stacks|probe_core stacks=F (count by kernel stack, depth 32)|insmod modules/probe_core.ko stacks=$fn|pcore_hits :stacks|rmmod probe_core
@@ -235,11 +235,18 @@ pcore_hits() {
 	pcore_probe_hits "$fn${1:-}"
 }
 
-# pcore_hits of a mechanism=direct row, if its probe is a direct call
-# (kind direct or direct-ret in probes); else nothing, and the row fails
-# rather than measure a kprobe under its label.
+# pcore_hits of a row of the default mechanism (auto), if its probe is a
+# direct call (kind direct or direct-ret in probes); else nothing, and
+# the row fails rather than measure a kprobe under its label.
 pcore_direct_hits() {
 	awk -v p="$fn${1:-}" '$1 == p && $2 ~ /^direct/ { print $4 }' \
+		/sys/kernel/debug/probe_core/probes
+}
+
+# pcore_hits of a mechanism=kprobe row, if its probe is a kprobe or a
+# kretprobe; else nothing, and the row fails.
+pcore_kprobe_hits() {
+	awk -v p="$fn${1:-}" '$1 == p && $2 ~ /^kret?probe$/ { print $4 }' \
 		/sys/kernel/debug/probe_core/probes
 }
 
