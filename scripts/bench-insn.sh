@@ -246,7 +246,7 @@ pcore_direct_hits() {
 # pcore_hits of a mechanism=kprobe row, if its probe is a kprobe or a
 # kretprobe; else nothing, and the row fails.
 pcore_kprobe_hits() {
-	awk -v p="$fn${1:-}" '$1 == p && $2 ~ /^kret?probe$/ { print $4 }' \
+	awk -v p="$fn${1:-}" '$1 == p && $2 ~ /^k(ret)?probe$/ { print $4 }' \
 		/sys/kernel/debug/probe_core/probes
 }
 
