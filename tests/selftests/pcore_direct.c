@@ -6,7 +6,9 @@
  * calls it); a kretprobe on the same function works beside it; disable
  * and enable; detach and unload while other CPUs call the function; a
  * timed call that sleeps and moves to another CPU; detach and unload with
- * a call in flight inside the function; bad values refused with one line.
+ * a call in flight inside the function; a function that calls itself;
+ * the same calls timed through a kretprobe; bad values refused with one
+ * line.
  */
 #include "pcore_ioctl.h"
 #include <pthread.h>
@@ -44,12 +46,12 @@ FIXTURE_SETUP(dir)
 
 FIXTURE_TEARDOWN(dir)
 {
-	static const char * const mods[] = { "probe_core" };
+	static const char * const mods[] = { "probe_core", "pcore_stackt" };
 	static char log[16384];
 
 	if (self->fd >= 0)
 		close(self->fd);
-	EXPECT_EQ(0, pcore_mods_unload(mods, 1));
+	EXPECT_EQ(0, pcore_mods_unload(mods, 2));
 	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log, sizeof(log))) {
 		TH_LOG("kernel log:\n%s", log);
 	}
@@ -206,6 +208,75 @@ TEST_F(dir, time_exact)
 	 */
 	EXPECT_LT(0, pcore_stat("sys_getppid", "min"));
 	EXPECT_GT(1000000, pcore_stat("sys_getppid", "min"));
+}
+
+/*
+ * The same calls timed through a direct call and through a kretprobe:
+ * the same count, and the direct call's times lower by its smaller
+ * overhead (getppid's body is short: the overhead inside the timed span
+ * is most of it), within the histogram's error (loglinear: 1/16).
+ */
+TEST_F(dir, agrees_with_kprobe)
+{
+	static const char * const mechs[] = { "direct", "kprobe" };
+	unsigned long long count[2], min[2], p50[2];
+	char params[128];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(params, sizeof(params),
+			 "target=sys_getppid mechanism=%s", mechs[i]);
+		ASSERT_EQ(0, pcore_load(params));
+		getppids(4 * NCALLS);
+		count[i] = pcore_stat("sys_getppid", "count");
+		min[i] = pcore_stat("sys_getppid", "min");
+		p50[i] = pcore_stat("sys_getppid", "p50");
+		TH_LOG("%s: count %llu min %llu p50 %llu", mechs[i], count[i],
+		       min[i], p50[i]);
+		ASSERT_EQ(0, pcore_unload_wait());
+	}
+	EXPECT_EQ(4 * NCALLS, count[0]);
+	EXPECT_EQ(count[0], count[1]);
+	EXPECT_LT(0, min[0]);
+	EXPECT_LE(min[0], min[1]);
+	EXPECT_LE(p50[0], p50[1] + p50[1] / 16);
+}
+
+/*
+ * A function that calls itself: pcore_stackt's nest file calls the
+ * kernel's bus_for_each_dev() 1 + DEPTH times, each inside the one
+ * before (through the function it calls for a device).  Each call is timed in its own frame, the outer
+ * ones over the inner: every call counted, none lost, each time its own.
+ */
+#define DEPTH	4
+#define NNESTS	100
+
+TEST_F(dir, recursion)
+{
+	unsigned long long count, max, min;
+	char d[8];
+	int i, n;
+
+	ASSERT_EQ(0, pcore_mod_load("pcore_stackt", NULL));
+	ASSERT_EQ(0, pcore_load("target=bus_for_each_dev mechanism=direct"));
+	n = snprintf(d, sizeof(d), "%d", DEPTH);
+	for (i = 0; i < NNESTS; i++)
+		ASSERT_EQ(0, pcore_write("/sys/kernel/debug/pcore_stackt/nest",
+					 d, n));
+	count = pcore_stat("bus_for_each_dev", "count");
+	min = pcore_stat("bus_for_each_dev", "min");
+	max = pcore_stat("bus_for_each_dev", "max");
+	TH_LOG("count %llu min %llu max %llu", count, min, max);
+	/* nothing else walks a bus in the quiet VM */
+	EXPECT_EQ((DEPTH + 1) * NNESTS, count);
+	EXPECT_LT(0, min);
+	/*
+	 * The outermost call spans the DEPTH calls inside it, each at least
+	 * the innermost's work and its trampoline's stamps.
+	 */
+	EXPECT_LE(DEPTH * min, max);
+	EXPECT_EQ(0, pcore_unload_wait());
+	EXPECT_EQ(0, pcore_mod_unload("pcore_stackt"));
 }
 
 #define NAP_MS	300

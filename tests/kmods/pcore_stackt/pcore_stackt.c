@@ -14,6 +14,11 @@
  *   echo MS > /sys/kernel/debug/pcore_stackt/doze
  *	sleeps once, up to MS milliseconds, in pcore_stackt_doze(); a signal
  *	ends the sleep early
+ *   echo D > /sys/kernel/debug/pcore_stackt/nest
+ *	calls the kernel's bus_for_each_dev() D + 1 times, each inside the
+ *	one before: a kernel function that calls itself (through the
+ *	function it calls for the platform bus's first device; lib/'s
+ *	sort() and list_sort() are not traceable)
  *
  * Every function uses what the one it calls returns, so that no call is a
  * tail call (a tail call would leave its caller out of the stack), and
@@ -28,7 +33,9 @@
 #include <linux/kernel.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/platform_device.h>
 #include <linux/uaccess.h>
 #include "../pcore_kmod.h"
 
@@ -36,6 +43,7 @@
 #define STACKT_SPIN_MAX	60000		/* ms */
 #define STACKT_NAP_MAX	100		/* naps */
 #define STACKT_DOZE_MAX	600000		/* ms */
+#define STACKT_NEST_MAX	16		/* calls inside calls */
 
 static int stackt_sink;
 
@@ -93,6 +101,42 @@ static noinline int pcore_stackt_doze(unsigned int ms)
 
 	barrier();
 	return v + 1;
+}
+
+/* The nested calls of one write: the nest file's writes take turns. */
+static DEFINE_MUTEX(stackt_nest_lock);
+static unsigned int stackt_nest_depth, stackt_nest_max;
+
+/*
+ * For the platform bus's first device: one level deeper, the same walk,
+ * unless this is the last level; then the walk stops (non-zero).
+ */
+static int stackt_nest_dev(struct device *dev, void *data)
+{
+	if (stackt_nest_depth < stackt_nest_max) {
+		stackt_nest_depth++;
+		bus_for_each_dev(&platform_bus_type, NULL, NULL,
+				 stackt_nest_dev);
+	}
+	return 1;
+}
+
+static ssize_t stackt_nest_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	unsigned int d;
+	int ret;
+
+	ret = pcore_kmod_uint(ubuf, count, STACKT_NEST_MAX, &d);
+	if (ret)
+		return ret;
+	mutex_lock(&stackt_nest_lock);
+	stackt_nest_depth = 0;
+	stackt_nest_max = d;
+	ret = bus_for_each_dev(&platform_bus_type, NULL, NULL,
+			       stackt_nest_dev);
+	mutex_unlock(&stackt_nest_lock);
+	return ret == 1 ? count : -ENODEV;
 }
 
 static ssize_t stackt_run_write(struct file *file, const char __user *ubuf,
@@ -167,12 +211,14 @@ STACKT_FOPS(run);
 STACKT_FOPS(spin);
 STACKT_FOPS(nap);
 STACKT_FOPS(doze);
+STACKT_FOPS(nest);
 
 static const struct pcore_kmod_file stackt_files[] = {
 	{ "run", &stackt_run_fops },
 	{ "spin", &stackt_spin_fops },
 	{ "nap", &stackt_nap_fops },
 	{ "doze", &stackt_doze_fops },
+	{ "nest", &stackt_nest_fops },
 };
 
 PCORE_KMOD_DEBUGFS(stackt, "pcore_stackt", stackt_files)
@@ -181,4 +227,4 @@ module_init(stackt_init);
 module_exit(stackt_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("probe_core selftests: known call chains, a busy loop, sleeps");
+MODULE_DESCRIPTION("probe_core selftests: known call chains, a busy loop, sleeps, calls inside calls");
