@@ -26,11 +26,15 @@
  *                        attach through /dev/probe_core); clients
  *   kprobe, tracepoint,  the probe mechanisms, each with its handlers,
  *   uprobe, funcs,       its attach function and its struct
- *   profile              pcore_probe_ops: kprobes and kretprobes;
+ *   profile              pcore_probe_ops: kprobes and kretprobes (or a
+ *                        direct call, as the caller asks: direct);
  *                        tracepoints and the modules that bring them;
  *                        uprobes and what they hold of the file; the
  *                        functions of a glob (one fprobe, or a kretprobe
  *                        or kprobe each); the perf events of profilers
+ *   direct               a function's calls through an ftrace direct
+ *                        call to one of its trampolines
+ *   btf                  what the kernel's BTF says of its arguments
  *   probe                the life of a probe, through its ops only
  *   hist, harvest,       histograms: creation and memory; reading and
  *   record, map,         harvests; the hot path; their keys and records
