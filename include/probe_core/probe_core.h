@@ -311,8 +311,9 @@ enum pcore_mech {
  *
  * Under a direct call, @pre's @regs hold the function's argument
  * registers (di, si, dx, cx, r8, r9: pcore_arg() reads them), ax, ip (the
- * function's address, where its ftrace call is: instruction_pointer())
- * and sp (the stack pointer at its entry, where its return address is);
+ * function's ftrace call: its address, past an endbr64 under IBT;
+ * instruction_pointer() reads it) and sp (the stack pointer at its
+ * entry, where its return address is);
  * every other field is 0 (a kprobe's handler gets them all, and ip one
  * past the probed address).  A direct call misses no call: the probe's
  * missed count stays 0.

@@ -34,7 +34,6 @@
  *                        or kprobe each); the perf events of profilers
  *   direct               a function's calls through an ftrace direct
  *                        call to one of its trampolines
- *   btf                  what the kernel's BTF says of its arguments
  *   probe                the life of a probe, through its ops only
  *   hist, harvest,       histograms: creation and memory; reading and
  *   record, map,         harvests; the hot path; their keys and records
@@ -44,8 +43,10 @@
  *   stack                kernel stacks: capture, the text of a frame
  *   registry, names,     pcore_lock, the lists, lookups, the observer;
  *   mem, pcore_spec,     checks of names and options; the mem_max cap;
- *   pcore_engine         the texts of hist= and of probe specs (one
- *                        parser, which probectl compiles too); the math
+ *   pcore_engine, btf    the texts of hist= and of probe specs (one
+ *                        parser, which probectl compiles too); the math;
+ *                        what the kernel's BTF says of a function's
+ *                        arguments
  *
  * The export files find objects through the registry and read them with
  * the read functions of hist, probe and timer; nothing in the core calls
