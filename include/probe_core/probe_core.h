@@ -313,10 +313,11 @@ enum pcore_mech {
  * registers (di, si, dx, cx, r8, r9: pcore_arg() reads them), ax, ip (the
  * function's ftrace call: its address, past an endbr64 under IBT;
  * instruction_pointer() reads it) and sp (the stack pointer at its
- * entry, where its return address is);
- * every other field is 0 (a kprobe's handler gets them all, and ip one
- * past the probed address).  A direct call misses no call: the probe's
- * missed count stays 0.
+ * entry, where its return address is: pcore_hist_add_stack() with these
+ * registers takes the stack from the function's caller on); every other
+ * field is 0 (a kprobe's handler gets them all, ip one past the probed
+ * address, and its stack starts there).  A direct call misses no call:
+ * the probe's missed count stays 0.
  */
 struct pcore_kprobe_opts {
 	const char *name;

@@ -1285,7 +1285,8 @@ static bool stats_line(const char *hist, const char *line)
  * else calls them in the VM; mktime64: the handler takes only the
  * module's calls); the pre handler sees the 6 argument registers, ip at
  * mktime64 (+4 past an endbr64 under IBT) and sp at the return address
- * into its caller; the return handler the value returned and a time.
+ * into its caller, from which a stack starts; the return handler the
+ * value returned and a time.
  * Under auto, what a direct call cannot take is a kprobe, stats say why.
  */
 static void check_direct_api(struct __test_metadata *_metadata, int kmsg,
@@ -1313,6 +1314,16 @@ static void check_direct_api(struct __test_metadata *_metadata, int kmsg,
 	ip = pcore_stat(APITEST "/args_ip", "max");
 	EXPECT_TRUE(ip == 0 || ip == 4) TH_LOG("ip at mktime64+%llu", ip);
 	EXPECT_EQ(ip, pcore_stat(APITEST "/args_ip", "min"));
+	/*
+	 * One stack, from mktime64's caller on, then dir_call()'s caller (a
+	 * kprobe's stack starts at its ip, in mktime64)
+	 */
+	ASSERT_LT(0, pcore_read(APIDIR "/args_stack/stacks", buf, PCORE_BUF));
+	EXPECT_NE(NULL, strstr(buf, "# 1 stacks, 0 dropped, depth 32\nstack "))
+		TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, " count 5\n  dir_call+0x")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, " [pcore_apitest]\n  direct_api+0x"))
+		TH_LOG("%s", buf);
 	EXPECT_EQ(DIRECT_CALLS, pcore_stat(APITEST "/ret_val", "count"));
 	EXPECT_EQ(pgid, pcore_stat(APITEST "/ret_val", "min"));
 	EXPECT_EQ(pgid, pcore_stat(APITEST "/ret_val", "max"));

@@ -1700,8 +1700,9 @@ static int probe_forms(void)
  *             2100 adds its argument registers' check to args_ok (all
  *             right) or args_bad (a bit per wrong one: 1 to 32 the
  *             arguments, 64 the stack pointer, whose word must be the
- *             return address into this module), and ip minus mktime64's
- *             address to args_ip
+ *             return address into this module), ip minus mktime64's
+ *             address to args_ip, and the stack the registers give to
+ *             args_stack (from the caller, dir_call(), on)
  *   ret       a return handler on sys_getpgid: the value returned into
  *             ret_val, the time into ret_ns (the histogram of the probe)
  *
@@ -1720,8 +1721,8 @@ module_param(mech, uint, 0400);
 MODULE_PARM_DESC(mech, "direct_api: the enum pcore_mech of its probes (2 direct, 3 auto)");
 
 static struct {
-	struct pcore_hist *count, *args_ok, *args_bad, *args_ip, *ret_val,
-			  *ret_ns, *post, *entry, *module;
+	struct pcore_hist *count, *args_ok, *args_bad, *args_ip, *args_stack,
+			  *ret_val, *ret_ns, *post, *entry, *module;
 } dir;
 
 static const unsigned int dir_date[6] = { 2100, 7, 6, 5, 4, 3 };
@@ -1745,6 +1746,7 @@ static void notrace dir_args(struct pcore_probe *p, struct pt_regs *regs)
 		pcore_hist_count(dir.args_ok);
 	pcore_hist_add(dir.args_ip,
 		       instruction_pointer(regs) - (unsigned long)mktime64);
+	pcore_hist_add_stack(dir.args_stack, regs, 0, 0);
 }
 
 static void notrace dir_ret(struct pcore_probe *p, struct pt_regs *regs,
@@ -1759,11 +1761,14 @@ static void notrace dir_count(struct pcore_probe *p, struct pt_regs *regs)
 	pcore_hist_count(pcore_probe_priv(p));
 }
 
-/* A call of mktime64 from this module's text (not a tail call). */
-static noinline time64_t dir_call(void)
+/* A call of mktime64 from this module's text: a call, not a tail call. */
+static __attribute__((__noipa__)) time64_t dir_call(void)
 {
-	return mktime64(dir_date[0], dir_date[1], dir_date[2], dir_date[3],
-			dir_date[4], dir_date[5]);
+	time64_t t = mktime64(dir_date[0], dir_date[1], dir_date[2],
+			      dir_date[3], dir_date[4], dir_date[5]);
+
+	barrier();
+	return t;
 }
 
 #define DIR_HIST(f, ...)						\
@@ -1780,6 +1785,8 @@ static int direct_api(void)
 	      apitest_err(DIR_HIST(args_ok, DIR_COUNT)) ?:
 	      apitest_err(DIR_HIST(args_bad, .unit = "x")) ?:
 	      apitest_err(DIR_HIST(args_ip, .unit = "bytes")) ?:
+	      apitest_err(DIR_HIST(args_stack, DIR_COUNT,
+				   .key_mode = PCORE_KEYS_STACK, .keys = 4)) ?:
 	      apitest_err(DIR_HIST(ret_val, .unit = "x")) ?:
 	      apitest_err(DIR_HIST(ret_ns)) ?:
 	      apitest_err(pcore_kprobe_attach(pc, &(struct pcore_kprobe_opts){
