@@ -265,11 +265,19 @@ struct pcore_filter {
 /**
  * enum pcore_mech - how a kernel function is probed
  * @PCORE_MECH_DEFAULT: the caller's default (for probe_core's own probes,
- *	its mechanism= parameter)
+ *	its mechanism= parameter; for pcore_kprobe_attach() and
+ *	pcore_kretprobe_attach(), kprobes)
  * @PCORE_MECH_KPROBE: kprobes and kretprobes
  * @PCORE_MECH_DIRECT: an ftrace direct call to a trampoline of
  *	probe_core's, or an error
  * @PCORE_MECH_AUTO: a direct call where one can go, else kprobes
+ *
+ * A direct call goes on a function of the kernel's own (not a module's)
+ * that ftrace can trace and that no other direct user (a BPF trampoline,
+ * another direct call of probe_core's) has; to time calls, on one whose
+ * arguments are all in registers.  It is cheaper than a kprobe, and what
+ * its handlers get is less: see struct pcore_kprobe_opts and struct
+ * pcore_kretprobe_opts.
  */
 enum pcore_mech {
 	PCORE_MECH_DEFAULT,
@@ -293,6 +301,23 @@ enum pcore_mech {
  *	does nothing else: give it a %PCORE_HIST_COUNT histogram.
  * @priv: handler data, see pcore_probe_priv()
  * @filter: only for these tasks; see struct pcore_filter (zero: all)
+ * @mech: an enum pcore_mech: 0 (%PCORE_MECH_DEFAULT) or
+ *	%PCORE_MECH_KPROBE for a kprobe; %PCORE_MECH_DIRECT for an ftrace
+ *	direct call at the function's entry, or an error;
+ *	%PCORE_MECH_AUTO for a direct call where one can go, else a kprobe
+ *	(@hist's stats say why).  A direct call takes a @symbol, no @offset,
+ *	@addr or @post: %PCORE_MECH_DIRECT refuses them (-EINVAL),
+ *	%PCORE_MECH_AUTO takes a kprobe for them.
+ *
+ * Under a direct call, @pre's @regs hold the function's argument
+ * registers (di, si, dx, cx, r8, r9: pcore_arg() reads them), ax, ip (the
+ * function's ftrace call: its address, past an endbr64 under IBT;
+ * instruction_pointer() reads it) and sp (the stack pointer at its
+ * entry, where its return address is: pcore_hist_add_stack() with these
+ * registers takes the stack from the function's caller on); every other
+ * field is 0 (a kprobe's handler gets them all, ip one past the probed
+ * address, and its stack starts there).  A direct call misses no call:
+ * the probe's missed count stays 0.
  */
 struct pcore_kprobe_opts {
 	const char *name;
@@ -304,6 +329,7 @@ struct pcore_kprobe_opts {
 	struct pcore_hist *hist;
 	void *priv;
 	struct pcore_filter filter;
+	enum pcore_mech mech;
 };
 
 /**
@@ -323,9 +349,22 @@ struct pcore_kprobe_opts {
  *	@ret is NULL
  * @priv: handler data, see pcore_probe_priv()
  * @filter: only for these tasks; see struct pcore_filter (zero: all)
+ * @mech: an enum pcore_mech: 0 (%PCORE_MECH_DEFAULT) or
+ *	%PCORE_MECH_KPROBE for a kretprobe; %PCORE_MECH_DIRECT for an ftrace
+ *	direct call to a trampoline that wraps the function, or an error;
+ *	%PCORE_MECH_AUTO for a direct call where one can go, else a
+ *	kretprobe (@hist's stats say why).  The trampoline keeps the stamp
+ *	in its own frame and nothing else: no @entry, no @data_size;
+ *	%PCORE_MECH_DIRECT refuses them (-EINVAL), %PCORE_MECH_AUTO takes a
+ *	kretprobe for them.  It wraps only functions whose arguments are
+ *	all in registers (the kernel's BTF says).
  *
  * The entry is always stamped (ktime_get_mono_fast_ns()): every return
- * probe times its calls.
+ * probe times its calls.  Under a direct call, @ret's @regs hold only ax,
+ * the value returned (pcore_retval() reads it), every other field 0, and
+ * its @data is NULL; @maxactive does not apply: every call is timed, in
+ * flight at once as many as there are, and none is missed (the probe's
+ * missed count stays 0).
  */
 struct pcore_kretprobe_opts {
 	const char *name;
@@ -338,6 +377,7 @@ struct pcore_kretprobe_opts {
 	struct pcore_hist *hist;
 	void *priv;
 	struct pcore_filter filter;
+	enum pcore_mech mech;
 };
 
 /**

@@ -51,7 +51,6 @@ struct pcore_builtin {
 	u64 min_ns;			/* offcpu: shorter waits are not counted */
 	bool by_pid;			/* ":by=pid": keyed by process */
 	enum pcore_mech mech;		/* a kernel function's mechanism */
-	const char *why;		/* auto chose kprobes: why */
 	bool user;			/* a uprobe or uretprobe */
 	bool used;
 };
@@ -356,45 +355,11 @@ static void notrace pcore_builtin_retval(struct pcore_probe *p,
 NOKPROBE_SYMBOL(pcore_builtin_retval);
 
 /*
- * @b's kernel function through a direct call, as its mechanism says: the
- * probe, an error, or NULL to go on with kprobes (mechanism=kprobe, or
- * auto and a function no direct call takes: @b->why says why).
- */
-static struct pcore_probe *
-pcore_builtin_direct(struct pcore_client *c, struct pcore_builtin *b,
-		     void (*pre)(struct pcore_probe *p, struct pt_regs *regs),
-		     void (*ret)(struct pcore_probe *p, struct pt_regs *regs,
-				 void *data, u64 ns),
-		     unsigned int flags)
-{
-	struct pcore_probe *p;
-
-	b->why = NULL;
-	if (b->mech == PCORE_MECH_KPROBE)
-		return NULL;
-#ifdef PCORE_HAVE_DIRECT
-	p = pcore_direct_attach(c, &(struct pcore_direct_opts){
-		.name = b->name, .symbol = b->symbol, .hist = b->hist,
-		.pre = pre, .ret = ret, .priv = b, .filter = b->filter,
-		.flags = flags,
-		.why = b->mech == PCORE_MECH_AUTO ? &b->why : NULL });
-	return IS_ERR(p) && b->why ? NULL : p;
-#else
-	if (b->mech == PCORE_MECH_DIRECT) {
-		pr_err("%s: mechanism direct: this kernel has no ftrace direct calls\n",
-		       b->name);
-		return ERR_PTR(-EOPNOTSUPP);
-	}
-	b->why = "this kernel has no ftrace direct calls";
-	return NULL;
-#endif
-}
-
-/*
- * @b's kernel function probed: through a direct call where its mechanism
- * says so, else a kprobe calling @pre or, with %PCORE_DIRECT_RET, a
- * kretprobe calling @ret (up to @maxactive calls in flight).  0 or the
- * error; a kprobe that auto chose keeps why.
+ * @b's kernel function probed, by the mechanism @b->mech (the public
+ * API's: a direct call, kprobes, or either): a kprobe, or a direct call,
+ * calling @pre; or with @timed, a kretprobe (up to @maxactive calls in
+ * flight) or a trampoline wrapping the function, calling @ret.  0 or the
+ * error; under auto, a kprobe's stats say why it is not a direct call.
  */
 static int pcore_builtin_func(struct pcore_client *c, struct pcore_builtin *b,
 			      void (*pre)(struct pcore_probe *p,
@@ -402,24 +367,21 @@ static int pcore_builtin_func(struct pcore_client *c, struct pcore_builtin *b,
 			      void (*ret)(struct pcore_probe *p,
 					  struct pt_regs *regs, void *data,
 					  u64 ns),
-			      unsigned int flags, unsigned int maxactive)
+			      bool timed, unsigned int maxactive)
 {
-	b->probe = pcore_builtin_direct(c, b, pre, ret, flags);
-	if (!b->probe && (flags & PCORE_DIRECT_RET))
+	if (timed)
 		b->probe = pcore_kretprobe_attach(c,
 			&(struct pcore_kretprobe_opts){
 				.name = b->name, .symbol = b->symbol,
 				.maxactive = maxactive, .ret = ret,
 				.hist = b->hist, .priv = b,
-				.filter = b->filter });
-	else if (!b->probe)
+				.filter = b->filter, .mech = b->mech });
+	else
 		b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
 			.name = b->name, .symbol = b->symbol, .hist = b->hist,
-			.pre = pre, .priv = b, .filter = b->filter });
-	if (IS_ERR(b->probe))
-		return PTR_ERR(b->probe);
-	pcore_probe_set_why(b->probe, b->why);
-	return 0;
+			.pre = pre, .priv = b, .filter = b->filter,
+			.mech = b->mech });
+	return PTR_ERR_OR_ZERO(b->probe);
 }
 
 /* Errnos told apart per :retval target; more are counted as dropped. */
@@ -447,7 +409,7 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 	if (b->mode == PCORE_BUILTIN_ARG) {
 		return pcore_builtin_func(c, b, b->by_pid ?
 					  pcore_builtin_arg_pid :
-					  pcore_builtin_arg, NULL, 0, 0);
+					  pcore_builtin_arg, NULL, false, 0);
 	}
 	if (snprintf(errs, sizeof(errs), "%s.errno", b->name) >= sizeof(errs)) {
 		pr_err("%s: name too long for its .errno histogram\n", b->name);
@@ -463,8 +425,8 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 		b->probe = pcore_builtin_uprobe(c, b, file, offset, active);
 		return PTR_ERR_OR_ZERO(b->probe);
 	}
-	return pcore_builtin_func(c, b, NULL, pcore_builtin_retval,
-				  PCORE_DIRECT_RET, active);
+	return pcore_builtin_func(c, b, NULL, pcore_builtin_retval, true,
+				  active);
 }
 
 /* :stacks: a call, counted under its kernel stack (a kprobe). */
@@ -538,7 +500,7 @@ static int pcore_builtin_count(struct pcore_client *c, struct pcore_builtin *b,
 		return PTR_ERR_OR_ZERO(b->probe);
 	}
 	return pcore_builtin_func(c, b, b->by_pid ? pcore_builtin_count_pid :
-					      NULL, NULL, 0, 0);
+					      NULL, NULL, false, 0);
 }
 
 /*
@@ -600,8 +562,8 @@ static int pcore_builtin_time(struct pcore_client *c, struct pcore_builtin *b,
 			      const struct pcore_builtin_req *r)
 {
 	return pcore_builtin_func(c, b, NULL, b->by_pid ?
-				  pcore_builtin_time_pid : NULL,
-				  PCORE_DIRECT_RET, r->maxactive);
+				  pcore_builtin_time_pid : NULL, true,
+				  r->maxactive);
 }
 
 /* Attach one; on error nothing of it stays.  Caller holds the table lock. */

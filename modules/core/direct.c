@@ -217,14 +217,18 @@ asm(
 /*
  * A handler's call, its registers in a struct pt_regs: apart, so that
  * the hot paths without a handler carry no frame for one (nor the stack
- * protector's check of it).
+ * protector's check of it).  With the function's address (its ftrace
+ * site), and its stack pointer at entry: above the counting trampoline's
+ * saved registers, its %rbp and the site's return address, where the
+ * function's return address is.
  */
 static noinline void notrace pcore_direct_pre(struct pcore_probe *p,
 					      const struct pcore_direct_args *a)
 {
 	struct pt_regs regs = {
 		.di = a->di, .si = a->si, .dx = a->dx, .cx = a->cx,
-		.r8 = a->r8, .r9 = a->r9, .ax = a->ax,
+		.r8 = a->r8, .r9 = a->r9, .ax = a->ax, .ip = p->dp.ip,
+		.sp = (unsigned long)(a + 1) + 2 * sizeof(long),
 	};
 
 	p->pre(p, &regs);

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kprobes and kretprobes (every call timed from entry to return): their
- * handlers, attach functions and probe ops.
+ * handlers, attach functions and probe ops.  The attach functions are
+ * those of a kernel function's probes, whatever the mechanism: with
+ * .mech = PCORE_MECH_DIRECT or PCORE_MECH_AUTO they attach through an
+ * ftrace direct call (direct.c) where one can go, else kprobes (AUTO).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -67,43 +70,6 @@ static int notrace pcore_kp_count_filtered(struct kprobe *kp,
 	return pcore_filter_pass(p) ? pcore_kp_count(kp, regs) : 0;
 }
 NOKPROBE_SYMBOL(pcore_kp_count_filtered);
-
-/*
- * Register with @sym, then with what it is called in this kernel: do_fork
- * and sys_<name> (compat header).  Sets p->symbol to the name that worked.
- * The direct-call probes resolve their function so too.
- */
-int pcore_register_aliased(struct pcore_probe *p, const char *sym,
-			   int (*reg)(struct pcore_probe *p))
-{
-	static const char * const fork_aliases[] = PCORE_DO_FORK_ALIASES;
-	unsigned int i;
-	int ret;
-
-	strscpy(p->symbol, sym, sizeof(p->symbol));
-	ret = reg(p);
-	for (i = 0; ret == -ENOENT && !strcmp(sym, "do_fork") &&
-		    i < ARRAY_SIZE(fork_aliases); i++) {
-		strscpy(p->symbol, fork_aliases[i], sizeof(p->symbol));
-		ret = reg(p);
-	}
-	if (ret == -ENOENT && str_has_prefix(sym, "sys_")) {
-		snprintf(p->symbol, sizeof(p->symbol), "%s%s",
-			 PCORE_SYSCALL_PREFIX, sym + 4);
-		ret = reg(p);
-	}
-	if (ret == -ENOENT && !strcmp(p->name, sym))
-		pcore_perr(p, "no such kernel function");
-	else if (ret == -ENOENT)
-		pcore_perr(p, "no such kernel function %s", sym);
-	else if (ret == -ENOMEM)
-		pcore_perr(p, "kprobes could not register %s: out of memory",
-			   p->symbol);
-	else if (ret)
-		pcore_perr(p, "kprobes refused %s (%pe): blacklisted, not a function entry, or not probe-able",
-			   p->symbol, ERR_PTR(ret));
-	return ret;
-}
 
 static int pcore_kp_register(struct pcore_probe *p)
 {
@@ -205,12 +171,83 @@ static const struct pcore_probe_ops pcore_kprobe_ops = {
 	.missed = pcore_kp_missed,
 };
 
+/*
+ * A kernel function's probe through a direct call (direct.c), as @mech
+ * asks (%PCORE_MECH_DIRECT or %PCORE_MECH_AUTO), with the options @d;
+ * @no: what of the caller's options no direct call can do, or NULL.
+ * Return: the probe, an error (one log line said why), or NULL to go on
+ * with kprobes: under auto, when no direct call can take the function or
+ * the options (*@why says why, for the probe's stats).
+ */
+static struct pcore_probe *pcore_func_direct(struct pcore_client *c,
+					     enum pcore_mech mech,
+					     struct pcore_direct_opts *d,
+					     const char *no, const char **why)
+{
+	const char *kind = d->flags & PCORE_DIRECT_RET ? "direct-ret" :
+							  "direct";
+	struct pcore_probe *p __maybe_unused;
+
+	*why = NULL;
+	if (no && mech == PCORE_MECH_AUTO) {
+		*why = no;
+		return NULL;
+	}
+	if (no) {
+		pcore_cerr(c, "%s %s: no direct call with %s", kind, d->name,
+			   no);
+		return ERR_PTR(-EINVAL);
+	}
+#ifdef PCORE_HAVE_DIRECT
+	d->why = mech == PCORE_MECH_AUTO ? why : NULL;
+	p = pcore_direct_attach(c, d);
+	return IS_ERR(p) && *why ? NULL : p;
+#else
+	if (mech == PCORE_MECH_DIRECT) {
+		pcore_cerr(c, "%s: mechanism direct: this kernel has no ftrace direct calls",
+			   d->name);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	*why = "this kernel has no ftrace direct calls";
+	return NULL;
+#endif
+}
+
+/* @mech asks for a direct call, or takes one where it can go. */
+static bool pcore_func_may_direct(enum pcore_mech mech)
+{
+	return mech == PCORE_MECH_DIRECT || mech == PCORE_MECH_AUTO;
+}
+
+/*
+ * What of @o a direct call cannot do, or NULL: its trampoline calls a pre
+ * handler at the entry of a function named by its symbol, no more.
+ */
+static const char *pcore_kp_no_direct(const struct pcore_kprobe_opts *o)
+{
+	if (o->addr)
+		return "an address";
+	if (o->offset)
+		return "an offset";
+	if (o->post)
+		return "a post handler";
+	return NULL;
+}
+
 /**
  * pcore_kprobe_attach() - attach a kprobe
  * @c: the client it belongs to
  * @o: what to attach; see struct pcore_kprobe_opts
  *
  * Sleeps.
+ *
+ * With @o->mech %PCORE_MECH_DIRECT, a direct call or an error:
+ * -EINVAL when @o has what no direct call does (an address, an offset, a
+ * post handler), and what pcore_direct_attach() returns (-EBUSY when
+ * another direct user has the function, -EINVAL for a module's function
+ * or one ftrace cannot trace, -EOPNOTSUPP on a kernel without direct
+ * calls).  With %PCORE_MECH_AUTO, a direct call where one can go, else a
+ * kprobe, whose histogram's stats say why.
  *
  * Return: the probe, or ERR_PTR(-EINVAL) for bad options or a place
  * kprobes refuses, ERR_PTR(-ENOENT) for an unknown symbol, ERR_PTR(-EEXIST)
@@ -221,19 +258,35 @@ static const struct pcore_probe_ops pcore_kprobe_ops = {
 struct pcore_probe *pcore_kprobe_attach(struct pcore_client *c,
 					const struct pcore_kprobe_opts *o)
 {
+	const char *why = NULL;
 	struct pcore_probe *p;
 	int ret;
 
 	ret = pcore_check_args("kprobe", c, o);
 	if (ret)
 		return ERR_PTR(ret);
+	if (pcore_func_may_direct(o->mech)) {
+		p = pcore_func_direct(c, o->mech, &(struct pcore_direct_opts){
+			.name = o->name ?: o->symbol ?: "kprobe",
+			.symbol = o->symbol, .hist = o->hist, .pre = o->pre,
+			.priv = o->priv, .filter = o->filter },
+			pcore_kp_no_direct(o), &why);
+		if (p)
+			return p;
+	}
 	p = pcore_probe_new(c, &pcore_kprobe_ops, o->name,
 			    o->symbol ?: "kprobe", o->hist, o->priv, &o->filter);
 	if (IS_ERR(p))
 		return p;
 	p->pre = o->pre;
 	p->post = o->post;
+	pcore_probe_set_why(p, why);
 	ret = -EINVAL;
+	if ((unsigned int)o->mech > PCORE_MECH_AUTO) {
+		pcore_perr(p, "mech %u is not an enum pcore_mech",
+			   (unsigned int)o->mech);
+		goto out;
+	}
 	if (!o->pre && !o->post && !o->hist) {
 		pcore_perr(p, "no handler, and no hist to count calls into");
 		goto out;
@@ -402,12 +455,34 @@ static const struct pcore_probe_ops pcore_kretprobe_ops = {
 	.missed = pcore_kret_missed,
 };
 
+/*
+ * What of @o a direct call cannot do, or NULL: its trampoline keeps the
+ * stamp in its frame, and has no room for the caller's per-call data.
+ */
+static const char *pcore_kret_no_direct(const struct pcore_kretprobe_opts *o)
+{
+	if (o->entry)
+		return "an entry handler";
+	if (o->data_size)
+		return "per-call data";
+	return NULL;
+}
+
 /**
  * pcore_kretprobe_attach() - attach a return probe that times each call
  * @c: the client it belongs to
  * @o: what to attach; see struct pcore_kretprobe_opts
  *
  * Sleeps.
+ *
+ * With @o->mech %PCORE_MECH_DIRECT, a direct call (a trampoline that
+ * wraps the function) or an error: -EINVAL when @o has what no direct
+ * call does (an entry handler, per-call data), and what
+ * pcore_direct_attach() returns (-EBUSY when another direct user has the
+ * function, -E2BIG when its arguments are not all in registers, ...).
+ * With %PCORE_MECH_AUTO, a direct call where one can go, else a
+ * kretprobe, whose histogram's stats say why.  A @maxactive or
+ * @data_size out of range is refused whatever the mechanism.
  *
  * Return: the probe, or ERR_PTR(-EINVAL) for bad options or a function
  * kprobes refuses, ERR_PTR(-ENOENT) for an unknown function,
@@ -419,12 +494,26 @@ static const struct pcore_probe_ops pcore_kretprobe_ops = {
 struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
 					   const struct pcore_kretprobe_opts *o)
 {
+	const char *why = NULL;
 	struct pcore_probe *p;
 	int ret;
 
 	ret = pcore_check_args("kretprobe", c, o);
 	if (ret)
 		return ERR_PTR(ret);
+	/* Out of range for any mechanism: the kretprobe's checks say so. */
+	if (pcore_func_may_direct(o->mech) && o->maxactive >= 0 &&
+	    o->maxactive <= PCORE_MAXACTIVE_MAX &&
+	    o->data_size <= PCORE_KRET_DATA_MAX) {
+		p = pcore_func_direct(c, o->mech, &(struct pcore_direct_opts){
+			.name = o->name ?: o->symbol ?: "kretprobe",
+			.symbol = o->symbol, .hist = o->hist, .ret = o->ret,
+			.priv = o->priv, .filter = o->filter,
+			.flags = PCORE_DIRECT_RET },
+			pcore_kret_no_direct(o), &why);
+		if (p)
+			return p;
+	}
 	p = pcore_probe_new(c, &pcore_kretprobe_ops, o->name,
 			    o->symbol ?: "kretprobe", o->hist, o->priv,
 			    &o->filter);
@@ -432,7 +521,13 @@ struct pcore_probe *pcore_kretprobe_attach(struct pcore_client *c,
 		return p;
 	p->entry = o->entry;
 	p->ret = o->ret;
+	pcore_probe_set_why(p, why);
 	ret = -EINVAL;
+	if ((unsigned int)o->mech > PCORE_MECH_AUTO) {
+		pcore_perr(p, "mech %u is not an enum pcore_mech",
+			   (unsigned int)o->mech);
+		goto out;
+	}
 	if (!o->symbol) {
 		pcore_perr(p, "no symbol");
 		goto out;

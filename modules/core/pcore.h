@@ -26,11 +26,14 @@
  *                        attach through /dev/probe_core); clients
  *   kprobe, tracepoint,  the probe mechanisms, each with its handlers,
  *   uprobe, funcs,       its attach function and its struct
- *   profile              pcore_probe_ops: kprobes and kretprobes;
+ *   profile              pcore_probe_ops: kprobes and kretprobes (or a
+ *                        direct call, as the caller asks: direct);
  *                        tracepoints and the modules that bring them;
  *                        uprobes and what they hold of the file; the
  *                        functions of a glob (one fprobe, or a kretprobe
  *                        or kprobe each); the perf events of profilers
+ *   direct               a function's calls through an ftrace direct
+ *                        call to one of its trampolines
  *   probe                the life of a probe, through its ops only
  *   hist, harvest,       histograms: creation and memory; reading and
  *   record, map,         harvests; the hot path; their keys and records
@@ -40,8 +43,10 @@
  *   stack                kernel stacks: capture, the text of a frame
  *   registry, names,     pcore_lock, the lists, lookups, the observer;
  *   mem, pcore_spec,     checks of names and options; the mem_max cap;
- *   pcore_engine         the texts of hist= and of probe specs (one
- *                        parser, which probectl compiles too); the math
+ *   pcore_engine, btf    the texts of hist= and of probe specs (one
+ *                        parser, which probectl compiles too); the math;
+ *                        what the kernel's BTF says of a function's
+ *                        arguments
  *
  * The export files find objects through the registry and read them with
  * the read functions of hist, probe and timer; nothing in the core calls

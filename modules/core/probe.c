@@ -95,6 +95,44 @@ int pcore_check_symbol(struct pcore_probe *p, const char *sym)
 	return 0;
 }
 
+/*
+ * Register with @sym, then with what it is called in this kernel: do_fork
+ * and sys_<name> (compat header).  Sets p->symbol to the name that worked.
+ * Kprobes and kretprobes register so; the direct-call probes resolve
+ * their function so (direct.c).
+ */
+int pcore_register_aliased(struct pcore_probe *p, const char *sym,
+			   int (*reg)(struct pcore_probe *p))
+{
+	static const char * const fork_aliases[] = PCORE_DO_FORK_ALIASES;
+	unsigned int i;
+	int ret;
+
+	strscpy(p->symbol, sym, sizeof(p->symbol));
+	ret = reg(p);
+	for (i = 0; ret == -ENOENT && !strcmp(sym, "do_fork") &&
+		    i < ARRAY_SIZE(fork_aliases); i++) {
+		strscpy(p->symbol, fork_aliases[i], sizeof(p->symbol));
+		ret = reg(p);
+	}
+	if (ret == -ENOENT && str_has_prefix(sym, "sys_")) {
+		snprintf(p->symbol, sizeof(p->symbol), "%s%s",
+			 PCORE_SYSCALL_PREFIX, sym + 4);
+		ret = reg(p);
+	}
+	if (ret == -ENOENT && !strcmp(p->name, sym))
+		pcore_perr(p, "no such kernel function");
+	else if (ret == -ENOENT)
+		pcore_perr(p, "no such kernel function %s", sym);
+	else if (ret == -ENOMEM)
+		pcore_perr(p, "kprobes could not register %s: out of memory",
+			   p->symbol);
+	else if (ret)
+		pcore_perr(p, "kprobes refused %s (%pe): blacklisted, not a function entry, or not probe-able",
+			   p->symbol, ERR_PTR(ret));
+	return ret;
+}
+
 static void pcore_probe_free(struct pcore_probe *p)
 {
 	put_pid(p->fpid);

@@ -43,7 +43,8 @@ struct pcore_direct {
  *	kernel's names
  * @hist: where the calls are counted, or their times added
  * @pre: optional, without %PCORE_DIRECT_RET: called at each call instead
- *	of counting it in @hist; @regs has only the argument registers
+ *	of counting it in @hist; @regs has only the argument registers, ax,
+ *	ip and sp (see struct pcore_kprobe_opts)
  * @ret: optional, with %PCORE_DIRECT_RET: called at each return instead
  *	of adding the time to @hist; @regs has only the return value (ax)
  * @priv: handler data
@@ -168,7 +169,8 @@ extern const struct pcore_probe_ops pcore_uretprobe_ops;
  * @fcomm: filter: only tasks of this comm, NUL-padded; zero for any
  * @filtered: @fpid or @fcomm is set
  * @mem: bytes counted against mem_max for it, given back when it is freed
- * @why_kprobe: why mechanism=auto took a kprobe for it, or NULL
+ * @why_kprobe: why auto (mechanism=auto, %PCORE_MECH_AUTO) took a kprobe
+ *	for it, or NULL
  */
 struct pcore_probe {
 	struct list_head node;
@@ -206,7 +208,10 @@ struct pcore_probe {
 	const char *why_kprobe;
 };
 
-/* mechanism=auto took a kprobe for @p: @why no direct call (a constant). */
+/*
+ * Auto (mechanism=auto, %PCORE_MECH_AUTO) took a kprobe for @p: @why no
+ * direct call (a constant).
+ */
 static inline void pcore_probe_set_why(struct pcore_probe *p, const char *why)
 {
 	WRITE_ONCE(p->why_kprobe, why);

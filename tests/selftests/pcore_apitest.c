@@ -446,6 +446,37 @@ FIXTURE_VARIANT_ADD(bad, kprobe_dup) {
 	.log = "pcore_apitest: kprobe p: the name is taken",
 };
 
+FIXTURE_VARIANT_ADD(bad, kprobe_mech_unknown) {
+	.name = "kprobe_mech_unknown",
+	.err = EINVAL,
+	.log = "pcore_apitest: kprobe vfs_read: mech 4 is not an enum pcore_mech",
+};
+
+/* What no direct call does, under PCORE_MECH_DIRECT: no kprobe either. */
+FIXTURE_VARIANT_ADD(bad, kprobe_direct_post) {
+	.name = "kprobe_direct_post",
+	.err = EINVAL,
+	.log = "pcore_apitest: direct vfs_read: no direct call with a post handler",
+};
+
+FIXTURE_VARIANT_ADD(bad, kprobe_direct_offset) {
+	.name = "kprobe_direct_offset",
+	.err = EINVAL,
+	.log = "pcore_apitest: direct vfs_read: no direct call with an offset",
+};
+
+FIXTURE_VARIANT_ADD(bad, kprobe_direct_addr) {
+	.name = "kprobe_direct_addr",
+	.err = EINVAL,
+	.log = "pcore_apitest: direct kprobe: no direct call with an address",
+};
+
+FIXTURE_VARIANT_ADD(bad, kprobe_direct_module) {
+	.name = "kprobe_direct_module",
+	.err = EINVAL,
+	.log = "pcore_apitest: direct pcore_apitest_target: pcore_apitest_target is a module's function: mechanism=direct takes the kernel's only",
+};
+
 FIXTURE_VARIANT_ADD(bad, hist_busy) {
 	.name = "hist_busy",
 	.err = EBUSY,
@@ -571,6 +602,38 @@ FIXTURE_VARIANT_ADD(bad, kretprobe_blacklisted) {
 	.name = "kretprobe_blacklisted",
 	.err = EINVAL,
 	.log = "pcore_apitest: kretprobe get_kprobe: kprobes refused get_kprobe",
+};
+
+FIXTURE_VARIANT_ADD(bad, kretprobe_mech_unknown) {
+	.name = "kretprobe_mech_unknown",
+	.err = EINVAL,
+	.log = "pcore_apitest: kretprobe vfs_read: mech 4 is not an enum pcore_mech",
+};
+
+FIXTURE_VARIANT_ADD(bad, kretprobe_direct_entry) {
+	.name = "kretprobe_direct_entry",
+	.err = EINVAL,
+	.log = "pcore_apitest: direct-ret vfs_read: no direct call with an entry handler",
+};
+
+FIXTURE_VARIANT_ADD(bad, kretprobe_direct_data) {
+	.name = "kretprobe_direct_data",
+	.err = EINVAL,
+	.log = "pcore_apitest: direct-ret vfs_read: no direct call with per-call data",
+};
+
+/* Out of range for any mechanism: the kretprobe's line. */
+FIXTURE_VARIANT_ADD(bad, kretprobe_direct_maxactive) {
+	.name = "kretprobe_direct_maxactive",
+	.err = EINVAL,
+	.log = "pcore_apitest: kretprobe vfs_read: maxactive -1 is not 0 to 4096",
+};
+
+/* do_mmap has arguments on the stack (8 on 6.1, 9 on 6.12): BTF says. */
+FIXTURE_VARIANT_ADD(bad, kretprobe_direct_stack) {
+	.name = "kretprobe_direct_stack",
+	.err = E2BIG,
+	.log = "pcore_apitest: direct-ret do_mmap: do_mmap: ",
 };
 
 /* Tracepoints. */
@@ -1201,6 +1264,100 @@ TEST_F_TIMEOUT(good, probe_forms, 60)
 	EXPECT_NE(NULL, strstr(buf, "pcore_apitest/addr kprobe pcore_apitest_target+0x0 10 0 "));
 	EXPECT_NE(NULL, strstr(buf, "pcore_apitest/args kretprobe pcore_apitest_target 10 0 "));
 	unload_case(_metadata);
+}
+
+/* Does the stats of @hist (of the test module) have the line @line? */
+static bool stats_line(const char *hist, const char *line)
+{
+	char path[128], want[256];
+
+	snprintf(path, sizeof(path), APIDIR "/%s/stats", hist);
+	snprintf(want, sizeof(want), "\n%s\n", line);
+	return pcore_read(path, buf, PCORE_BUF) > 0 && strstr(buf, want);
+}
+
+#define DIRECT_CALLS	200
+
+/*
+ * case=direct_api with mech=@mech (2: PCORE_MECH_DIRECT, 3: AUTO): a
+ * handler module's kprobe and kretprobe through direct calls, described
+ * in the test module.  Counts are exact (getppid and getpgid: nothing
+ * else calls them in the VM; mktime64: the handler takes only the
+ * module's calls); the pre handler sees the 6 argument registers, ip at
+ * mktime64 (+4 past an endbr64 under IBT) and sp at the return address
+ * into its caller, from which a stack starts; the return handler the
+ * value returned and a time.
+ * Under auto, what a direct call cannot take is a kprobe, stats say why.
+ */
+static void check_direct_api(struct __test_metadata *_metadata, int kmsg,
+			     unsigned int mech)
+{
+	unsigned long long pgid = 0, ip;
+	char params[64];
+	int i;
+
+	snprintf(params, sizeof(params), "case=direct_api mech=%u loops=5", mech);
+	ASSERT_EQ(0, load_case(kmsg, params));
+	EXPECT_TRUE(stats_line("count", "mechanism: direct")) TH_LOG("%s", buf);
+	EXPECT_TRUE(stats_line("args_ok", "mechanism: direct")) TH_LOG("%s", buf);
+	EXPECT_TRUE(stats_line("ret_ns", "mechanism: direct-ret")) TH_LOG("%s", buf);
+	for (i = 0; i < DIRECT_CALLS; i++)
+		syscall(SYS_getppid);
+	for (i = 0; i < DIRECT_CALLS; i++)
+		pgid = syscall(SYS_getpgid, 0);
+	ASSERT_LT(0ULL, pgid);
+	EXPECT_EQ(DIRECT_CALLS, pcore_stat(APITEST "/count", "count"));
+	EXPECT_EQ(5, pcore_stat(APITEST "/args_ok", "count"));
+	EXPECT_EQ(0, pcore_stat(APITEST "/args_bad", "count"))
+		TH_LOG("wrong: %llu", pcore_stat(APITEST "/args_bad", "max"));
+	EXPECT_EQ(5, pcore_stat(APITEST "/args_ip", "count"));
+	ip = pcore_stat(APITEST "/args_ip", "max");
+	EXPECT_TRUE(ip == 0 || ip == 4) TH_LOG("ip at mktime64+%llu", ip);
+	EXPECT_EQ(ip, pcore_stat(APITEST "/args_ip", "min"));
+	/*
+	 * One stack, from mktime64's caller on, then dir_call()'s caller (a
+	 * kprobe's stack starts at its ip, in mktime64)
+	 */
+	ASSERT_LT(0, pcore_read(APIDIR "/args_stack/stacks", buf, PCORE_BUF));
+	EXPECT_NE(NULL, strstr(buf, "# 1 stacks, 0 dropped, depth 32\nstack "))
+		TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, " count 5\n  dir_call+0x")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, " [pcore_apitest]\n  direct_api+0x"))
+		TH_LOG("%s", buf);
+	EXPECT_EQ(DIRECT_CALLS, pcore_stat(APITEST "/ret_val", "count"));
+	EXPECT_EQ(pgid, pcore_stat(APITEST "/ret_val", "min"));
+	EXPECT_EQ(pgid, pcore_stat(APITEST "/ret_val", "max"));
+	EXPECT_EQ(DIRECT_CALLS, pcore_stat(APITEST "/ret_ns", "count"));
+	EXPECT_LT(0, pcore_stat(APITEST "/ret_ns", "min"));
+	EXPECT_GT(1000000, pcore_stat(APITEST "/ret_ns", "min"));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/probes", buf, PCORE_BUF));
+	EXPECT_NE(NULL, strstr(buf, "pcore_apitest/count direct __x64_sys_getppid 200 0 "))
+		TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "pcore_apitest/ret direct-ret __x64_sys_getpgid 200 0 "))
+		TH_LOG("%s", buf);
+	if (mech == 3) {
+		EXPECT_TRUE(stats_line("post", "mechanism: kprobe (no direct call: a post handler)"))
+			TH_LOG("%s", buf);
+		EXPECT_TRUE(stats_line("entry", "mechanism: kretprobe (no direct call: an entry handler)"))
+			TH_LOG("%s", buf);
+		EXPECT_TRUE(stats_line("module", "mechanism: kprobe (no direct call: a module's function)"))
+			TH_LOG("%s", buf);
+		EXPECT_EQ(3, pcore_stat(APITEST "/post", "count"));
+		EXPECT_EQ(DIRECT_CALLS, pcore_stat(APITEST "/entry", "count"));
+		EXPECT_EQ(3, pcore_stat(APITEST "/module", "count"));
+	}
+	EXPECT_EQ(0, kmsg_collect(kmsg, log, sizeof(log))) TH_LOG("%s", log);
+	unload_case(_metadata);
+}
+
+TEST_F_TIMEOUT(good, direct_api_direct, 60)
+{
+	check_direct_api(_metadata, self->kmsg, 2);
+}
+
+TEST_F_TIMEOUT(good, direct_api_auto, 60)
+{
+	check_direct_api(_metadata, self->kmsg, 3);
 }
 
 /*

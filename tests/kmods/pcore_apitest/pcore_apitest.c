@@ -33,6 +33,8 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/string.h>
+#include <linux/time.h>
+#include <linux/uaccess.h>
 #include <probe_core/probe_core.h>
 #include <probe_core/compat.h>
 
@@ -108,6 +110,12 @@ static void notrace apitest_pre(struct pcore_probe *p, struct pt_regs *regs)
 static void notrace apitest_ret(struct pcore_probe *p, struct pt_regs *regs,
 				void *data, u64 ns)
 {
+}
+
+static int notrace apitest_entry(struct pcore_probe *p, struct pt_regs *regs,
+				 void *data)
+{
+	return 0;
 }
 
 /* The prototype of pcore_tpsrc_event, the tracepoint of pcore_tpsrc. */
@@ -216,6 +224,17 @@ APITEST_CASES(kprobe, struct pcore_kprobe_opts) = {
 	{ "kprobe_bad_symbol", { .symbol = "vfs-read", .pre = apitest_pre } },
 	{ "kprobe_bad_name", { .name = "a/b", .symbol = "vfs_read",
 		.pre = apitest_pre } },
+	{ "kprobe_mech_unknown", { .symbol = "vfs_read", .pre = apitest_pre,
+		.mech = (enum pcore_mech)4 } },
+	/* What no direct call does: refused under PCORE_MECH_DIRECT. */
+	{ "kprobe_direct_post", { .symbol = "vfs_read", .pre = apitest_pre,
+		.post = apitest_pre, .mech = PCORE_MECH_DIRECT } },
+	{ "kprobe_direct_offset", { .symbol = "vfs_read", .offset = 4,
+		.pre = apitest_pre, .mech = PCORE_MECH_DIRECT } },
+	{ "kprobe_direct_addr", { .addr = (void *)apitest_pre,
+		.pre = apitest_pre, .mech = PCORE_MECH_DIRECT } },
+	{ "kprobe_direct_module", { .symbol = "pcore_apitest_target",
+		.pre = apitest_pre, .mech = PCORE_MECH_DIRECT } },
 };
 
 APITEST_CASES(kretprobe, struct pcore_kretprobe_opts) = {
@@ -234,6 +253,19 @@ APITEST_CASES(kretprobe, struct pcore_kretprobe_opts) = {
 		.ret = apitest_ret } },
 	{ "kretprobe_blacklisted", { .symbol = "get_kprobe",
 		.ret = apitest_ret } },
+	{ "kretprobe_mech_unknown", { .symbol = "vfs_read", .ret = apitest_ret,
+		.mech = (enum pcore_mech)4 } },
+	{ "kretprobe_direct_entry", { .symbol = "vfs_read", .ret = apitest_ret,
+		.entry = apitest_entry, .mech = PCORE_MECH_DIRECT } },
+	{ "kretprobe_direct_data", { .symbol = "vfs_read", .ret = apitest_ret,
+		.data_size = 8, .mech = PCORE_MECH_DIRECT } },
+	/* Out of range whatever the mechanism: the kretprobe's check. */
+	{ "kretprobe_direct_maxactive", { .symbol = "vfs_read",
+		.ret = apitest_ret, .maxactive = -1,
+		.mech = PCORE_MECH_DIRECT } },
+	/* Arguments on the stack: BTF's reason. */
+	{ "kretprobe_direct_stack", { .symbol = "do_mmap", .ret = apitest_ret,
+		.mech = PCORE_MECH_DIRECT } },
 };
 
 APITEST_CASES(tp, struct pcore_tracepoint_opts) = {
@@ -1659,6 +1691,142 @@ static int probe_forms(void)
 }
 
 /*
+ * direct_api: function probes through direct calls, as a handler module
+ * asks for them (.mech = mech, PCORE_MECH_DIRECT or PCORE_MECH_AUTO):
+ *
+ *   count     counts the calls of sys_getppid (no handler)
+ *   args      a pre handler on mktime64, which this module calls loops
+ *             times with (2100, 7, 6, 5, 4, 3): each call whose year is
+ *             2100 adds its argument registers' check to args_ok (all
+ *             right) or args_bad (a bit per wrong one: 1 to 32 the
+ *             arguments, 64 the stack pointer, whose word must be the
+ *             return address into this module), ip minus mktime64's
+ *             address to args_ip, and the stack the registers give to
+ *             args_stack (from the caller, dir_call(), on)
+ *   ret       a return handler on sys_getpgid: the value returned into
+ *             ret_val, the time into ret_ns (the histogram of the probe)
+ *
+ * and with PCORE_MECH_AUTO, what falls back to kprobes, stats saying why:
+ *
+ *   post      a kprobe with a post handler on pcore_apitest_target,
+ *             called 3 times: its pre handler counts the calls (not on
+ *             sys_getppid: a post handler's kprobe modifies the ip, which
+ *             ftrace refuses beside a direct call, -EBUSY)
+ *   entry     a kretprobe with an entry handler on sys_getpgid: the time
+ *   module    a kprobe without handlers on pcore_apitest_target, a
+ *             module's function
+ */
+static unsigned int mech = PCORE_MECH_DIRECT;
+module_param(mech, uint, 0400);
+MODULE_PARM_DESC(mech, "direct_api: the enum pcore_mech of its probes (2 direct, 3 auto)");
+
+static struct {
+	struct pcore_hist *count, *args_ok, *args_bad, *args_ip, *args_stack,
+			  *ret_val, *ret_ns, *post, *entry, *module;
+} dir;
+
+static const unsigned int dir_date[6] = { 2100, 7, 6, 5, 4, 3 };
+
+static void notrace dir_args(struct pcore_probe *p, struct pt_regs *regs)
+{
+	unsigned long ra = 0;
+	unsigned int i, bad = 0;
+
+	if (pcore_arg(regs, 0) != dir_date[0])
+		return;		/* not our call */
+	for (i = 1; i < ARRAY_SIZE(dir_date); i++)
+		if (pcore_arg(regs, i) != dir_date[i])
+			bad |= 1U << (i - 1);
+	if (get_kernel_nofault(ra, (unsigned long *)regs->sp) ||
+	    !within_module(ra, THIS_MODULE))
+		bad |= 64;
+	if (bad)
+		pcore_hist_add(dir.args_bad, bad);
+	else
+		pcore_hist_count(dir.args_ok);
+	pcore_hist_add(dir.args_ip,
+		       instruction_pointer(regs) - (unsigned long)mktime64);
+	pcore_hist_add_stack(dir.args_stack, regs, 0, 0);
+}
+
+static void notrace dir_ret(struct pcore_probe *p, struct pt_regs *regs,
+			    void *data, u64 ns)
+{
+	pcore_hist_add(dir.ret_val, pcore_retval(regs));
+	pcore_hist_add(dir.ret_ns, ns);
+}
+
+static void notrace dir_count(struct pcore_probe *p, struct pt_regs *regs)
+{
+	pcore_hist_count(pcore_probe_priv(p));
+}
+
+/* A call of mktime64 from this module's text: a call, not a tail call. */
+static __attribute__((__noipa__)) time64_t dir_call(void)
+{
+	time64_t t = mktime64(dir_date[0], dir_date[1], dir_date[2],
+			      dir_date[3], dir_date[4], dir_date[5]);
+
+	barrier();
+	return t;
+}
+
+#define DIR_HIST(f, ...)						\
+	(dir.f = pcore_hist_create(pc, &(struct pcore_hist_opts){	\
+		.name = #f, __VA_ARGS__ }))
+#define DIR_COUNT	.unit = "calls", .spec = { .kind = PCORE_HIST_COUNT }
+
+static int direct_api(void)
+{
+	unsigned int i;
+	int ret;
+
+	ret = apitest_err(DIR_HIST(count, DIR_COUNT)) ?:
+	      apitest_err(DIR_HIST(args_ok, DIR_COUNT)) ?:
+	      apitest_err(DIR_HIST(args_bad, .unit = "x")) ?:
+	      apitest_err(DIR_HIST(args_ip, .unit = "bytes")) ?:
+	      apitest_err(DIR_HIST(args_stack, DIR_COUNT,
+				   .key_mode = PCORE_KEYS_STACK, .keys = 4)) ?:
+	      apitest_err(DIR_HIST(ret_val, .unit = "x")) ?:
+	      apitest_err(DIR_HIST(ret_ns)) ?:
+	      apitest_err(pcore_kprobe_attach(pc, &(struct pcore_kprobe_opts){
+		.name = "count", .symbol = "sys_getppid", .hist = dir.count,
+		.mech = mech })) ?:
+	      apitest_err(pcore_kprobe_attach(pc, &(struct pcore_kprobe_opts){
+		.name = "args", .symbol = "mktime64", .pre = dir_args,
+		.hist = dir.args_ok, .mech = mech })) ?:
+	      apitest_err(pcore_kretprobe_attach(pc,
+		&(struct pcore_kretprobe_opts){
+		.name = "ret", .symbol = "sys_getpgid", .ret = dir_ret,
+		.hist = dir.ret_ns, .mech = mech }));
+	if (!ret && mech == PCORE_MECH_AUTO)
+		ret = apitest_err(DIR_HIST(post, DIR_COUNT)) ?:
+		      apitest_err(DIR_HIST(entry)) ?:
+		      apitest_err(DIR_HIST(module, DIR_COUNT)) ?:
+		      apitest_err(pcore_kprobe_attach(pc,
+			&(struct pcore_kprobe_opts){
+			.name = "post", .symbol = "pcore_apitest_target",
+			.pre = dir_count, .post = apitest_pre,
+			.hist = dir.post, .priv = dir.post, .mech = mech })) ?:
+		      apitest_err(pcore_kretprobe_attach(pc,
+			&(struct pcore_kretprobe_opts){
+			.name = "entry", .symbol = "sys_getpgid",
+			.entry = apitest_entry, .hist = dir.entry,
+			.mech = mech })) ?:
+		      apitest_err(pcore_kprobe_attach(pc,
+			&(struct pcore_kprobe_opts){
+			.name = "module", .symbol = "pcore_apitest_target",
+			.hist = dir.module, .mech = mech }));
+	if (ret)
+		return ret;
+	for (i = 0; i < loops; i++)
+		dir_call();
+	for (i = 0; mech == PCORE_MECH_AUTO && i < 3; i++)
+		pcore_apitest_target(i);
+	return 0;
+}
+
+/*
  * The tables of bad input above: where each is, and the creating function
  * an entry's options go to (entries start with their name).
  */
@@ -1701,6 +1869,7 @@ static const struct {
 	int (*fn)(void);
 } apitest_funcs[] = {
 	{ "probe_forms", probe_forms },
+	{ "direct_api", direct_api },
 	{ "kprobe_heap", kprobe_heap },
 	{ "many_probes", many_probes },
 	{ "null_opts_hist", null_opts_hist },
