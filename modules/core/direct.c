@@ -734,8 +734,9 @@ static int pcore_direct_btf_get(char *why, size_t whylen)
  * arguments come in registers (the body would find the trampoline's
  * frame where its stack arguments should be), as the kernel's BTF says.
  * The x86-64 system call wrappers (__x64_sys_*) take one, a struct
- * pt_regs pointer (asm/syscall_wrapper.h); those without arguments are
- * aliases BTF does not name.
+ * pt_regs pointer, by construction (asm/syscall_wrapper.h; those without
+ * arguments are aliases BTF does not name): no BTF is read for them, the
+ * most common targets (megabytes read a page a time, at every load).
  */
 static int pcore_direct_check(struct pcore_probe *p,
 			      const struct pcore_direct_opts *o)
@@ -750,6 +751,8 @@ static int pcore_direct_check(struct pcore_probe *p,
 			"no return to send calls in flight back through",
 			"%s: this kernel's __fentry__ (%*ph) is not a return, through which a removed probe's calls in flight would go back to their callers",
 			p->symbol, 8, (const void *)__fentry__);
+	if (str_has_prefix(p->symbol, "__x64_sys_"))
+		return 0;
 	ret = pcore_direct_btf_get(why, sizeof(why));
 	if (ret == -ENOENT)
 		return pcore_direct_refuse(p, o, -EOPNOTSUPP,
@@ -763,8 +766,6 @@ static int pcore_direct_check(struct pcore_probe *p,
 			p->symbol, why);
 	ret = pcore_btf_regs(&pcore_direct_btf, p->symbol, NULL, why,
 			     sizeof(why));
-	if (ret == -ENOENT && str_has_prefix(p->symbol, "__x64_sys_"))
-		return 0;
 	if (ret == -ENOENT)
 		return pcore_direct_refuse(p, o, -ENOENT,
 			"its prototype is not in BTF",

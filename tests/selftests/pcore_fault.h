@@ -17,7 +17,7 @@
  *
  * The operations:
  *
- *   insmod            probe_core.ko target=vfs_fsync tracepoints=sched_switch
+ *   insmod            probe_core.ko target=sys_fsync tracepoints=sched_switch
  *                     maxactive=1, N counted from probe_core's init on
  *                     (pcore_initfail arms fail-nth there: the loader's
  *                     own allocations before it are not walked)
@@ -63,9 +63,16 @@
 /*
  * Kretprobes get one instance here (maxactive): register_kretprobe()
  * allocates each instance alone, and a failure of any one of the default
- * 32 fails it the same way, at the cost of a whole attempt each.
+ * 32 fails it the same way, at the cost of a whole attempt each.  The
+ * load's timing probe is a direct call's (mechanism=auto) on a system
+ * call: a function of any other name has its prototype read from the
+ * kernel's BTF, through sysfs a page a read, each read's allocation
+ * failing the load the same way (1300 attempts more on the debug
+ * kernel).  The BTF read's failures are walked by the attach of
+ * vfs_fsync below, where the BTF is read once for many attempts; the
+ * kretprobe's by the API's.
  */
-#define INSMOD_ARGS	"target=vfs_fsync tracepoints=sched_switch maxactive=1"
+#define INSMOD_ARGS	"target=sys_fsync tracepoints=sched_switch maxactive=1"
 /* Far more allocations than any of the operations makes. */
 #define N_MAX		5000
 
