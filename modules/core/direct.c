@@ -37,7 +37,9 @@
  * kprobes instead (mechanism=auto): a function ftrace cannot trace, a
  * module's function, one that another direct user (a BPF trampoline, or
  * another probe of probe_core's) already has (-EBUSY), and for timing one
- * whose arguments are not all in registers (pcore_direct_check()).
+ * whose arguments are not all in registers (pcore_direct_check()).  A
+ * livepatch of the function is no direct user: it shares the function
+ * with either kind (pcore_direct_ops_func()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
