@@ -12,8 +12,10 @@
  * show).  A kretprobe and a kprobe of probe_core's on the function, with
  * a direct probe and the livepatch at the same time, each count every
  * call.  A timed call asleep inside the replacement when the probe goes
- * is sent back to its caller, which gets the replacement's answer.  The
- * quiet VM reads /proc/version only here: counts are exact.
+ * is sent back to its caller, which gets the replacement's answer.  A
+ * livepatch's transition is not held up by a task asleep in a timed
+ * function (it unwinds through the trampoline reliably).  The quiet VM
+ * reads /proc/version only here: counts are exact.
  *
  * A kernel without livepatch support (no /sys/kernel/livepatch) has no
  * pcore_lp.ko (its Kbuild builds none): the tests skip, saying so.
@@ -401,6 +403,48 @@ TEST_F_TIMEOUT(lp, timed_call_in_replacement, PCORE_TIMEOUT_PATCHING)
 		TH_LOG("%s", log);
 	ASSERT_EQ(0, pcore_write(LP_NAP, "0", 1));
 	EXPECT_EQ(1, versions(1));
+}
+
+/*
+ * A task asleep inside a function timed by a direct probe (a read of an
+ * empty pipe) while a livepatch of another function enables: the
+ * livepatch's transition switches each task once its stack, unwound
+ * reliably, shows none of the patched functions; the trampoline's frame
+ * unwinds reliably, so the task switches at once, long before livepatch
+ * would send it a fake signal (after 15 s; a task it cannot unwind
+ * would keep the transition open until then).
+ */
+TEST_F_TIMEOUT(lp, transition_past_a_timed_call, PCORE_TIMEOUT_PATCHING)
+{
+	int pipefd[2], st, i;
+	char b[8];
+	double t0;
+	pid_t pid;
+
+	if (self->no_lp)
+		SKIP(return, "%s", self->why);
+	PCORE_LOAD_OPEN("target=pipe_read mechanism=direct", self->fd);
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(self->fd);
+		_exit(read(pipefd[0], b, sizeof(b)) == 5 ? 0 : 1);
+	}
+	for (i = 0; i < 2000 && stack_has(pid, "pcore_direct_wrap_") != 1; i++)
+		usleep(1000);
+	ASSERT_EQ(1, stack_has(pid, "pcore_direct_wrap_")) TH_LOG("%s", buf);
+	t0 = pcore_now();
+	EXPECT_EQ(0, lp_load());
+	EXPECT_GT(10.0, pcore_now() - t0);
+	EXPECT_EQ(1, versions(1));
+	/* the reader still waits, then reads what comes */
+	EXPECT_EQ(0, waitpid(pid, &st, WNOHANG));
+	ASSERT_EQ(5, write(pipefd[1], "hello", 5));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st)) TH_LOG("status %#x", st);
+	close(pipefd[0]);
+	close(pipefd[1]);
 }
 
 TEST_HARNESS_MAIN
