@@ -276,6 +276,17 @@ static inline int pcore_ftrace_direct_register(struct ftrace_ops *ops,
 }
 
 /*
+ * v6.0 (53cd885bc5c3, "ftrace: Allow IPMODIFY and DIRECT ops on the same
+ * function") let a direct ops share a function with one that moves the
+ * instruction pointer (FTRACE_OPS_FL_IPMODIFY: a livepatch) when the
+ * direct ops' ops_func agrees; before, a direct ops was IPMODIFY itself
+ * and the two never shared.  6.1 and 6.12 are the same.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 0, 0)
+#define PCORE_HAVE_DIRECT_SHARE	1
+#endif
+
+/*
  * Unregister; the filter stays, for a register again, until
  * ftrace_free_filter() (which leaves the ops unusable: only at the end).
  */

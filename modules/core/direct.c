@@ -37,7 +37,9 @@
  * kprobes instead (mechanism=auto): a function ftrace cannot trace, a
  * module's function, one that another direct user (a BPF trampoline, or
  * another probe of probe_core's) already has (-EBUSY), and for timing one
- * whose arguments are not all in registers (pcore_direct_check()).
+ * whose arguments are not all in registers (pcore_direct_check()).  A
+ * livepatch of the function is no direct user: it shares the function
+ * with either kind (pcore_direct_ops_func()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -302,6 +304,15 @@ static void pcore_direct_reap(struct work_struct *work);
 static DECLARE_DELAYED_WORK(pcore_direct_reap_work, pcore_direct_reap);
 /* How often held slots are looked at when their calls could not be sent. */
 #define PCORE_DIRECT_REAP_MS	100
+
+/*
+ * Slots whose function's site was shared with an ftrace user that moves
+ * the instruction pointer (a livepatch: pcore_direct_ops_func()) at some
+ * time since the slot was taken: a wrapping trampoline's frame there may
+ * have another body than site + 5 (the livepatch's replacement), as long
+ * as the call it times is in flight.
+ */
+static DECLARE_BITMAP(pcore_direct_shared, PCORE_DIRECT_SLOTS);
 
 /* A wrapping trampoline's frame's mark (see pcore_direct_back_off). */
 static unsigned long pcore_direct_back(unsigned int slot)
@@ -784,6 +795,57 @@ static int pcore_direct_check(struct pcore_probe *p,
 	return 0;
 }
 
+#ifdef PCORE_HAVE_DIRECT_SHARE
+/*
+ * Sharing the function with an ftrace user that moves the instruction
+ * pointer (FTRACE_OPS_FL_IPMODIFY): a livepatch, which sends the call to
+ * its replacement, or a kprobe with a post handler (fail_function's
+ * error injection, whose handler sends it to a bare return).  ftrace
+ * asks us when such a user comes to our function (_PEER) or we come to
+ * its (_SELF), in either order; without this answer it refuses the
+ * second with -EBUSY, and a probe left loaded for weeks would block a
+ * livepatch of the function it probes.
+ *
+ * Both kinds share.  With both on the site, the site calls ftrace's
+ * generic entry (ftrace_regs_caller), which runs the other user's
+ * handler, then makes the return address of its call the instruction
+ * pointer as that handler left it, and enters our trampoline as if the
+ * site had called it with that return address.  So our trampolines go
+ * where the other user sends the call, as they never name the body but
+ * take it from the stack: a counting one counts and returns into the
+ * replacement; a wrapping one calls the replacement as the body and
+ * times it (BPF's trampolines do the same with BPF_TRAMP_F_ORIG_STACK,
+ * and are rebuilt for it; ours need not be).  A frame of a wrapping
+ * trampoline inside a replacement is the same as one inside the
+ * function, except for the body's word, 9 above the mark: the
+ * replacement's address (klp_func.new_func) instead of site + 5; the
+ * slot is marked shared (pcore_direct_shared) for the stack scan of
+ * detach.  A livepatch disabled or removed meanwhile leaves that word
+ * stale, never read again: the body's return comes back to the mark,
+ * and the replacement's text is kept until no task is inside it
+ * (livepatch's own consistency model, which unwinds through our frames).
+ *
+ * ftrace holds its direct_mutex (and for _SELF its ftrace_lock) here:
+ * nothing of ours is locked (pcore_lock is taken before those).
+ */
+static int pcore_direct_ops_func(struct ftrace_ops *ops,
+				 enum ftrace_ops_cmd cmd)
+{
+	struct pcore_probe *p = container_of(ops, struct pcore_probe, dp.ops);
+
+	switch (cmd) {
+	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_SELF:
+	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_PEER:
+		set_bit(p->dp.slot, pcore_direct_shared);
+		return 0;
+	case FTRACE_OPS_CMD_DISABLE_SHARE_IPMODIFY_PEER:
+		/* calls entered meanwhile may still be in a replacement */
+		return 0;
+	}
+	return -EBUSY;	/* a later kernel's question: share nothing unknown */
+}
+#endif
+
 /* Under pcore_lock: a free slot, its trampoline on @p's function. */
 static int pcore_direct_arm(struct pcore_probe *p, const void *opts)
 {
@@ -833,6 +895,10 @@ static int pcore_direct_arm(struct pcore_probe *p, const void *opts)
 			"all %d direct-call trampolines in use",
 			PCORE_DIRECT_SLOTS);
 	}
+#ifdef PCORE_HAVE_DIRECT_SHARE
+	p->dp.ops.ops_func = pcore_direct_ops_func;
+#endif
+	clear_bit(slot, pcore_direct_shared);
 	ret = ftrace_set_filter_ip(&p->dp.ops, p->dp.ip, 0, 0);
 	if (ret)
 		return pcore_direct_refuse(p, o, ret, "ftrace cannot trace it",
