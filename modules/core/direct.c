@@ -501,9 +501,11 @@ pcore_direct_unwind_task(struct task_struct *t, struct pcore_direct_scan *sc)
 /*
  * Without the unwinder: every word of @t's stack from its stack pointer
  * up.  A mark is taken for a frame only with the function's site's
- * return address 9 words above it (a stale copy of a whole frame left
- * in a live frame's unused words would be taken too: hence the unwinder
- * first).
+ * return address 9 words above it, or any body if the slot shared its
+ * function with a livepatch (its replacement is the body: see
+ * pcore_direct_ops_func()); a stale copy of a whole frame left in a
+ * live frame's unused words would be taken too: hence the unwinder
+ * first.
  */
 static void __no_sanitize_address
 pcore_direct_scan_words(struct task_struct *t, struct pcore_direct_scan *sc)
@@ -518,7 +520,8 @@ pcore_direct_scan_words(struct task_struct *t, struct pcore_direct_scan *sc)
 	for (; sp + 9 < end; sp++) {
 		slot = pcore_direct_mark_slot(*sp, sc);
 		if (slot != PCORE_DIRECT_SLOTS &&
-		    sp[9] == pcore_direct_site[slot] + MCOUNT_INSN_SIZE)
+		    (sp[9] == pcore_direct_site[slot] + MCOUNT_INSN_SIZE ||
+		     test_bit(slot, pcore_direct_shared)))
 			pcore_direct_send_frame(sp, slot, sc);
 	}
 }
