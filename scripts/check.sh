@@ -335,23 +335,10 @@ bpftrace_disk() {
 		return
 	fi
 	echo "  $img ready after $((SECONDS - t0)) s"
-	# modprobe prints the modules in load order, each once per module
-	# that needs it, and "builtin NAME" for those built in; crc32c is
-	# ext4's soft dependency (its checksums).
+	# crc32c is ext4's soft dependency (its checksums).
 	dir=${moddir%/lib/modules/"$kver"}
-	mkdir -p "$payload/bpfmods"
-	modprobe -d "${dir:-/}" -S "$kver" --show-depends -a virtio_pci \
-		virtio_blk crc32c ext4 2>> "$res/bpf-root-$kver.log" |
-		awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
-		while read -r ko; do
-			km=${ko##*/}
-			case $km in
-			*.ko.xz) xz -dc "$ko" > "$payload/bpfmods/${km%.xz}" ;;
-			*.ko.zst) zstd -qdc "$ko" > "$payload/bpfmods/${km%.zst}" ;;
-			*) cp "$ko" "$payload/bpfmods/" ;;
-			esac
-			echo "${km%.ko*}.ko"
-		done > "$payload/bpfmods/order"
+	scripts/guest-mods.sh "${dir:-/}" "$kver" "$payload/bpfmods" \
+		virtio_pci virtio_blk crc32c ext4 2>> "$res/bpf-root-$kver.log"
 	disk=(--disk "$img")
 }
 

@@ -246,24 +246,6 @@ static unsigned long long bpftrace_count(void)
 	return p ? strtoull(p + 4, NULL, 10) : -1ULL;
 }
 
-/* stats' "mechanism:" line of probe @name, in @out. */
-static int mechanism(const char *name, char *out, size_t len)
-{
-	static char stats[8192];
-	char path[256], *l, *e;
-
-	snprintf(path, sizeof(path), PCORE_DBG "/%s/stats", name);
-	if (pcore_read(path, stats, sizeof(stats)) < 0)
-		return -1;
-	l = strstr(stats, "\nmechanism: ");
-	if (!l)
-		return -1;
-	l += strlen("\nmechanism: ");
-	e = strchrnul(l, '\n');
-	snprintf(out, len, "%.*s", (int)(e - l), l);
-	return 0;
-}
-
 FIXTURE(bt) {
 	int kmsg;
 	pid_t pid;	/* bpftrace's, or 0 */
@@ -311,7 +293,7 @@ TEST_F_TIMEOUT(bt, kfunc, 3 * BT_WAIT)
 	ASSERT_EQ(0, pcore_load("target=" FN " mechanism=direct"));
 	EXPECT_EQ(1, kmsg_collect(self->kmsg, log, sizeof(log))) TH_LOG("%s", log);
 	EXPECT_NE(NULL, strstr(log, FN ": direct on " FN_SYM)) TH_LOG("%s", log);
-	ASSERT_EQ(0, mechanism(FN, m, sizeof(m)));
+	ASSERT_EQ(0, pcore_mechanism(FN, m, sizeof(m)));
 	EXPECT_STREQ("direct", m);
 	getppids(NCALLS);
 	self->pid = bpftrace_start();
@@ -351,7 +333,7 @@ TEST_F_TIMEOUT(bt, kfunc, 3 * BT_WAIT)
 	EXPECT_NE(NULL, strstr(log, REFUSED)) TH_LOG("%s", log);
 	EXPECT_FALSE(pcore_loaded());
 	ASSERT_EQ(0, pcore_load("target=" FN));
-	ASSERT_EQ(0, mechanism(FN, m, sizeof(m)));
+	ASSERT_EQ(0, pcore_mechanism(FN, m, sizeof(m)));
 	EXPECT_STREQ(AUTO_KPROBE, m);
 	getppids(NCALLS);
 	EXPECT_EQ(NCALLS, pcore_stat(FN, "count"));
