@@ -13,8 +13,8 @@
  *   says why in stats; each counts every call (bpftrace's count() printed
  *   at its exit, probe_core's count).
  *
- * One bpftrace start serves both orders (its start is slow: LLVM compiles
- * the program, tens of seconds under emulation).  bpftrace and its
+ * One bpftrace start serves both orders (each start compiles the program
+ * with LLVM: seconds under emulation, more under KASAN).  bpftrace and its
  * libraries are Debian's, in a root made by scripts/bpf-root.sh
  * --bpftrace, an ext4 image on the guest's virtio disk (/dev/vda), mounted
  * here at /bpf with the kernel's file systems and chrooted into; the
@@ -49,10 +49,11 @@
 #define BT_REFUSED	"ERROR: Error attaching probe: " KFUNC
 /*
  * Seconds bpftrace may take to attach or to fail: its start compiles the
- * program with LLVM, 10 to 30 s under emulation on the Debian kernels,
- * longer under KASAN and with the host's load.
+ * program with LLVM, 2 to 4 s under emulation on the Debian kernels and
+ * 6 to 13 s on the debug kernel (KASAN) on a loaded 2-core host; over
+ * twenty times that, and the three waits under the boot's timeout.
  */
-#define BT_WAIT		600
+#define BT_WAIT		300
 
 static char buf[PCORE_BUF], log[16384];
 
