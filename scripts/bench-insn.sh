@@ -177,22 +177,8 @@ bpf_img='' bpf_why='' qbpf=()
 if [ "${BENCH_BPF:-1}" = 0 ]; then
 	bpf_why="BENCH_BPF=0"
 elif bpf_img=$(scripts/bpf-root.sh "$kver" 2>"$out/bpf-root.log"); then
-	mkdir -p "$out/payload/bpfmods"
-	# modprobe prints the modules in load order, each once per module
-	# that needs it, and "builtin NAME" for those built in.
-	modprobe -S "$kver" --show-depends -a virtio_pci virtio_blk |
-		awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
-		while read -r ko; do
-			m=${ko##*/}
-			case $m in
-			*.ko.xz) xz -dc "$ko" >"$out/payload/bpfmods/${m%.xz}" ;;
-			*.ko.zst) zstd -qdc "$ko" >"$out/payload/bpfmods/${m%.zst}" ;;
-			*) cp "$ko" "$out/payload/bpfmods/" ;;
-			esac
-			echo "${m%.ko*}.ko"
-		done >"$out/payload/bpfmods/order"
-	qbpf=(--qemu-arg -drive
-		--qemu-arg "file=$(qesc "$bpf_img"),format=raw,if=virtio,snapshot=on")
+	scripts/guest-mods.sh / "$kver" "$out/payload/bpfmods" virtio_pci virtio_blk
+	qbpf=(--disk "$bpf_img")
 else
 	bpf_why=$(tail -n 1 "$out/bpf-root.log")
 	: "${bpf_why:=scripts/bpf-root.sh failed}"

@@ -1,27 +1,32 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The guest root of make bench's bpftrace, BCC and trace-cmd rows
-# (scripts/bench-insn.sh): Debian 12 (bookworm, minbase) with bpftrace,
-# bpfcc-tools and trace-cmd from the Debian archive, and the headers of
-# kernel release KVER, which BCC compiles its programs against, as an ext4
-# image that the guest mounts from a virtio disk and chroots into.
+# A guest root of Debian 12 (bookworm, minbase) with tracing tools from
+# the Debian archive, as an ext4 image that the guest mounts from a
+# virtio disk and chroots into.  Two of them:
 #
-# Usage: scripts/bpf-root.sh KVER     (e.g. 6.1.0-56-cloud-amd64)
+# Usage: scripts/bpf-root.sh KVER         (e.g. 6.1.0-56-cloud-amd64)
+#   make bench's bpftrace, BCC and trace-cmd rows (scripts/bench-insn.sh):
+#   bpftrace, bpfcc-tools and trace-cmd, and the headers of kernel release
+#   KVER, which BCC compiles its programs against; one image per release.
+# Usage: scripts/bpf-root.sh --bpftrace
+#   make check's pcore_bpftrace (tests/selftests/bpftrace): bpftrace
+#   alone, no headers (its kfunc probes need only the kernel's BTF, from
+#   /sys/kernel/btf/vmlinux); one image for every kernel.
 #
 # Prints the image's path.  Both are cached in
 # ${PCORE_CACHE:-${XDG_CACHE_HOME:-~/.cache}/probe_core}/bpf-root-<key>/,
 # the key a hash of the suite, the mirror and the package list: root/ (the
-# debootstrapped tree) and <KVER>.img.  Building root/ takes debootstrap,
-# root and the Debian archive, a few minutes once; the image, a few
-# seconds per kernel release.  A lock serialises concurrent callers; an
-# interrupted build starts over.  Exits non-zero, its last line on stderr
-# saying why, when the image cannot be built.  make check does not use it.
+# debootstrapped tree) and <KVER>.img, or bpftrace.img.  Building root/
+# takes debootstrap, root and the Debian archive, a few minutes once; the
+# image, a few seconds (per kernel release for the first).  A lock
+# serialises concurrent callers; an interrupted build starts over.  Exits
+# non-zero, its last line on stderr saying why, when the image cannot be
+# built.
 set -eu
 
 SUITE=bookworm
 MIRROR=http://deb.debian.org/debian
-PKGS="bpftrace bpfcc-tools python3-bpfcc trace-cmd"
 
 die() {
 	echo "bpf-root: $*" >&2
@@ -29,27 +34,34 @@ die() {
 }
 
 [ $# -eq 1 ] || {
-	echo "usage: $0 KVER" >&2
+	echo "usage: $0 KVER | --bpftrace" >&2
 	exit 2
 }
 kver=$1
 case $kver in
-'' | */* | .*) die "bad kernel release '$kver'" ;;
+--bpftrace)
+	kver=
+	PKGS="bpftrace"
+	;;
+'' | */* | .* | -*) die "bad kernel release '$kver'" ;;
+*) PKGS="bpftrace bpfcc-tools python3-bpfcc trace-cmd" ;;
 esac
-build=/usr/src/linux-headers-$kver
-[ -e "$build/Makefile" ] || die "no headers of $kver in $build"
-# Debian's headers come in two trees: the flavour's (the build link of
-# /lib/modules/KVER) and the common one (its source link).
-src=$(readlink "/lib/modules/$kver/source" 2>/dev/null) ||
-	src=$(sed -n 's|^include \(/usr/src/[^/]*\)/Makefile$|\1|p' "$build/Makefile")
-if [ -z "$src" ] || [ ! -d "$src" ]; then
-	die "cannot find the common headers of $kver"
+if [ -n "$kver" ]; then
+	build=/usr/src/linux-headers-$kver
+	[ -e "$build/Makefile" ] || die "no headers of $kver in $build"
+	# Debian's headers come in two trees: the flavour's (the build link
+	# of /lib/modules/KVER) and the common one (its source link).
+	src=$(readlink "/lib/modules/$kver/source" 2>/dev/null) ||
+		src=$(sed -n 's|^include \(/usr/src/[^/]*\)/Makefile$|\1|p' "$build/Makefile")
+	if [ -z "$src" ] || [ ! -d "$src" ]; then
+		die "cannot find the common headers of $kver"
+	fi
 fi
 
 key=$(printf '%s\n' "$SUITE" "$MIRROR" "$PKGS" | sha256sum | cut -c1-12)
 cache=${PCORE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/probe_core}
 dir=$cache/bpf-root-$key
-img=$dir/$kver.img
+img=$dir/${kver:-bpftrace}.img
 mkdir -p "$dir"
 exec 9>"$dir/lock"
 flock 9
@@ -84,10 +96,12 @@ if [ ! -f "$img" ] || [ "$img" -ot "$dir/root/.complete" ]; then
 	stage=$dir/stage
 	rm -rf "$stage" "$img.tmp"
 	cp -a "$dir/root" "$stage"
-	mkdir -p "$stage/usr/src" "$stage/lib/modules/$kver"
-	cp -a "$build" "$src" "$stage/usr/src/"
-	ln -sfn "$build" "$stage/lib/modules/$kver/build"
-	ln -sfn "$src" "$stage/lib/modules/$kver/source"
+	if [ -n "$kver" ]; then
+		mkdir -p "$stage/usr/src" "$stage/lib/modules/$kver"
+		cp -a "$build" "$src" "$stage/usr/src/"
+		ln -sfn "$build" "$stage/lib/modules/$kver/build"
+		ln -sfn "$src" "$stage/lib/modules/$kver/source"
+	fi
 	# The tree plus a quarter, for ext4's metadata.
 	mb=$(du -sm "$stage" | cut -f1)
 	if ! mkfs.ext4 -q -F -L bpfroot -d "$stage" "$img.tmp" \

@@ -107,6 +107,11 @@ pick() {
 	done | xargs
 }
 
+# The kernels whose main boot runs the tests of tests/selftests/bpftrace:
+# one of each flavour (bpftrace's start, LLVM compiling its program under
+# emulation, costs tens of seconds a run).
+BPFTRACE_KERNELS="cloud-6.1 rt-6.1 debug-6.1"
+
 # check_kernel KERNEL [PHASE]: one kernel's build, payload and VM boots.
 # Its results go to files named after its release, *-<release>.tap.
 # PHASE: all (the default); main: the build, the payload, the main boot,
@@ -115,7 +120,7 @@ pick() {
 check_kernel() {
 	local vmlinuz kdir kver built readme_ko payload all tirq plain exports
 	local want km moddir modroot vm_timeout vm_mem vm_append t0 list lock integ
-	local fault combo
+	local fault combo bpft bpft_here disk
 	local phase=${2:-all} klog=$res/debug-kernel${2:+-$2}.log
 
 	if [ "${1%%-*}" = debug ]; then
@@ -274,6 +279,8 @@ boots() {
 	#                         Boot's), the same kernels;
 	#   tests/selftests/combo       the combination fuzzer, a boot of its own
 	#                         after faultinject's, on the debug kernel only;
+	#   tests/selftests/bpftrace    the main boot, with bpftrace's root on a
+	#                         virtio disk, on the kernels of BPFTRACE_KERNELS only;
 	#   every other test      the main boot.
 	all=$(cd "$payload/selftests" && ls pcore_*)
 	[ -z "${SELFTESTS:-}" ] || all=$(for t in $all; do
@@ -283,8 +290,10 @@ boots() {
 	lock=$(pick tests/selftests/lockdown $all)
 	integ=$(pick tests/selftests/integrity $all)
 	combo=$(pick tests/selftests/combo $all)
+	bpft=$(pick tests/selftests/bpftrace $all)
+	case " $BPFTRACE_KERNELS " in *" $1 "*) bpft_here= ;; *) bpft_here=$bpft ;; esac
 	plain=$(for t in $all; do
-		case " $tirq $fault $lock $integ $combo " in *" $t "*) ;; *) echo "$t" ;; esac
+		case " $tirq $fault $lock $integ $combo $bpft_here " in *" $t "*) ;; *) echo "$t" ;; esac
 	done | xargs)
 	[ "${1%%-*}" = debug ] || combo=
 	grep -qx CONFIG_FAULT_INJECTION_DEBUG_FS=y "$kdir/.config" &&
@@ -295,6 +304,9 @@ boots() {
 	extra) tirq="" lock="" integ="" ;;
 	esac
 	# (run_tests.sh with no test names would run every one)
+	disk=()
+	[ "$2" = extra ] || [ -n "$bpft_here" ] || [ -z "$bpft" ] ||
+		bpftrace_disk "$1"
 	[ "$2" = extra ] || [ -z "$plain" ] || boot_main "$1"
 	[ -z "$fault$tirq$lock$integ$combo" ] || stage "$1: its other boots in QEMU ($kver)"
 	extra_boot faultinject "" $fault	# loads with the N-th allocation failing
@@ -304,11 +316,38 @@ boots() {
 	extra_boot integrity lockdown=integrity $integ
 }
 
-# boot_main KERNEL: boots()' main boot, every test of no other boot.
+# bpftrace_disk KERNEL: for boots()' main boot, bpftrace's root
+# (scripts/bpf-root.sh --bpftrace: built once, a minute or two on a fresh
+# machine, then cached; one image for every kernel) as its disk (the array
+# disk), and into the payload the kernel's modules that mounting it needs
+# (bpfmods/, loaded in the order of bpfmods/order; none where they are
+# built in).  A root that cannot be built gives no disk and its reason to
+# the payload (bpfroot.why): the tests that need it fail with it.
+bpftrace_disk() {
+	local img t0=$SECONDS dir
+	stage "$1: bpftrace's root (scripts/bpf-root.sh --bpftrace)"
+	rm -rf "$payload/bpfmods" "$payload/bpfroot.why"
+	if ! img=$(scripts/bpf-root.sh --bpftrace 2> "$res/bpf-root-$kver.log"); then
+		cat "$res/bpf-root-$kver.log"
+		tail -n 1 "$res/bpf-root-$kver.log" > "$payload/bpfroot.why"
+		[ -s "$payload/bpfroot.why" ] ||
+			echo "scripts/bpf-root.sh --bpftrace failed" > "$payload/bpfroot.why"
+		return
+	fi
+	echo "  $img ready after $((SECONDS - t0)) s"
+	# crc32c is ext4's soft dependency (its checksums).
+	dir=${moddir%/lib/modules/"$kver"}
+	scripts/guest-mods.sh "${dir:-/}" "$kver" "$payload/bpfmods" \
+		virtio_pci virtio_blk crc32c ext4 2>> "$res/bpf-root-$kver.log"
+	disk=(--disk "$img")
+}
+
+# boot_main KERNEL: boots()' main boot, every test of no other boot, with
+# boots()' disk, if any.
 boot_main() {
 	tests/vm/run.sh --kernel "$vmlinuz" --payload "$payload" \
 		--out "$top/build/vm-$kver" --timeout "$vm_timeout" \
-		--mem "$vm_mem" --append "$vm_append" \
+		--mem "$vm_mem" --append "$vm_append" ${disk[@]+"${disk[@]}"} \
 		-- sh selftests/run_tests.sh $plain \
 		> "$res/vm-$kver.tap" 2>&1
 	promtool_check "$kver" "$plain"

@@ -25,7 +25,9 @@ set -eu
 # systemd-analyze (systemd) verifies the exporter's units; its exports are
 # scraped through node_exporter (prometheus-node-exporter) by prometheus.
 # The Debian packages (debian/, tests/deb/run.sh): debhelper and
-# dh-dkms build them, lintian checks them.
+# dh-dkms build them, lintian checks them.  debootstrap builds the guest
+# root of bpftrace (scripts/bpf-root.sh; mkfs.ext4, of e2fsprogs, makes
+# its image) from the Debian archive.
 PKGS="qemu-system-x86 busybox-static linux-image-cloud-amd64
 linux-headers-cloud-amd64 linux-image-6.12-cloud-amd64
 linux-headers-6.12-cloud-amd64 linux-image-rt-amd64 linux-headers-rt-amd64
@@ -34,7 +36,7 @@ libkmod-dev linux-source-6.1 valgrind sparse kmod
 cpio jq gcc make libc6-dev libelf-dev bc perl
 prometheus flex bison libssl-dev openssl xz-utils dpkg-dev pahole
 chromium libxml2-utils fonts-dejavu-core systemd prometheus-node-exporter
-debhelper dh-dkms lintian"
+debhelper dh-dkms lintian debootstrap e2fsprogs"
 
 # Node.js and npm (tests/browser installs its npm packages with them):
 # Debian's, unless the machine has both already, e.g. a NodeSource nodejs,
@@ -68,7 +70,8 @@ missing() {
 	for f in /usr/src/linux-source-6.1.tar.xz /usr/include/libkmod.h \
 		/usr/include/gelf.h /usr/lib/x86_64-linux-gnu/libc.a \
 		/usr/include/openssl/evp.h \
-		/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf; do
+		/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf \
+		/usr/sbin/debootstrap /sbin/mkfs.ext4; do
 		[ -e "$f" ] || echo "$f"
 	done
 	for k in "cloud 6.1" "cloud 6.12" "rt 6.1" "rt 6.12"; do

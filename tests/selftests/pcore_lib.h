@@ -209,6 +209,27 @@ static inline unsigned long long pcore_stat(const char *probe, const char *key)
 	return pcore_key(buf, key);
 }
 
+/*
+ * The "mechanism:" line of probe @probe's stats, after the key, into @out
+ * (@len bytes); 0 or -1.
+ */
+static inline int pcore_mechanism(const char *probe, char *out, size_t len)
+{
+	static char stats[8192];
+	char path[256], *l, *e;
+
+	snprintf(path, sizeof(path), PCORE_DBG "/%s/stats", probe);
+	if (pcore_read(path, stats, sizeof(stats)) < 0)
+		return -1;
+	l = strstr(stats, "\nmechanism: ");
+	if (!l)
+		return -1;
+	l += strlen("\nmechanism: ");
+	e = strchrnul(l, '\n');
+	snprintf(out, len, "%.*s", (int)(e - l), l);
+	return 0;
+}
+
 /* Relative percentile error in ppm from the stats file's stated bound. */
 static inline unsigned long long pcore_err_ppm(const char *probe)
 {

@@ -21,12 +21,17 @@
 #
 # --qemu-arg ARG (repeatable) appends ARG to QEMU's command line as one
 # word, e.g. --qemu-arg -plugin --qemu-arg PLUGIN.so,out=FILE.
+# --disk IMAGE (repeatable) gives the guest the raw disk image IMAGE as a
+# virtio disk (/dev/vda, then /dev/vdb...); the guest's writes go to a
+# temporary file (snapshot=on), never to IMAGE, which concurrent guests
+# can so share.
 set -eu
 
 usage() {
 	echo "usage: $0 --kernel VMLINUZ --payload DIR --out OUTDIR" \
 		"[--timeout SEC (600)] [--mem MB (1024)]" \
-		"[--append 'KERNEL ARGS'] [--qemu-arg ARG]... -- COMMAND..." >&2
+		"[--append 'KERNEL ARGS'] [--qemu-arg ARG]... [--disk IMAGE]..." \
+		"-- COMMAND..." >&2
 	exit 2
 }
 
@@ -44,11 +49,13 @@ parse_args() {
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kernel | --payload | --out | --timeout | --mem | --append | \
-			--qemu-arg)
+			--qemu-arg | --disk)
 			[ $# -ge 2 ] || usage
 			case $1 in
 			--append) append=$2 ;;
 			--qemu-arg) qemu_args+=("$2") ;;
+			# QEMU's options double a comma that is not a separator
+			--disk) qemu_args+=(-drive "file=${2//,/,,},format=raw,if=virtio,snapshot=on") ;;
 			--kernel) kernel=$2 ;;
 			--payload) payload=$2 ;;
 			--out) out=$2 ;;
