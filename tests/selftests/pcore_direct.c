@@ -553,24 +553,6 @@ TEST_F(dir, unload_with_call_in_flight)
 	EXPECT_EQ(5, reader_end(&r, pipefd));
 }
 
-/* stats' "mechanism:" line of probe @name, in @buf. */
-static int mechanism(const char *name, char *buf, size_t len)
-{
-	static char stats[8192];
-	char path[256], *l, *e;
-
-	snprintf(path, sizeof(path), PCORE_DBG "/%s/stats", name);
-	if (pcore_read(path, stats, sizeof(stats)) < 0)
-		return -1;
-	l = strstr(stats, "\nmechanism: ");
-	if (!l)
-		return -1;
-	l += strlen("\nmechanism: ");
-	e = strchrnul(l, '\n');
-	snprintf(buf, len, "%.*s", (int)(e - l), l);
-	return 0;
-}
-
 /*
  * mechanism=auto: a direct call where one can go; else kprobes, and
  * stats says why (here: another probe of probe_core's has the function's
@@ -585,14 +567,14 @@ TEST_F(dir, auto_falls_back)
 	ASSERT_EQ(0, pcore_load("target=sys_getppid:count,pcore_stackt_leaf mechanism=auto"));
 	self->fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, mechanism("sys_getppid:count", m, sizeof(m)));
+	ASSERT_EQ(0, pcore_mechanism("sys_getppid:count", m, sizeof(m)));
 	EXPECT_STREQ("direct", m);
-	ASSERT_EQ(0, mechanism("pcore_stackt_leaf", m, sizeof(m)));
+	ASSERT_EQ(0, pcore_mechanism("pcore_stackt_leaf", m, sizeof(m)));
 	EXPECT_STREQ("kretprobe (no direct call: a module's function)", m);
 	/* the count's trampoline has the function: the latency's cannot */
 	ASSERT_EQ(0, attach_mech(self->fd, "sys_getppid", PCORE_WHAT_TIME, 0,
 				 0));
-	ASSERT_EQ(0, mechanism("sys_getppid", m, sizeof(m)));
+	ASSERT_EQ(0, pcore_mechanism("sys_getppid", m, sizeof(m)));
 	EXPECT_STREQ("kretprobe (no direct call: another probe of probe_core's has it)", m);
 	getppids(NCALLS);
 	EXPECT_EQ(NCALLS, pcore_stat("sys_getppid:count", "count"));
@@ -649,7 +631,7 @@ TEST_F(dir, arg_and_retval)
 
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, pcore_load(loads[i]));
-		ASSERT_EQ(0, mechanism("sys_getppid:arg1", m, sizeof(m)));
+		ASSERT_EQ(0, pcore_mechanism("sys_getppid:arg1", m, sizeof(m)));
 		EXPECT_STREQ(i ? "kprobe" : "direct", m);
 		getppids(NCALLS);
 		EXPECT_EQ(NCALLS, pcore_stat("sys_getppid:arg1", "count"));
@@ -660,7 +642,7 @@ TEST_F(dir, arg_and_retval)
 	EXPECT_EQ(arg[0], arg[1]);
 	EXPECT_NE(0, arg[0]);
 	ASSERT_EQ(0, pcore_load(loads[2]));
-	ASSERT_EQ(0, mechanism("sys_getppid:retval", m, sizeof(m)));
+	ASSERT_EQ(0, pcore_mechanism("sys_getppid:retval", m, sizeof(m)));
 	EXPECT_STREQ("direct-ret", m);
 	getppids(NCALLS);
 	EXPECT_EQ(NCALLS, pcore_stat("sys_getppid:retval", "count"));
@@ -700,9 +682,9 @@ TEST_F(dir, stack_arguments_refused)
 	 */
 	wait_ms(2500);
 	ASSERT_EQ(0, pcore_load("target=do_mmap,snprintf mechanism=auto"));
-	ASSERT_EQ(0, mechanism("do_mmap", m, sizeof(m)));
+	ASSERT_EQ(0, pcore_mechanism("do_mmap", m, sizeof(m)));
 	EXPECT_STREQ("kretprobe (no direct call: arguments on the stack)", m);
-	ASSERT_EQ(0, mechanism("snprintf", m, sizeof(m)));
+	ASSERT_EQ(0, pcore_mechanism("snprintf", m, sizeof(m)));
 	EXPECT_STREQ("kretprobe (no direct call: its prototype is not all in registers)", m);
 	EXPECT_EQ(0, pcore_unload());
 }
