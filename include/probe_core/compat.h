@@ -290,6 +290,28 @@ static inline void pcore_ftrace_direct_unregister(struct ftrace_ops *ops,
 }
 
 /*
+ * One ftrace_ops filtered to many functions (a glob's direct calls):
+ * ftrace_set_filter_ips() sets them all with one new hash (v5.18+, for
+ * fprobe), nothing set when one is not an ftrace site; before it, one
+ * ftrace_set_filter_ip() each, those before the bad one set.
+ */
+static inline int pcore_ftrace_set_filter_ips(struct ftrace_ops *ops,
+					      unsigned long *ips,
+					      unsigned int n)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
+	return ftrace_set_filter_ips(ops, ips, n, 0, 0);
+#else
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = ftrace_set_filter_ip(ops, ips[i], 0, 0);
+	return ret;
+#endif
+}
+
+/*
  * objtool's hint (direct.c's latency trampolines) that the stack is as
  * at a call, @off bytes from the stack pointer to the caller's frame:
  * v6.4 moved the type to the front of UNWIND_HINT().

@@ -19,6 +19,14 @@
  * free slot: the slot number in the trampoline's code finds the probe,
  * one load.
  *
+ * Globs (funcs.c, mechanism=direct or auto) go this way too: one slot
+ * for all the functions a glob matched, one ftrace_ops whose filter has
+ * each one's ftrace call, registered once.  The trampolines pass the
+ * site's return address (site + 5) to the hot paths, which find the
+ * function by a binary search of the glob's sorted sites (no division,
+ * no lock) and count or time into its histogram; the one-function paths
+ * pay one instruction for it (one at entry and one at return to time).
+ *
  * Safety.  The handlers run in the function's own context, preemptible
  * or not, and hold preemption off while they count; they do not recurse
  * (see pcore_direct_hit()).  Unregistering waits until no task is on its
@@ -85,7 +93,9 @@ static bool pcore_direct_is_plain(const struct pcore_probe *p)
  * arguments in their registers and its return address above ours.  The
  * frame pointer set up first lets the unwinder walk through it.  64 bytes
  * pushed: the call below is made with the stack as aligned as at the
- * site's call.
+ * site's call.  pcore_direct_hit() gets the slot, the saved registers and
+ * the site's return address (8(%rbp)), which tells a slot of many
+ * functions (a glob's) which one was called.
  *
  * The timing trampolines, pcore_direct_wrap_<slot>, wrap the function
  * instead: they stamp the call (pcore_direct_entry()), call the function's
@@ -101,7 +111,9 @@ static bool pcore_direct_is_plain(const struct pcore_probe *p)
  * functions whose arguments are all in registers are wrapped (see
  * pcore_direct_check()).  The frame is described to objtool: the body
  * and whatever it calls unwind through it to the function's caller
- * (ORC; the stack pointer only, %rbp untouched).  At the body's call:
+ * (ORC; the stack pointer only, %rbp untouched).  pcore_direct_entry()
+ * and pcore_direct_return() get the site's return address too (64(%rsp)
+ * below), for a slot of many functions.  At the body's call:
  *
  *	72(%rsp) the caller's return address
  *	64(%rsp) the body (the site's return address)
@@ -130,6 +142,7 @@ asm(
 "	pushq %r8\n	pushq %r9\n	pushq %rax\n"
 "	movl $\\slot, %edi\n"
 "	movq %rsp, %rsi\n"
+"	movq 8(%rbp), %rdx\n"
 "	call pcore_direct_hit\n"
 "	popq %rax\n	popq %r9\n	popq %r8\n	popq %rcx\n"
 "	popq %rdx\n	popq %rsi\n	popq %rdi\n"
@@ -147,6 +160,7 @@ asm(
 "	pushq %r8\n	pushq %r9\n	pushq %rax\n"
 "	subq $8, %rsp\n"
 "	movl $\\slot, %edi\n"
+"	movq 64(%rsp), %rsi\n"
 "	call pcore_direct_entry\n"
 "	movq %rax, (%rsp)\n"
 "	movq 56(%rsp), %rdi\n	movq 48(%rsp), %rsi\n"
@@ -161,6 +175,7 @@ asm(
 "	movq %rax, %rdx\n"
 "	movq (%rsp), %rsi\n"
 "	movl $\\slot, %edi\n"
+"	movq 64(%rsp), %rcx\n"
 "	call pcore_direct_return\n"
 "	movq 8(%rsp), %rax\n"
 "	movq 40(%rsp), %rdx\n"
@@ -240,15 +255,67 @@ static noinline void notrace pcore_direct_ret(struct pcore_probe *p,
 NOKPROBE_SYMBOL(pcore_direct_ret);
 
 /*
- * The hot path: from trampoline @slot.  It calls no traceable function
- * itself (inlines and notrace code only); its preempt_enable() may enter
- * the scheduler, whose traceable functions may be probed, but there
- * preemption is off, so it nests once at most.  Each write is one
+ * A slot of many functions (a glob's, %PCORE_PROBE_DIRECT_FUNCS): which
+ * one was called, from the site's return address @ip: a binary search of
+ * the group's sorted ftrace calls (pcore_fg_find()), or -1.  Apart, as
+ * pcore_direct_pre(), so that the one-function paths carry none of it.
+ */
+static __always_inline int pcore_direct_group_find(struct pcore_probe *p,
+						   unsigned long ip)
+{
+	return pcore_fg_find(p->fg, ip - MCOUNT_INSN_SIZE);
+}
+
+/* A glob's counted call: into its function's histogram. */
+static noinline void notrace pcore_direct_group_hit(struct pcore_probe *p,
+						    unsigned long ip)
+{
+	struct pcore_fgroup *g = p->fg;
+	int i = pcore_direct_group_find(p, ip);
+
+	if (likely(i >= 0)) {
+		pcore_fg_hit_anycpu(g, i);
+		pcore_hist_count_nopreempt(g->m[i].hist);
+	}
+}
+NOKPROBE_SYMBOL(pcore_direct_group_hit);
+
+/* A glob's timed call: counted to its function, the stamp, or 0. */
+static noinline u64 notrace pcore_direct_group_entry(struct pcore_probe *p,
+						     unsigned long ip)
+{
+	int i = pcore_direct_group_find(p, ip);
+
+	if (unlikely(i < 0))
+		return 0;
+	pcore_fg_hit_anycpu(p->fg, i);
+	return ktime_get_mono_fast_ns() | 1;
+}
+NOKPROBE_SYMBOL(pcore_direct_group_entry);
+
+/* A glob's timed return: @ns into its function's histogram. */
+static noinline void notrace pcore_direct_group_return(struct pcore_probe *p,
+						       unsigned long ip, u64 ns)
+{
+	int i = pcore_direct_group_find(p, ip);
+
+	if (likely(i >= 0))
+		pcore_hist_add_nopreempt(p->fg->m[i].hist, ns);
+}
+NOKPROBE_SYMBOL(pcore_direct_group_return);
+
+/*
+ * The hot path: from trampoline @slot, called from the site whose return
+ * address is @ip (which a glob's slot needs).  It calls no traceable
+ * function itself (inlines and notrace code only); its preempt_enable()
+ * may enter the scheduler, whose traceable functions may be probed, but
+ * there preemption is off, so it nests once at most.  Each write is one
  * instruction, safe against NMIs.  So no recursion lock (25 instructions
  * a call): only preemption held off around this CPU's counters.
  */
 void notrace pcore_direct_hit(unsigned long slot,
-			      const struct pcore_direct_args *a)
+			      const struct pcore_direct_args *a,
+			      unsigned long ip)
 {
 	struct pcore_hist *h = READ_ONCE(pcore_direct_plain[slot]);
 	struct pcore_probe *p;
@@ -259,11 +326,15 @@ void notrace pcore_direct_hit(unsigned long slot,
 	} else {
 		p = READ_ONCE(pcore_direct_slots[slot]);
 		if (p && (!p->filtered || pcore_filter_pass(p))) {
-			pcore_hit_nopreempt(p);
-			if (!p->pre)
-				pcore_hist_count_nopreempt(p->hist);
-			else
-				pcore_direct_pre(p, a);
+			if (p->kind == PCORE_PROBE_DIRECT_FUNCS) {
+				pcore_direct_group_hit(p, ip);
+			} else {
+				pcore_hit_nopreempt(p);
+				if (!p->pre)
+					pcore_hist_count_nopreempt(p->hist);
+				else
+					pcore_direct_pre(p, a);
+			}
 		}
 	}
 	preempt_enable_notrace();
@@ -293,6 +364,12 @@ static DEFINE_PER_CPU(struct pcore_direct_flight, pcore_direct_flight);
 static DECLARE_BITMAP(pcore_direct_held, PCORE_DIRECT_SLOTS);
 static unsigned long pcore_direct_site[PCORE_DIRECT_SLOTS];
 static unsigned long pcore_direct_lost[PCORE_DIRECT_SLOTS];
+/*
+ * A slot of many functions (a glob's): their ftrace calls, sorted, kept
+ * from its arm until the slot is let go (its probe's own go with it).
+ */
+static unsigned long *pcore_direct_sites[PCORE_DIRECT_SLOTS];
+static unsigned int pcore_direct_nsites[PCORE_DIRECT_SLOTS];
 static void pcore_direct_reap(struct work_struct *work);
 static DECLARE_DELAYED_WORK(pcore_direct_reap_work, pcore_direct_reap);
 /* How often held slots are looked at when their calls could not be sent. */
@@ -314,7 +391,7 @@ static unsigned long pcore_direct_back(unsigned int slot)
  * every task inside the trampoline or preempted on its way through it,
  * here included (ftrace's RCU tasks wait, see the top).
  */
-u64 notrace pcore_direct_entry(unsigned long slot)
+u64 notrace pcore_direct_entry(unsigned long slot, unsigned long ip)
 {
 	struct pcore_probe *p;
 
@@ -322,6 +399,8 @@ u64 notrace pcore_direct_entry(unsigned long slot)
 	p = READ_ONCE(pcore_direct_slots[slot]);
 	if (unlikely(!p) || (p->filtered && !pcore_filter_pass(p)))
 		return 0;
+	if (p->kind == PCORE_PROBE_DIRECT_FUNCS)
+		return pcore_direct_group_entry(p, ip);
 	pcore_hit_anycpu(p);
 	return ktime_get_mono_fast_ns() | 1;
 }
@@ -333,7 +412,7 @@ NOKPROBE_SYMBOL(pcore_direct_entry);
  * gone meanwhile (then the slot is held: no other probe has it).
  */
 void notrace pcore_direct_return(unsigned long slot, u64 stamp,
-				 unsigned long rv)
+				 unsigned long rv, unsigned long ip)
 {
 	struct pcore_probe *p;
 
@@ -344,7 +423,9 @@ void notrace pcore_direct_return(unsigned long slot, u64 stamp,
 		/* The fast clock may step back by a hair across an update. */
 		u64 ns = now > stamp ? now - stamp : 0;
 
-		if (!p->ret)
+		if (p->kind == PCORE_PROBE_DIRECT_FUNCS)
+			pcore_direct_group_return(p, ip, ns);
+		else if (!p->ret)
 			pcore_hist_add_nopreempt(p->hist, ns);
 		else
 			pcore_direct_ret(p, rv, ns);
@@ -381,11 +462,48 @@ static unsigned long pcore_direct_pending(unsigned int slot)
 }
 
 /*
+ * Is @ret, the word a wrapping trampoline's frame holds for the site's
+ * return address, that of a function of @slot's?  One function's, or
+ * one of a glob's (a binary search of its sites).  @slot is held (what
+ * this reads stays until the slot is let go) or live, under pcore_lock.
+ */
+static bool pcore_direct_frame_site_ok(unsigned int slot, unsigned long ret)
+{
+	const unsigned long *s = pcore_direct_sites[slot];
+	unsigned long ip = ret - MCOUNT_INSN_SIZE;
+	u32 lo = 0, hi = pcore_direct_nsites[slot];
+
+	if (!s)
+		return ip == pcore_direct_site[slot];
+	while (lo < hi) {
+		u32 mid = (lo + hi) >> 1;
+
+		if (s[mid] == ip)
+			return true;
+		if (s[mid] < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* A glob's slot lets go of its functions' sites. */
+static void pcore_direct_sites_free(unsigned int slot)
+{
+	kfree(pcore_direct_sites[slot]);
+	pcore_direct_sites[slot] = NULL;
+	pcore_direct_nsites[slot] = 0;
+}
+
+/*
  * What a look at every task's stack found, per held slot: the frames it
- * sent back; and where to send them.
+ * sent back, and the function of the first (ULONG_MAX: more than one, of
+ * a glob); and where to send them.
  */
 struct pcore_direct_scan {
 	unsigned long frames[PCORE_DIRECT_SLOTS];
+	unsigned long site[PCORE_DIRECT_SLOTS];
 	unsigned long lo, hi;		/* the held slots' marks, [lo, hi] */
 	unsigned long ret;		/* a return: __fentry__ */
 };
@@ -444,11 +562,14 @@ pcore_direct_scan_task(struct task_struct *t, struct pcore_direct_scan *sc)
 			continue;
 		for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS) {
 			if (w != pcore_direct_back(slot) ||
-			    sp[9] != pcore_direct_site[slot] + MCOUNT_INSN_SIZE)
+			    !pcore_direct_frame_site_ok(slot, sp[9]))
 				continue;
+			if (!sc->frames[slot]++)
+				sc->site[slot] = sp[9] - MCOUNT_INSN_SIZE;
+			else if (sc->site[slot] != sp[9] - MCOUNT_INSN_SIZE)
+				sc->site[slot] = ULONG_MAX;
 			for (i = 0; i < 10; i++)
 				sp[i] = sc->ret;
-			sc->frames[slot]++;
 			break;
 		}
 	}
@@ -502,11 +623,14 @@ static void pcore_direct_send_back(void)
 	}
 	stop_machine(pcore_direct_scan_all, sc, NULL);
 	for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS)
-		if (sc->frames[slot])
+		if (sc->frames[slot] && sc->site[slot] == ULONG_MAX)
+			pr_info("%lu calls inside functions of a glob, of a timing probe removed, return to their callers untimed\n",
+				sc->frames[slot]);
+		else if (sc->frames[slot])
 			pr_info("%lu call%s inside %ps, of a timing probe removed, return%s to %s caller%s untimed\n",
 				sc->frames[slot],
 				sc->frames[slot] == 1 ? "" : "s",
-				(void *)pcore_direct_site[slot],
+				(void *)sc->site[slot],
 				sc->frames[slot] == 1 ? "s" : "",
 				sc->frames[slot] == 1 ? "its" : "their",
 				sc->frames[slot] == 1 ? "" : "s");
@@ -543,6 +667,7 @@ static bool pcore_direct_reap_held(void)
 		for_each_set_bit(slot, done, PCORE_DIRECT_SLOTS) {
 			WRITE_ONCE(pcore_direct_lost[slot],
 				   pcore_direct_in_flight(slot));
+			pcore_direct_sites_free(slot);
 			clear_bit(slot, pcore_direct_held);
 		}
 	}
@@ -657,57 +782,64 @@ static int pcore_direct_btf_get(char *why, size_t whylen)
 }
 
 /*
- * Can a wrapping trampoline call @p's function's body?  Only if all its
- * arguments come in registers (the body would find the trampoline's
+ * Can a wrapping trampoline of @p call function @sym's body?  Only if all
+ * its arguments come in registers (the body would find the trampoline's
  * frame where its stack arguments should be), as the kernel's BTF says.
  * The x86-64 system call wrappers (__x64_sys_*) take one, a struct
  * pt_regs pointer (asm/syscall_wrapper.h); those without arguments are
  * aliases BTF does not name.
  */
-static int pcore_direct_check(struct pcore_probe *p,
-			      const struct pcore_direct_opts *o)
+static int pcore_direct_check_regs(struct pcore_probe *p,
+				   const struct pcore_direct_opts *o,
+				   const char *sym)
 {
 	char why[PCORE_BTF_WHY_MAX];
 	int ret;
 
-	if (p->kind != PCORE_PROBE_DIRECT_RET)
-		return 0;
 	if (!pcore_direct_ret_gadget())
 		return pcore_direct_refuse(p, o, -EOPNOTSUPP,
 			"no return to send calls in flight back through",
 			"%s: this kernel's __fentry__ (%*ph) is not a return, through which a removed probe's calls in flight would go back to their callers",
-			p->symbol, 8, (const void *)__fentry__);
+			sym, 8, (const void *)__fentry__);
 	ret = pcore_direct_btf_get(why, sizeof(why));
 	if (ret == -ENOENT)
 		return pcore_direct_refuse(p, o, -EOPNOTSUPP,
 			"the kernel has no BTF to read its prototype from",
 			"%s: the kernel has no BTF to read its prototype from (%s): a trampoline can only time a function whose arguments are all in registers",
-			p->symbol, why);
+			sym, why);
 	if (ret)
 		return pcore_direct_refuse(p, o, ret,
 			"the kernel's BTF could not be read",
 			"%s: the kernel's BTF could not be read: %s",
-			p->symbol, why);
-	ret = pcore_btf_regs(&pcore_direct_btf, p->symbol, NULL, why,
+			sym, why);
+	ret = pcore_btf_regs(&pcore_direct_btf, sym, NULL, why,
 			     sizeof(why));
-	if (ret == -ENOENT && str_has_prefix(p->symbol, "__x64_sys_"))
+	if (ret == -ENOENT && str_has_prefix(sym, "__x64_sys_"))
 		return 0;
 	if (ret == -ENOENT)
 		return pcore_direct_refuse(p, o, -ENOENT,
 			"its prototype is not in BTF",
 			"%s: its prototype is not in the kernel's BTF: a trampoline can only time a function whose arguments are all in registers",
-			p->symbol);
+			sym);
 	if (ret == -E2BIG)
 		return pcore_direct_refuse(p, o, -E2BIG,
 			"arguments on the stack",
 			"%s: %s: a trampoline can only time a function whose arguments are all in registers",
-			p->symbol, why);
+			sym, why);
 	if (ret)
 		return pcore_direct_refuse(p, o, ret,
 			"its prototype is not all in registers",
 			"%s: %s: a trampoline can only time a function whose arguments are all in registers",
-			p->symbol, why);
+			sym, why);
 	return 0;
+}
+
+static int pcore_direct_check(struct pcore_probe *p,
+			      const struct pcore_direct_opts *o)
+{
+	if (p->kind != PCORE_PROBE_DIRECT_RET)
+		return 0;
+	return pcore_direct_check_regs(p, o, p->symbol);
 }
 
 /* Under pcore_lock: a free slot, its trampoline on @p's function. */
@@ -866,6 +998,197 @@ static const struct pcore_probe_ops pcore_direct_ret_ops = {
 	.release = pcore_direct_release,
 	.set_enabled = pcore_direct_set_enabled,
 };
+
+/*
+ * Globs (funcs.c's %PCORE_PROBE_DIRECT_FUNCS probes): one slot, one
+ * trampoline and one ftrace_ops for all the functions a glob matched,
+ * filtered to each one's ftrace call, registered once.  The hot paths
+ * tell the functions apart by the site's return address
+ * (pcore_direct_group_find()); the slot keeps the sorted sites while it
+ * is live, and a timing glob's while it is held, for the stacks' scan
+ * (pcore_direct_frame_site_ok()).
+ */
+
+/* The trampoline of @g's slot: a counting or a wrapping one. */
+static unsigned long pcore_direct_group_addr(const struct pcore_fgroup *g)
+{
+	return g->flags & PCORE_FUNCS_COUNT ? pcore_direct_tramps[g->slot] :
+					      pcore_direct_wraps[g->slot];
+}
+
+/*
+ * Function @fn of a glob refused with @err: under mechanism=auto (@why
+ * given), "<function>: <reason>" in @why, for the fprobe or kprobes that
+ * take the glob instead; else pcore_direct_refuse() logged it.
+ */
+static int pcore_direct_group_refused(int err, const char *fn,
+				      const char *reason, char *why,
+				      size_t len)
+{
+	if (why && reason)
+		snprintf(why, len, "%s%s%s", fn ?: "", fn ? ": " : "", reason);
+	return err;
+}
+
+/* A function of @g that another of our live slots has, or NULL. */
+static const char *pcore_direct_group_busy(const struct pcore_fgroup *g)
+{
+	unsigned int slot, i;
+
+	for (slot = 0; slot < PCORE_DIRECT_SLOTS; slot++) {
+		if (!pcore_direct_slots[slot] || pcore_direct_slots[slot] == g->p)
+			continue;
+		for (i = 0; i < g->n; i++)
+			if (pcore_direct_frame_site_ok(slot, g->m[i].addr +
+							      MCOUNT_INSN_SIZE))
+				return g->m[i].name;
+	}
+	return NULL;
+}
+
+/*
+ * Under pcore_lock: a free slot, its trampoline on every function of
+ * @p's group, or an error naming the first function (by address) no
+ * direct call can take and why: logged, or with @why (mechanism=auto)
+ * written there instead, for the caller to take its fprobe or kprobes.
+ */
+int pcore_direct_group_arm(struct pcore_probe *p, char *why, size_t len)
+{
+	struct pcore_fgroup *g = p->fg;
+	bool wrap = !(g->flags & PCORE_FUNCS_COUNT);
+	const char *reason = NULL, *fn;
+	const struct pcore_direct_opts o = { .why = why ? &reason : NULL };
+	char where[KSYM_SYMBOL_LEN];
+	unsigned int i, slot;
+	unsigned long *ips;
+	int ret;
+
+	lockdep_assert_held(&pcore_lock);
+	for (i = 0; i < g->n; i++) {
+		fn = g->m[i].name;
+		/* Not a module's function: see pcore_direct_arm(). */
+		snprintf(where, sizeof(where), "%pS", (void *)g->m[i].addr);
+		if (strchr(where, '['))
+			ret = pcore_direct_refuse(p, &o, -EINVAL,
+				"a module's function",
+				"%s is a module's function: mechanism=direct takes the kernel's only",
+				fn);
+		else
+			ret = wrap ? pcore_direct_check_regs(p, &o, fn) : 0;
+		if (ret)
+			return pcore_direct_group_refused(ret, fn, reason, why,
+							  len);
+	}
+	for (slot = 0; slot < PCORE_DIRECT_SLOTS; slot++)
+		if (!pcore_direct_slots[slot] &&
+		    !test_bit(slot, pcore_direct_held))
+			break;
+	if (slot == PCORE_DIRECT_SLOTS) {
+		ret = pcore_direct_refuse(p, &o, -ENOSPC,
+			"every trampoline in use",
+			"all %d direct-call trampolines in use",
+			PCORE_DIRECT_SLOTS);
+		return pcore_direct_group_refused(ret, NULL, reason, why, len);
+	}
+	ips = kmalloc_array(g->n, sizeof(*ips), GFP_KERNEL | __GFP_NOWARN);
+	if (!ips) {
+		pcore_perr(p, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < g->n; i++)
+		ips[i] = g->m[i].addr;
+	g->ips_set = true;
+	ret = pcore_ftrace_set_filter_ips(&g->ops, ips, g->n);
+	if (ret) {
+		/* Which one: one at a time (the ops goes with the probe). */
+		for (i = 0; i < g->n; i++)
+			if (ftrace_set_filter_ip(&g->ops, ips[i], 0, 0))
+				break;
+		fn = i < g->n ? g->m[i].name : "one of its functions";
+		kfree(ips);
+		ret = pcore_direct_refuse(p, &o, ret, "ftrace cannot trace it",
+			"ftrace cannot trace %s (%pe)", fn, ERR_PTR(ret));
+		return pcore_direct_group_refused(ret, fn, reason, why, len);
+	}
+	g->slot = slot;
+	pcore_direct_sites[slot] = ips;
+	pcore_direct_nsites[slot] = g->n;
+	/* Before the trampoline can run: it finds the probe by its slot. */
+	WRITE_ONCE(pcore_direct_slots[slot], p);
+	ret = pcore_ftrace_direct_register(&g->ops, pcore_direct_group_addr(g));
+	if (!ret)
+		return 0;
+	WRITE_ONCE(pcore_direct_slots[slot], NULL);
+	fn = ret == -EBUSY ? pcore_direct_group_busy(g) : NULL;
+	pcore_direct_sites_free(slot);
+	if (ret != -EBUSY) {
+		ret = pcore_direct_refuse(p, &o, ret, "ftrace refused it",
+			"ftrace refused a direct call on its %u functions (%pe)",
+			g->n, ERR_PTR(ret));
+		return pcore_direct_group_refused(ret, NULL, reason, why, len);
+	}
+	fn = fn ?: "one of its functions";
+	ret = pcore_direct_refuse(p, &o, ret,
+		"another direct user (a BPF trampoline?) has it",
+		"ftrace refused a direct call on %s (%pe): another direct user (a BPF trampoline?) has it",
+		fn, ERR_PTR(ret));
+	return pcore_direct_group_refused(ret, fn, reason, why, len);
+}
+
+/*
+ * Unregistering waits until no task is on its way into the trampoline;
+ * then the slot is let go, a timing glob's held first (calls may still
+ * be inside its functions: pcore_direct_reap()).
+ */
+u32 pcore_direct_group_disarm(struct pcore_probe *p, struct pcore_batch *b)
+{
+	struct pcore_fgroup *g = p->fg;
+
+	if (!p->armed)
+		return 0;
+	if (!p->disabled)
+		pcore_ftrace_direct_unregister(&g->ops,
+					       pcore_direct_group_addr(g));
+	if (!(g->flags & PCORE_FUNCS_COUNT))
+		set_bit(g->slot, pcore_direct_held);
+	WRITE_ONCE(pcore_direct_slots[g->slot], NULL);
+	if (g->flags & PCORE_FUNCS_COUNT)
+		pcore_direct_sites_free(g->slot);
+	return PCORE_SYNC_RCU;
+}
+
+/*
+ * The filter and the group, once the probe is off for good; a timing
+ * glob's calls still in flight go back to their callers, and its slot
+ * is let go, by pcore_direct_reap() (see pcore_direct_release()).
+ */
+void pcore_direct_group_release(struct pcore_probe *p)
+{
+	struct pcore_fgroup *g = p->fg;
+
+	if (g && g->ips_set)
+		ftrace_free_filter(&g->ops);
+	if (g && p->armed && !(g->flags & PCORE_FUNCS_COUNT))
+		mod_delayed_work(system_wq, &pcore_direct_reap_work, 0);
+	pcore_fgroup_release(p);
+}
+
+int pcore_direct_group_set_enabled(struct pcore_probe *p, bool on)
+{
+	struct pcore_fgroup *g = p->fg;
+	int ret;
+
+	if (!on) {
+		pcore_ftrace_direct_unregister(&g->ops,
+					       pcore_direct_group_addr(g));
+		return 0;
+	}
+	/* Again: it initializes the ops, as a register before v6.5 wants. */
+	ret = pcore_ftrace_set_filter_ips(&g->ops, pcore_direct_sites[g->slot],
+					  g->n);
+	return ret ?: pcore_ftrace_direct_register(&g->ops,
+						   pcore_direct_group_addr(g));
+}
 
 /**
  * pcore_direct_attach() - count or time a function's calls through a
