@@ -21,11 +21,10 @@
  *
  * Globs (funcs.c, mechanism=direct or auto) go this way too: one slot
  * for all the functions a glob matched, one ftrace_ops whose filter has
- * each one's ftrace call, registered once.  The trampolines pass the
- * site's return address (site + 5) to the hot paths, which find the
- * function by a binary search of the glob's sorted sites (no division,
- * no lock) and count or time into its histogram; the one-function paths
- * pay one instruction for it (one at entry and one at return to time).
+ * each one's ftrace call, registered once, and a glob's own trampolines,
+ * which pass the site's return address (site + 5) to the hot paths: they
+ * find the function by a binary search of the glob's sorted sites (no
+ * division, no lock) and count or time into its histogram.
  *
  * Safety.  The handlers run in the function's own context, preemptible
  * or not, and hold preemption off while they count; they do not recurse
@@ -93,9 +92,7 @@ static bool pcore_direct_is_plain(const struct pcore_probe *p)
  * arguments in their registers and its return address above ours.  The
  * frame pointer set up first lets the unwinder walk through it.  64 bytes
  * pushed: the call below is made with the stack as aligned as at the
- * site's call.  pcore_direct_hit() gets the slot, the saved registers and
- * the site's return address (8(%rbp)), which tells a slot of many
- * functions (a glob's) which one was called.
+ * site's call.
  *
  * The timing trampolines, pcore_direct_wrap_<slot>, wrap the function
  * instead: they stamp the call (pcore_direct_entry()), call the function's
@@ -111,9 +108,7 @@ static bool pcore_direct_is_plain(const struct pcore_probe *p)
  * functions whose arguments are all in registers are wrapped (see
  * pcore_direct_check()).  The frame is described to objtool: the body
  * and whatever it calls unwind through it to the function's caller
- * (ORC; the stack pointer only, %rbp untouched).  pcore_direct_entry()
- * and pcore_direct_return() get the site's return address too (64(%rsp)
- * below), for a slot of many functions.  At the body's call:
+ * (ORC; the stack pointer only, %rbp untouched).  At the body's call:
  *
  *	72(%rsp) the caller's return address
  *	64(%rsp) the body (the site's return address)
@@ -121,6 +116,15 @@ static bool pcore_direct_is_plain(const struct pcore_probe *p)
  *	 0(%rsp) the stamp
  *
  * pcore_direct_tramps[] and pcore_direct_wraps[] hold their addresses.
+ *
+ * A glob's slot has a trampoline of each kind of its own, made by the
+ * same macros: pcore_direct_gtramp_<slot> and pcore_direct_gwrap_<slot>
+ * (pcore_direct_gtramps[], pcore_direct_gwraps[]).  They pass one more
+ * argument, the site's return address (8(%rbp) and 64(%rsp) above),
+ * which tells the glob's hot paths (pcore_direct_group_hit(),
+ * pcore_direct_group_entry(), pcore_direct_group_return()) which of its
+ * functions was called; the one-function trampolines and hot paths stay
+ * as they were, not one instruction more.
  */
 #define PCORE_INTRA_CALL(label)						\
 	"999:	call " label "\n"					\
@@ -130,10 +134,10 @@ static bool pcore_direct_is_plain(const struct pcore_probe *p)
 
 asm(
 "	.pushsection .text, \"ax\", @progbits\n"
-"	.macro pcore_direct_tramp slot\n"
-"	.globl pcore_direct_tramp_\\slot\n"
-"	.type pcore_direct_tramp_\\slot, @function\n"
-"pcore_direct_tramp_\\slot:\n"
+"	.macro pcore_direct_tramp slot, name=tramp, hit=pcore_direct_hit\n"
+"	.globl pcore_direct_\\name\\()_\\slot\n"
+"	.type pcore_direct_\\name\\()_\\slot, @function\n"
+"pcore_direct_\\name\\()_\\slot:\n"
 	ASM_ENDBR
 "	pushq %rbp\n"
 "	movq %rsp, %rbp\n"
@@ -142,88 +146,98 @@ asm(
 "	pushq %r8\n	pushq %r9\n	pushq %rax\n"
 "	movl $\\slot, %edi\n"
 "	movq %rsp, %rsi\n"
+"	.ifc \\name,gtramp\n"
 "	movq 8(%rbp), %rdx\n"
-"	call pcore_direct_hit\n"
+"	.endif\n"
+"	call \\hit\n"
 "	popq %rax\n	popq %r9\n	popq %r8\n	popq %rcx\n"
 "	popq %rdx\n	popq %rsi\n	popq %rdi\n"
 "	leave\n"
 	ASM_RET
-"	.size pcore_direct_tramp_\\slot, .-pcore_direct_tramp_\\slot\n"
+"	.size pcore_direct_\\name\\()_\\slot, .-pcore_direct_\\name\\()_\\slot\n"
 "	.endm\n"
-"	.macro pcore_direct_wrap slot\n"
-"	.globl pcore_direct_wrap_\\slot\n"
-"	.type pcore_direct_wrap_\\slot, @function\n"
-"pcore_direct_wrap_\\slot:\n"
+"	.macro pcore_direct_wrap slot, name=wrap, entry=pcore_direct_entry, rtn=pcore_direct_return\n"
+"	.globl pcore_direct_\\name\\()_\\slot\n"
+"	.type pcore_direct_\\name\\()_\\slot, @function\n"
+"pcore_direct_\\name\\()_\\slot:\n"
 	ASM_ENDBR
 	CALL_DEPTH_ACCOUNT
 "	pushq %rdi\n	pushq %rsi\n	pushq %rdx\n	pushq %rcx\n"
 "	pushq %r8\n	pushq %r9\n	pushq %rax\n"
 "	subq $8, %rsp\n"
 "	movl $\\slot, %edi\n"
+"	.ifc \\name,gwrap\n"
 "	movq 64(%rsp), %rsi\n"
-"	call pcore_direct_entry\n"
+"	.endif\n"
+"	call \\entry\n"
 "	movq %rax, (%rsp)\n"
 "	movq 56(%rsp), %rdi\n	movq 48(%rsp), %rsi\n"
 "	movq 40(%rsp), %rdx\n	movq 32(%rsp), %rcx\n"
 "	movq 24(%rsp), %r8\n	movq 16(%rsp), %r9\n"
 "	movq 8(%rsp), %rax\n"
-	PCORE_INTRA_CALL(".Lpcore_direct_body_\\slot")
-".Lpcore_direct_back_\\slot:\n"
+	PCORE_INTRA_CALL(".Lpcore_direct_\\name\\()_body_\\slot")
+".Lpcore_direct_\\name\\()_back_\\slot:\n"
 	PCORE_UNWIND_HINT_CALL(72)
 "	movq %rax, 8(%rsp)\n"
 "	movq %rdx, 40(%rsp)\n"
 "	movq %rax, %rdx\n"
 "	movq (%rsp), %rsi\n"
 "	movl $\\slot, %edi\n"
+"	.ifc \\name,gwrap\n"
 "	movq 64(%rsp), %rcx\n"
-"	call pcore_direct_return\n"
+"	.endif\n"
+"	call \\rtn\n"
 "	movq 8(%rsp), %rax\n"
 "	movq 40(%rsp), %rdx\n"
 "	addq $72, %rsp\n"
 	UNWIND_HINT_FUNC
 	ASM_RET
-".Lpcore_direct_body_\\slot:\n"
+".Lpcore_direct_\\name\\()_body_\\slot:\n"
 "	pushq 72(%rsp)\n"
 	UNWIND_HINT_FUNC
 	ASM_RET
-"	.size pcore_direct_wrap_\\slot, .-pcore_direct_wrap_\\slot\n"
+"	.size pcore_direct_\\name\\()_\\slot, .-pcore_direct_\\name\\()_\\slot\n"
 "	.endm\n"
 "	.macro pcore_direct_addr kind, slot\n"
 "	.quad pcore_direct_\\kind\\()_\\slot\n"
+"	.endm\n"
+"	.macro pcore_direct_table kind\n"
+"	.globl pcore_direct_\\kind\\()s\n"
+"	.type pcore_direct_\\kind\\()s, @object\n"
+"pcore_direct_\\kind\\()s:\n"
+"	.set pcore_direct_i, 0\n"
+"	.rept " __stringify(PCORE_DIRECT_SLOTS) "\n"
+"	pcore_direct_addr \\kind, %pcore_direct_i\n"
+"	.set pcore_direct_i, pcore_direct_i + 1\n"
+"	.endr\n"
+"	.size pcore_direct_\\kind\\()s, .-pcore_direct_\\kind\\()s\n"
 "	.endm\n"
 "	.altmacro\n"
 "	.set pcore_direct_i, 0\n"
 "	.rept " __stringify(PCORE_DIRECT_SLOTS) "\n"
 "	pcore_direct_tramp %pcore_direct_i\n"
 "	pcore_direct_wrap %pcore_direct_i\n"
+"	pcore_direct_tramp %pcore_direct_i, gtramp, pcore_direct_group_hit\n"
+"	pcore_direct_wrap %pcore_direct_i, gwrap, pcore_direct_group_entry, pcore_direct_group_return\n"
 "	.set pcore_direct_i, pcore_direct_i + 1\n"
 "	.endr\n"
 "	.popsection\n"
 "	.pushsection .rodata, \"a\"\n"
 "	.balign 8\n"
-"	.globl pcore_direct_tramps\n"
-"	.type pcore_direct_tramps, @object\n"
-"pcore_direct_tramps:\n"
-"	.set pcore_direct_i, 0\n"
-"	.rept " __stringify(PCORE_DIRECT_SLOTS) "\n"
-"	pcore_direct_addr tramp, %pcore_direct_i\n"
-"	.set pcore_direct_i, pcore_direct_i + 1\n"
-"	.endr\n"
-"	.size pcore_direct_tramps, .-pcore_direct_tramps\n"
-"	.globl pcore_direct_wraps\n"
-"	.type pcore_direct_wraps, @object\n"
-"pcore_direct_wraps:\n"
-"	.set pcore_direct_i, 0\n"
-"	.rept " __stringify(PCORE_DIRECT_SLOTS) "\n"
-"	pcore_direct_addr wrap, %pcore_direct_i\n"
-"	.set pcore_direct_i, pcore_direct_i + 1\n"
-"	.endr\n"
-"	.size pcore_direct_wraps, .-pcore_direct_wraps\n"
+"	pcore_direct_table tramp\n"
+"	pcore_direct_table wrap\n"
+"	pcore_direct_table gtramp\n"
+"	pcore_direct_table gwrap\n"
 "	.globl pcore_direct_back_off\n"
 "	.type pcore_direct_back_off, @object\n"
 "pcore_direct_back_off:\n"
-"	.long .Lpcore_direct_back_0 - pcore_direct_wrap_0\n"
+"	.long .Lpcore_direct_wrap_back_0 - pcore_direct_wrap_0\n"
 "	.size pcore_direct_back_off, .-pcore_direct_back_off\n"
+"	.globl pcore_direct_gback_off\n"
+"	.type pcore_direct_gback_off, @object\n"
+"pcore_direct_gback_off:\n"
+"	.long .Lpcore_direct_gwrap_back_0 - pcore_direct_gwrap_0\n"
+"	.size pcore_direct_gback_off, .-pcore_direct_gback_off\n"
 "	.noaltmacro\n"
 "	.popsection\n"
 );
@@ -255,67 +269,15 @@ static noinline void notrace pcore_direct_ret(struct pcore_probe *p,
 NOKPROBE_SYMBOL(pcore_direct_ret);
 
 /*
- * A slot of many functions (a glob's, %PCORE_PROBE_DIRECT_FUNCS): which
- * one was called, from the site's return address @ip: a binary search of
- * the group's sorted ftrace calls (pcore_fg_find()), or -1.  Apart, as
- * pcore_direct_pre(), so that the one-function paths carry none of it.
- */
-static __always_inline int pcore_direct_group_find(struct pcore_probe *p,
-						   unsigned long ip)
-{
-	return pcore_fg_find(p->fg, ip - MCOUNT_INSN_SIZE);
-}
-
-/* A glob's counted call: into its function's histogram. */
-static noinline void notrace pcore_direct_group_hit(struct pcore_probe *p,
-						    unsigned long ip)
-{
-	struct pcore_fgroup *g = p->fg;
-	int i = pcore_direct_group_find(p, ip);
-
-	if (likely(i >= 0)) {
-		pcore_fg_hit_anycpu(g, i);
-		pcore_hist_count_nopreempt(g->m[i].hist);
-	}
-}
-NOKPROBE_SYMBOL(pcore_direct_group_hit);
-
-/* A glob's timed call: counted to its function, the stamp, or 0. */
-static noinline u64 notrace pcore_direct_group_entry(struct pcore_probe *p,
-						     unsigned long ip)
-{
-	int i = pcore_direct_group_find(p, ip);
-
-	if (unlikely(i < 0))
-		return 0;
-	pcore_fg_hit_anycpu(p->fg, i);
-	return ktime_get_mono_fast_ns() | 1;
-}
-NOKPROBE_SYMBOL(pcore_direct_group_entry);
-
-/* A glob's timed return: @ns into its function's histogram. */
-static noinline void notrace pcore_direct_group_return(struct pcore_probe *p,
-						       unsigned long ip, u64 ns)
-{
-	int i = pcore_direct_group_find(p, ip);
-
-	if (likely(i >= 0))
-		pcore_hist_add_nopreempt(p->fg->m[i].hist, ns);
-}
-NOKPROBE_SYMBOL(pcore_direct_group_return);
-
-/*
- * The hot path: from trampoline @slot, called from the site whose return
- * address is @ip (which a glob's slot needs).  It calls no traceable
- * function itself (inlines and notrace code only); its preempt_enable()
- * may enter the scheduler, whose traceable functions may be probed, but
- * there preemption is off, so it nests once at most.  Each write is one
+ * The hot path: from trampoline @slot.  It calls no traceable function
+ * itself (inlines and notrace code only); its preempt_enable() may enter
+ * the scheduler, whose traceable functions may be probed, but there
+ * preemption is off, so it nests once at most.  Each write is one
  * instruction, safe against NMIs.  So no recursion lock (25 instructions
  * a call): only preemption held off around this CPU's counters.
  */
 void notrace pcore_direct_hit(unsigned long slot,
-			      const struct pcore_direct_args *a,
-			      unsigned long ip)
+			      const struct pcore_direct_args *a)
 {
 	struct pcore_hist *h = READ_ONCE(pcore_direct_plain[slot]);
 	struct pcore_probe *p;
@@ -326,20 +288,51 @@ void notrace pcore_direct_hit(unsigned long slot,
 	} else {
 		p = READ_ONCE(pcore_direct_slots[slot]);
 		if (p && (!p->filtered || pcore_filter_pass(p))) {
-			if (p->kind == PCORE_PROBE_DIRECT_FUNCS) {
-				pcore_direct_group_hit(p, ip);
-			} else {
-				pcore_hit_nopreempt(p);
-				if (!p->pre)
-					pcore_hist_count_nopreempt(p->hist);
-				else
-					pcore_direct_pre(p, a);
-			}
+			pcore_hit_nopreempt(p);
+			if (!p->pre)
+				pcore_hist_count_nopreempt(p->hist);
+			else
+				pcore_direct_pre(p, a);
 		}
 	}
 	preempt_enable_notrace();
 }
 NOKPROBE_SYMBOL(pcore_direct_hit);
+
+/*
+ * A glob's slot (%PCORE_PROBE_DIRECT_FUNCS, from the pcore_direct_gtramp_
+ * and pcore_direct_gwrap_ trampolines): which of its functions was
+ * called, from the site's return address @ip: a binary search of the
+ * group's sorted ftrace calls (pcore_fg_find()), or -1.
+ */
+static __always_inline int pcore_direct_group_find(struct pcore_probe *p,
+						   unsigned long ip)
+{
+	if (unlikely(p->kind != PCORE_PROBE_DIRECT_FUNCS))
+		return -1;
+	return pcore_fg_find(p->fg, ip - MCOUNT_INSN_SIZE);
+}
+
+/* A glob's counted call, as pcore_direct_hit(): into its function's. */
+void notrace pcore_direct_group_hit(unsigned long slot,
+				    const struct pcore_direct_args *a,
+				    unsigned long ip)
+{
+	struct pcore_probe *p;
+	int i;
+
+	preempt_disable_notrace();
+	p = READ_ONCE(pcore_direct_slots[slot]);
+	if (p && (!p->filtered || pcore_filter_pass(p))) {
+		i = pcore_direct_group_find(p, ip);
+		if (likely(i >= 0)) {
+			pcore_fg_hit_anycpu(p->fg, i);
+			pcore_hist_count_nopreempt(p->fg->m[i].hist);
+		}
+	}
+	preempt_enable_notrace();
+}
+NOKPROBE_SYMBOL(pcore_direct_group_hit);
 
 /*
  * Calls inside a wrapped function, per slot: each CPU counts the calls it
@@ -375,9 +368,14 @@ static DECLARE_DELAYED_WORK(pcore_direct_reap_work, pcore_direct_reap);
 /* How often held slots are looked at when their calls could not be sent. */
 #define PCORE_DIRECT_REAP_MS	100
 
-/* A wrapping trampoline's frame's mark (see pcore_direct_back_off). */
+/*
+ * A wrapping trampoline's frame's mark (see pcore_direct_back_off): of
+ * the slot's glob trampoline if a glob has it (its sites kept).
+ */
 static unsigned long pcore_direct_back(unsigned int slot)
 {
+	if (pcore_direct_sites[slot])
+		return pcore_direct_gwraps[slot] + pcore_direct_gback_off;
 	return pcore_direct_wraps[slot] + pcore_direct_back_off;
 }
 
@@ -391,7 +389,7 @@ static unsigned long pcore_direct_back(unsigned int slot)
  * every task inside the trampoline or preempted on its way through it,
  * here included (ftrace's RCU tasks wait, see the top).
  */
-u64 notrace pcore_direct_entry(unsigned long slot, unsigned long ip)
+u64 notrace pcore_direct_entry(unsigned long slot)
 {
 	struct pcore_probe *p;
 
@@ -399,8 +397,6 @@ u64 notrace pcore_direct_entry(unsigned long slot, unsigned long ip)
 	p = READ_ONCE(pcore_direct_slots[slot]);
 	if (unlikely(!p) || (p->filtered && !pcore_filter_pass(p)))
 		return 0;
-	if (p->kind == PCORE_PROBE_DIRECT_FUNCS)
-		return pcore_direct_group_entry(p, ip);
 	pcore_hit_anycpu(p);
 	return ktime_get_mono_fast_ns() | 1;
 }
@@ -412,7 +408,7 @@ NOKPROBE_SYMBOL(pcore_direct_entry);
  * gone meanwhile (then the slot is held: no other probe has it).
  */
 void notrace pcore_direct_return(unsigned long slot, u64 stamp,
-				 unsigned long rv, unsigned long ip)
+				 unsigned long rv)
 {
 	struct pcore_probe *p;
 
@@ -423,9 +419,7 @@ void notrace pcore_direct_return(unsigned long slot, u64 stamp,
 		/* The fast clock may step back by a hair across an update. */
 		u64 ns = now > stamp ? now - stamp : 0;
 
-		if (p->kind == PCORE_PROBE_DIRECT_FUNCS)
-			pcore_direct_group_return(p, ip, ns);
-		else if (!p->ret)
+		if (!p->ret)
 			pcore_hist_add_nopreempt(p->hist, ns);
 		else
 			pcore_direct_ret(p, rv, ns);
@@ -434,6 +428,48 @@ void notrace pcore_direct_return(unsigned long slot, u64 stamp,
 	preempt_enable_notrace();
 }
 NOKPROBE_SYMBOL(pcore_direct_return);
+
+/*
+ * A glob's timed call, as pcore_direct_entry(), from the site whose
+ * return address is @ip: counted to its function, the stamp, or 0.
+ */
+u64 notrace pcore_direct_group_entry(unsigned long slot, unsigned long ip)
+{
+	struct pcore_probe *p;
+	int i;
+
+	this_cpu_inc(pcore_direct_flight.in[slot]);
+	p = READ_ONCE(pcore_direct_slots[slot]);
+	if (unlikely(!p) || (p->filtered && !pcore_filter_pass(p)))
+		return 0;
+	i = pcore_direct_group_find(p, ip);
+	if (unlikely(i < 0))
+		return 0;
+	pcore_fg_hit_anycpu(p->fg, i);
+	return ktime_get_mono_fast_ns() | 1;
+}
+NOKPROBE_SYMBOL(pcore_direct_group_entry);
+
+/* After the body, as pcore_direct_return(): into @ip's function's. */
+void notrace pcore_direct_group_return(unsigned long slot, u64 stamp,
+				       unsigned long rv, unsigned long ip)
+{
+	struct pcore_probe *p;
+	int i;
+
+	preempt_disable_notrace();
+	p = READ_ONCE(pcore_direct_slots[slot]);
+	i = stamp && likely(p) ? pcore_direct_group_find(p, ip) : -1;
+	if (i >= 0) {
+		u64 now = ktime_get_mono_fast_ns();
+
+		pcore_hist_add_nopreempt(p->fg->m[i].hist,
+					 now > stamp ? now - stamp : 0);
+	}
+	__this_cpu_inc(pcore_direct_flight.out[slot]);
+	preempt_enable_notrace();
+}
+NOKPROBE_SYMBOL(pcore_direct_group_return);
 
 /*
  * Calls of trampoline @slot in flight, once no call can enter it (the
@@ -785,9 +821,10 @@ static int pcore_direct_btf_get(char *why, size_t whylen)
  * Can a wrapping trampoline of @p call function @sym's body?  Only if all
  * its arguments come in registers (the body would find the trampoline's
  * frame where its stack arguments should be), as the kernel's BTF says.
- * The x86-64 system call wrappers (__x64_sys_*) take one, a struct
- * pt_regs pointer (asm/syscall_wrapper.h); those without arguments are
- * aliases BTF does not name.
+ * The x86-64 system call wrappers (__x64_sys_*, and __ia32_sys_* for
+ * 32-bit tasks) take one, a struct pt_regs pointer
+ * (asm/syscall_wrapper.h); those without arguments are aliases BTF does
+ * not name.
  */
 static int pcore_direct_check_regs(struct pcore_probe *p,
 				   const struct pcore_direct_opts *o,
@@ -814,7 +851,8 @@ static int pcore_direct_check_regs(struct pcore_probe *p,
 			sym, why);
 	ret = pcore_btf_regs(&pcore_direct_btf, sym, NULL, why,
 			     sizeof(why));
-	if (ret == -ENOENT && str_has_prefix(sym, "__x64_sys_"))
+	if (ret == -ENOENT && (str_has_prefix(sym, "__x64_sys_") ||
+			       str_has_prefix(sym, "__ia32_sys_")))
 		return 0;
 	if (ret == -ENOENT)
 		return pcore_direct_refuse(p, o, -ENOENT,
@@ -1001,19 +1039,19 @@ static const struct pcore_probe_ops pcore_direct_ret_ops = {
 
 /*
  * Globs (funcs.c's %PCORE_PROBE_DIRECT_FUNCS probes): one slot, one
- * trampoline and one ftrace_ops for all the functions a glob matched,
- * filtered to each one's ftrace call, registered once.  The hot paths
- * tell the functions apart by the site's return address
- * (pcore_direct_group_find()); the slot keeps the sorted sites while it
- * is live, and a timing glob's while it is held, for the stacks' scan
- * (pcore_direct_frame_site_ok()).
+ * trampoline (the slot's glob one) and one ftrace_ops for all the
+ * functions a glob matched, filtered to each one's ftrace call,
+ * registered once.  The hot paths tell the functions apart by the
+ * site's return address (pcore_direct_group_find()); the slot keeps the
+ * sorted sites while it is live, and a timing glob's while it is held,
+ * for the stacks' scan (pcore_direct_back(), pcore_direct_frame_site_ok()).
  */
 
-/* The trampoline of @g's slot: a counting or a wrapping one. */
+/* The glob trampoline of @g's slot: a counting or a wrapping one. */
 static unsigned long pcore_direct_group_addr(const struct pcore_fgroup *g)
 {
-	return g->flags & PCORE_FUNCS_COUNT ? pcore_direct_tramps[g->slot] :
-					      pcore_direct_wraps[g->slot];
+	return g->flags & PCORE_FUNCS_COUNT ? pcore_direct_gtramps[g->slot] :
+					      pcore_direct_gwraps[g->slot];
 }
 
 /*

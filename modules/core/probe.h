@@ -311,15 +311,23 @@ struct pcore_direct_args {
 	unsigned long ax, r9, r8, cx, dx, si, di;
 };
 
+void pcore_direct_hit(unsigned long slot, const struct pcore_direct_args *a);
+u64 pcore_direct_entry(unsigned long slot);
+void pcore_direct_return(unsigned long slot, u64 stamp, unsigned long rv);
 /*
- * @ip: the site's return address (the function's ftrace call + 5), which
- * tells a slot of many functions (a glob's) which one was called.
+ * A glob's trampolines (pcore_direct_gtramp_N, pcore_direct_gwrap_N): the
+ * same, and @ip, the site's return address (its ftrace call + 5), which
+ * tells which of the glob's functions was called.
  */
-void pcore_direct_hit(unsigned long slot, const struct pcore_direct_args *a,
-		      unsigned long ip);
-u64 pcore_direct_entry(unsigned long slot, unsigned long ip);
-void pcore_direct_return(unsigned long slot, u64 stamp, unsigned long rv,
-			 unsigned long ip);
+extern const unsigned long pcore_direct_gtramps[PCORE_DIRECT_SLOTS];
+extern const unsigned long pcore_direct_gwraps[PCORE_DIRECT_SLOTS];
+extern const u32 pcore_direct_gback_off;
+void pcore_direct_group_hit(unsigned long slot,
+			    const struct pcore_direct_args *a,
+			    unsigned long ip);
+u64 pcore_direct_group_entry(unsigned long slot, unsigned long ip);
+void pcore_direct_group_return(unsigned long slot, u64 stamp,
+			       unsigned long rv, unsigned long ip);
 struct pcore_probe *pcore_probe_add(struct pcore_probe *p, const void *o,
 				    int err);
 u64 pcore_probe_hits(const struct pcore_probe *p);
