@@ -487,25 +487,41 @@ TEST_F_TIMEOUT(glob, direct_unload_in_flight, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(5, reader_end(&r, pipefd));
 }
 
+static pid_t napper_tid;
+
 /* One nanosleep() system call of @arg ms: what it returned. */
 static void *napper(void *arg)
 {
 	long ms = (long)arg;
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
+	__atomic_store_n(&napper_tid, gettid(), __ATOMIC_RELEASE);
 	return (void *)syscall(SYS_nanosleep, &ts, NULL);
+}
+
+/* The line after the first one of @text from @from that has @what. */
+static const char *after(const char *from, const char *what)
+{
+	const char *p = from ? strstr(from, what) : NULL;
+
+	return p ? strchrnul(p, '\n') : NULL;
 }
 
 /*
  * Calls of a glob's functions nested in one another (the system call,
- * hrtimer_nanosleep(), do_nanosleep()...), one trampoline frame each, all
- * asleep at a detach: each frame is sent back, the innermost to the
- * next, the outermost to user space; one line counts them.
+ * hrtimer_nanosleep(), do_nanosleep()...), one trampoline frame each:
+ * the sleeper's stack unwinds through each (objtool's ORC of the glob's
+ * trampoline), and all asleep at a detach, each frame is sent back, the
+ * innermost to the next, the outermost to user space; one line counts
+ * them.
  */
 TEST_F_TIMEOUT(glob, direct_nested_in_flight, PCORE_TIMEOUT_PATCHING)
 {
 	static const char what[] = " calls inside functions of a glob, of a timing probe removed, return to their callers untimed";
+	static char stack[8192];
 	struct pcore_probe_line l;
+	const char *p;
+	char path[64];
 	pthread_t t;
 	void *ret;
 	int fd;
@@ -518,6 +534,16 @@ TEST_F_TIMEOUT(glob, direct_nested_in_flight, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(1, pcore_stat("hrtimer_nanosleep", "count"));
 	ASSERT_EQ(0, pthread_create(&t, NULL, napper, (void *)3000L));
 	wait_ms(100);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stack",
+		 __atomic_load_n(&napper_tid, __ATOMIC_ACQUIRE));
+	ASSERT_LT(0, pcore_read(path, stack, sizeof(stack)));
+	p = after(stack, "] hrtimer_nanosleep+0x");
+	p = after(p, "] pcore_direct_gwrap_");
+	p = after(p, "] hrtimer_nanosleep+0x");
+	p = after(p, "] __x64_sys_nanosleep+0x");
+	p = after(p, "] pcore_direct_gwrap_");
+	p = after(p, "] __x64_sys_nanosleep+0x");
+	EXPECT_NE(NULL, after(p, "] do_syscall_64+")) TH_LOG("%s", stack);
 	kmsg_collect(self->kmsg, log_, sizeof(log_));
 	fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
