@@ -286,7 +286,8 @@ static void getres(int n)
 /*
  * mechanism=direct, :count: one probe of kind direct-funcs on both
  * functions, each call counted once into its function's histogram;
- * disable and enable; the probe's hits are the sum.
+ * disable and enable; the probe's hits are the sum; detached, and
+ * attached again by probectl attach --mechanism direct.
  */
 TEST_F_TIMEOUT(glob, direct_count, PCORE_TIMEOUT_PATCHING)
 {
@@ -322,6 +323,16 @@ TEST_F_TIMEOUT(glob, direct_count, PCORE_TIMEOUT_PATCHING)
 	ASSERT_LT(0, pcore_read(PCORE_DBG "/__x64_sys_getresgid:count/stats",
 				out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "symbol: __x64_sys_getresgid\n")) TH_LOG("%s", out);
+	/* detached and attached again at run time: the same */
+	ASSERT_EQ(0, CTL("detach", "__x64_sys_getres?id:count")) TH_LOG("%s", out);
+	EXPECT_EQ(0, pcore_hist_dirs());
+	ASSERT_EQ(0, CTL("attach", "--kprobe", "__x64_sys_getres?id", "--count",
+			 "--mechanism", "direct")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_probe_line("__x64_sys_getres?id:count", &l));
+	EXPECT_STREQ("direct-funcs", l.kind);
+	getres(NCALLS);
+	EXPECT_EQ(NCALLS, pcore_stat("__x64_sys_getresuid:count", "count"));
+	EXPECT_EQ(2 * NCALLS, pcore_stat("__x64_sys_getresgid:count", "count"));
 	ASSERT_EQ(0, pcore_unload());
 }
 
