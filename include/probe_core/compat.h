@@ -290,6 +290,21 @@ static inline void pcore_ftrace_direct_unregister(struct ftrace_ops *ops,
 }
 
 /*
+ * Functions one registration of a direct call may take (a glob's).
+ * Before v6.7 (d05cb470663a, "ftrace: Fix modification of
+ * direct_function hash while in use") a register grows ftrace's table of
+ * direct calls one function at a time, and one that grows it twice leaks
+ * the table it replaced first (kmemleak sees it on Debian's 6.1); with
+ * at most 64 functions it never does (the table has 32 buckets or more
+ * and grows past two entries a bucket, to twice as many).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 7, 0)
+#define PCORE_DIRECT_FUNCS_MAX	64
+#else
+#define PCORE_DIRECT_FUNCS_MAX	PCORE_FUNCS_MAX
+#endif
+
+/*
  * One ftrace_ops filtered to many functions (a glob's direct calls):
  * ftrace_set_filter_ips() sets them all with one new hash (v5.18+, for
  * fprobe), nothing set when one is not an ftrace site; before it, one

@@ -1102,6 +1102,13 @@ int pcore_direct_group_arm(struct pcore_probe *p, char *why, size_t len)
 	int ret;
 
 	lockdep_assert_held(&pcore_lock);
+	if (g->n > PCORE_DIRECT_FUNCS_MAX) {
+		ret = pcore_direct_refuse(p, &o, -E2BIG,
+			"more functions than this kernel's ftrace registers at once",
+			"%u functions, more than the %d this kernel's ftrace registers at once as direct calls (before v6.7 more leak its table of them)",
+			g->n, PCORE_DIRECT_FUNCS_MAX);
+		return pcore_direct_group_refused(ret, NULL, reason, why, len);
+	}
 	for (i = 0; i < g->n; i++) {
 		fn = g->m[i].name;
 		/* Not a module's function: see pcore_direct_arm(). */
