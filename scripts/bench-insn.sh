@@ -102,8 +102,10 @@ pcore-arg|probe_core target=F:arg1 (log2)|insmod modules/probe_core.ko target=$f
 pcore-arg-kprobe|probe_core target=F:arg1 mechanism=kprobe|insmod modules/probe_core.ko target=$fn:arg1 mechanism=kprobe|pcore_kprobe_hits :arg1|rmmod probe_core
 pcore-retval|probe_core target=F:retval (log2)|insmod modules/probe_core.ko target=$fn:retval|pcore_direct_hits :retval|rmmod probe_core
 pcore-retval-kprobe|probe_core target=F:retval mechanism=kprobe|insmod modules/probe_core.ko target=$fn:retval mechanism=kprobe|pcore_kprobe_hits :retval|rmmod probe_core
-pcore-glob|probe_core target=*F (glob; fprobe where the kernel has it)|insmod modules/probe_core.ko "target=*${fn#__x64_}"|pcore_probe_hits "*${fn#__x64_}"|rmmod probe_core
-pcore-glob-count|probe_core target=*F:count (glob, counting)|insmod modules/probe_core.ko "target=*${fn#__x64_}:count"|pcore_probe_hits "*${fn#__x64_}:count"|rmmod probe_core
+pcore-glob|probe_core target=*F (glob)|insmod modules/probe_core.ko "target=*${fn#__x64_}"|pcore_direct_hits_of "*${fn#__x64_}"|rmmod probe_core
+pcore-glob-count|probe_core target=*F:count (glob, counting)|insmod modules/probe_core.ko "target=*${fn#__x64_}:count"|pcore_direct_hits_of "*${fn#__x64_}:count"|rmmod probe_core
+pcore-glob-kprobe|probe_core target=*F mechanism=kprobe (glob; fprobe where the kernel has it)|insmod modules/probe_core.ko "target=*${fn#__x64_}" mechanism=kprobe|pcore_probe_hits "*${fn#__x64_}"|rmmod probe_core
+pcore-glob-count-kprobe|probe_core target=*F:count mechanism=kprobe (glob, counting)|insmod modules/probe_core.ko "target=*${fn#__x64_}:count" mechanism=kprobe|pcore_probe_hits "*${fn#__x64_}:count"|rmmod probe_core
 pcore-stacks|probe_core stacks=F (count by kernel stack, depth 32)|insmod modules/probe_core.ko stacks=$fn|pcore_hits :stacks|rmmod probe_core
 pcore-profile-99|probe_core profile=99 (every CPU sampled; per call, amortized)|insmod modules/probe_core.ko profile=99 && pcore_reset profile|pcore_cpu_hits profile|rmmod probe_core||100000|reps
 pcore-profile-999|probe_core profile=999 (every CPU sampled; per call, amortized)|insmod modules/probe_core.ko profile=999 && pcore_reset profile|pcore_cpu_hits profile|rmmod probe_core||100000|reps
@@ -222,10 +224,16 @@ pcore_hits() {
 }
 
 # pcore_hits of a row of the default mechanism (auto), if its probe is a
-# direct call (kind direct or direct-ret in probes); else nothing, and
+# direct call (kind direct, direct-ret or direct-funcs in probes); else
+# nothing, and
 # the row fails rather than measure a kprobe under its label.
 pcore_direct_hits() {
-	awk -v p="$fn${1:-}" '$1 == p && $2 ~ /^direct/ { print $4 }' \
+	pcore_direct_hits_of "$fn${1:-}"
+}
+
+# The same for the probe named $1 (a glob's).
+pcore_direct_hits_of() {
+	awk -v p="$1" '$1 == p && $2 ~ /^direct/ { print $4 }' \
 		/sys/kernel/debug/probe_core/probes
 }
 

@@ -301,6 +301,43 @@ static inline void pcore_ftrace_direct_unregister(struct ftrace_ops *ops,
 }
 
 /*
+ * Functions one registration of a direct call may take (a glob's).
+ * Before v6.7 (d05cb470663a, "ftrace: Fix modification of
+ * direct_function hash while in use") a register grows ftrace's table of
+ * direct calls one function at a time, and one that grows it twice leaks
+ * the table it replaced first (kmemleak sees it on Debian's 6.1); with
+ * at most 64 functions it never does (the table has 32 buckets or more
+ * and grows past two entries a bucket, to twice as many).
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 7, 0)
+#define PCORE_DIRECT_FUNCS_MAX	64
+#else
+#define PCORE_DIRECT_FUNCS_MAX	PCORE_FUNCS_MAX
+#endif
+
+/*
+ * One ftrace_ops filtered to many functions (a glob's direct calls):
+ * ftrace_set_filter_ips() sets them all with one new hash (v5.18+, for
+ * fprobe), nothing set when one is not an ftrace site; before it, one
+ * ftrace_set_filter_ip() each, those before the bad one set.
+ */
+static inline int pcore_ftrace_set_filter_ips(struct ftrace_ops *ops,
+					      unsigned long *ips,
+					      unsigned int n)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
+	return ftrace_set_filter_ips(ops, ips, n, 0, 0);
+#else
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = ftrace_set_filter_ip(ops, ips[i], 0, 0);
+	return ret;
+#endif
+}
+
+/*
  * objtool's hint (direct.c's latency trampolines) that the stack is as
  * at a call, @off bytes from the stack pointer to the caller's frame:
  * v6.4 moved the type to the front of UNWIND_HINT().

@@ -506,9 +506,21 @@ struct pcore_funcs;
  *	from entry to return, in ns
  * @maxactive: timed calls in flight at once: per function (kretprobes),
  *	or for all of them together (one fprobe); 0: max(32, 4 * CPUs) per
- *	function.  Calls beyond it are counted as missed.
+ *	function.  Calls beyond it are counted as missed.  A direct call
+ *	has no such limit and ignores it.
  * @priv: handler data, see pcore_probe_priv()
  * @filter: only for these tasks; see struct pcore_filter (zero: all)
+ * @mech: how the functions are probed.  0 (%PCORE_MECH_DEFAULT) and
+ *	%PCORE_MECH_KPROBE: one fprobe (v6.5 to v6.13 with CONFIG_FPROBE),
+ *	else a kprobe or kretprobe per function.  %PCORE_MECH_DIRECT: one
+ *	ftrace direct call to one trampoline of probe_core's for all of
+ *	them (probe kind "direct-funcs"), or an error naming the first
+ *	function it cannot take and why: a module's function, one ftrace
+ *	cannot trace, one another direct user (a BPF trampoline) has, and
+ *	for timing one whose arguments are not all in registers (as the
+ *	kernel's BTF says).  %PCORE_MECH_AUTO: the direct call when every
+ *	function can take it, else as %PCORE_MECH_KPROBE, and each
+ *	histogram's stats name the first function refused and why.
  */
 struct pcore_funcs_opts {
 	const char *name;
@@ -518,6 +530,7 @@ struct pcore_funcs_opts {
 	int maxactive;
 	void *priv;
 	struct pcore_filter filter;
+	enum pcore_mech mech;
 };
 
 /* Count calls, do not time them. */

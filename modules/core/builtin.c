@@ -547,7 +547,7 @@ static int pcore_builtin_glob(struct pcore_client *c, struct pcore_builtin *b,
 			.name = b->name, .funcs = f, .hists = b->hists,
 			.flags = count ? PCORE_FUNCS_COUNT : 0,
 			.maxactive = r->maxactive, .priv = b,
-			.filter = b->filter });
+			.filter = b->filter, .mech = b->mech });
 		ret = PTR_ERR_OR_ZERO(b->probe);
 	}
 	pcore_funcs_free(f);

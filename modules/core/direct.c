@@ -19,6 +19,13 @@
  * free slot: the slot number in the trampoline's code finds the probe,
  * one load.
  *
+ * Globs (funcs.c, mechanism=direct or auto) go this way too: one slot
+ * for all the functions a glob matched, one ftrace_ops whose filter has
+ * each one's ftrace call, registered once, and a glob's own trampolines,
+ * which pass the site's return address (site + 5) to the hot paths: they
+ * find the function by a binary search of the glob's sorted sites (no
+ * division, no lock) and count or time into its histogram.
+ *
  * Safety.  The handlers run in the function's own context, preemptible
  * or not, and hold preemption off while they count; they do not recurse
  * (see pcore_direct_hit()).  Unregistering waits until no task is on its
@@ -112,6 +119,15 @@ static bool pcore_direct_is_plain(const struct pcore_probe *p)
  *	 0(%rsp) the stamp
  *
  * pcore_direct_tramps[] and pcore_direct_wraps[] hold their addresses.
+ *
+ * A glob's slot has a trampoline of each kind of its own, made by the
+ * same macros: pcore_direct_gtramp_<slot> and pcore_direct_gwrap_<slot>
+ * (pcore_direct_gtramps[], pcore_direct_gwraps[]).  They pass one more
+ * argument, the site's return address (8(%rbp) and 64(%rsp) above),
+ * which tells the glob's hot paths (pcore_direct_group_hit(),
+ * pcore_direct_group_entry(), pcore_direct_group_return()) which of its
+ * functions was called; the one-function trampolines and hot paths stay
+ * as they were, not one instruction more.
  */
 #define PCORE_INTRA_CALL(label)						\
 	"999:	call " label "\n"					\
@@ -121,10 +137,10 @@ static bool pcore_direct_is_plain(const struct pcore_probe *p)
 
 asm(
 "	.pushsection .text, \"ax\", @progbits\n"
-"	.macro pcore_direct_tramp slot\n"
-"	.globl pcore_direct_tramp_\\slot\n"
-"	.type pcore_direct_tramp_\\slot, @function\n"
-"pcore_direct_tramp_\\slot:\n"
+"	.macro pcore_direct_tramp slot, name=tramp, hit=pcore_direct_hit\n"
+"	.globl pcore_direct_\\name\\()_\\slot\n"
+"	.type pcore_direct_\\name\\()_\\slot, @function\n"
+"pcore_direct_\\name\\()_\\slot:\n"
 	ASM_ENDBR
 "	pushq %rbp\n"
 "	movq %rsp, %rbp\n"
@@ -133,85 +149,98 @@ asm(
 "	pushq %r8\n	pushq %r9\n	pushq %rax\n"
 "	movl $\\slot, %edi\n"
 "	movq %rsp, %rsi\n"
-"	call pcore_direct_hit\n"
+"	.ifc \\name,gtramp\n"
+"	movq 8(%rbp), %rdx\n"
+"	.endif\n"
+"	call \\hit\n"
 "	popq %rax\n	popq %r9\n	popq %r8\n	popq %rcx\n"
 "	popq %rdx\n	popq %rsi\n	popq %rdi\n"
 "	leave\n"
 	ASM_RET
-"	.size pcore_direct_tramp_\\slot, .-pcore_direct_tramp_\\slot\n"
+"	.size pcore_direct_\\name\\()_\\slot, .-pcore_direct_\\name\\()_\\slot\n"
 "	.endm\n"
-"	.macro pcore_direct_wrap slot\n"
-"	.globl pcore_direct_wrap_\\slot\n"
-"	.type pcore_direct_wrap_\\slot, @function\n"
-"pcore_direct_wrap_\\slot:\n"
+"	.macro pcore_direct_wrap slot, name=wrap, entry=pcore_direct_entry, rtn=pcore_direct_return\n"
+"	.globl pcore_direct_\\name\\()_\\slot\n"
+"	.type pcore_direct_\\name\\()_\\slot, @function\n"
+"pcore_direct_\\name\\()_\\slot:\n"
 	ASM_ENDBR
 	CALL_DEPTH_ACCOUNT
 "	pushq %rdi\n	pushq %rsi\n	pushq %rdx\n	pushq %rcx\n"
 "	pushq %r8\n	pushq %r9\n	pushq %rax\n"
 "	subq $8, %rsp\n"
 "	movl $\\slot, %edi\n"
-"	call pcore_direct_entry\n"
+"	.ifc \\name,gwrap\n"
+"	movq 64(%rsp), %rsi\n"
+"	.endif\n"
+"	call \\entry\n"
 "	movq %rax, (%rsp)\n"
 "	movq 56(%rsp), %rdi\n	movq 48(%rsp), %rsi\n"
 "	movq 40(%rsp), %rdx\n	movq 32(%rsp), %rcx\n"
 "	movq 24(%rsp), %r8\n	movq 16(%rsp), %r9\n"
 "	movq 8(%rsp), %rax\n"
-	PCORE_INTRA_CALL(".Lpcore_direct_body_\\slot")
-".Lpcore_direct_back_\\slot:\n"
+	PCORE_INTRA_CALL(".Lpcore_direct_\\name\\()_body_\\slot")
+".Lpcore_direct_\\name\\()_back_\\slot:\n"
 	PCORE_UNWIND_HINT_CALL(72)
 "	movq %rax, 8(%rsp)\n"
 "	movq %rdx, 40(%rsp)\n"
 "	movq %rax, %rdx\n"
 "	movq (%rsp), %rsi\n"
 "	movl $\\slot, %edi\n"
-"	call pcore_direct_return\n"
+"	.ifc \\name,gwrap\n"
+"	movq 64(%rsp), %rcx\n"
+"	.endif\n"
+"	call \\rtn\n"
 "	movq 8(%rsp), %rax\n"
 "	movq 40(%rsp), %rdx\n"
 "	addq $72, %rsp\n"
 	UNWIND_HINT_FUNC
 	ASM_RET
-".Lpcore_direct_body_\\slot:\n"
+".Lpcore_direct_\\name\\()_body_\\slot:\n"
 "	pushq 72(%rsp)\n"
 	UNWIND_HINT_FUNC
 	ASM_RET
-"	.size pcore_direct_wrap_\\slot, .-pcore_direct_wrap_\\slot\n"
+"	.size pcore_direct_\\name\\()_\\slot, .-pcore_direct_\\name\\()_\\slot\n"
 "	.endm\n"
 "	.macro pcore_direct_addr kind, slot\n"
 "	.quad pcore_direct_\\kind\\()_\\slot\n"
+"	.endm\n"
+"	.macro pcore_direct_table kind\n"
+"	.globl pcore_direct_\\kind\\()s\n"
+"	.type pcore_direct_\\kind\\()s, @object\n"
+"pcore_direct_\\kind\\()s:\n"
+"	.set pcore_direct_i, 0\n"
+"	.rept " __stringify(PCORE_DIRECT_SLOTS) "\n"
+"	pcore_direct_addr \\kind, %pcore_direct_i\n"
+"	.set pcore_direct_i, pcore_direct_i + 1\n"
+"	.endr\n"
+"	.size pcore_direct_\\kind\\()s, .-pcore_direct_\\kind\\()s\n"
 "	.endm\n"
 "	.altmacro\n"
 "	.set pcore_direct_i, 0\n"
 "	.rept " __stringify(PCORE_DIRECT_SLOTS) "\n"
 "	pcore_direct_tramp %pcore_direct_i\n"
 "	pcore_direct_wrap %pcore_direct_i\n"
+"	pcore_direct_tramp %pcore_direct_i, gtramp, pcore_direct_group_hit\n"
+"	pcore_direct_wrap %pcore_direct_i, gwrap, pcore_direct_group_entry, pcore_direct_group_return\n"
 "	.set pcore_direct_i, pcore_direct_i + 1\n"
 "	.endr\n"
 "	.popsection\n"
 "	.pushsection .rodata, \"a\"\n"
 "	.balign 8\n"
-"	.globl pcore_direct_tramps\n"
-"	.type pcore_direct_tramps, @object\n"
-"pcore_direct_tramps:\n"
-"	.set pcore_direct_i, 0\n"
-"	.rept " __stringify(PCORE_DIRECT_SLOTS) "\n"
-"	pcore_direct_addr tramp, %pcore_direct_i\n"
-"	.set pcore_direct_i, pcore_direct_i + 1\n"
-"	.endr\n"
-"	.size pcore_direct_tramps, .-pcore_direct_tramps\n"
-"	.globl pcore_direct_wraps\n"
-"	.type pcore_direct_wraps, @object\n"
-"pcore_direct_wraps:\n"
-"	.set pcore_direct_i, 0\n"
-"	.rept " __stringify(PCORE_DIRECT_SLOTS) "\n"
-"	pcore_direct_addr wrap, %pcore_direct_i\n"
-"	.set pcore_direct_i, pcore_direct_i + 1\n"
-"	.endr\n"
-"	.size pcore_direct_wraps, .-pcore_direct_wraps\n"
+"	pcore_direct_table tramp\n"
+"	pcore_direct_table wrap\n"
+"	pcore_direct_table gtramp\n"
+"	pcore_direct_table gwrap\n"
 "	.globl pcore_direct_back_off\n"
 "	.type pcore_direct_back_off, @object\n"
 "pcore_direct_back_off:\n"
-"	.long .Lpcore_direct_back_0 - pcore_direct_wrap_0\n"
+"	.long .Lpcore_direct_wrap_back_0 - pcore_direct_wrap_0\n"
 "	.size pcore_direct_back_off, .-pcore_direct_back_off\n"
+"	.globl pcore_direct_gback_off\n"
+"	.type pcore_direct_gback_off, @object\n"
+"pcore_direct_gback_off:\n"
+"	.long .Lpcore_direct_gwrap_back_0 - pcore_direct_gwrap_0\n"
+"	.size pcore_direct_gback_off, .-pcore_direct_gback_off\n"
 "	.noaltmacro\n"
 "	.popsection\n"
 );
@@ -278,6 +307,41 @@ void notrace pcore_direct_hit(unsigned long slot,
 NOKPROBE_SYMBOL(pcore_direct_hit);
 
 /*
+ * A glob's slot (%PCORE_PROBE_DIRECT_FUNCS, from the pcore_direct_gtramp_
+ * and pcore_direct_gwrap_ trampolines): which of its functions was
+ * called, from the site's return address @ip: a binary search of the
+ * group's sorted ftrace calls (pcore_fg_find()), or -1.
+ */
+static __always_inline int pcore_direct_group_find(struct pcore_probe *p,
+						   unsigned long ip)
+{
+	if (unlikely(p->kind != PCORE_PROBE_DIRECT_FUNCS))
+		return -1;
+	return pcore_fg_find(p->fg, ip - MCOUNT_INSN_SIZE);
+}
+
+/* A glob's counted call, as pcore_direct_hit(): into its function's. */
+void notrace pcore_direct_group_hit(unsigned long slot,
+				    const struct pcore_direct_args *a,
+				    unsigned long ip)
+{
+	struct pcore_probe *p;
+	int i;
+
+	preempt_disable_notrace();
+	p = READ_ONCE(pcore_direct_slots[slot]);
+	if (p && (!p->filtered || pcore_filter_pass(p))) {
+		i = pcore_direct_group_find(p, ip);
+		if (likely(i >= 0)) {
+			pcore_fg_hit_anycpu(p->fg, i);
+			pcore_hist_count_nopreempt(p->fg->m[i].hist);
+		}
+	}
+	preempt_enable_notrace();
+}
+NOKPROBE_SYMBOL(pcore_direct_group_hit);
+
+/*
  * Calls inside a wrapped function, per slot: each CPU counts the calls it
  * let in and those it saw return (a call may return on another CPU).  A
  * slot whose probe went is not taken again while its calls are in flight:
@@ -300,6 +364,12 @@ static DEFINE_PER_CPU(struct pcore_direct_flight, pcore_direct_flight);
 static DECLARE_BITMAP(pcore_direct_held, PCORE_DIRECT_SLOTS);
 static unsigned long pcore_direct_site[PCORE_DIRECT_SLOTS];
 static unsigned long pcore_direct_lost[PCORE_DIRECT_SLOTS];
+/*
+ * A slot of many functions (a glob's): their ftrace calls, sorted, kept
+ * from its arm until the slot is let go (its probe's own go with it).
+ */
+static unsigned long *pcore_direct_sites[PCORE_DIRECT_SLOTS];
+static unsigned int pcore_direct_nsites[PCORE_DIRECT_SLOTS];
 static void pcore_direct_reap(struct work_struct *work);
 static DECLARE_DELAYED_WORK(pcore_direct_reap_work, pcore_direct_reap);
 /* How often held slots are looked at when their calls could not be sent. */
@@ -314,9 +384,14 @@ static DECLARE_DELAYED_WORK(pcore_direct_reap_work, pcore_direct_reap);
  */
 static DECLARE_BITMAP(pcore_direct_shared, PCORE_DIRECT_SLOTS);
 
-/* A wrapping trampoline's frame's mark (see pcore_direct_back_off). */
+/*
+ * A wrapping trampoline's frame's mark (see pcore_direct_back_off): of
+ * the slot's glob trampoline if a glob has it (its sites kept).
+ */
 static unsigned long pcore_direct_back(unsigned int slot)
 {
+	if (pcore_direct_sites[slot])
+		return pcore_direct_gwraps[slot] + pcore_direct_gback_off;
 	return pcore_direct_wraps[slot] + pcore_direct_back_off;
 }
 
@@ -371,6 +446,48 @@ void notrace pcore_direct_return(unsigned long slot, u64 stamp,
 NOKPROBE_SYMBOL(pcore_direct_return);
 
 /*
+ * A glob's timed call, as pcore_direct_entry(), from the site whose
+ * return address is @ip: counted to its function, the stamp, or 0.
+ */
+u64 notrace pcore_direct_group_entry(unsigned long slot, unsigned long ip)
+{
+	struct pcore_probe *p;
+	int i;
+
+	this_cpu_inc(pcore_direct_flight.in[slot]);
+	p = READ_ONCE(pcore_direct_slots[slot]);
+	if (unlikely(!p) || (p->filtered && !pcore_filter_pass(p)))
+		return 0;
+	i = pcore_direct_group_find(p, ip);
+	if (unlikely(i < 0))
+		return 0;
+	pcore_fg_hit_anycpu(p->fg, i);
+	return ktime_get_mono_fast_ns() | 1;
+}
+NOKPROBE_SYMBOL(pcore_direct_group_entry);
+
+/* After the body, as pcore_direct_return(): into @ip's function's. */
+void notrace pcore_direct_group_return(unsigned long slot, u64 stamp,
+				       unsigned long rv, unsigned long ip)
+{
+	struct pcore_probe *p;
+	int i;
+
+	preempt_disable_notrace();
+	p = READ_ONCE(pcore_direct_slots[slot]);
+	i = stamp && likely(p) ? pcore_direct_group_find(p, ip) : -1;
+	if (i >= 0) {
+		u64 now = ktime_get_mono_fast_ns();
+
+		pcore_hist_add_nopreempt(p->fg->m[i].hist,
+					 now > stamp ? now - stamp : 0);
+	}
+	__this_cpu_inc(pcore_direct_flight.out[slot]);
+	preempt_enable_notrace();
+}
+NOKPROBE_SYMBOL(pcore_direct_group_return);
+
+/*
  * Calls of trampoline @slot in flight, once no call can enter it (the
  * ftrace site let go of it, and every task that was in its way is past
  * the count in): the returns are summed first, so a call that returns
@@ -397,11 +514,48 @@ static unsigned long pcore_direct_pending(unsigned int slot)
 }
 
 /*
+ * Is @ret, the word a wrapping trampoline's frame holds for the site's
+ * return address, that of a function of @slot's?  One function's, or
+ * one of a glob's (a binary search of its sites).  @slot is held (what
+ * this reads stays until the slot is let go) or live, under pcore_lock.
+ */
+static bool pcore_direct_frame_site_ok(unsigned int slot, unsigned long ret)
+{
+	const unsigned long *s = pcore_direct_sites[slot];
+	unsigned long ip = ret - MCOUNT_INSN_SIZE;
+	u32 lo = 0, hi = pcore_direct_nsites[slot];
+
+	if (!s)
+		return ip == pcore_direct_site[slot];
+	while (lo < hi) {
+		u32 mid = (lo + hi) >> 1;
+
+		if (s[mid] == ip)
+			return true;
+		if (s[mid] < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* A glob's slot lets go of its functions' sites. */
+static void pcore_direct_sites_free(unsigned int slot)
+{
+	kfree(pcore_direct_sites[slot]);
+	pcore_direct_sites[slot] = NULL;
+	pcore_direct_nsites[slot] = 0;
+}
+
+/*
  * What a look at every task's stack found, per held slot: the frames it
- * sent back; and where to send them.
+ * sent back, and the function of the first (ULONG_MAX: more than one, of
+ * a glob); and where to send them.
  */
 struct pcore_direct_scan {
 	unsigned long frames[PCORE_DIRECT_SLOTS];
+	unsigned long site[PCORE_DIRECT_SLOTS];
 	unsigned long lo, hi;		/* the held slots' marks, [lo, hi] */
 	unsigned long ret;		/* a return: __fentry__ */
 };
@@ -444,11 +598,16 @@ static void __no_sanitize_address
 pcore_direct_send_frame(unsigned long *sp, unsigned int slot,
 			struct pcore_direct_scan *sc)
 {
+	unsigned long site = pcore_direct_sites[slot] ?
+			     sp[9] - MCOUNT_INSN_SIZE : pcore_direct_site[slot];
 	unsigned int i;
 
+	if (!sc->frames[slot]++)
+		sc->site[slot] = site;
+	else if (sc->site[slot] != site)
+		sc->site[slot] = ULONG_MAX;
 	for (i = 0; i < 10; i++)
 		sp[i] = sc->ret;
-	sc->frames[slot]++;
 }
 
 /* The held slot whose mark @w is, or PCORE_DIRECT_SLOTS. */
@@ -501,7 +660,8 @@ pcore_direct_unwind_task(struct task_struct *t, struct pcore_direct_scan *sc)
 /*
  * Without the unwinder: every word of @t's stack from its stack pointer
  * up.  A mark is taken for a frame only with the function's site's
- * return address 9 words above it, or any body if the slot shared its
+ * return address 9 words above it (one of a glob's: see
+ * pcore_direct_frame_site_ok()), or any body if the slot shared its
  * function with a livepatch (its replacement is the body: see
  * pcore_direct_ops_func()); a stale copy of a whole frame left in a
  * live frame's unused words would be taken too: hence the unwinder
@@ -520,7 +680,7 @@ pcore_direct_scan_words(struct task_struct *t, struct pcore_direct_scan *sc)
 	for (; sp + 9 < end; sp++) {
 		slot = pcore_direct_mark_slot(*sp, sc);
 		if (slot != PCORE_DIRECT_SLOTS &&
-		    (sp[9] == pcore_direct_site[slot] + MCOUNT_INSN_SIZE ||
+		    (pcore_direct_frame_site_ok(slot, sp[9]) ||
 		     test_bit(slot, pcore_direct_shared)))
 			pcore_direct_send_frame(sp, slot, sc);
 	}
@@ -589,11 +749,14 @@ static void pcore_direct_send_back(void)
 	}
 	stop_machine(pcore_direct_scan_all, sc, NULL);
 	for_each_set_bit(slot, pcore_direct_held, PCORE_DIRECT_SLOTS)
-		if (sc->frames[slot])
+		if (sc->frames[slot] && sc->site[slot] == ULONG_MAX)
+			pr_info("%lu calls inside functions of a glob, of a timing probe removed, return to their callers untimed\n",
+				sc->frames[slot]);
+		else if (sc->frames[slot])
 			pr_info("%lu call%s inside %ps, of a timing probe removed, return%s to %s caller%s untimed\n",
 				sc->frames[slot],
 				sc->frames[slot] == 1 ? "" : "s",
-				(void *)pcore_direct_site[slot],
+				(void *)sc->site[slot],
 				sc->frames[slot] == 1 ? "s" : "",
 				sc->frames[slot] == 1 ? "its" : "their",
 				sc->frames[slot] == 1 ? "" : "s");
@@ -630,6 +793,7 @@ static bool pcore_direct_reap_held(void)
 		for_each_set_bit(slot, done, PCORE_DIRECT_SLOTS) {
 			WRITE_ONCE(pcore_direct_lost[slot],
 				   pcore_direct_in_flight(slot));
+			pcore_direct_sites_free(slot);
 			clear_bit(slot, pcore_direct_held);
 		}
 	}
@@ -744,57 +908,58 @@ static int pcore_direct_btf_get(char *why, size_t whylen)
 }
 
 /*
- * Can a wrapping trampoline call @p's function's body?  Only if all its
- * arguments come in registers (the body would find the trampoline's
+ * Can a wrapping trampoline of @p call function @sym's body?  Only if all
+ * its arguments come in registers (the body would find the trampoline's
  * frame where its stack arguments should be), as the kernel's BTF says.
- * The x86-64 system call wrappers (__x64_sys_*) take one, a struct
- * pt_regs pointer, by construction (asm/syscall_wrapper.h; those without
- * arguments are aliases BTF does not name): no BTF is read for them, the
- * most common targets (megabytes read a page a time, at every load).
+ * The x86-64 system call wrappers (__x64_sys_*, and __ia32_sys_* for
+ * 32-bit tasks) take one, a struct pt_regs pointer, by construction
+ * (asm/syscall_wrapper.h; those without arguments are aliases BTF does
+ * not name): no BTF is read for them, the most common targets (megabytes
+ * read a page a time, at every load).
  */
-static int pcore_direct_check(struct pcore_probe *p,
-			      const struct pcore_direct_opts *o)
+static int pcore_direct_check_regs(struct pcore_probe *p,
+				   const struct pcore_direct_opts *o,
+				   const char *sym)
 {
 	char why[PCORE_BTF_WHY_MAX];
 	int ret;
 
-	if (p->kind != PCORE_PROBE_DIRECT_RET)
-		return 0;
 	if (!pcore_direct_ret_gadget())
 		return pcore_direct_refuse(p, o, -EOPNOTSUPP,
 			"no return to send calls in flight back through",
 			"%s: this kernel's __fentry__ (%*ph) is not a return, through which a removed probe's calls in flight would go back to their callers",
-			p->symbol, 8, (const void *)__fentry__);
-	if (str_has_prefix(p->symbol, "__x64_sys_"))
+			sym, 8, (const void *)__fentry__);
+	if (str_has_prefix(sym, "__x64_sys_") ||
+	    str_has_prefix(sym, "__ia32_sys_"))
 		return 0;
 	ret = pcore_direct_btf_get(why, sizeof(why));
 	if (ret == -ENOENT)
 		return pcore_direct_refuse(p, o, -EOPNOTSUPP,
 			"the kernel has no BTF to read its prototype from",
 			"%s: the kernel has no BTF to read its prototype from (%s): a trampoline can only time a function whose arguments are all in registers",
-			p->symbol, why);
+			sym, why);
 	if (ret)
 		return pcore_direct_refuse(p, o, ret,
 			"the kernel's BTF could not be read",
 			"%s: the kernel's BTF could not be read: %s",
-			p->symbol, why);
-	ret = pcore_btf_regs(&pcore_direct_btf, p->symbol, NULL, why,
+			sym, why);
+	ret = pcore_btf_regs(&pcore_direct_btf, sym, NULL, why,
 			     sizeof(why));
 	if (ret == -ENOENT)
 		return pcore_direct_refuse(p, o, -ENOENT,
 			"its prototype is not in BTF",
 			"%s: its prototype is not in the kernel's BTF: a trampoline can only time a function whose arguments are all in registers",
-			p->symbol);
+			sym);
 	if (ret == -E2BIG)
 		return pcore_direct_refuse(p, o, -E2BIG,
 			"arguments on the stack",
 			"%s: %s: a trampoline can only time a function whose arguments are all in registers",
-			p->symbol, why);
+			sym, why);
 	if (ret)
 		return pcore_direct_refuse(p, o, ret,
 			"its prototype is not all in registers",
 			"%s: %s: a trampoline can only time a function whose arguments are all in registers",
-			p->symbol, why);
+			sym, why);
 	return 0;
 }
 
@@ -831,15 +996,12 @@ static int pcore_direct_check(struct pcore_probe *p,
  * ftrace holds its direct_mutex (and for _SELF its ftrace_lock) here:
  * nothing of ours is locked (pcore_lock is taken before those).
  */
-static int pcore_direct_ops_func(struct ftrace_ops *ops,
-				 enum ftrace_ops_cmd cmd)
+static int pcore_direct_share(unsigned int slot, enum ftrace_ops_cmd cmd)
 {
-	struct pcore_probe *p = container_of(ops, struct pcore_probe, dp.ops);
-
 	switch (cmd) {
 	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_SELF:
 	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_PEER:
-		set_bit(p->dp.slot, pcore_direct_shared);
+		set_bit(slot, pcore_direct_shared);
 		return 0;
 	case FTRACE_OPS_CMD_DISABLE_SHARE_IPMODIFY_PEER:
 		/* calls entered meanwhile may still be in a replacement */
@@ -847,7 +1009,30 @@ static int pcore_direct_ops_func(struct ftrace_ops *ops,
 	}
 	return -EBUSY;	/* a later kernel's question: share nothing unknown */
 }
+
+static int pcore_direct_ops_func(struct ftrace_ops *ops,
+				 enum ftrace_ops_cmd cmd)
+{
+	return pcore_direct_share(container_of(ops, struct pcore_probe,
+					       dp.ops)->dp.slot, cmd);
+}
+
+/* The same for a glob's ops: any of its functions may be shared. */
+static int pcore_direct_group_ops_func(struct ftrace_ops *ops,
+				       enum ftrace_ops_cmd cmd)
+{
+	return pcore_direct_share(container_of(ops, struct pcore_fgroup,
+					       ops)->slot, cmd);
+}
 #endif
+
+static int pcore_direct_check(struct pcore_probe *p,
+			      const struct pcore_direct_opts *o)
+{
+	if (p->kind != PCORE_PROBE_DIRECT_RET)
+		return 0;
+	return pcore_direct_check_regs(p, o, p->symbol);
+}
 
 /* Under pcore_lock: a free slot, its trampoline on @p's function. */
 static int pcore_direct_arm(struct pcore_probe *p, const void *opts)
@@ -1019,6 +1204,208 @@ static const struct pcore_probe_ops pcore_direct_ret_ops = {
 	.release = pcore_direct_release,
 	.set_enabled = pcore_direct_set_enabled,
 };
+
+/*
+ * Globs (funcs.c's %PCORE_PROBE_DIRECT_FUNCS probes): one slot, one
+ * trampoline (the slot's glob one) and one ftrace_ops for all the
+ * functions a glob matched, filtered to each one's ftrace call,
+ * registered once.  The hot paths tell the functions apart by the
+ * site's return address (pcore_direct_group_find()); the slot keeps the
+ * sorted sites while it is live, and a timing glob's while it is held,
+ * for the stacks' scan (pcore_direct_back(), pcore_direct_frame_site_ok()).
+ */
+
+/* The glob trampoline of @g's slot: a counting or a wrapping one. */
+static unsigned long pcore_direct_group_addr(const struct pcore_fgroup *g)
+{
+	return g->flags & PCORE_FUNCS_COUNT ? pcore_direct_gtramps[g->slot] :
+					      pcore_direct_gwraps[g->slot];
+}
+
+/*
+ * Function @fn of a glob refused with @err: under mechanism=auto (@why
+ * given), "<function>: <reason>" in @why, for the fprobe or kprobes that
+ * take the glob instead; else pcore_direct_refuse() logged it.
+ */
+static int pcore_direct_group_refused(int err, const char *fn,
+				      const char *reason, char *why,
+				      size_t len)
+{
+	if (why && reason)
+		snprintf(why, len, "%s%s%s", fn ?: "", fn ? ": " : "", reason);
+	return err;
+}
+
+/* A function of @g that another of our live slots has, or NULL. */
+static const char *pcore_direct_group_busy(const struct pcore_fgroup *g)
+{
+	unsigned int slot, i;
+
+	for (slot = 0; slot < PCORE_DIRECT_SLOTS; slot++) {
+		if (!pcore_direct_slots[slot] || pcore_direct_slots[slot] == g->p)
+			continue;
+		for (i = 0; i < g->n; i++)
+			if (pcore_direct_frame_site_ok(slot, g->m[i].addr +
+							      MCOUNT_INSN_SIZE))
+				return g->m[i].name;
+	}
+	return NULL;
+}
+
+/*
+ * Under pcore_lock: a free slot, its trampoline on every function of
+ * @p's group, or an error naming the first function (by address) no
+ * direct call can take and why: logged, or with @why (mechanism=auto)
+ * written there instead, for the caller to take its fprobe or kprobes.
+ */
+int pcore_direct_group_arm(struct pcore_probe *p, char *why, size_t len)
+{
+	struct pcore_fgroup *g = p->fg;
+	bool wrap = !(g->flags & PCORE_FUNCS_COUNT);
+	const char *reason = NULL, *fn;
+	const struct pcore_direct_opts o = { .why = why ? &reason : NULL };
+	char where[KSYM_SYMBOL_LEN];
+	unsigned int i, slot;
+	unsigned long *ips;
+	int ret;
+
+	lockdep_assert_held(&pcore_lock);
+	if (g->n > PCORE_DIRECT_FUNCS_MAX) {
+		ret = pcore_direct_refuse(p, &o, -E2BIG,
+			"more functions than this kernel's ftrace registers at once",
+			"%u functions, more than the %d this kernel's ftrace registers at once as direct calls (before v6.7 more leak its table of them)",
+			g->n, PCORE_DIRECT_FUNCS_MAX);
+		return pcore_direct_group_refused(ret, NULL, reason, why, len);
+	}
+	for (i = 0; i < g->n; i++) {
+		fn = g->m[i].name;
+		/* Not a module's function: see pcore_direct_arm(). */
+		snprintf(where, sizeof(where), "%pS", (void *)g->m[i].addr);
+		if (strchr(where, '['))
+			ret = pcore_direct_refuse(p, &o, -EINVAL,
+				"a module's function",
+				"%s is a module's function: mechanism=direct takes the kernel's only",
+				fn);
+		else
+			ret = wrap ? pcore_direct_check_regs(p, &o, fn) : 0;
+		if (ret)
+			return pcore_direct_group_refused(ret, fn, reason, why,
+							  len);
+	}
+	for (slot = 0; slot < PCORE_DIRECT_SLOTS; slot++)
+		if (!pcore_direct_slots[slot] &&
+		    !test_bit(slot, pcore_direct_held))
+			break;
+	if (slot == PCORE_DIRECT_SLOTS) {
+		ret = pcore_direct_refuse(p, &o, -ENOSPC,
+			"every trampoline in use",
+			"all %d direct-call trampolines in use",
+			PCORE_DIRECT_SLOTS);
+		return pcore_direct_group_refused(ret, NULL, reason, why, len);
+	}
+	ips = kmalloc_array(g->n, sizeof(*ips), GFP_KERNEL | __GFP_NOWARN);
+	if (!ips) {
+		pcore_perr(p, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < g->n; i++)
+		ips[i] = g->m[i].addr;
+	g->ips_set = true;
+	ret = pcore_ftrace_set_filter_ips(&g->ops, ips, g->n);
+	if (ret) {
+		/* Which one: one at a time (the ops goes with the probe). */
+		for (i = 0; i < g->n; i++)
+			if (ftrace_set_filter_ip(&g->ops, ips[i], 0, 0))
+				break;
+		fn = i < g->n ? g->m[i].name : "one of its functions";
+		kfree(ips);
+		ret = pcore_direct_refuse(p, &o, ret, "ftrace cannot trace it",
+			"ftrace cannot trace %s (%pe)", fn, ERR_PTR(ret));
+		return pcore_direct_group_refused(ret, fn, reason, why, len);
+	}
+	g->slot = slot;
+#ifdef PCORE_HAVE_DIRECT_SHARE
+	g->ops.ops_func = pcore_direct_group_ops_func;
+#endif
+	clear_bit(slot, pcore_direct_shared);
+	pcore_direct_sites[slot] = ips;
+	pcore_direct_nsites[slot] = g->n;
+	/* Before the trampoline can run: it finds the probe by its slot. */
+	WRITE_ONCE(pcore_direct_slots[slot], p);
+	ret = pcore_ftrace_direct_register(&g->ops, pcore_direct_group_addr(g));
+	if (!ret)
+		return 0;
+	WRITE_ONCE(pcore_direct_slots[slot], NULL);
+	fn = ret == -EBUSY ? pcore_direct_group_busy(g) : NULL;
+	pcore_direct_sites_free(slot);
+	if (ret != -EBUSY) {
+		ret = pcore_direct_refuse(p, &o, ret, "ftrace refused it",
+			"ftrace refused a direct call on its %u functions (%pe)",
+			g->n, ERR_PTR(ret));
+		return pcore_direct_group_refused(ret, NULL, reason, why, len);
+	}
+	fn = fn ?: "one of its functions";
+	ret = pcore_direct_refuse(p, &o, ret,
+		"another direct user (a BPF trampoline?) has it",
+		"ftrace refused a direct call on %s (%pe): another direct user (a BPF trampoline?) has it",
+		fn, ERR_PTR(ret));
+	return pcore_direct_group_refused(ret, fn, reason, why, len);
+}
+
+/*
+ * Unregistering waits until no task is on its way into the trampoline;
+ * then the slot is let go, a timing glob's held first (calls may still
+ * be inside its functions: pcore_direct_reap()).
+ */
+u32 pcore_direct_group_disarm(struct pcore_probe *p, struct pcore_batch *b)
+{
+	struct pcore_fgroup *g = p->fg;
+
+	if (!p->armed)
+		return 0;
+	if (!p->disabled)
+		pcore_ftrace_direct_unregister(&g->ops,
+					       pcore_direct_group_addr(g));
+	if (!(g->flags & PCORE_FUNCS_COUNT))
+		set_bit(g->slot, pcore_direct_held);
+	WRITE_ONCE(pcore_direct_slots[g->slot], NULL);
+	if (g->flags & PCORE_FUNCS_COUNT)
+		pcore_direct_sites_free(g->slot);
+	return PCORE_SYNC_RCU;
+}
+
+/*
+ * The filter and the group, once the probe is off for good; a timing
+ * glob's calls still in flight go back to their callers, and its slot
+ * is let go, by pcore_direct_reap() (see pcore_direct_release()).
+ */
+void pcore_direct_group_release(struct pcore_probe *p)
+{
+	struct pcore_fgroup *g = p->fg;
+
+	if (g && g->ips_set)
+		ftrace_free_filter(&g->ops);
+	if (g && p->armed && !(g->flags & PCORE_FUNCS_COUNT))
+		mod_delayed_work(system_wq, &pcore_direct_reap_work, 0);
+	pcore_fgroup_release(p);
+}
+
+int pcore_direct_group_set_enabled(struct pcore_probe *p, bool on)
+{
+	struct pcore_fgroup *g = p->fg;
+	int ret;
+
+	if (!on) {
+		pcore_ftrace_direct_unregister(&g->ops,
+					       pcore_direct_group_addr(g));
+		return 0;
+	}
+	/* Again: it initializes the ops, as a register before v6.5 wants. */
+	ret = pcore_ftrace_set_filter_ips(&g->ops, pcore_direct_sites[g->slot],
+					  g->n);
+	return ret ?: pcore_ftrace_direct_register(&g->ops,
+						   pcore_direct_group_addr(g));
+}
 
 /**
  * pcore_direct_attach() - count or time a function's calls through a

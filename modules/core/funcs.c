@@ -20,7 +20,18 @@
  * blacklist, and places they cannot probe), and, with fprobe, functions
  * whose kprobe is not on ftrace's call (another symbol of that name).
  *
- * How.  With fprobe (v6.5 to v6.13 with CONFIG_FPROBE; see compat.h) one
+ * How.  By a direct call where the probe's mechanism says so
+ * (mechanism=direct, or auto when every function can take one): one
+ * trampoline of direct.c's for all the functions, one ftrace_ops filtered
+ * to each one's ftrace call, registered once; the trampoline hands the
+ * site to the hot path, which finds the function's histogram by a binary
+ * search of the sorted sites (pcore_fg_find()), with no return hooks to
+ * run out of.  What a direct call cannot take (a module's function, for
+ * timing one with arguments on the stack: see direct.c) is refused, or
+ * under auto the glob takes the fprobe or kprobes below, the first
+ * function refused and why in each histogram's stats.
+ *
+ * Else, with fprobe (v6.5 to v6.13 with CONFIG_FPROBE; see compat.h) one
  * fprobe covers every function: one registration to attach, one to
  * detach, however many functions.  Its handlers are told the ftrace
  * address of the function; a binary search in the sorted addresses finds
@@ -492,26 +503,6 @@ struct pcore_fp_data {
 	u32 i;
 };
 
-/* The function at ftrace address @ip: binary search, shifts only. */
-static __always_inline int pcore_fg_find(const struct pcore_fgroup *g,
-					 unsigned long ip)
-{
-	u32 lo = 0, hi = g->n;
-
-	while (lo < hi) {
-		u32 mid = (lo + hi) >> 1;
-		unsigned long a = g->m[mid].addr;
-
-		if (a == ip)
-			return mid;
-		if (a < ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
 static int notrace pcore_fp_entry(struct fprobe *fp, unsigned long ip,
 				  unsigned long ret_ip, struct pt_regs *regs,
 				  void *data)
@@ -732,6 +723,9 @@ size_t pcore_fgroup_mem(const struct pcore_fgroup *g)
 
 	for (i = 0; i < g->n; i++)
 		mem += strlen(g->m[i].name) + 1;
+	/* A direct call's: the sites its slot keeps; no return hooks. */
+	if (g->p->kind == PCORE_PROBE_DIRECT_FUNCS)
+		return mem + (size_t)g->n * sizeof(unsigned long);
 	if (g->flags & PCORE_FUNCS_COUNT)
 		return mem;
 #ifdef PCORE_HAVE_FPROBE
@@ -911,6 +905,8 @@ static u64 pcore_fgroup_hits(const struct pcore_probe *p,
 /* How @p is attached, for log lines. */
 const char *pcore_fgroup_how(const struct pcore_probe *p)
 {
+	if (p->kind == PCORE_PROBE_DIRECT_FUNCS)
+		return "one direct-call trampoline";
 #ifdef PCORE_HAVE_FPROBE
 	return "one fprobe";
 #else
@@ -982,6 +978,15 @@ void pcore_funcs_exit(void)
 }
 #endif
 
+/*
+ * What pcore_funcs_attach() gives a direct group's arm under
+ * mechanism=auto: where the first function refused, and why, goes.
+ */
+struct pcore_funcs_try {
+	char *why;
+	size_t len;
+};
+
 /* Each function's histogram: the client's, fed by no other probe, once. */
 static int pcore_fgroup_check(struct pcore_probe *p)
 {
@@ -1035,35 +1040,50 @@ const struct pcore_probe_ops pcore_funcs_ops = {
 	.missed = pcore_fgroup_missed,
 };
 
+#ifdef PCORE_HAVE_DIRECT
+/*
+ * Through a direct call (direct.c): one trampoline for every function,
+ * which the hot paths tell apart by a binary search as fprobe's handlers
+ * do; no return hooks, so nothing missed.
+ */
+static int pcore_fgroup_direct_arm(struct pcore_probe *p, const void *opts)
+{
+	const struct pcore_funcs_try *t = opts;
+
+	return pcore_direct_group_arm(p, t ? t->why : NULL, t ? t->len : 0);
+}
+
+static const struct pcore_probe_ops pcore_funcs_direct_ops = {
+	.kind = PCORE_PROBE_DIRECT_FUNCS,
+	.name_chars = "-*?",
+	.check = pcore_fgroup_check,
+	.arm = pcore_fgroup_direct_arm,
+	.link = pcore_fgroup_link,
+	.disarm = pcore_direct_group_disarm,
+	.release = pcore_direct_group_release,
+	.set_enabled = pcore_direct_group_set_enabled,
+	.hits = pcore_fgroup_hits,
+	.hist_symbol = pcore_fgroup_symbol,
+};
+#endif
+
 /* probes on many functions */
 
-/**
- * pcore_funcs_attach() - attach one probe to many kernel functions
- * @c: the client it belongs to
- * @o: what to attach; see struct pcore_funcs_opts
- *
- * Where the kernel has fprobe, one fprobe covers every function: one
- * registration, one unregistration.  Elsewhere, a kretprobe (or, to
- * count, a kprobe) per function, unregistered in one batch.  Sleeps.
- *
- * Return: the probe, or ERR_PTR(-EINVAL) for bad options,
- * ERR_PTR(-EEXIST) when the client has a probe of that name,
- * ERR_PTR(-EPERM) when the kernel is locked down (confidentiality),
- * ERR_PTR(-E2BIG) when it would go over mem_max, or the errno of fprobe
- * or kprobes; one log line says which.
+/*
+ * One probe through @ops on @o's functions; under mechanism=auto, @t for
+ * a direct group's arm to say why it cannot go; @why: why auto took this
+ * fprobe or these kprobes, or NULL.
  */
-struct pcore_probe *pcore_funcs_attach(struct pcore_client *c,
-				       const struct pcore_funcs_opts *o)
+static struct pcore_probe *
+pcore_funcs_attach_ops(struct pcore_client *c, const struct pcore_funcs_opts *o,
+		       const struct pcore_probe_ops *ops,
+		       const struct pcore_funcs_try *t, const char *why)
 {
 	struct pcore_probe *p;
 	u32 i;
 	int ret;
 
-	ret = pcore_check_args("functions", c, o);
-	if (ret)
-		return ERR_PTR(ret);
-	p = pcore_probe_new(c, &pcore_funcs_ops, o->name, NULL, NULL,
-			    o->priv, &o->filter);
+	p = pcore_probe_new(c, ops, o->name, NULL, NULL, o->priv, &o->filter);
 	if (IS_ERR(p))
 		return p;
 	ret = -EINVAL;
@@ -1092,10 +1112,72 @@ struct pcore_probe *pcore_funcs_attach(struct pcore_client *c,
 		pcore_perr(p, "out of memory");
 		goto out;
 	}
+	if (why) {
+		strscpy(p->fg->why, why, sizeof(p->fg->why));
+		pcore_probe_set_why(p, p->fg->why);
+	}
 	/* One word, as every field of the probes file. */
 	snprintf(p->symbol, sizeof(p->symbol), "%u_functions", p->fg->n);
 	ret = pcore_probe_charge(p, pcore_fgroup_mem(p->fg));
 out:
-	return pcore_probe_add(p, o, ret);
+	return pcore_probe_add(p, t, ret);
+}
+
+/**
+ * pcore_funcs_attach() - attach one probe to many kernel functions
+ * @c: the client it belongs to
+ * @o: what to attach; see struct pcore_funcs_opts
+ *
+ * By @o->mech: with %PCORE_MECH_DIRECT (or %PCORE_MECH_AUTO, where every
+ * function can go so), one ftrace direct call to one trampoline for all
+ * of them.  Else, where the kernel has fprobe, one fprobe covers every
+ * function: one registration, one unregistration; elsewhere a kretprobe
+ * (or, to count, a kprobe) per function, unregistered in one batch.
+ * Under %PCORE_MECH_AUTO, the stats of each function's histogram then
+ * name the first function no direct call takes, and why.  Sleeps.
+ *
+ * Return: the probe, or ERR_PTR(-EINVAL) for bad options,
+ * ERR_PTR(-EEXIST) when the client has a probe of that name,
+ * ERR_PTR(-EPERM) when the kernel is locked down (confidentiality),
+ * ERR_PTR(-E2BIG) when it would go over mem_max, or the errno of fprobe
+ * or kprobes; with %PCORE_MECH_DIRECT, the errno of the first function
+ * no direct call takes (as pcore_direct_attach() gives it; -EOPNOTSUPP
+ * for a kernel without direct calls); one log line says which.
+ */
+struct pcore_probe *pcore_funcs_attach(struct pcore_client *c,
+				       const struct pcore_funcs_opts *o)
+{
+	char why[192] = "";
+	struct pcore_funcs_try t = { .why = why, .len = sizeof(why) };
+	struct pcore_probe *p;
+	int ret;
+
+	ret = pcore_check_args("functions", c, o);
+	if (ret)
+		return ERR_PTR(ret);
+	if (o->mech > PCORE_MECH_AUTO) {
+		pcore_cerr(c, "functions %s: mechanism %u is not 0 to %d",
+			   o->name ?: "(null)", o->mech, PCORE_MECH_AUTO);
+		return ERR_PTR(-EINVAL);
+	}
+	if (o->mech == PCORE_MECH_DIRECT || o->mech == PCORE_MECH_AUTO) {
+#ifdef PCORE_HAVE_DIRECT
+		p = pcore_funcs_attach_ops(c, o, &pcore_funcs_direct_ops,
+					   o->mech == PCORE_MECH_AUTO ? &t : NULL,
+					   NULL);
+		if (!IS_ERR(p) || !why[0])
+			return p;
+#else
+		if (o->mech == PCORE_MECH_DIRECT) {
+			pcore_cerr(c, "functions %s: mechanism direct: this kernel has no ftrace direct calls",
+				   o->name ?: "(null)");
+			return ERR_PTR(-EOPNOTSUPP);
+		}
+		strscpy(why, "this kernel has no ftrace direct calls",
+			sizeof(why));
+#endif
+	}
+	return pcore_funcs_attach_ops(c, o, &pcore_funcs_ops, NULL,
+				      why[0] ? why : NULL);
 }
 EXPORT_SYMBOL_GPL(pcore_funcs_attach);

@@ -16,6 +16,7 @@ enum pcore_probe_kind {
 	PCORE_PROBE_PROFILE,
 	PCORE_PROBE_DIRECT,
 	PCORE_PROBE_DIRECT_RET,
+	PCORE_PROBE_DIRECT_FUNCS,
 };
 
 /**
@@ -153,7 +154,8 @@ extern const struct pcore_probe_ops pcore_uretprobe_ops;
  * @kp: %PCORE_PROBE_KPROBE
  * @rp: %PCORE_PROBE_KRETPROBE
  * @up: %PCORE_PROBE_UPROBE and %PCORE_PROBE_URETPROBE
- * @fg: %PCORE_PROBE_FUNCS: its functions, each with its histogram
+ * @fg: %PCORE_PROBE_FUNCS, %PCORE_PROBE_DIRECT_FUNCS: its functions, each
+ *	with its histogram
  * @prof: %PCORE_PROBE_PROFILE: its perf events
  * @dp: %PCORE_PROBE_DIRECT, %PCORE_PROBE_DIRECT_RET: its ftrace ops and
  *	trampoline
@@ -256,6 +258,8 @@ static inline const char *pcore_probe_kind_str(enum pcore_probe_kind kind)
 		return "direct";
 	case PCORE_PROBE_DIRECT_RET:
 		return "direct-ret";
+	case PCORE_PROBE_DIRECT_FUNCS:
+		return "direct-funcs";
 	default:
 		return "tracepoint";
 	}
@@ -315,6 +319,20 @@ struct pcore_direct_args {
 void pcore_direct_hit(unsigned long slot, const struct pcore_direct_args *a);
 u64 pcore_direct_entry(unsigned long slot);
 void pcore_direct_return(unsigned long slot, u64 stamp, unsigned long rv);
+/*
+ * A glob's trampolines (pcore_direct_gtramp_N, pcore_direct_gwrap_N): the
+ * same, and @ip, the site's return address (its ftrace call + 5), which
+ * tells which of the glob's functions was called.
+ */
+extern const unsigned long pcore_direct_gtramps[PCORE_DIRECT_SLOTS];
+extern const unsigned long pcore_direct_gwraps[PCORE_DIRECT_SLOTS];
+extern const u32 pcore_direct_gback_off;
+void pcore_direct_group_hit(unsigned long slot,
+			    const struct pcore_direct_args *a,
+			    unsigned long ip);
+u64 pcore_direct_group_entry(unsigned long slot, unsigned long ip);
+void pcore_direct_group_return(unsigned long slot, u64 stamp,
+			       unsigned long rv, unsigned long ip);
 struct pcore_probe *pcore_probe_add(struct pcore_probe *p, const void *o,
 				    int err);
 u64 pcore_probe_hits(const struct pcore_probe *p);
