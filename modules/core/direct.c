@@ -1375,9 +1375,10 @@ u32 pcore_direct_group_disarm(struct pcore_probe *p, struct pcore_batch *b)
 }
 
 /*
- * The filter and the group, once the probe is off for good; a timing
- * glob's calls still in flight go back to their callers, and its slot
- * is let go, by pcore_direct_reap() (see pcore_direct_release()).
+ * The filter, once the probe is off for good (the group goes after it:
+ * funcs.c); a timing glob's calls still in flight go back to their
+ * callers, and its slot is let go, by pcore_direct_reap() (see
+ * pcore_direct_release()).
  */
 void pcore_direct_group_release(struct pcore_probe *p)
 {
@@ -1387,7 +1388,6 @@ void pcore_direct_group_release(struct pcore_probe *p)
 		ftrace_free_filter(&g->ops);
 	if (g && p->armed && !(g->flags & PCORE_FUNCS_COUNT))
 		mod_delayed_work(system_wq, &pcore_direct_reap_work, 0);
-	pcore_fgroup_release(p);
 }
 
 int pcore_direct_group_set_enabled(struct pcore_probe *p, bool on)

@@ -1053,6 +1053,13 @@ static int pcore_fgroup_direct_arm(struct pcore_probe *p, const void *opts)
 	return pcore_direct_group_arm(p, t ? t->why : NULL, t ? t->len : 0);
 }
 
+/* direct.c's part (the filter, calls in flight), then the group. */
+static void pcore_fgroup_direct_release(struct pcore_probe *p)
+{
+	pcore_direct_group_release(p);
+	pcore_fgroup_release(p);
+}
+
 static const struct pcore_probe_ops pcore_funcs_direct_ops = {
 	.kind = PCORE_PROBE_DIRECT_FUNCS,
 	.name_chars = "-*?",
@@ -1060,7 +1067,7 @@ static const struct pcore_probe_ops pcore_funcs_direct_ops = {
 	.arm = pcore_fgroup_direct_arm,
 	.link = pcore_fgroup_link,
 	.disarm = pcore_direct_group_disarm,
-	.release = pcore_direct_group_release,
+	.release = pcore_fgroup_direct_release,
 	.set_enabled = pcore_direct_group_set_enabled,
 	.hits = pcore_fgroup_hits,
 	.hist_symbol = pcore_fgroup_symbol,
