@@ -168,6 +168,17 @@ static void worker(int cpu)
 	}
 }
 
+/* Whether any of the @n files is open. */
+static bool held_any(const int *fd, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (fd[i] >= 0)
+			return true;
+	return false;
+}
+
 /*
  * Opens debugfs files and /dev/probe_core, reads and asks, holds them a
  * little, closes them, pauses; until killed.  The module may be loaded,
@@ -204,9 +215,6 @@ static void reader(struct shared *sh, int cpu)
 			    errno != EIO)
 				bad(sh, files[i], errno);
 		}
-		dev = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
-		if (dev < 0 && errno != ENOENT && errno != ENODEV && errno != ENXIO)
-			bad(sh, "open " PCORE_DEVICE, errno);
 		for (i = 0; i < ARRAY_SIZE(files); i++) {
 			if (fd[i] < 0)
 				continue;
@@ -214,6 +222,27 @@ static void reader(struct shared *sh, int cpu)
 				add(&sh->reads);
 			else if (errno != EIO)
 				bad(sh, files[i], errno);
+		}
+		/*
+		 * The device after the reads, tried for up to 100 ms while
+		 * the files are held (they keep probe_core loaded: an
+		 * rmmod meanwhile is refused): a read of a file opened
+		 * while probe_core's init runs waits for it (its lock),
+		 * the device comes last in the init, and its node a moment
+		 * after.  Opened once, before the reads, the device was
+		 * missed in every round once the init took as long as a
+		 * round's rhythm (mechanism=auto reads BTF at the load: 0
+		 * ioctl rounds in 100 cycles).
+		 */
+		for (i = 0; i < 20; i++) {
+			dev = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
+			if (dev >= 0)
+				break;
+			if (errno != ENOENT && errno != ENODEV && errno != ENXIO)
+				bad(sh, "open " PCORE_DEVICE, errno);
+			if (!held_any(fd, ARRAY_SIZE(files)))
+				break;
+			usleep(5000);
 		}
 		if (dev >= 0) {
 			ret = pcore_list(dev, e, PCORE_MAXE, &n);
