@@ -17,6 +17,7 @@
 #include <time.h>
 #include <sys/ioctl.h>
 #include "kselftest_harness.h"
+#include "pcore_inflight.h"
 
 #define NCALLS	500
 #define FN	"sys_getppid:count"
@@ -311,33 +312,6 @@ static int nap_start(struct napper *n, int cpu)
 	return pthread_create(&n->t, NULL, napper, n);
 }
 
-/* Wait @ms milliseconds without nanosleep() (which is timed here). */
-static void wait_ms(int ms)
-{
-	poll(NULL, 0, ms);
-}
-
-/*
- * The kernel log from @fd until a line has @what, for up to 2 s: 0, or
- * -1 when none came (@log has what did).
- */
-static int kmsg_wait(int fd, char *log, size_t len, const char *what)
-{
-	size_t used = 0;
-	int i;
-
-	log[0] = '\0';
-	for (i = 0; i < 200; i++) {
-		if (used + 1 < len)
-			kmsg_collect(fd, log + used, len - used);
-		used = strlen(log);
-		if (strstr(log, what))
-			return 0;
-		wait_ms(10);
-	}
-	return -1;
-}
-
 /* Move thread @t to @cpu, as it sleeps. */
 static int nap_move(struct napper *n, int cpu)
 {
@@ -371,14 +345,6 @@ TEST_F(dir, time_sleep_and_migrate)
 	EXPECT_GT(NAP_MS * 3 * 1000000ULL, pcore_stat("hrtimer_nanosleep", "max"));
 }
 
-/* The line after the first one of @text from @from that has @what. */
-static const char *after(const char *from, const char *what)
-{
-	const char *p = from ? strstr(from, what) : NULL;
-
-	return p ? strchrnul(p, '\n') : NULL;
-}
-
 /*
  * The stack of a task asleep inside a wrapped function unwinds through
  * the trampoline to the system call's entry (objtool's ORC of its
@@ -405,46 +371,6 @@ TEST_F(dir, unwind_through_trampoline)
 	EXPECT_NE(NULL, after(p, "] do_syscall_64+")) TH_LOG("%s", stack);
 	EXPECT_EQ(1, pcore_stat("hrtimer_nanosleep", "count"));
 }
-/* A reader blocked in pipe_read(): what its read() returned. */
-struct reader {
-	int fd;
-	ssize_t n;
-	char buf[16];
-	pthread_t t;
-};
-
-static void *reader(void *arg)
-{
-	struct reader *r = arg;
-	ssize_t n = read(r->fd, r->buf, sizeof(r->buf));
-
-	__atomic_store_n(&r->n, n, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-/* A reader blocked in pipe_read() until reader_end() writes. */
-static int reader_start(struct reader *r, int pipefd[2])
-{
-	if (pipe(pipefd))
-		return errno;
-	r->fd = pipefd[0];
-	r->n = -2;
-	return pthread_create(&r->t, NULL, reader, r);
-}
-
-/* Still blocked? Then write, and the bytes it read (5), or -1. */
-static int reader_end(struct reader *r, int pipefd[2])
-{
-	bool blocked = __atomic_load_n(&r->n, __ATOMIC_ACQUIRE) == -2;
-
-	if (write(pipefd[1], "hello", 5) != 5)
-		return -1;
-	pthread_join(r->t, NULL);
-	close(pipefd[0]);
-	close(pipefd[1]);
-	return blocked && r->n == 5 && !memcmp(r->buf, "hello", 5) ? 5 : -1;
-}
-
 /*
  * Detach with a call asleep inside the wrapped function (a read() of an
  * empty pipe): the detach does not wait for it, nor does the unload

@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include "kselftest_harness.h"
+#include "pcore_inflight.h"
 
 #define PCORE_CTL	"/pcore/bin/probectl"
 #define OUT		"/tmp/pcore_glob.ctl"	/* not .out: run_tests.sh writes that */
@@ -252,24 +253,6 @@ TEST_F_TIMEOUT(glob, bad, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(NULL, strchr(out, '*')) TH_LOG("%s", out);
 }
 
-/* stats' "mechanism:" line of histogram @name, in @buf. */
-static int mechanism(const char *name, char *buf, size_t len)
-{
-	static char stats[8192];
-	char path[256], *l, *e;
-
-	snprintf(path, sizeof(path), PCORE_DBG "/%s/stats", name);
-	if (pcore_read(path, stats, sizeof(stats)) < 0)
-		return -1;
-	l = strstr(stats, "\nmechanism: ");
-	if (!l)
-		return -1;
-	l += strlen("\nmechanism: ");
-	e = strchrnul(l, '\n');
-	snprintf(buf, len, "%.*s", (int)(e - l), l);
-	return 0;
-}
-
 #define NCALLS	300
 /* getresuid() @n times, getresgid() 2 x @n: nothing else calls them. */
 static void getres(int n)
@@ -304,7 +287,7 @@ TEST_F_TIMEOUT(glob, direct_count, PCORE_TIMEOUT_PATCHING)
 	EXPECT_STREQ("direct-funcs", l.kind);
 	EXPECT_STREQ("2_functions", l.symbol);
 	EXPECT_EQ(2, pcore_hist_dirs());
-	ASSERT_EQ(0, mechanism("__x64_sys_getresgid:count", m, sizeof(m)));
+	ASSERT_EQ(0, pcore_mechanism("__x64_sys_getresgid:count", m, sizeof(m)));
 	EXPECT_STREQ("direct-funcs", m);
 	getres(NCALLS);
 	EXPECT_EQ(NCALLS, pcore_stat("__x64_sys_getresuid:count", "count"));
@@ -383,72 +366,6 @@ TEST_F_TIMEOUT(glob, direct_time, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_unload());
 }
 
-/* Wait @ms milliseconds without nanosleep(). */
-static void wait_ms(int ms)
-{
-	poll(NULL, 0, ms);
-}
-
-/*
- * The kernel log from @fd until a line has @what, for up to 2 s: 0, or
- * -1 when none came (@log has what did).
- */
-static int kmsg_wait(int fd, char *log, size_t len, const char *what)
-{
-	size_t used = 0;
-	int i;
-
-	log[0] = '\0';
-	for (i = 0; i < 200; i++) {
-		if (used + 1 < len)
-			kmsg_collect(fd, log + used, len - used);
-		used = strlen(log);
-		if (strstr(log, what))
-			return 0;
-		wait_ms(10);
-	}
-	return -1;
-}
-
-/* A reader blocked in pipe_read(): what its read() returned. */
-struct reader {
-	int fd;
-	ssize_t n;
-	char buf[16];
-	pthread_t t;
-};
-
-static void *reader(void *arg)
-{
-	struct reader *r = arg;
-	ssize_t n = read(r->fd, r->buf, sizeof(r->buf));
-
-	__atomic_store_n(&r->n, n, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-static int reader_start(struct reader *r, int pipefd[2])
-{
-	if (pipe(pipefd))
-		return errno;
-	r->fd = pipefd[0];
-	r->n = -2;
-	return pthread_create(&r->t, NULL, reader, r);
-}
-
-/* Still blocked? Then write, and the bytes it read (5), or -1. */
-static int reader_end(struct reader *r, int pipefd[2])
-{
-	bool blocked = __atomic_load_n(&r->n, __ATOMIC_ACQUIRE) == -2;
-
-	if (write(pipefd[1], "hello", 5) != 5)
-		return -1;
-	pthread_join(r->t, NULL);
-	close(pipefd[0]);
-	close(pipefd[1]);
-	return blocked && r->n == 5 && !memcmp(r->buf, "hello", 5) ? 5 : -1;
-}
-
 #define SENT_BACK "1 call inside pipe_read, of a timing probe removed, returns to its caller untimed"
 
 /*
@@ -509,14 +426,6 @@ static void *napper(void *arg)
 
 	__atomic_store_n(&napper_tid, gettid(), __ATOMIC_RELEASE);
 	return (void *)syscall(SYS_nanosleep, &ts, NULL);
-}
-
-/* The line after the first one of @text from @from that has @what. */
-static const char *after(const char *from, const char *what)
-{
-	const char *p = from ? strstr(from, what) : NULL;
-
-	return p ? strchrnul(p, '\n') : NULL;
 }
 
 /*
@@ -596,7 +505,7 @@ TEST_F_TIMEOUT(glob, direct_stack_arguments, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_load("target=do_mm* mechanism=auto"));
 	ASSERT_EQ(0, pcore_probe_line("do_mm*", &l));
 	EXPECT_STREQ("functions", l.kind);
-	ASSERT_EQ(0, mechanism("do_mmap", m, sizeof(m)));
+	ASSERT_EQ(0, pcore_mechanism("do_mmap", m, sizeof(m)));
 	EXPECT_STREQ("functions (no direct call: do_mmap: arguments on the stack)", m);
 	ASSERT_EQ(0, pcore_unload());
 }
@@ -613,13 +522,13 @@ TEST_F_TIMEOUT(glob, direct_auto_falls_back, PCORE_TIMEOUT_PATCHING)
 	char m[256];
 
 	ASSERT_EQ(0, pcore_load("target=sys_getresgid:count,__x64_sys_getres?id:count,pcore_globt_? mechanism=auto"));
-	ASSERT_EQ(0, mechanism("sys_getresgid:count", m, sizeof(m)));
+	ASSERT_EQ(0, pcore_mechanism("sys_getresgid:count", m, sizeof(m)));
 	EXPECT_STREQ("direct", m);
 	ASSERT_EQ(0, pcore_probe_line("__x64_sys_getres?id:count", &l));
 	EXPECT_STREQ("functions", l.kind);
-	ASSERT_EQ(0, mechanism("__x64_sys_getresuid:count", m, sizeof(m)));
+	ASSERT_EQ(0, pcore_mechanism("__x64_sys_getresuid:count", m, sizeof(m)));
 	EXPECT_STREQ("functions (no direct call: __x64_sys_getresgid: another direct user (a BPF trampoline?) has it)", m);
-	ASSERT_EQ(0, mechanism("pcore_globt_a", m, sizeof(m)));
+	ASSERT_EQ(0, pcore_mechanism("pcore_globt_a", m, sizeof(m)));
 	EXPECT_NE(NULL, strstr(m, ": a module's function)")) TH_LOG("%s", m);
 	EXPECT_EQ(0, strncmp(m, "functions (no direct call: pcore_globt_", 39)) TH_LOG("%s", m);
 	getres(NCALLS);
@@ -686,7 +595,7 @@ TEST_F_TIMEOUT(glob, direct_many, PCORE_TIMEOUT_PATCHING)
 		ASSERT_EQ(0, pcore_probe_line(j ? "vfs_*" : "vfs_*:count", &l));
 		EXPECT_LT(20, atoi(l.symbol));
 		EXPECT_EQ(atoi(l.symbol), pcore_hist_dirs());
-		ASSERT_EQ(0, mechanism(j ? "vfs_read" : "vfs_read:count", m,
+		ASSERT_EQ(0, pcore_mechanism(j ? "vfs_read" : "vfs_read:count", m,
 				       sizeof(m)));
 		if (j) {
 			EXPECT_TRUE(!strcmp(m, "direct-funcs") ||
