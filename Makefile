@@ -25,11 +25,13 @@
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build
 
+# Found when first used, once: targets that build for no kernel of KDIR's
+# (make demo, make check) do not look for one, nor say which they found.
 ifeq ($(origin KDIR),undefined)
-KDIR := $(shell $(TOP)/scripts/kdir.sh)
+KDIR = $(eval KDIR := $(shell $(TOP)/scripts/kdir.sh))$(KDIR)
 endif
-KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
-OBJ := $(BUILD)/$(KVER)
+KVER = $(eval KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null))$(KVER)
+OBJ = $(BUILD)/$(KVER)
 
 .PHONY: all modules clean check soak demo bench host-test selftests lint deps \
 	install-dev docs install uninstall
@@ -65,10 +67,10 @@ probectl:
 PREFIX ?= /usr/local
 INSTALL_MODULES := core/probe_core cpuhists/cpuhists thardirq/thardirq \
 	tirqthread/tirqthread tsoftirq/tsoftirq tcpsize/tcpsize blklat/blklat
-MODDIR := $(DESTDIR)/lib/modules/$(KVER)/extra/probe_core
+MODDIR = $(DESTDIR)/lib/modules/$(KVER)/extra/probe_core
 UNITDIR := $(DESTDIR)/lib/systemd/system
 UNITS := probectl-export.service probectl-export.timer
-DEPMOD := depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+DEPMOD = depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 
 install: modules probectl install-dev
 	install -d $(MODDIR)
@@ -120,12 +122,16 @@ bench:
 	@$(TOP)/scripts/bench-insn.sh $(BUILD)/bench-insn
 
 # The demo runs on this machine when it can load modules, else in a VM
-# with Debian's 6.1 cloud kernel: build for both.
+# with Debian's 6.1 cloud kernel: build for both.  It installs only what
+# it uses (scripts/deps.sh demo).
 demo:
-	@$(TOP)/scripts/deps.sh
+	@$(TOP)/scripts/deps.sh demo
 	@set -e; \
-	vm_kdir=$$($(TOP)/scripts/kernel.sh cloud | cut -d' ' -f2); \
-	$(MAKE) -s --no-print-directory KDIR=$$vm_kdir modules; \
+	vm_kdir=$$($(TOP)/scripts/kernel.sh cloud 6.1 | cut -d' ' -f2); \
+	echo "demo: building the modules for $${vm_kdir##*/linux-headers-}"; \
+	out=$$($(MAKE) -s --no-print-directory KDIR=$$vm_kdir modules 2>&1) || \
+		{ echo "$$out"; exit 1; }; \
+	echo "$$out" | grep -v '^Skipping BTF generation' || :; \
 	vm_ko=$(BUILD)/$${vm_kdir##*/linux-headers-}/modules/core/probe_core.ko; \
 	host_ko=; host_kdir=/lib/modules/$$(uname -r)/build; \
 	if [ -e $$host_kdir/Makefile ]; then \

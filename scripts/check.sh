@@ -14,7 +14,8 @@
 #      runs the selftests;
 #   5. the soak's short form (scripts/soak.sh --short) in a boot of its
 #      own, on cloud-6.1 and debug-6.1 when KERNELS has them;
-#   6. the Debian packages (tests/deb/run.sh): built, lintian, installed
+#   6. make demo (tests/demo/run.sh), as a new user runs it;
+#   7. the Debian packages (tests/deb/run.sh): built, lintian, installed
 #      on this machine (DKMS builds for every installed kernel), a boot of
 #      one kernel of KERNELS (the first cloud one) that loads the
 #      DKMS-built modules with modprobe, purged;
@@ -550,6 +551,13 @@ for k in $KERNELS; do
 	*) echo "not ok - KERNELS: '$k' is not FLAVOUR-VERSION" > "$res/kernel-$k.tap" ;;
 	esac
 done
+
+# make demo, as the README tells a new user to run it (its own boot of
+# Debian's 6.1 cloud kernel, 20 s).
+stage "make demo"
+tests/demo/run.sh "$top/build/demo-test" > "$res/demo.tap" 2> "$res/demo.log" ||
+	grep -q '^not ok' "$res/demo.tap" ||
+	echo "not ok - demo tests did not run (see build/results/demo.log)" >> "$res/demo.tap"
 
 # The soak's short form (make soak runs the full one): a boot of its own
 # on the kernels it knows, after check_kernel built their modules.

@@ -15,11 +15,14 @@ if [ ! -d /sys/kernel/debug/tracing ] && ! grep -q debugfs /proc/mounts; then
 	mount -t debugfs none /sys/kernel/debug
 fi
 
+echo "\$ uname -r"
+uname -r
 echo "\$ insmod probe_core.ko target=do_fork"
 insmod "$ko" target=do_fork
 trap 'rmmod probe_core' EXIT
 
-echo "\$ # workload: $n forks"
+echo "\$ # workload: $n forks (/bin/true); each cat below forks once more," \
+	"so probes and stats count those too"
 i=0
 while [ $i -lt $n ]; do
 	/bin/true

@@ -45,7 +45,7 @@ host_blockers() {
 
 run_in_vm() {
 	why=$1
-	kpair=$("$top/scripts/kernel.sh" cloud) || exit 1
+	kpair=$("$top/scripts/kernel.sh" cloud 6.1) || exit 1
 	vmlinuz=${kpair%% *}
 	rel=${vmlinuz#/boot/vmlinuz-}
 	[ -f "$vm_ko" ] || die "$vm_ko does not exist"
@@ -57,8 +57,8 @@ run_in_vm() {
 	*) die "$vm_ko is built for '${magic%% *}', the VM runs $rel" ;;
 	esac
 
-	echo "demo: running the demo inside a QEMU VM running Debian's 6.1" \
-		"cloud kernel ($rel), because here: $why"
+	echo "demo: running the demo inside a QEMU VM booting Debian's" \
+		"cloud kernel $rel, because here: $why"
 	vmdir=$top/build/demo-vm
 	rm -rf "$vmdir/payload"
 	mkdir -p "$vmdir/payload"

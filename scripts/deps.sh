@@ -1,13 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Usage: scripts/deps.sh
+# Usage: scripts/deps.sh [--print] [demo]
 #
-# Makes sure everything `make check` and `make demo` need is installed on a
-# Debian 12 machine, installing the Debian packages when anything is
-# missing. Checking is cheap (no dpkg or apt calls), so callers can run this
-# before every test run; apt is only touched when something is absent.
+# Makes sure everything `make check` (and make soak and make bench) needs
+# is installed on a Debian 12 machine, installing the Debian packages when
+# anything is missing; with "demo", only what `make demo` needs. Checking
+# is cheap (no dpkg or apt calls), so callers can run this before every
+# test run; apt is only touched when something is absent.  --print prints
+# the packages (one line) and does nothing else.
 set -eu
+
+# `make demo`: a C compiler and make, the 6.1 cloud kernel and its headers
+# (Debian 12's linux-image-cloud-amd64 is 6.1), and what tests/vm/run.sh
+# boots it with: QEMU, a static busybox, cpio (gzip is essential).  kmod
+# gives modinfo, with which scripts/demo.sh checks the module's vermagic.
+DEMO_PKGS="qemu-system-x86 busybox-static linux-image-cloud-amd64
+linux-headers-cloud-amd64 cpio gcc make libc6-dev bc kmod"
 
 # Everything the build, lint, host tests and the VM runner use. apt skips
 # the ones already installed, so on a partial machine we ask for the lot
@@ -48,12 +57,27 @@ fi
 here=$(dirname "$0")
 
 usage() {
-	echo "usage: $0   (no arguments)" >&2
+	echo "usage: $0 [--print] [demo]" >&2
 	exit 2
+}
+
+# Prints the name of each missing thing of the demo, one per line.
+missing_demo() {
+	for cmd in qemu-system-x86_64 cpio gzip gcc make bc modinfo; do
+		command -v "$cmd" >/dev/null 2>&1 || echo "$cmd"
+	done
+	if [ ! -x /bin/busybox ] || ldd /bin/busybox >/dev/null 2>&1; then
+		echo "static-busybox"
+	fi
+	"$here/kernel.sh" cloud 6.1 >/dev/null 2>&1 || echo "kernel+headers cloud 6.1"
 }
 
 # Prints the name of each missing thing, one per line.
 missing() {
+	if [ "$set" = demo ]; then
+		missing_demo
+		return
+	fi
 	for cmd in qemu-system-x86_64 cpio gzip valgrind sparse gcc make jq \
 		kmod bc perl flex bison openssl xz pahole \
 		promtool prometheus prometheus-node-exporter dpkg-source xmllint \
@@ -81,7 +105,24 @@ missing() {
 	command -v dkms >/dev/null 2>&1 || echo dkms
 }
 
-[ $# -eq 0 ] || usage
+print=
+set=check
+while [ $# -gt 0 ]; do
+	case $1 in
+	--print) print=1 ;;
+	demo) set=demo ;;
+	*) usage ;;
+	esac
+	shift
+done
+if [ "$set" = demo ]; then
+	PKGS=$DEMO_PKGS
+fi
+if [ -n "$print" ]; then
+	# shellcheck disable=SC2086 # one line of words
+	echo $PKGS
+	exit 0
+fi
 
 need=$(missing | paste -sd ' ' -)
 if [ -z "$need" ]; then
