@@ -189,6 +189,18 @@ t_readme=$((SECONDS - t0))
 n=$(dpkg -L probectl 2>&1 | grep -cxE '/usr/sbin/probectl|/usr/share/man/man8/probectl\.8\.gz|/usr/share/bash-completion/completions/probectl')
 [ "$n" = 3 ] && /usr/sbin/probectl version > /dev/null
 ok $? "probectl: /usr/sbin/probectl runs, its man page and bash completion"
+# The README in both packages; the guides of handler modules' authors in
+# probe-core-dkms, uncompressed (the README's links find them); the
+# section dkms.conf points to is there.
+d=/usr/share/doc/probe-core-dkms
+errs=$(for f in /usr/share/doc/probectl/README.md $d/README.md $d/docs/api.md \
+		$d/docs/api.rst $d/docs/user-guide.md; do
+		cmp -s "$f" "$top/${f#*/usr/share/doc/*/}" || echo "$f: missing or not the checkout's"
+	done
+	grep -q "$d/" "/usr/src/probe_core-$version/dkms.conf" ||
+		echo "dkms.conf does not point to $d/"
+	grep -qx '## Installing' "$d/README.md" || echo "$d/README.md has no section Installing")
+fails "the packages have the README; probe-core-dkms the API guide, its reference and the user guide; dkms.conf's pointer resolves" "$errs"
 # The systemd units of userspace/systemd/: in the package, neither
 # enabled nor started.
 units=()
