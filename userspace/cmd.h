@@ -43,7 +43,8 @@ struct pc_env {
 	int (*dev_open)(struct pc_env *env, int flags, struct pc_dev *d);
 	void (*dev_close)(struct pc_env *env, struct pc_dev *d);
 	int (*load)(const char *path, const char *params,
-		    enum pc_kmod_step *step, char *found, size_t len);
+		    enum pc_kmod_step *step, char *found, size_t len,
+		    char *why, size_t whylen);
 	int (*unload)(char *holders, size_t len);
 	int (*state)(char *state, size_t len);
 	void (*now)(struct pc_env *env, struct timespec *real,

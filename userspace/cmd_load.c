@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * probectl load: probe_core in with libkmod (env->load), its parameters
- * made from the options, and why it failed, in words.
+ * made from the options, and why it failed, in words: probe_core's own
+ * line from the kernel log when there is one, else the errno's reading.
  */
 #include <errno.h>
 #include <string.h>
@@ -10,15 +11,19 @@
 int cmd_load(struct pc_env *env, const struct pc_args *a)
 {
 	char params[PC_MAX_TARGETS * PCORE_UAPI_NAME_MAX * 2 + 200];
-	char found[4096];
+	char found[4096], why[1024];
 	enum pc_kmod_step step;
 	int ret;
 
 	if (pc_load_params(a, params, sizeof(params)))
 		return error(env, "parameters too long");
-	ret = env->load(a->module, params, &step, found, sizeof(found));
+	ret = env->load(a->module, params, &step, found, sizeof(found),
+			why, sizeof(why));
 	if (!ret)
 		return PC_EXIT_OK;
+	/* The kernel refused it and probe_core's log line says why. */
+	if (step == PC_KMOD_INSERT && why[0] && ret != -EEXIST)
+		return error(env, "probe_core refused '%s': %s", params, why);
 	switch (step) {
 	case PC_KMOD_SETUP:
 		return error(env, "cannot set up libkmod: %s", strerror(-ret));

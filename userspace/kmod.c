@@ -12,8 +12,10 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <libkmod.h>
 #include "kmod.h"
 #include "probectl.h"
@@ -24,6 +26,7 @@
 static struct {
 	__typeof__(&kmod_new) kmod_new;
 	__typeof__(&kmod_unref) kmod_unref;
+	__typeof__(&kmod_set_log_fn) kmod_set_log_fn;
 	__typeof__(&kmod_module_new_from_name) kmod_module_new_from_name;
 	__typeof__(&kmod_module_new_from_path) kmod_module_new_from_path;
 	__typeof__(&kmod_module_unref) kmod_module_unref;
@@ -46,6 +49,7 @@ static const struct {
 } pc_kmod_syms[] = {
 	{ "kmod_new", (void **)&km.kmod_new },
 	{ "kmod_unref", (void **)&km.kmod_unref },
+	{ "kmod_set_log_fn", (void **)&km.kmod_set_log_fn },
 	{ "kmod_module_new_from_name", (void **)&km.kmod_module_new_from_name },
 	{ "kmod_module_new_from_path", (void **)&km.kmod_module_new_from_path },
 	{ "kmod_module_unref", (void **)&km.kmod_module_unref },
@@ -98,6 +102,18 @@ static int pc_kmod_open(void)
  * before says PC_KMOD_SETUP.  Returns 0 with *@ctx and *@mod to give to
  * pc_kmod_put(), or -errno with nothing to put.
  */
+/*
+ * libkmod's own log lines ("libkmod: ERROR ../libkmod/libkmod-module.c:856
+ * kmod_module_remove_module: could not remove 'probe_core': ...") go
+ * nowhere: probectl says what failed in one line of its own, from the
+ * errno libkmod returns.
+ */
+static void pc_kmod_quiet(void *data, int priority, const char *file,
+			  int line, const char *fn, const char *format,
+			  va_list args)
+{
+}
+
 static int pc_kmod_find(const char *path, enum pc_kmod_step *step,
 			struct kmod_ctx **ctx, struct kmod_module **mod)
 {
@@ -110,6 +126,7 @@ static int pc_kmod_find(const char *path, enum pc_kmod_step *step,
 	*ctx = km.kmod_new(NULL, NULL);
 	if (!*ctx)
 		return -ENOMEM;
+	km.kmod_set_log_fn(*ctx, pc_kmod_quiet, NULL);
 	if (step)
 		*step = PC_KMOD_FIND;
 	if (path)
@@ -129,6 +146,57 @@ static void pc_kmod_put(struct kmod_ctx *ctx, struct kmod_module *mod)
 	km.kmod_unref(ctx);
 }
 
+/*
+ * The kernel log from now on: /dev/kmsg at its end, or -1 when it cannot
+ * be read (then the messages say to read dmesg).
+ */
+static int pc_kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * Into @why, probe_core's first line in the kernel log since
+ * pc_kmsg_open() (the one that names what it refused, by the module's
+ * rule), without its "probe_core: "; "" when there is none.  Records
+ * are "PRI,SEQ,USEC,FLAGS;TEXT\n" and dictionary lines; EPIPE means
+ * some were overwritten meanwhile, and reading goes on.
+ */
+static void pc_kmsg_why(int fd, char *why, size_t whylen)
+{
+	static const char prefix[] = PC_MODULE_NAME ": ";
+	char rec[8192];
+	ssize_t n;
+
+	why[0] = '\0';
+	while (fd >= 0) {
+		const char *text, *end;
+
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		text = strchr(rec, ';');
+		if (!text || strncmp(++text, prefix, sizeof(prefix) - 1))
+			continue;
+		text += sizeof(prefix) - 1;
+		end = strchr(text, '\n');
+		snprintf(why, whylen, "%.*s",
+			 (int)(end ? end - text : (ptrdiff_t)strlen(text)), text);
+		break;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 /**
  * pc_kmod_load() - load probe_core
  * @path: a .ko file, or NULL for the installed module
@@ -136,18 +204,23 @@ static void pc_kmod_put(struct kmod_ctx *ctx, struct kmod_module *mod)
  * @step: set to where it failed
  * @found: set to the file name found or given (for messages)
  * @len: size of @found
+ * @why: set to probe_core's line in the kernel log when the kernel
+ *	refused it ("" when none could be read)
+ * @whylen: size of @why
  *
  * Return: 0, or -errno: -EEXIST when probe_core is already loaded, else
  * what libkmod or the kernel answered.
  */
 int pc_kmod_load(const char *path, const char *params,
-		 enum pc_kmod_step *step, char *found, size_t len)
+		 enum pc_kmod_step *step, char *found, size_t len,
+		 char *why, size_t whylen)
 {
 	struct kmod_ctx *ctx;
 	struct kmod_module *mod;
 	const char *p;
-	int ret;
+	int ret, kmsg;
 
+	why[0] = '\0';
 	*step = PC_KMOD_SETUP;
 	snprintf(found, len, "%s", path ? path : "");
 	ret = pc_kmod_find(path, step, &ctx, &mod);
@@ -169,6 +242,7 @@ int pc_kmod_load(const char *path, const char *params,
 		ret = -EEXIST;
 		goto out;
 	}
+	kmsg = pc_kmsg_open();
 	if (path)
 		ret = km.kmod_module_insert_module(mod, 0, params);
 	else
@@ -177,6 +251,10 @@ int pc_kmod_load(const char *path, const char *params,
 				NULL);
 	if (ret > 0)	/* stopped by a flag: only FAIL_ON_LOADED is given */
 		ret = -EEXIST;
+	if (ret < 0 && ret != -EEXIST)
+		pc_kmsg_why(kmsg, why, whylen);
+	else if (kmsg >= 0)
+		close(kmsg);
 out:
 	pc_kmod_put(ctx, mod);
 	return ret;

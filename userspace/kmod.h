@@ -20,7 +20,8 @@ enum pc_kmod_step {
 };
 
 int pc_kmod_load(const char *path, const char *params,
-		 enum pc_kmod_step *step, char *found, size_t len);
+		 enum pc_kmod_step *step, char *found, size_t len,
+		 char *why, size_t whylen);
 int pc_kmod_unload(char *holders, size_t len);
 int pc_kmod_state(char *state, size_t len);
 

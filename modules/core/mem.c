@@ -17,16 +17,32 @@
 static unsigned long long pcore_mem_max = 256ULL << 20;
 static atomic_long_t pcore_mem_used = ATOMIC_LONG_INIT(0);
 
+/*
+ * One line naming what is wrong with mem_max=@val (up to its first
+ * newline, 32 characters at most), then -EINVAL: the kernel adds its own
+ * "invalid for parameter" line.
+ */
+static int pcore_param_mem_bad(const char *val, const char *why)
+{
+	pr_err("mem_max=%.*s: %s\n", (int)min_t(size_t, strcspn(val, "\n"), 32),
+	       val, why);
+	return -EINVAL;
+}
+
 static int pcore_param_set_mem(const char *val, const struct kernel_param *kp)
 {
+	static const char syntax[] =
+		"not a number of bytes (digits, then K, M or G or nothing)";
 	size_t len = strspn(val, "0123456789");
 	const char *end = val + len;
 	unsigned long long v;
 	unsigned int shift = 0;
 	char num[24];
 
-	if (!len || len >= sizeof(num))
-		return -EINVAL;	/* the kernel logs "invalid for parameter" */
+	if (!len)
+		return pcore_param_mem_bad(val, syntax);
+	if (len >= sizeof(num))
+		return pcore_param_mem_bad(val, "more than 2^63 bytes");
 	switch (*end) {
 	case 'K':
 		shift = 10;
@@ -40,12 +56,13 @@ static int pcore_param_set_mem(const char *val, const struct kernel_param *kp)
 	}
 	end += !!shift;
 	if (*end && strcmp(end, "\n"))
-		return -EINVAL;
+		return pcore_param_mem_bad(val, syntax);
 	memcpy(num, val, len);
 	num[len] = '\0';
-	if (kstrtoull(num, 10, &v) || v > (LONG_MAX >> shift) ||
-	    v << shift < (1ULL << 20))
-		return -EINVAL;
+	if (kstrtoull(num, 10, &v) || v > (LONG_MAX >> shift))
+		return pcore_param_mem_bad(val, "more than 2^63 bytes");
+	if (v << shift < (1ULL << 20))
+		return pcore_param_mem_bad(val, "less than the minimum, 1M (1048576 bytes)");
 	*(unsigned long long *)kp->arg = v << shift;
 	return 0;
 }

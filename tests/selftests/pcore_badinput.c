@@ -280,42 +280,51 @@ FIXTURE_VARIANT_ADD(bad, maxactive_garbage) {
 	.log = "invalid for parameter `maxactive'",
 };
 
-/* mem_max: bytes with an optional K, M or G; at least 1M. */
+/*
+ * mem_max: bytes with an optional K, M or G; at least 1M: probe_core's
+ * line says which, then the kernel's own ("invalid for parameter").
+ */
 FIXTURE_VARIANT_ADD(bad, mem_max_garbage) {
 	.params = "mem_max=abc",
 	.err = EINVAL,
-	.log = "invalid for parameter `mem_max'",
+	.log = "mem_max=abc: not a number of bytes (digits, then K, M or G or nothing)",
+	.lines = 2,
 };
 
 FIXTURE_VARIANT_ADD(bad, mem_max_empty) {
 	.params = "mem_max=",
 	.err = EINVAL,
-	.log = "invalid for parameter `mem_max'",
+	.log = "mem_max=: not a number of bytes",
+	.lines = 2,
 };
 
 FIXTURE_VARIANT_ADD(bad, mem_max_small) {
 	.params = "mem_max=1023K",
 	.err = EINVAL,
-	.log = "invalid for parameter `mem_max'",
+	.log = "mem_max=1023K: less than the minimum, 1M (1048576 bytes)",
+	.lines = 2,
 };
 
 FIXTURE_VARIANT_ADD(bad, mem_max_suffix) {
 	.params = "mem_max=1MB",
 	.err = EINVAL,
-	.log = "invalid for parameter `mem_max'",
+	.log = "mem_max=1MB: not a number of bytes",
+	.lines = 2,
 };
 
 FIXTURE_VARIANT_ADD(bad, mem_max_negative) {
 	.params = "mem_max=-1",
 	.err = EINVAL,
-	.log = "invalid for parameter `mem_max'",
+	.log = "mem_max=-1: not a number of bytes",
+	.lines = 2,
 };
 
 /* 2^64 / 2^30 rounds to more than 2^63 bytes: no silent wrap. */
 FIXTURE_VARIANT_ADD(bad, mem_max_wraps) {
 	.params = "mem_max=17179869184G",
 	.err = EINVAL,
-	.log = "invalid for parameter `mem_max'",
+	.log = "mem_max=17179869184G: more than 2^63 bytes",
+	.lines = 2,
 };
 
 /* 2^32: kstrtouint() says ERANGE; the user guide promises EINVAL. */

@@ -423,8 +423,10 @@ static void fake_close(struct pc_env *env, struct pc_dev *d)
 static struct fake *the_fake;	/* for the kmod hooks, which get no env */
 
 static int fake_load(const char *path, const char *params,
-		     enum pc_kmod_step *step, char *found, size_t len)
+		     enum pc_kmod_step *step, char *found, size_t len,
+		     char *why, size_t whylen)
 {
+	snprintf(why, whylen, "%s", the_fake->load_why ? : "");
 	snprintf(the_fake->load_path, sizeof(the_fake->load_path), "%s",
 		 path ? path : "(installed)");
 	snprintf(the_fake->load_params, sizeof(the_fake->load_params), "%s",

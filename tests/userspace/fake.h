@@ -62,6 +62,7 @@ struct fake {
 	/* load, unload */
 	int load_ret;
 	enum pc_kmod_step load_step;
+	const char *load_why;		/* probe_core's kernel log line */
 	char load_path[256];
 	char load_params[4096];
 	int unload_ret;

@@ -2340,6 +2340,24 @@ static const struct kmod_case kmod_cases[] = {
 	  "probectl: unloading probe_core: permission denied: run as root\n" },
 };
 
+/* The kernel refused it: probe_core's line from the kernel log, alone. */
+TEST(load_says_the_kernel_log_line)
+{
+	struct fake f;
+	struct result r;
+
+	std_fake(&f);
+	f.load_step = PC_KMOD_INSERT;
+	f.load_ret = -ENOENT;
+	f.load_why = "kretprobe nosuch: no such kernel function";
+	r = RUN(&f, "load", "--target", "nosuch");
+	EXPECT_EQ(1, r.ret);
+	EXPECT_STREQ("probectl: probe_core refused 'target=nosuch': kretprobe nosuch: no such kernel function\n",
+		     r.err);
+	result_free(&r);
+	fake_free(&f);
+}
+
 TEST(load_unload_errors)
 {
 	unsigned int i;
