@@ -348,6 +348,41 @@ TEST_F_TIMEOUT(stk, profile, PCORE_TIMEOUT_PATCHING)
 }
 
 /*
+ * probectl's reads of a running profiler are not in the profile: a
+ * profiler samples both CPUs at 999 Hz while probectl show reads its 4096
+ * slots (one ioctl each, with a frame buffer allocated per read: about
+ * 100 samples of pcore_ioc_read and its allocations if they were taken),
+ * then it is stopped and read again.  No stack has a frame of
+ * probe_core's ioctls, and the stats file counts the samples left out.
+ * About 2 s on cloud-6.1.
+ */
+TEST_F_TIMEOUT(stk, profile_leaves_out_probectl, PCORE_TIMEOUT_PATCHING)
+{
+	char *p;
+	int fd;
+
+	ASSERT_EQ(0, pcore_load(NULL));
+	ASSERT_EQ(0, CTL("profile", "-F", "999", "--name", "live"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("show", "live", "--folded")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("show", "live", "--folded")) TH_LOG("%s", out);
+	fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pcore_name_ioc(fd, PCORE_IOC_DISABLE, "live"));
+	close(fd);
+	ASSERT_EQ(0, CTL("show", "live", "--folded")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "pcore_ioc")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "pcore_ioctl")) TH_LOG("%s", out);
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/live/stats", out, sizeof(out)));
+	p = strstr(out, "\nown_samples_left_out: ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", out);
+	TH_LOG("own samples left out: %lu", strtoul(p + 23, NULL, 10));
+	EXPECT_LT(0, strtoul(p + 23, NULL, 10)) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("detach", "live")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload());
+}
+
+/*
  * The frames of one stack's text, one a line after @indent, up to an empty
  * line or the end; the "[...]" of a cut stack is no frame.  -1 when a line
  * does not start with @indent (a line broken in two).
