@@ -11,6 +11,13 @@
  * without its offset ("vfs_read", "pcore_stackt_leaf [pcore_stackt]"), so
  * that calls from two places of one function are one frame.  The weight
  * is the count, or for a histogram of values (off-CPU time) the sum.
+ *
+ * The keys are read one ioctl each while the probe may fire on, so the
+ * merged view read before them may count less than they do.  A view of
+ * stacks shows the stacks: its count, sum, min, max and buckets are made
+ * those of the keys read (pc_stacks_build()), so that the count is the
+ * sum of the stacks shown.  (probectl profile -d stops its profiler
+ * before it reads: there, nothing changes during the read at all.)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -78,10 +85,43 @@ static int by_weight(const void *x, const void *y)
 	return cmp_frames(a, b);
 }
 
+/*
+ * @h's merged view as the sum of its keys: count, sum, min, max and
+ * buckets (the percentiles stay as the merged read gave them).
+ */
+static void total_of_keys(struct pc_hist *h)
+{
+	struct pcore_ioc_read *t = &h->total.r;
+	const struct pcore_ioc_read *k;
+	unsigned int i, j;
+	bool seen = false;
+
+	t->count = 0;
+	t->sum = 0;
+	t->min = 0;
+	t->max = 0;
+	for (j = 0; h->total.b && j < t->nbuckets; j++)
+		h->total.b[j].count = 0;
+	for (i = 0; i < h->nkeys; i++) {
+		k = &h->keys[i].r;
+		t->count += k->count;
+		t->sum += k->sum;
+		if (k->count && (!seen || k->min < t->min))
+			t->min = k->min;
+		if (k->count && (!seen || k->max > t->max))
+			t->max = k->max;
+		seen |= k->count != 0;
+		for (j = 0; h->total.b && h->keys[i].b && j < t->nbuckets &&
+			    j < k->nbuckets; j++)
+			h->total.b[j].count += h->keys[i].b[j].count;
+	}
+}
+
 /**
  * pc_stacks_build() - the stacks of a histogram keyed by stack
  * @h: histogram, its keys read with their frames (pc_dev_hist()); their
- *	frames' text is split in place
+ *	frames' text is split in place, and its merged view (@h->total) made
+ *	the sum of its keys (see the top of this file)
  * @out: set to a malloc()ed array, the largest sum first (for a count
  *	histogram: the most counted)
  * @n: set to its length
@@ -115,6 +155,7 @@ int pc_stacks_build(struct pc_hist *h, struct pc_stack **out, unsigned int *n)
 		s[(*n)++] = s[i];
 	}
 	qsort(s, *n, sizeof(*s), by_weight);
+	total_of_keys(h);
 	*out = s;
 	return 0;
 }

@@ -347,6 +347,44 @@ TEST_F_TIMEOUT(stk, profile, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_unload());
 }
 
+/* The number after the first @field ("\"hits\":") of @json, or ~0ULL. */
+static unsigned long long json_num(const char *json, const char *field)
+{
+	const char *p = strstr(json, field);
+
+	return p ? strtoull(p + strlen(field), NULL, 10) : ~0ULL;
+}
+
+/*
+ * probectl profile -d: a profile that agrees with itself.  The profiler
+ * samples both CPUs at 999 Hz for 1 s while probectl sleeps, then probectl
+ * reads every one of the 4096 slots (one ioctl each, about 100 ms under
+ * emulation, about 100 samples if the profiler still ran): the stacks it
+ * prints add up exactly to the samples the profiler took (the entry's hits,
+ * less those dropped), and none of them is probectl's own read.
+ * About 3 s on cloud-6.1.
+ */
+TEST_F_TIMEOUT(stk, profile_consistent, PCORE_TIMEOUT_PATCHING)
+{
+	unsigned long long hits, dropped, sum = 0, n = 0;
+	const char *p;
+
+	ASSERT_EQ(0, pcore_load(NULL));
+	ASSERT_EQ(0, CTL("profile", "-F", "999", "-d", "1", "--json"))
+		TH_LOG("%s", out);
+	hits = json_num(out, "\"hits\":");
+	dropped = json_num(out, "\"dropped\":");
+	for (p = out; (p = strstr(p, "{\"count\":")); p++, n++)
+		sum += strtoull(p + 9, NULL, 10);
+	TH_LOG("%llu stacks: %llu samples, hits %llu, dropped %llu", n, sum,
+	       hits, dropped);
+	EXPECT_LT(0, n) TH_LOG("%s", out);
+	EXPECT_EQ(hits, sum + dropped) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "pcore_ioc_read")) TH_LOG("%s", out);
+	EXPECT_EQ(0, pcore_hist_dirs());	/* detached */
+	ASSERT_EQ(0, pcore_unload());
+}
+
 /*
  * probectl's reads of a running profiler are not in the profile: a
  * profiler samples both CPUs at 999 Hz while probectl show reads its 4096

@@ -687,6 +687,99 @@ TEST(profile)
 	}
 }
 
+/*
+ * A profiler samples on while probectl reads, unless it is stopped: each
+ * READ of a live one adds a sample of probectl's own read (and, through
+ * the read of a slot, a sample of the spinner).
+ */
+static void profile_reading(struct fake *f, struct fake_hist *h)
+{
+	if (h->e.flags & PCORE_ENT_DISABLED || strcmp(h->e.name, "profile"))
+		return;
+	fake_key(h, 3, 3, "");
+	fake_frames(h, 3, "kvmalloc_node+0x10/0x90\n"
+		    "pcore_ioc_read+0x1a/0x2f0 [probe_core]\n"
+		    "__x64_sys_ioctl+0x8d/0xc0\n");
+	fake_record(h, 0, 3, 0);
+	fake_record(h, 1, 2, 0);
+}
+
+/*
+ * profile -d: the profile is of the -d seconds, whole and alone.  The
+ * profiler stops before probectl reads it, so the stacks are what it
+ * sampled while probectl slept (12 samples, none of probectl's read) and
+ * the count says the same: not stacks read later than the count.
+ */
+TEST(profile_stops_before_read)
+{
+	unsigned long long count = 0, sum = 0;
+	struct result r;
+	struct fake f;
+	const char *p;
+
+	std_fake(&f);
+	f.on_sleep = profile_samples;
+	f.on_read = profile_reading;
+	r = RUN(&f, "profile", "-F", "99", "-d", "1", "--folded");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("stackt_spin_write [pcore_stackt];pcore_stackt_spin [pcore_stackt] 9\n[idle] 3\n",
+		     r.out);
+	EXPECT_EQ(NULL, fake_find(&f, "profile"));	/* detached */
+	result_free(&r);
+	r = RUN(&f, "profile", "-F", "99", "-d", "1");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_EQ(NULL, strstr(r.out, "pcore_ioc_read")) TH_LOG("%s", r.out);
+	p = strstr(r.out, "\ncount: ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", r.out);
+	count = strtoull(p + 8, NULL, 10);
+	for (p = r.out; (p = strstr(p, "\nstack count ")); p++)
+		sum += strtoull(p + 13, NULL, 10);
+	EXPECT_EQ(12ULL, sum) TH_LOG("%s", r.out);
+	EXPECT_EQ(count, sum) TH_LOG("%s", r.out);
+	EXPECT_EQ(f.opens, f.closes);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* A probe that fires on while probectl reads: a call of slot 1's stack. */
+static void stack_reading(struct fake *f, struct fake_hist *h)
+{
+	fake_record(h, 0, 1, 0);
+}
+
+/*
+ * show of a stack histogram whose probe fires while probectl reads it key
+ * by key: its count (and its one bucket) is the sum of the stacks shown,
+ * not a count read before them.
+ */
+TEST(show_stacks_live_count)
+{
+	unsigned long long count, sum = 0, row;
+	struct result r;
+	struct fake f;
+	const char *p;
+
+	stack_fake(&f);
+	f.on_read = stack_reading;
+	r = RUN(&f, "show", "vfs_read:stacks");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	p = strstr(r.out, "\ncount: ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", r.out);
+	count = strtoull(p + 8, NULL, 10);
+	for (p = r.out; (p = strstr(p, "\nstack count ")); p++)
+		sum += strtoull(p + 13, NULL, 10);
+	EXPECT_LT(16ULL, sum) TH_LOG("%s", r.out);	/* it did fire */
+	EXPECT_EQ(count, sum) TH_LOG("%s", r.out);
+	/* a row of buckets, if shown, counts the same */
+	p = strstr(r.out, "inf) ");
+	if (p) {
+		row = strtoull(p + 5, NULL, 10);
+		EXPECT_EQ(sum, row) TH_LOG("%s", r.out);
+	}
+	result_free(&r);
+	fake_free(&f);
+}
+
 TEST(status_loaded)
 {
 	struct fake f;
