@@ -780,6 +780,57 @@ TEST(show_stacks_live_count)
 	fake_free(&f);
 }
 
+/*
+ * Stacks that differ only in offsets (a profiler's samples at two places
+ * of one function) print the same as folded lines: one line, their
+ * counts summed, also under --top; the text view, which prints the
+ * offsets, keeps them apart.
+ */
+TEST(show_stacks_folded_merges_offsets)
+{
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	struct fake_hist *h;
+	struct result r;
+	struct fake f;
+	unsigned int i;
+
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "profile", "profile", "99_Hz", "samples",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &count, "stack", 4);
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, "pcore_ioc_read+0x1a/0x2f0 [probe_core]\n" STK_SYS);
+	fake_key(h, 1, 2, "");
+	fake_frames(h, 1, "pcore_ioc_read+0x3c/0x2f0 [probe_core]\n" STK_SYS);
+	fake_key(h, 2, 3, "");
+	fake_frames(h, 2, "[idle]\n");
+	for (i = 0; i < 3; i++)
+		fake_record(h, 0, 0, 0);
+	for (i = 0; i < 2; i++)
+		fake_record(h, 1, 1, 0);
+	for (i = 0; i < 4; i++)
+		fake_record(h, 1, 2, 0);
+	r = RUN(&f, "show", "profile", "--folded");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("entry_SYSCALL_64_after_hwframe;do_syscall_64;pcore_ioc_read [probe_core] 5\n[idle] 4\n",
+		     r.out);
+	result_free(&r);
+	r = RUN(&f, "show", "profile", "--folded", "--top", "1");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("entry_SYSCALL_64_after_hwframe;do_syscall_64;pcore_ioc_read [probe_core] 5\n",
+		     r.out);
+	result_free(&r);
+	r = RUN(&f, "show", "profile");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "\nstacks: 3\n")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\nstack count 3\n  pcore_ioc_read+0x1a/"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\nstack count 2\n  pcore_ioc_read+0x3c/"))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
 TEST(status_loaded)
 {
 	struct fake f;
