@@ -542,11 +542,11 @@ TEST(flamegraph_from_device)
 	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
 	ASSERT_STREQ("", r.err);
 	ASSERT_EQ(0, strncmp(r.out, "<?xml", 5)) TH_LOG("%s", r.out);
-	ASSERT_NE(NULL, strstr(r.out, "<title>ksys_read (15 samples,"))
+	ASSERT_NE(NULL, strstr(r.out, "<title>ksys_read (15 calls,"))
 		TH_LOG("%s", r.out);
-	ASSERT_NE(NULL, strstr(r.out, "<title>pcore_stackt_leaf [pcore_stackt] (7 samples,"))
+	ASSERT_NE(NULL, strstr(r.out, "<title>pcore_stackt_leaf [pcore_stackt] (7 calls,"))
 		TH_LOG("%s", r.out);
-	ASSERT_NE(NULL, strstr(r.out, "<title>[...] (1 sample,"))
+	ASSERT_NE(NULL, strstr(r.out, "<title>[...] (1 call,"))
 		TH_LOG("%s", r.out);
 	ASSERT_EQ(NULL, strstr(r.out, "+0x")) TH_LOG("%s", r.out);
 	ASSERT_EQ(f.opens, f.closes);
@@ -827,6 +827,67 @@ TEST(show_stacks_folded_merges_offsets)
 		TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "\nstack count 2\n  pcore_ioc_read+0x3c/"))
 		TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/*
+ * flamegraph NAME of an off-CPU histogram (values in ns, weighed by their
+ * sum): titled with the histogram's name, each frame's hover text in
+ * time a person reads, its exact weight in data-n; a count histogram's
+ * hover says its unit (calls), not "samples".
+ */
+TEST(flamegraph_title_unit)
+{
+	struct pcore_hist_spec ll = { .kind = PCORE_HIST_LOGLINEAR };
+	struct fake_hist *h;
+	struct result r;
+	struct fake f;
+
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "offcpu", "tracepoint", "sched_switch", "ns",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &ll, "stack", 3);
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, "schedule+0x5d/0xe0\nmsleep+0x2d/0x40\n");
+	fake_key(h, 1, 2, "");
+	fake_frames(h, 1, "schedule+0x5d/0xe0\nio_schedule+0x42/0x70\n");
+	fake_key(h, 2, 3, "");
+	fake_frames(h, 2, "schedule+0x5d/0xe0\nworker_thread+0x42/0x70\n");
+	fake_record(h, 0, 0, 10000000000ULL);
+	fake_record(h, 0, 0, 509019650ULL);
+	fake_record(h, 1, 1, 25000000);
+	fake_record(h, 1, 2, 900000);
+	r = RUN(&f, "flamegraph", "offcpu");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "<text id=\"title\" x=\"600\" y=\"24\" text-anchor=\"middle\">offcpu</text>"))
+		TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "samples")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<g class=\"f\" data-n=\"10509019650\"><title>msleep (10.51 s, 99.75%)</title>"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<title>io_schedule (25.00 ms, 0.24%)</title>"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<title>worker_thread (900.00 us, 0.01%)</title>"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<title>all (10.53 s, 100.00%)</title>"))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+	/* --title wins */
+	r = RUN(&f, "flamegraph", "offcpu", "--title", "naps");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "text-anchor=\"middle\">naps</text>"))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
+
+	stack_fake(&f);
+	r = RUN(&f, "flamegraph", "vfs_read:stacks");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "text-anchor=\"middle\">vfs_read:stacks</text>"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<title>[...] (1 call, 6.25%)</title>"))
+		TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "sample")) TH_LOG("%s", r.out);
 	result_free(&r);
 	fake_free(&f);
 }
@@ -3399,7 +3460,7 @@ TEST(flame_merge)
 	EXPECT_EQ(1U, occurrences(svg, "<title>b (10 samples, 20.83%)"));
 	EXPECT_EQ(1U, occurrences(svg, "<title>e (2 samples, 4.17%)"));
 	EXPECT_EQ(1U, occurrences(svg, "<title>d (1 sample, 2.08%)"));
-	EXPECT_EQ(8U, occurrences(svg, "<g class=\"f\">"));
+	EXPECT_EQ(8U, occurrences(svg, "<g class=\"f\" data-n=\""));
 	/* a before z, both on the row above the root, a at the left edge */
 	a = strstr(svg, "<title>a (");
 	z = strstr(svg, "<title>z (");
