@@ -29,8 +29,11 @@
  * (the stats file's own_samples_left_out), not in its hits.  The calls
  * mark their task in a small table, pcore_quiet, that a sample reads
  * without a lock; when the table is full, the call is not marked and is
- * sampled as any other work.  probectl's time in user space is sampled
- * as any task's ([user] probectl).
+ * sampled as any other work.  The mark is made inside the call: a sample
+ * at its very edge (in pcore_ioctl() before the mark or after it) is
+ * taken.  Everything on the task's time while marked is left out, an
+ * interrupt's work too.  probectl's time in user space is sampled as any
+ * task's ([user] probectl).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
