@@ -24,7 +24,7 @@
  * probectl's own work is left out: a task inside a call of
  * /dev/probe_core (probectl reading a profile one ioctl per key slot,
  * attaching, stopping a profiler) is not sampled while it is there, so a
- * profile never shows the reading of itself (pcore_ioc_read, the
+ * profile does not show the reading of itself (pcore_ioc_read, the
  * allocations of a read).  Such samples are counted per profiler in @own
  * (the stats file's own_samples_left_out), not in its hits.  The calls
  * mark their task in a small table, pcore_quiet, that a sample reads
