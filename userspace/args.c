@@ -164,8 +164,8 @@ static const struct pc_opt flamegraph_opts[] = {
 	PC_OPT_VALUE('o', "output", "FILE", OPT_OUTPUT,
 		"the SVG file (default: standard output)"),
 	PC_OPT_VALUE(0, "title", "TITLE", OPT_TITLE,
-		"the heading, at most 200 bytes (default:\n"
-		"Flame Graph)"),
+		"the heading, at most 200 bytes (default: the\n"
+		"histogram's NAME; Flame Graph with -i)"),
 	PC_OPT_VALUE(0, "width", "PX", OPT_WIDTH,
 		"the width, 200 to 65536 (default: 1200)"),
 	PC_OPT_END
@@ -411,7 +411,8 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 			"'[idle]' for an idle CPU) in a histogram of probe_core's own\n"
 			"(needs CAP_SYS_ADMIN).  Without -d the profiler stays, until\n"
 			"probectl detach NAME: read it with probectl show NAME.  With -d it\n"
-			"samples for SECONDS, prints the stacks as show does, and goes.\n",
+			"samples for SECONDS, stops, prints the stacks as show does, and\n"
+			"goes.\n",
 		.examples =
 			"Examples:\n"
 			"  probectl profile -F 99 -d 10 --top 10\n"

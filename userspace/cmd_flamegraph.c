@@ -32,14 +32,17 @@ static int flame_writer(FILE *f, const void *arg)
 
 /*
  * The SVG of @n stacks to -o FILE (see write_file()), or to env->out
- * without -o (or with -o -).
+ * without -o (or with -o -).  Titled --title, else the histogram's name
+ * (flamegraph NAME); the counts in @unit (NULL: samples).
  */
 static int flame_write(struct pc_env *env, const struct pc_args *a,
-		       const struct pc_flame_stack *s, size_t n)
+		       const struct pc_flame_stack *s, size_t n,
+		       const char *unit)
 {
 	struct flame_arg fa = { .s = s, .n = n,
-				.o = { .title = a->flame_title,
-				       .width = a->flame_width } };
+				.o = { .title = a->flame_title ?: a->name,
+				       .width = a->flame_width,
+				       .unit = unit } };
 	const char *dst = a->flame_out;
 	int ret;
 
@@ -53,7 +56,11 @@ static int flame_write(struct pc_env *env, const struct pc_args *a,
 	return write_file(env, dst, flame_writer, &fa);
 }
 
-/* flamegraph NAME: the device's side is not there yet. */
+/*
+ * flamegraph NAME: the stacks of a histogram keyed by stack, as --folded
+ * prints them (stacks that differ only in offsets are one: the SVG merges
+ * identical stacks).
+ */
 static int flame_from_dev(struct pc_env *env, const struct pc_args *a)
 {
 	struct pc_flame_stack *fs = NULL;
@@ -79,7 +86,10 @@ static int flame_from_dev(struct pc_env *env, const struct pc_args *a)
 		for (j = 0; j < s[i].nframes; j++)
 			room += strlen(s[i].frames[j]) + 1;
 	}
-	/* names without offsets are never longer; weights as --folded's */
+	/*
+	 * names without offsets are never longer; weights as --folded's, in
+	 * the histogram's unit: a count's (calls, samples), or a sum's (ns)
+	 */
 	if (!ret) {
 		fs = calloc(n ? n : 1, sizeof(*fs));
 		frames = calloc(nfr ? nfr : 1, sizeof(*frames));
@@ -104,7 +114,7 @@ static int flame_from_dev(struct pc_env *env, const struct pc_args *a)
 		k++;
 	}
 	if (!ret)
-		ret = flame_write(env, a, fs, k);
+		ret = flame_write(env, a, fs, k, e.unit);
 	free(fs);
 	free(frames);
 	free(names);
@@ -136,7 +146,7 @@ static int flame_from_file(struct pc_env *env, const struct pc_args *a)
 		return error(env, "%s: out of memory", path);
 	if (ret)
 		return error(env, "%s: %s", std ? "standard input" : path, why);
-	ret = flame_write(env, a, s, n);
+	ret = flame_write(env, a, s, n, NULL);
 	pc_folded_free(s, n);
 	return ret;
 }

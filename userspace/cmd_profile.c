@@ -6,8 +6,14 @@
 #include "cmd_priv.h"
 
 /*
- * profile: attach a profiler; with -d, sample for that long, print its
- * stacks and detach it (also when the read failed).
+ * profile: attach a profiler; with -d, sample for that long, stop it,
+ * print its stacks and detach it (also when the read failed).
+ *
+ * Stopped before it is read: a profiler samples on while it is read, one
+ * ioctl per key slot, so a read of a running one would find stacks that
+ * came after its count, and probectl's own read among them.  Disabled,
+ * the profile is of the -d seconds only, and agrees with itself: the
+ * count is the sum of the stacks.
  */
 int cmd_profile(struct pc_env *env, const struct pc_args *a)
 {
@@ -15,6 +21,7 @@ int cmd_profile(struct pc_env *env, const struct pc_args *a)
 	struct pcore_ioc_attach at;
 	struct pcore_ioc_entry e;
 	struct pc_hist h;
+	const char *what;
 	struct pc_dev d;
 	int ret, dret;
 
@@ -46,12 +53,18 @@ int cmd_profile(struct pc_env *env, const struct pc_args *a)
 		until.tv_nsec -= 1000000000L;
 	}
 	env->sleep_until(env, &until);
-	ret = find_hist(&d, at.name, false, &e, &h);
+	memset(&h, 0, sizeof(h));
+	ret = pc_dev_name_cmd(&d, PCORE_IOC_DISABLE, at.name);
+	what = "stop";
+	if (!ret) {
+		ret = find_hist(&d, at.name, false, &e, &h);
+		what = "read";
+	}
 	dret = pc_dev_name_cmd(&d, PCORE_IOC_DETACH, at.name);
 	env->dev_close(env, &d);
 	if (ret) {
 		pc_hist_free(&h);
-		return dev_error(env, ret, "read", at.name);
+		return dev_error(env, ret, what, at.name);
 	}
 	if (dret) {
 		pc_hist_free(&h);

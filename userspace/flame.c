@@ -18,9 +18,11 @@
  * samples (exact integers) and scaled to px only when printed.
  *
  * The SVG needs nothing outside itself: no fonts, styles or scripts from
- * elsewhere.  Each frame is a <g> holding a <title> with its name, count
+ * elsewhere.  Each frame is a <g> holding a <title> with its name, weight
  * and share (the browser's hover text), a <rect> and a <text> label cut to
- * fit.  A small inline script adds click-to-zoom, a search and a details
+ * fit; the <g>'s data-n is the exact weight.  The weight reads in the
+ * counts' unit ("15 calls", "3 samples"), a time (unit "ns") scaled for a
+ * person ("10.51 s", "900.00 us").  A small inline script adds click-to-zoom, a search and a details
  * line; it is not needed to read the names.  Frame names are untrusted
  * text: XML's five special characters are escaped, and bytes that XML
  * cannot hold (control characters, invalid UTF-8) become U+FFFD.
@@ -360,7 +362,7 @@ static const char script[] =
 "		var i = t.lastIndexOf(' (');\n"
 "		g.pc = { rect: r, text: g.getElementsByTagName('text')[0],\n"
 "			title: t, name: t.slice(0, i),\n"
-"			n: +t.slice(i + 2).split(' ')[0],\n"
+"			n: +g.getAttribute('data-n'),\n"
 "			x: +r.getAttribute('x'), w: +r.getAttribute('width'),\n"
 "			y: +r.getAttribute('y'), fill: r.getAttribute('fill') };\n"
 "		g.onmouseover = function () { details.textContent = t; };\n"
@@ -373,8 +375,41 @@ static const char script[] =
 "}\n"
 "init();\n";
 
+/*
+ * A weight @n in @unit: a time (ns) in the largest of ns, us, ms and s it
+ * is at least 1 of, with two decimals; else the number and the unit, the
+ * unit without its plural "s" for 1 ("1 call", but "1 ns").
+ */
+static void put_weight(FILE *f, unsigned long long n, const char *unit)
+{
+	static const char *const units[] = { "us", "ms", "s" };
+	size_t len = strlen(unit);
+	char one[64];
+	double v = n;
+	int i = -1;
+
+	if (!strcmp(unit, "ns")) {
+		while (i < 2 && v >= 1000) {
+			v /= 1000;
+			i++;
+		}
+		if (i < 0)
+			fprintf(f, "%llu ns", n);
+		else
+			fprintf(f, "%.2f %s", v, units[i]);
+		return;
+	}
+	fprintf(f, "%llu ", n);
+	if (n == 1 && len > 2 && len < sizeof(one) && unit[len - 1] == 's') {
+		memcpy(one, unit, len - 1);
+		one[len - 1] = '\0';
+		unit = one;
+	}
+	pc_xml_put(f, unit, SIZE_MAX);
+}
+
 static void put_frame(FILE *f, const struct node *nd, unsigned long long all,
-		      double scale, unsigned int height)
+		      double scale, unsigned int height, const char *unit)
 {
 	double x = PAD + nd->start * scale, w = nd->total * scale;
 	unsigned int y = height - BOTTOM - (nd->depth + 1) * ROW;
@@ -383,10 +418,11 @@ static void put_frame(FILE *f, const struct node *nd, unsigned long long all,
 	char fill[32];
 
 	colour(fill, sizeof(fill), nd);
-	fputs("<g class=\"f\"><title>", f);
+	fprintf(f, "<g class=\"f\" data-n=\"%llu\"><title>", nd->total);
 	pc_xml_put(f, nd->name, SIZE_MAX);
-	fprintf(f, " (%llu sample%s, %.2f%%)</title>", nd->total,
-		nd->total == 1 ? "" : "s", 100.0 * nd->total / all);
+	fputs(" (", f);
+	put_weight(f, nd->total, unit);
+	fprintf(f, ", %.2f%%)</title>", 100.0 * nd->total / all);
 	fprintf(f, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%u\" fill=\"%s\"/>",
 		x, y, w, ROW - 1, fill);
 	fprintf(f, "<text x=\"%.2f\" y=\"%u\">", x + 3, y + 11);
@@ -404,7 +440,7 @@ static void put_frame(FILE *f, const struct node *nd, unsigned long long all,
  * @out: where to write it
  * @s: the stacks, root frame first; identical ones are merged
  * @n: how many; 0 (or counts all 0) gives a graph that says so
- * @o: title and width, or NULL for the defaults
+ * @o: title, width and unit, or NULL for the defaults
  *
  * Frames narrower than 0.1 px are not drawn (nor anything above them,
  * which is narrower still): their samples stay in their parent's width,
@@ -421,6 +457,7 @@ int pc_flame_svg(FILE *out, const struct pc_flame_stack *s, size_t n,
 		 const struct pc_flame_opts *o)
 {
 	const char *title = o && o->title ? o->title : "Flame Graph";
+	const char *unit = o && o->unit ? o->unit : "samples";
 	unsigned int width = o && o->width ? o->width : PC_FLAME_WIDTH;
 	unsigned int height, depth = 0;
 	size_t nn = 0, i, hidden = 0;
@@ -480,7 +517,7 @@ int pc_flame_svg(FILE *out, const struct pc_flame_stack *s, size_t n,
 		fputs("<g id=\"frames\">\n", out);
 		for (i = 0; i < nn; i++)
 			if (t[i].total * scale >= MIN_PX)
-				put_frame(out, &t[i], all, scale, height);
+				put_frame(out, &t[i], all, scale, height, unit);
 		fputs("</g>\n", out);
 		fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n",
 			script);

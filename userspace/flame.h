@@ -31,7 +31,8 @@
  * struct pc_flame_stack - one stack and how often it was seen
  * @frames: frame names, root first; NUL-terminated, none empty
  * @nframes: 1 to PC_FLAME_MAX_FRAMES
- * @count: samples (or events) with this stack
+ * @count: samples (or events) with this stack, or their weight (a sum,
+ *	in the unit of struct pc_flame_opts)
  */
 struct pc_flame_stack {
 	const char **frames;
@@ -45,10 +46,13 @@ struct pc_flame_stack {
  *	PC_FLAME_TITLE_MAX bytes are shown
  * @width: the image's width in px, 0 for PC_FLAME_WIDTH; else from
  *	PC_FLAME_MIN_WIDTH to PC_FLAME_MAX_WIDTH
+ * @unit: the unit of the counts, as a histogram's ("calls", "samples",
+ *	"ns": times, shown as ns, us, ms or s), or NULL for "samples"
  */
 struct pc_flame_opts {
 	const char *title;
 	unsigned int width;
+	const char *unit;
 };
 
 int pc_flame_svg(FILE *out, const struct pc_flame_stack *s, size_t n,

@@ -11,6 +11,16 @@
  * without its offset ("vfs_read", "pcore_stackt_leaf [pcore_stackt]"), so
  * that calls from two places of one function are one frame.  The weight
  * is the count, or for a histogram of values (off-CPU time) the sum.
+ * Stacks that differ only in offsets (a profiler's samples at two
+ * instructions of one function) print the same line: they are one line,
+ * their weights added, as every view merges stacks that print the same.
+ *
+ * The keys are read one ioctl each while the probe may fire on, so the
+ * merged view read before them may count less than they do.  A view of
+ * stacks shows the stacks: its count, sum, min, max and buckets are made
+ * those of the keys read (pc_stacks_build()), so that the count is the
+ * sum of the stacks shown.  (probectl profile -d stops its profiler
+ * before it reads: there, nothing changes during the read at all.)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -78,10 +88,43 @@ static int by_weight(const void *x, const void *y)
 	return cmp_frames(a, b);
 }
 
+/*
+ * @h's merged view as the sum of its keys: count, sum, min, max and
+ * buckets (the percentiles stay as the merged read gave them).
+ */
+static void total_of_keys(struct pc_hist *h)
+{
+	struct pcore_ioc_read *t = &h->total.r;
+	const struct pcore_ioc_read *k;
+	unsigned int i, j;
+	bool seen = false;
+
+	t->count = 0;
+	t->sum = 0;
+	t->min = 0;
+	t->max = 0;
+	for (j = 0; h->total.b && j < t->nbuckets; j++)
+		h->total.b[j].count = 0;
+	for (i = 0; i < h->nkeys; i++) {
+		k = &h->keys[i].r;
+		t->count += k->count;
+		t->sum += k->sum;
+		if (k->count && (!seen || k->min < t->min))
+			t->min = k->min;
+		if (k->count && (!seen || k->max > t->max))
+			t->max = k->max;
+		seen |= k->count != 0;
+		for (j = 0; h->total.b && h->keys[i].b && j < t->nbuckets &&
+			    j < k->nbuckets; j++)
+			h->total.b[j].count += h->keys[i].b[j].count;
+	}
+}
+
 /**
  * pc_stacks_build() - the stacks of a histogram keyed by stack
  * @h: histogram, its keys read with their frames (pc_dev_hist()); their
- *	frames' text is split in place
+ *	frames' text is split in place, and its merged view (@h->total) made
+ *	the sum of its keys (see the top of this file)
  * @out: set to a malloc()ed array, the largest sum first (for a count
  *	histogram: the most counted)
  * @n: set to its length
@@ -115,6 +158,7 @@ int pc_stacks_build(struct pc_hist *h, struct pc_stack **out, unsigned int *n)
 		s[(*n)++] = s[i];
 	}
 	qsort(s, *n, sizeof(*s), by_weight);
+	total_of_keys(h);
 	*out = s;
 	return 0;
 }
@@ -186,26 +230,122 @@ void pc_fmt_stacks_text(FILE *f, const struct pc_hist *h,
 	}
 }
 
+/* A folded line: its text (root first, no offsets) and its weight. */
+struct folded {
+	char *text;
+	unsigned long long w;
+};
+
+static int by_text(const void *x, const void *y)
+{
+	return strcmp(((const struct folded *)x)->text,
+		      ((const struct folded *)y)->text);
+}
+
+/* The heaviest first, ties by their text. */
+static int by_w(const void *x, const void *y)
+{
+	const struct folded *a = x, *b = y;
+
+	if (a->w != b->w)
+		return a->w > b->w ? -1 : 1;
+	return strcmp(a->text, b->text);
+}
+
+/* @s's folded line, without its weight, into a malloc()ed string. */
+static char *fold(const struct pc_stack *s)
+{
+	size_t room = 1, len = 0;
+	unsigned int j;
+	char *t;
+
+	for (j = 0; j < s->nframes; j++)
+		room += strlen(s->frames[j]) + 1;
+	t = malloc(room);
+	if (!t)
+		return NULL;
+	for (j = s->nframes; j-- > 0;) {
+		pc_stack_func(t + len, room - len, s->frames[j]);
+		len += strlen(t + len);
+		if (j)
+			t[len++] = ';';
+	}
+	t[len] = '\0';
+	return t;
+}
+
+/*
+ * The folded lines of @n stacks, those that print the same merged, the
+ * heaviest first, into *@out (free each text, then the array): how
+ * many, or -ENOMEM.
+ */
+static int fold_all(const struct pc_stack *s, unsigned int n, bool sum,
+		    struct folded **out)
+{
+	struct folded *l = calloc(n ? n : 1, sizeof(*l));
+	unsigned int i, k = 0, m = 0;
+
+	if (!l)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!s[i].nframes)
+			continue;
+		l[k].text = fold(&s[i]);
+		l[k].w = sum ? s[i].sum : s[i].count;
+		if (!l[k++].text) {
+			while (k-- > 0)
+				free(l[k].text);
+			free(l);
+			return -ENOMEM;
+		}
+	}
+	qsort(l, k, sizeof(*l), by_text);
+	for (i = 0; i < k; i++) {
+		if (m && !strcmp(l[m - 1].text, l[i].text)) {
+			l[m - 1].w += l[i].w;
+			free(l[i].text);
+			continue;
+		}
+		l[m++] = l[i];
+	}
+	qsort(l, m, sizeof(*l), by_w);
+	*out = l;
+	return m;
+}
+
 /**
  * pc_fmt_stacks_folded() - one folded line per stack, root first
  * @f: where to
  * @h: histogram: a count histogram's weights are counts, others' sums
  * @s: stacks, from pc_stacks_build()
  * @n: how many
- * @top: only the first @top (0: all)
+ * @top: only the first @top lines (0: all)
  *
- * Stacks that are the same without offsets stay apart lines: the tools
- * add them up.
+ * Stacks that print the same line (that differ only in offsets) are one
+ * line, their weights added, the heaviest first; @top counts the merged
+ * lines.  Out of memory, each stack is a line of its own, as the tools
+ * read it all the same (they add lines up).
  */
 void pc_fmt_stacks_folded(FILE *f, const struct pc_hist *h,
 			  const struct pc_stack *s, unsigned int n,
 			  unsigned int top)
 {
 	bool sum = has_sum(h);
-
+	struct folded *l;
 	char buf[512];
 	unsigned int i, j;
+	int m;
 
+	m = fold_all(s, n, sum, &l);
+	if (m >= 0) {
+		for (i = 0; i < (unsigned int)m; i++) {
+			if (i < shown(m, top))
+				fprintf(f, "%s %llu\n", l[i].text, l[i].w);
+			free(l[i].text);
+		}
+		free(l);
+		return;
+	}
 	for (i = 0; i < shown(n, top); i++) {
 		if (!s[i].nframes)
 			continue;

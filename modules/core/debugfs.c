@@ -150,6 +150,7 @@ static void pcore_seq_values(struct seq_file *m, const struct pcore_hist *h,
 struct pcore_about {
 	unsigned long missed;
 	int unsampled;
+	long own;
 	const char *mechanism;
 	const char *why_kprobe;
 	char symbol[KSYM_NAME_LEN + 32];
@@ -160,6 +161,7 @@ static void pcore_about_get(struct pcore_hist *h, struct pcore_about *a)
 	mutex_lock(&pcore_lock);
 	a->missed = h->probe ? pcore_probe_missed(h->probe) : 0;
 	a->unsampled = h->probe ? pcore_profile_unsampled(h->probe) : -1;
+	a->own = h->probe ? pcore_profile_own(h->probe) : -1;
 	a->mechanism = h->probe ? pcore_probe_kind_name(h->probe) : "-";
 	a->why_kprobe = h->probe ? READ_ONCE(h->probe->why_kprobe) : NULL;
 	strscpy(a->symbol, h->probe ? pcore_probe_hist_symbol(h->probe, h) :
@@ -176,6 +178,8 @@ static void pcore_seq_about(struct seq_file *m, const struct pcore_hist *h,
 	seq_printf(m, "missed: %lu\n", a->missed);
 	if (a->unsampled >= 0)	/* a profiler's */
 		seq_printf(m, "unsampled_cpus: %d\n", a->unsampled);
+	if (a->own >= 0)	/* a profiler's: see the top of profile.c */
+		seq_printf(m, "own_samples_left_out: %ld\n", a->own);
 	seq_printf(m, "symbol: %s\n", a->symbol);
 	seq_printf(m, "mechanism: %s", a->mechanism);
 	if (a->why_kprobe)

@@ -20,6 +20,20 @@
  * cannot be created then is logged, counted in @unsampled (the stats file
  * shows it) and goes unsampled until it comes online again.  Only while
  * arming does a CPU's failure fail the attach (or enable), undone whole.
+ *
+ * probectl's own work is left out: a task inside a call of
+ * /dev/probe_core (probectl reading a profile one ioctl per key slot,
+ * attaching, stopping a profiler) is not sampled while it is there, so a
+ * profile does not show the reading of itself (pcore_ioc_read, the
+ * allocations of a read).  Such samples are counted per profiler in @own
+ * (the stats file's own_samples_left_out), not in its hits.  The calls
+ * mark their task in a small table, pcore_quiet, that a sample reads
+ * without a lock; when the table is full, the call is not marked and is
+ * sampled as any other work.  The mark is made inside the call: a sample
+ * at its very edge (in pcore_ioctl() before the mark or after it) is
+ * taken.  Everything on the task's time while marked is left out, an
+ * interrupt's work too.  probectl's time in user space is sampled as any
+ * task's ([user] probectl).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,6 +45,53 @@
 
 static enum cpuhp_state pcore_profile_state;
 
+/* Tasks inside a call of /dev/probe_core, and how many (see the top). */
+#define PCORE_QUIET_MAX	8
+static struct task_struct *pcore_quiet[PCORE_QUIET_MAX];
+static atomic_t pcore_nquiet = ATOMIC_INIT(0);
+
+/**
+ * pcore_profile_quiet_enter() - profilers leave out the current task
+ *
+ * Until pcore_profile_quiet_exit(): for the calls of /dev/probe_core.
+ *
+ * Return: the slot to give pcore_profile_quiet_exit(), or -1 when the
+ * table is full (then the task is sampled).
+ */
+int pcore_profile_quiet_enter(void)
+{
+	int i;
+
+	for (i = 0; i < PCORE_QUIET_MAX; i++)
+		if (!cmpxchg(&pcore_quiet[i], NULL, current)) {
+			atomic_inc(&pcore_nquiet);
+			return i;
+		}
+	return -1;
+}
+
+/* The current task is sampled again; @slot from pcore_profile_quiet_enter(). */
+void pcore_profile_quiet_exit(int slot)
+{
+	if (slot < 0)
+		return;
+	atomic_dec(&pcore_nquiet);
+	WRITE_ONCE(pcore_quiet[slot], NULL);
+}
+
+/* Is the interrupted task inside a call of /dev/probe_core?  Hot path. */
+static __always_inline bool pcore_profile_is_quiet(void)
+{
+	int i;
+
+	if (likely(!atomic_read(&pcore_nquiet)))
+		return false;
+	for (i = 0; i < PCORE_QUIET_MAX; i++)
+		if (READ_ONCE(pcore_quiet[i]) == current)
+			return true;
+	return false;
+}
+
 /* A sample: in hard interrupt context, with preemption off. */
 static void notrace pcore_profile_sample(struct perf_event *ev,
 					 struct perf_sample_data *data,
@@ -40,6 +101,10 @@ static void notrace pcore_profile_sample(struct perf_event *ev,
 
 	if (p->filtered && !pcore_filter_pass(p))
 		return;
+	if (pcore_profile_is_quiet()) {
+		this_cpu_inc(*p->prof.own);
+		return;
+	}
 	pcore_hit_nopreempt(p);
 	if (p->pre)
 		p->pre(p, regs);
@@ -112,19 +177,26 @@ void pcore_profile_exit(void)
 	cpuhp_remove_multi_state(pcore_profile_state);
 }
 
-/* Bytes of a profile's events: one per possible CPU, and its pointer. */
+/*
+ * Bytes of a profile's events: one per possible CPU, its pointer and its
+ * count of samples left out.
+ */
 size_t pcore_profile_mem(void)
 {
 	return num_possible_cpus() *
-	       (sizeof(struct perf_event *) + sizeof(struct perf_event));
+	       (sizeof(struct perf_event *) + sizeof(struct perf_event) +
+		sizeof(unsigned long));
 }
 
 /* Room for a CPU's event each; @hz checked by the caller. */
 int pcore_profile_alloc(struct pcore_probe *p, u32 hz)
 {
 	p->prof.ev = alloc_percpu(struct perf_event *);
-	if (!p->prof.ev)
+	p->prof.own = alloc_percpu(unsigned long);
+	if (!p->prof.ev || !p->prof.own) {
+		pcore_profile_release(p);
 		return -ENOMEM;
+	}
 	p->prof.hz = hz;
 	p->prof.period = div_u64(NSEC_PER_SEC, hz);
 	snprintf(p->symbol, sizeof(p->symbol), "%u_Hz", hz);
@@ -167,10 +239,28 @@ int pcore_profile_unsampled(const struct pcore_probe *p)
 	return atomic_read(&p->prof.unsampled);
 }
 
+/*
+ * Samples left out because they were of probectl's own calls (see the
+ * top), or -1 when @p is no profiler.
+ */
+long pcore_profile_own(const struct pcore_probe *p)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	if (p->kind != PCORE_PROBE_PROFILE || !p->prof.own)
+		return -1;
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(*per_cpu_ptr(p->prof.own, cpu));
+	return min_t(unsigned long, n, LONG_MAX);
+}
+
 void pcore_profile_release(struct pcore_probe *p)
 {
 	free_percpu(p->prof.ev);
+	free_percpu(p->prof.own);
 	p->prof.ev = NULL;
+	p->prof.own = NULL;
 }
 
 static int pcore_prof_arm(struct pcore_probe *p, const void *opts)

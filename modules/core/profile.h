@@ -20,6 +20,8 @@ struct perf_event;
  *	event fails it (under the hotplug lock: no CPU comes or goes then)
  * @unsampled: CPUs online without their event, whose creation failed when
  *	they came online (logged); until they go offline
+ * @own: per CPU, samples left out because they were of a task inside a
+ *	call of /dev/probe_core (probectl reading: see profile.c)
  */
 struct pcore_profile {
 	struct hlist_node node;
@@ -29,6 +31,7 @@ struct pcore_profile {
 	bool armed;
 	bool arming;
 	atomic_t unsampled;
+	unsigned long __percpu *own;
 };
 
 int pcore_profile_init(void);
@@ -36,5 +39,8 @@ void pcore_profile_exit(void);
 size_t pcore_profile_mem(void);
 int pcore_profile_alloc(struct pcore_probe *p, u32 hz);
 int pcore_profile_unsampled(const struct pcore_probe *p);
+long pcore_profile_own(const struct pcore_probe *p);
+int pcore_profile_quiet_enter(void);
+void pcore_profile_quiet_exit(int slot);
 void pcore_profile_release(struct pcore_probe *p);
 #endif /* PCORE_PROFILE_H */

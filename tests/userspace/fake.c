@@ -175,6 +175,8 @@ static int do_read(struct fake *f, struct pcore_ioc_read *r)
 	h = fake_find(f, r->name);
 	if (!h)
 		return -ENOENT;
+	if (f->on_read)
+		f->on_read(f, h);
 	if (keyonly && r->slot >= h->nslots)
 		return -EINVAL;
 	if (r->nbuckets < h->l.nbuckets) {

@@ -72,6 +72,8 @@ struct fake {
 	unsigned long long mono_ns;
 	unsigned long long real_s;
 	void (*on_sleep)(struct fake *f, unsigned int nth);
+	/* a probe that fires while probectl reads: before each READ of @h */
+	void (*on_read)(struct fake *f, struct fake_hist *h);
 	unsigned int sleeps;
 	/* heatmap: a stop is asked for from this many sleeps on (0: never) */
 	unsigned int stop_after;

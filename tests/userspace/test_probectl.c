@@ -542,11 +542,11 @@ TEST(flamegraph_from_device)
 	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
 	ASSERT_STREQ("", r.err);
 	ASSERT_EQ(0, strncmp(r.out, "<?xml", 5)) TH_LOG("%s", r.out);
-	ASSERT_NE(NULL, strstr(r.out, "<title>ksys_read (15 samples,"))
+	ASSERT_NE(NULL, strstr(r.out, "<title>ksys_read (15 calls,"))
 		TH_LOG("%s", r.out);
-	ASSERT_NE(NULL, strstr(r.out, "<title>pcore_stackt_leaf [pcore_stackt] (7 samples,"))
+	ASSERT_NE(NULL, strstr(r.out, "<title>pcore_stackt_leaf [pcore_stackt] (7 calls,"))
 		TH_LOG("%s", r.out);
-	ASSERT_NE(NULL, strstr(r.out, "<title>[...] (1 sample,"))
+	ASSERT_NE(NULL, strstr(r.out, "<title>[...] (1 call,"))
 		TH_LOG("%s", r.out);
 	ASSERT_EQ(NULL, strstr(r.out, "+0x")) TH_LOG("%s", r.out);
 	ASSERT_EQ(f.opens, f.closes);
@@ -685,6 +685,211 @@ TEST(profile)
 		EXPECT_EQ(PC_EXIT_USAGE, pc_parse_args(2 + n, argv, &a))
 			TH_LOG("case %u accepted", i);
 	}
+}
+
+/*
+ * A profiler samples on while probectl reads, unless it is stopped: each
+ * READ of a live one adds a sample of probectl's own read (and, through
+ * the read of a slot, a sample of the spinner).
+ */
+static void profile_reading(struct fake *f, struct fake_hist *h)
+{
+	if (h->e.flags & PCORE_ENT_DISABLED || strcmp(h->e.name, "profile"))
+		return;
+	fake_key(h, 3, 3, "");
+	fake_frames(h, 3, "kvmalloc_node+0x10/0x90\n"
+		    "pcore_ioc_read+0x1a/0x2f0 [probe_core]\n"
+		    "__x64_sys_ioctl+0x8d/0xc0\n");
+	fake_record(h, 0, 3, 0);
+	fake_record(h, 1, 2, 0);
+}
+
+/*
+ * profile -d: the profile is of the -d seconds, whole and alone.  The
+ * profiler stops before probectl reads it, so the stacks are what it
+ * sampled while probectl slept (12 samples, none of probectl's read) and
+ * the count says the same: not stacks read later than the count.
+ */
+TEST(profile_stops_before_read)
+{
+	unsigned long long count = 0, sum = 0;
+	struct result r;
+	struct fake f;
+	const char *p;
+
+	std_fake(&f);
+	f.on_sleep = profile_samples;
+	f.on_read = profile_reading;
+	r = RUN(&f, "profile", "-F", "99", "-d", "1", "--folded");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("stackt_spin_write [pcore_stackt];pcore_stackt_spin [pcore_stackt] 9\n[idle] 3\n",
+		     r.out);
+	EXPECT_EQ(NULL, fake_find(&f, "profile"));	/* detached */
+	result_free(&r);
+	r = RUN(&f, "profile", "-F", "99", "-d", "1");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_EQ(NULL, strstr(r.out, "pcore_ioc_read")) TH_LOG("%s", r.out);
+	p = strstr(r.out, "\ncount: ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", r.out);
+	count = strtoull(p + 8, NULL, 10);
+	for (p = r.out; (p = strstr(p, "\nstack count ")); p++)
+		sum += strtoull(p + 13, NULL, 10);
+	EXPECT_EQ(12ULL, sum) TH_LOG("%s", r.out);
+	EXPECT_EQ(count, sum) TH_LOG("%s", r.out);
+	EXPECT_EQ(f.opens, f.closes);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* A probe that fires on while probectl reads: a call of slot 1's stack. */
+static void stack_reading(struct fake *f, struct fake_hist *h)
+{
+	fake_record(h, 0, 1, 0);
+}
+
+/*
+ * show of a stack histogram whose probe fires while probectl reads it key
+ * by key: its count (and its one bucket) is the sum of the stacks shown,
+ * not a count read before them.
+ */
+TEST(show_stacks_live_count)
+{
+	unsigned long long count, sum = 0, row;
+	struct result r;
+	struct fake f;
+	const char *p;
+
+	stack_fake(&f);
+	f.on_read = stack_reading;
+	r = RUN(&f, "show", "vfs_read:stacks");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	p = strstr(r.out, "\ncount: ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", r.out);
+	count = strtoull(p + 8, NULL, 10);
+	for (p = r.out; (p = strstr(p, "\nstack count ")); p++)
+		sum += strtoull(p + 13, NULL, 10);
+	EXPECT_LT(16ULL, sum) TH_LOG("%s", r.out);	/* it did fire */
+	EXPECT_EQ(count, sum) TH_LOG("%s", r.out);
+	/* a row of buckets, if shown, counts the same */
+	p = strstr(r.out, "inf) ");
+	if (p) {
+		row = strtoull(p + 5, NULL, 10);
+		EXPECT_EQ(sum, row) TH_LOG("%s", r.out);
+	}
+	result_free(&r);
+	fake_free(&f);
+}
+
+/*
+ * Stacks that differ only in offsets (a profiler's samples at two places
+ * of one function) print the same as folded lines: one line, their
+ * counts summed, also under --top; the text view, which prints the
+ * offsets, keeps them apart.
+ */
+TEST(show_stacks_folded_merges_offsets)
+{
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	struct fake_hist *h;
+	struct result r;
+	struct fake f;
+	unsigned int i;
+
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "profile", "profile", "99_Hz", "samples",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &count, "stack", 4);
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, "pcore_ioc_read+0x1a/0x2f0 [probe_core]\n" STK_SYS);
+	fake_key(h, 1, 2, "");
+	fake_frames(h, 1, "pcore_ioc_read+0x3c/0x2f0 [probe_core]\n" STK_SYS);
+	fake_key(h, 2, 3, "");
+	fake_frames(h, 2, "[idle]\n");
+	for (i = 0; i < 3; i++)
+		fake_record(h, 0, 0, 0);
+	for (i = 0; i < 2; i++)
+		fake_record(h, 1, 1, 0);
+	for (i = 0; i < 4; i++)
+		fake_record(h, 1, 2, 0);
+	r = RUN(&f, "show", "profile", "--folded");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("entry_SYSCALL_64_after_hwframe;do_syscall_64;pcore_ioc_read [probe_core] 5\n[idle] 4\n",
+		     r.out);
+	result_free(&r);
+	r = RUN(&f, "show", "profile", "--folded", "--top", "1");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("entry_SYSCALL_64_after_hwframe;do_syscall_64;pcore_ioc_read [probe_core] 5\n",
+		     r.out);
+	result_free(&r);
+	r = RUN(&f, "show", "profile");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "\nstacks: 3\n")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\nstack count 3\n  pcore_ioc_read+0x1a/"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\nstack count 2\n  pcore_ioc_read+0x3c/"))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/*
+ * flamegraph NAME of an off-CPU histogram (values in ns, weighed by their
+ * sum): titled with the histogram's name, each frame's hover text in
+ * time a person reads, its exact weight in data-n; a count histogram's
+ * hover says its unit (calls), not "samples".
+ */
+TEST(flamegraph_title_unit)
+{
+	struct pcore_hist_spec ll = { .kind = PCORE_HIST_LOGLINEAR };
+	struct fake_hist *h;
+	struct result r;
+	struct fake f;
+
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "offcpu", "tracepoint", "sched_switch", "ns",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &ll, "stack", 3);
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, "schedule+0x5d/0xe0\nmsleep+0x2d/0x40\n");
+	fake_key(h, 1, 2, "");
+	fake_frames(h, 1, "schedule+0x5d/0xe0\nio_schedule+0x42/0x70\n");
+	fake_key(h, 2, 3, "");
+	fake_frames(h, 2, "schedule+0x5d/0xe0\nworker_thread+0x42/0x70\n");
+	fake_record(h, 0, 0, 10000000000ULL);
+	fake_record(h, 0, 0, 509019650ULL);
+	fake_record(h, 1, 1, 25000000);
+	fake_record(h, 1, 2, 900000);
+	r = RUN(&f, "flamegraph", "offcpu");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "<text id=\"title\" x=\"600\" y=\"24\" text-anchor=\"middle\">offcpu</text>"))
+		TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "samples")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<g class=\"f\" data-n=\"10509019650\"><title>msleep (10.51 s, 99.75%)</title>"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<title>io_schedule (25.00 ms, 0.24%)</title>"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<title>worker_thread (900.00 us, 0.01%)</title>"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<title>all (10.53 s, 100.00%)</title>"))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+	/* --title wins */
+	r = RUN(&f, "flamegraph", "offcpu", "--title", "naps");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "text-anchor=\"middle\">naps</text>"))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
+
+	stack_fake(&f);
+	r = RUN(&f, "flamegraph", "vfs_read:stacks");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "text-anchor=\"middle\">vfs_read:stacks</text>"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<title>[...] (1 call, 6.25%)</title>"))
+		TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "sample")) TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
 }
 
 TEST(status_loaded)
@@ -3273,7 +3478,7 @@ TEST(flame_merge)
 	EXPECT_EQ(1U, occurrences(svg, "<title>b (10 samples, 20.83%)"));
 	EXPECT_EQ(1U, occurrences(svg, "<title>e (2 samples, 4.17%)"));
 	EXPECT_EQ(1U, occurrences(svg, "<title>d (1 sample, 2.08%)"));
-	EXPECT_EQ(8U, occurrences(svg, "<g class=\"f\">"));
+	EXPECT_EQ(8U, occurrences(svg, "<g class=\"f\" data-n=\""));
 	/* a before z, both on the row above the root, a at the left edge */
 	a = strstr(svg, "<title>a (");
 	z = strstr(svg, "<title>z (");
