@@ -630,7 +630,8 @@ const char *pcore_kind_name(u32 kind)
 }
 
 /* 10^0 .. 10^19: every power of ten below 2^64 */
-static const u64 pow10_tab[] = {
+#define PCORE_NPOW10	20
+static const u64 pow10_tab[PCORE_NPOW10] = {
 	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
 	10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
 	100000000000ULL, 1000000000000ULL, 10000000000000ULL,
@@ -644,7 +645,7 @@ static u32 log10_floor(u64 v)
 {
 	u32 e = 0;
 
-	while (e + 1 < sizeof(pow10_tab) / sizeof(pow10_tab[0]) && pow10_tab[e + 1] <= v)
+	while (e + 1 < PCORE_NPOW10 && pow10_tab[e + 1] <= v)
 		e++;
 	return e;
 }
