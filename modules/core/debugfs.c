@@ -109,8 +109,8 @@ static void pcore_seq_hist(struct seq_file *m, const struct pcore_hist *h,
 			   const struct pcore_snap *s, const char *indent,
 			   bool full)
 {
-	char lo_s[PCORE_FMT_NS_LEN], hi_s[PCORE_FMT_NS_LEN], range[72];
-	char bar[PCORE_BAR_WIDTH + 1];
+	/* 20 digits and a unit (PCORE_UNIT_MAX), or a time */
+	char lo_s[48], hi_s[48], range[104], bar[PCORE_BAR_WIDTH + 1];
 	u32 i, j, first = s->nbuckets, last = 0, start, end;
 	u64 top = 0, lo, hi, n, c;
 	struct pcore_rows rows;
