@@ -9,7 +9,8 @@
  *   timers            a '# name scope ...' header line, then one line per
  *                     timer of probe_core's own client
  *   <hist>/           a histogram of probe_core's own (target=, tracepoints=)
- *   <module>/timers   one line per timer of a handler module
+ *   <module>/timers   the same header line, then one line per timer of a
+ *                     handler module
  *   <module>/<hist>/  a histogram of a handler module
  *
  * In every histogram directory:
