@@ -4,11 +4,14 @@
  * of probectl.h.  No device access here.  The formats are documented in
  * probectl.8; scripts parse them, so change them only with care.
  *
- * Numbers are printed as exact decimal integers (u64), except Prometheus
- * values of histograms in ns, which are converted to seconds as exact
- * decimal fractions.
+ * JSON, CSV and Prometheus print numbers as exact decimal integers (u64),
+ * except Prometheus values of histograms in ns, which are converted to
+ * seconds as exact decimal fractions.  Text is for a person: times (unit
+ * ns) are scaled to ns, us, ms or s (pcore_fmt_ns(), the rule the kernel's
+ * hist file uses), other values exact.
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include "format.h"
 #include "pcore_engine.h"
@@ -267,14 +270,57 @@ void pc_fmt_list_json(FILE *f, const struct pcore_ioc_entry *e,
 
 /* ---- show: text ---- */
 
-/* A bucket bound as the hist file prints it: "4096ns", "inf". */
-void pc_fmt_bound(char *buf, size_t len, unsigned long long v,
+/**
+ * pc_fmt_bound() - a bucket bound as the hist file prints it
+ * @buf: output
+ * @len: size of @buf
+ * @lo: lower bounds of the buckets
+ * @hi: upper bounds (~0: none)
+ * @nbuckets: how many
+ * @idx: the bucket whose bound it is
+ * @upper: its upper bound, else its lower one
+ * @unit: the histogram's unit (already cleaned)
+ *
+ * "inf"; a time for a person when @unit is ns ("940 ms", "1.07 s": to a
+ * tenth of the narrower bucket it bounds, pcore_bound_res(), the kernel's
+ * rule, so that no two bounds print the same); else the exact number and
+ * the unit ("4096bytes").
+ */
+void pc_fmt_bound(char *buf, size_t len, const unsigned long long *lo,
+		  const unsigned long long *hi, unsigned int nbuckets,
+		  unsigned int idx, bool upper, const char *unit)
+{
+	unsigned long long v = upper ? hi[idx] : lo[idx], wb, wa;
+	unsigned int b = upper ? idx : idx - 1, a = upper ? idx + 1 : idx;
+
+	if (v == U64_MAX_VAL) {
+		snprintf(buf, len, "inf");
+		return;
+	}
+	if (strcmp(unit, "ns")) {
+		snprintf(buf, len, "%llu%s", v, unit);
+		return;
+	}
+	wb = (upper || idx) && b < nbuckets ? hi[b] - lo[b] : 0;
+	wa = a < nbuckets ? hi[a] - lo[a] : 0;
+	pcore_fmt_ns(buf, len, v, pcore_bound_res(wb, wa));
+}
+
+/**
+ * pc_fmt_value() - a value of a histogram as its text shows it
+ * @buf: output
+ * @len: size of @buf (PCORE_FMT_NS_LEN is enough)
+ * @v: the value
+ * @unit: the histogram's unit: ns gives a time for a person, to four
+ *	significant digits ("4.608 us", "1.074 s"); any other the number
+ */
+void pc_fmt_value(char *buf, size_t len, unsigned long long v,
 		  const char *unit)
 {
-	if (v == U64_MAX_VAL)
-		snprintf(buf, len, "inf");
+	if (strcmp(unit, "ns"))
+		snprintf(buf, len, "%llu", v);
 	else
-		snprintf(buf, len, "%llu%s", v, unit);
+		pcore_fmt_ns(buf, len, v, pcore_value_res(v));
 }
 
 /**
@@ -360,13 +406,24 @@ void pc_fmt_hist_text(FILE *f, const struct pc_snap *s, const char *unit,
 {
 	char lo[48], hi[48], range[100], bar[BAR_WIDTH + 1];
 	unsigned int i, first, last, start, end, n;
-	unsigned long long top = 0, c;
+	unsigned long long top = 0, c, *blo, *bhi;
 	struct pcore_rows r;
 
 	if (!pc_rows_of(s, kind, full ? 0 : PCORE_HIST_ROWS, &r, &first,
 			&last)) {
 		fprintf(f, "%s(empty)\n", indent);
 		return;
+	}
+	/* A count histogram has one bucket of no range: its count says it. */
+	if (kind == PCORE_HIST_COUNT)
+		return;
+	blo = malloc(2 * s->r.nbuckets * sizeof(*blo));
+	if (!blo)
+		return;
+	bhi = blo + s->r.nbuckets;
+	for (i = 0; i < s->r.nbuckets; i++) {
+		blo[i] = s->b[i].lo;
+		bhi[i] = s->b[i].hi;
 	}
 	for (i = first; i <= last; i = end + 1) {
 		pcore_row_of(&r, i, &start, &end);
@@ -376,8 +433,10 @@ void pc_fmt_hist_text(FILE *f, const struct pc_snap *s, const char *unit,
 	for (i = first; i <= last; i = end + 1) {
 		pcore_row_of(&r, i, &start, &end);
 		c = row_count(s, start, end);
-		pc_fmt_bound(lo, sizeof(lo), s->b[start].lo, unit);
-		pc_fmt_bound(hi, sizeof(hi), s->b[end].hi, unit);
+		pc_fmt_bound(lo, sizeof(lo), blo, bhi, s->r.nbuckets, start,
+			     false, unit);
+		pc_fmt_bound(hi, sizeof(hi), blo, bhi, s->r.nbuckets, end,
+			     true, unit);
 		snprintf(range, sizeof(range), "[%s, %s)", lo, hi);
 		n = ((__uint128_t)c * BAR_WIDTH + top - 1) / top;
 		memset(bar, '@', n);
@@ -385,17 +444,27 @@ void pc_fmt_hist_text(FILE *f, const struct pc_snap *s, const char *unit,
 		fprintf(f, "%s%-36s %12llu |%-*s|\n", indent, range, c,
 			BAR_WIDTH, bar);
 	}
+	free(blo);
 }
 
-/* count ... p999 of one read, as 'key: value' lines */
-static void values_text(FILE *f, const struct pcore_ioc_read *r)
+/*
+ * count ... p999 of one read, as 'key: value' lines, times scaled
+ * (pc_fmt_value()); of a count histogram, which keeps no values, the count
+ * alone.
+ */
+static void values_text(FILE *f, const struct pcore_ioc_read *r,
+			const char *unit, unsigned int kind)
 {
 	unsigned long long v[NSTATS];
+	char buf[PCORE_FMT_NS_LEN];
 	size_t i;
 
 	stats(r, v);
-	for (i = 0; i < NSTATS; i++)
-		fprintf(f, "%s: %llu\n", stat_names[i], v[i]);
+	fprintf(f, "%s: %llu\n", stat_names[0], v[0]);
+	for (i = 1; kind != PCORE_HIST_COUNT && i < NSTATS; i++) {
+		pc_fmt_value(buf, sizeof(buf), v[i], unit);
+		fprintf(f, "%s: %s\n", stat_names[i], buf);
+	}
 }
 
 /* "<key name> <key> <label>" of a key slot's read */
@@ -432,7 +501,8 @@ static void section_text(FILE *f, const struct pc_hist *h,
 	if (key)
 		key_title(f, &h->e, &s->r);
 	fputs(":\n", f);
-	values_text(f, &s->r);
+	values_text(f, &s->r, unit_of(unit, sizeof(unit), h),
+		    pc_hist_kind(&h->e));
 	pc_fmt_hist_text(f, s, unit_of(unit, sizeof(unit), h), "",
 			 pc_hist_kind(&h->e), full);
 }
@@ -455,7 +525,7 @@ void pc_fmt_show_text(FILE *f, const struct pc_hist *h, bool full)
 {
 	char buf[PCORE_UAPI_SYMBOL_MAX], unit[PCORE_UAPI_SHORT_MAX];
 	const struct pcore_ioc_read *r = &h->total.r;
-	unsigned int i, k;
+	unsigned int i, k, kind = pc_hist_kind(&h->e);
 	bool keyed = is_keyed(h);
 
 	unit_of(unit, sizeof(unit), h);
@@ -468,16 +538,21 @@ void pc_fmt_show_text(FILE *f, const struct pc_hist *h, bool full)
 	fprintf(f, "flags: %s\n", buf);
 	fprintf(f, "hits: %llu\n", h->e.hits);
 	fprintf(f, "memory: %u KiB\n", h->e.mem_kib);
-	values_text(f, r);
-	if (r->error_ppm)
+	values_text(f, r, unit, kind);
+	if (kind == PCORE_HIST_COUNT)
+		;	/* no percentiles, no error */
+	else if (r->error_ppm)
 		fprintf(f, "percentile_error: %u.%04u%%\n", r->error_ppm / 10000,
 			r->error_ppm % 10000);
+	else if (!strcmp(unit, "ns"))
+		fprintf(f, "percentile_error: %s\n",
+			(pc_fmt_value(buf, sizeof(buf), r->error_abs, unit), buf));
 	else
 		fprintf(f, "percentile_error: %llu%s\n", r->error_abs, unit);
 	fprintf(f, "missed: %llu\n", r->missed);
 	if (keyed)
 		fprintf(f, "keys: %u\ndropped: %llu\n", h->nkeys, r->dropped);
-	pc_fmt_hist_text(f, &h->total, unit, "", pc_hist_kind(&h->e), full);
+	pc_fmt_hist_text(f, &h->total, unit, "", kind, full);
 	/* A stack's section is its block, which pc_fmt_stacks_text() prints. */
 	if (pc_is_stacks(&h->e))
 		return;
@@ -665,22 +740,40 @@ static void time_utc(char *buf, size_t len, const struct timespec *t)
  * @t: time, interval and missed events
  * @hist: add the histogram, indented by two blanks
  *
- * "<UTC time> count=N mean=N p50=N p90=N p99=N max=N missed=N".
+ * "<UTC time> count=N mean=T p50=T p90=T p99=T max=T missed=N", a T as
+ * pc_fmt_value() prints it, without its blank ("4.608us"); of a count
+ * histogram "<UTC time> count=N missed=N".
  */
 void pc_fmt_watch_text(FILE *f, const struct pcore_ioc_entry *e,
 		       const struct pc_snap *s, const struct pc_tick *t,
 		       bool hist)
 {
-	char when[64], unit[PCORE_UAPI_SHORT_MAX];
+	char when[64], unit[PCORE_UAPI_SHORT_MAX], v[PCORE_FMT_NS_LEN], *sp;
 	const struct pcore_ioc_read *r = &s->r;
+	const unsigned long long vals[] = { mean(r), r->p50, r->p90, r->p99,
+					    r->max };
+	static const char *const names[] = { "mean", "p50", "p90", "p99",
+					     "max" };
+	unsigned int kind = pc_hist_kind(e);
+	size_t i;
 
+	if (e->unit[0])
+		TEXT(unit, e->unit);
+	else
+		unit[0] = '\0';
 	time_utc(when, sizeof(when), &t->now);
-	fprintf(f, "%s count=%llu mean=%llu p50=%llu p90=%llu p99=%llu max=%llu missed=%llu\n",
-		when, r->count, mean(r), r->p50, r->p90, r->p99, r->max,
-		t->missed);
+	fprintf(f, "%s count=%llu", when, r->count);
+	/* a time as one word, "4.608us"; a count histogram has no values */
+	for (i = 0; kind != PCORE_HIST_COUNT && i < ARRAY_SIZE(vals); i++) {
+		pc_fmt_value(v, sizeof(v), vals[i], unit);
+		sp = strchr(v, ' ');
+		if (sp)
+			memmove(sp, sp + 1, strlen(sp));
+		fprintf(f, " %s=%s", names[i], v);
+	}
+	fprintf(f, " missed=%llu\n", t->missed);
 	if (hist)
-		pc_fmt_hist_text(f, s, e->unit[0] ? TEXT(unit, e->unit) : "",
-				 "  ", pc_hist_kind(e), false);
+		pc_fmt_hist_text(f, s, unit, "  ", kind, false);
 }
 
 /**

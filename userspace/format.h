@@ -30,7 +30,10 @@ unsigned int pc_hist_kind(const struct pcore_ioc_entry *e);
 unsigned int pc_rows_of(const struct pc_snap *s, unsigned int kind,
 			unsigned int max_rows, struct pcore_rows *r,
 			unsigned int *first, unsigned int *last);
-void pc_fmt_bound(char *buf, size_t len, unsigned long long v,
+void pc_fmt_bound(char *buf, size_t len, const unsigned long long *lo,
+		  const unsigned long long *hi, unsigned int nbuckets,
+		  unsigned int idx, bool upper, const char *unit);
+void pc_fmt_value(char *buf, size_t len, unsigned long long v,
 		  const char *unit);
 void pc_fmt_hist_text(FILE *f, const struct pc_snap *s, const char *unit,
 		      const char *indent, unsigned int kind, bool full);

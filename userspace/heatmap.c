@@ -256,8 +256,10 @@ static void row_label(char *buf, size_t len, const struct pc_heat *h,
 {
 	char lo[48], hi[48];
 
-	pc_fmt_bound(lo, sizeof(lo), h->lo[g->rs[r]], h->unit);
-	pc_fmt_bound(hi, sizeof(hi), h->hi[g->re[r]], h->unit);
+	pc_fmt_bound(lo, sizeof(lo), h->lo, h->hi, h->nbuckets, g->rs[r],
+		     false, h->unit);
+	pc_fmt_bound(hi, sizeof(hi), h->lo, h->hi, h->nbuckets, g->re[r],
+		     true, h->unit);
 	snprintf(buf, len, "[%s, %s)", lo, hi);
 }
 

@@ -6,18 +6,24 @@
  *   probes            one line per probe: name kind symbol hits missed
  *   clients           one line per handler module using probe_core:
  *                     name hists timers probes
- *   timers            one line per timer of probe_core's own client
+ *   timers            a '# name scope ...' header line, then one line per
+ *                     timer of probe_core's own client
  *   <hist>/           a histogram of probe_core's own (target=, tracepoints=)
- *   <module>/timers   one line per timer of a handler module
+ *   <module>/timers   the same header line, then one line per timer of a
+ *                     handler module
  *   <module>/<hist>/  a histogram of a handler module
  *
  * In every histogram directory:
  *
  *   hist      merged histogram: [lo, hi) count |@@@@|, adjacent buckets
- *             merged into at most PCORE_HIST_ROWS rows of exact bounds
+ *             merged into at most PCORE_HIST_ROWS rows of exact bounds;
+ *             times (unit ns) as a person reads them, '[940 ms, 1.07 s)'
+ *             (pcore_fmt_ns()), other units exact, '[4096bytes, 8192bytes)';
+ *             a count histogram 'count: N' alone
  *   hist_full the same, one row per bucket
  *   percpu    per-CPU totals and histograms, then their merged total
- *   stats     'key: value' lines
+ *   stats     'key: value' lines, exact integers (times in ns); a count
+ *             histogram has count and no sum, min, max, mean or percentiles
  *   interval  stats and histogram since the last interval read or reset,
  *             taken atomically at open; opening starts a new interval.
  *             Only an open for reading and writing: a read-only open
@@ -64,12 +70,34 @@ static const struct {
 	{ "p99", 990000 }, { "p999", 999000 },
 };
 
-static void pcore_seq_bound(char *buf, size_t len, u64 v, const char *unit)
+/*
+ * The bound between buckets @below and @above (-1: none) of @h, where
+ * @v is: "inf", a time for a person when the unit is ns ("1.07 s": to a
+ * tenth of the narrower bucket, pcore_bound_res(), so that no two bounds
+ * print the same), else the exact number and the unit ("4096bytes").
+ */
+static void pcore_seq_bound(char *buf, size_t len, const struct pcore_hist *h,
+			    u64 v, int below, int above)
 {
-	if (v == U64_MAX)
+	u64 lo, hi, wb = 0, wa = 0;
+
+	if (v == U64_MAX) {
 		strscpy(buf, "inf", len);
-	else
-		snprintf(buf, len, "%llu%s", v, unit);
+		return;
+	}
+	if (strcmp(h->unit, "ns")) {
+		snprintf(buf, len, "%llu%s", v, h->unit);
+		return;
+	}
+	if (below >= 0) {
+		pcore_bucket_bounds(&h->layout, below, &lo, &hi);
+		wb = hi - lo;
+	}
+	if (above >= 0 && above < h->layout.nbuckets) {
+		pcore_bucket_bounds(&h->layout, above, &lo, &hi);
+		wa = hi - lo;
+	}
+	pcore_fmt_ns(buf, len, v, pcore_bound_res(wb, wa));
 }
 
 /*
@@ -82,7 +110,8 @@ static void pcore_seq_hist(struct seq_file *m, const struct pcore_hist *h,
 			   const struct pcore_snap *s, const char *indent,
 			   bool full)
 {
-	char lo_s[32], hi_s[32], range[72], bar[PCORE_BAR_WIDTH + 1];
+	/* 20 digits and a unit (PCORE_UNIT_MAX), or a time */
+	char lo_s[48], hi_s[48], range[104], bar[PCORE_BAR_WIDTH + 1];
 	u32 i, j, first = s->nbuckets, last = 0, start, end;
 	u64 top = 0, lo, hi, n, c;
 	struct pcore_rows rows;
@@ -98,6 +127,11 @@ static void pcore_seq_hist(struct seq_file *m, const struct pcore_hist *h,
 		seq_printf(m, "%s(empty)\n", indent);
 		return;
 	}
+	/* A count histogram has one bucket of no range: its count alone. */
+	if (h->layout.kind == PCORE_HIST_COUNT) {
+		seq_printf(m, "%scount: %llu\n", indent, s->b[0]);
+		return;
+	}
 	pcore_rows_plan(&rows, h->layout.kind, s->nbuckets, first, last,
 			full ? 0 : PCORE_HIST_ROWS);
 	for (i = first; i <= last; i = end + 1) {
@@ -111,9 +145,9 @@ static void pcore_seq_hist(struct seq_file *m, const struct pcore_hist *h,
 		for (c = 0, j = start; j <= end; j++)
 			c += s->b[j];
 		pcore_bucket_bounds(&h->layout, start, &lo, &hi);
-		pcore_seq_bound(lo_s, sizeof(lo_s), lo, h->unit);
+		pcore_seq_bound(lo_s, sizeof(lo_s), h, lo, (int)start - 1, start);
 		pcore_bucket_bounds(&h->layout, end, &lo, &hi);
-		pcore_seq_bound(hi_s, sizeof(hi_s), hi, h->unit);
+		pcore_seq_bound(hi_s, sizeof(hi_s), h, hi, end, end + 1);
 		snprintf(range, sizeof(range), "[%s, %s)", lo_s, hi_s);
 		n = div64_u64(c * PCORE_BAR_WIDTH + top - 1, top);
 		memset(bar, '@', n);
@@ -130,14 +164,15 @@ static void pcore_seq_values(struct seq_file *m, const struct pcore_hist *h,
 	u32 i;
 
 	seq_printf(m, "count: %llu\n", s->count);
+	/* A count histogram keeps no values: no sum, min, max, mean. */
+	if (h->layout.kind == PCORE_HIST_COUNT)
+		return;
 	seq_printf(m, "sum: %llu\n", s->sum);
 	seq_printf(m, "min: %llu\n", s->count ? s->min : 0);
 	seq_printf(m, "max: %llu\n", s->max);
 	seq_printf(m, "mean: %llu\n",
 		   s->count ? div64_u64(s->sum, s->count) : 0);
-	/* A count histogram keeps no distribution: no percentiles. */
-	for (i = 0; h->layout.kind != PCORE_HIST_COUNT &&
-		    i < ARRAY_SIZE(pcore_pct); i++)
+	for (i = 0; i < ARRAY_SIZE(pcore_pct); i++)
 		seq_printf(m, "%s: %llu\n", pcore_pct[i].key,
 			   pcore_snap_percentile(&h->layout, s,
 						 pcore_pct[i].ppm));
@@ -246,7 +281,7 @@ static void pcore_seq_block(void *arg, const struct pcore_keyval *kv)
 		seq_printf(a->m, "\nlabel: %s\n", pcore_label(kv, lb));
 	}
 	pcore_seq_values(a->m, a->h, kv->s);
-	if (a->with_hist)
+	if (a->with_hist && a->h->layout.kind != PCORE_HIST_COUNT)
 		pcore_seq_hist(a->m, a->h, kv->s, a->h->map.key_mode ? "  " : "",
 			       false);
 }
@@ -393,6 +428,7 @@ static int pcore_timers_show(struct seq_file *m, void *unused)
 	if (!rows)
 		return -ENOMEM;
 	r = rows;
+	seq_puts(m, "# name scope measured discarded unmatched evicted exited memory\n");
 	pcore_for_each_timer(c, t) {
 		strscpy(r->name, t->name, sizeof(r->name));
 		r->cpu = t->scope == PCORE_TIMER_CPU;
@@ -707,6 +743,8 @@ static int pcore_interval_show(struct seq_file *m, void *unused)
 	if (!iv->h->map.key_mode) {
 		pcore_seq_values(m, iv->h, iv->kvs.kv[0].s);
 		pcore_seq_about(m, iv->h, &iv->about, hits);
+		if (iv->h->layout.kind == PCORE_HIST_COUNT)
+			return 0;	/* its count is above */
 		seq_puts(m, "\n");
 		pcore_seq_hist(m, iv->h, iv->kvs.kv[0].s, "", false);
 		return 0;

@@ -328,4 +328,10 @@ u32 pcore_rows_plan(struct pcore_rows *r, u32 kind, u32 nbuckets, u32 first,
 void pcore_row_of(const struct pcore_rows *r, u32 idx, u32 *start, u32 *end);
 const char *pcore_kind_name(u32 kind);
 
+/* Room for any text of pcore_fmt_ns(), with its NUL. */
+#define PCORE_FMT_NS_LEN	32
+size_t pcore_fmt_ns(char *buf, size_t len, u64 ns, u64 res);
+u64 pcore_bound_res(u64 below, u64 above);
+u64 pcore_value_res(u64 v);
+
 #endif /* PCORE_ENGINE_H */

@@ -1619,8 +1619,12 @@ TEST(percentile_bucket_middle_clamped)
 	/* linear: [1000, 2000) -> 1500, clamped to min 1100 and max 1900 */
 	ASSERT_EQ(1500ULL, pct(&lin, d3, ARRAY_SIZE(d3), 500000));
 	ASSERT_EQ(1500ULL, pct(&lin, d3, ARRAY_SIZE(d3), 800000));
-	ASSERT_EQ(1500ULL, pct(&lin, d3, ARRAY_SIZE(d3), 200000));
-	ASSERT_EQ(1500ULL, pct(&lin, d3, ARRAY_SIZE(d3), 0));
+	/*
+	 * p0 and p20, 1100: the sum (5500) puts the least of the bucket's
+	 * four values at or below 5500 / 4 = 1375, closer than 1500
+	 */
+	ASSERT_EQ(1375ULL, pct(&lin, d3, ARRAY_SIZE(d3), 200000));
+	ASSERT_EQ(1375ULL, pct(&lin, d3, ARRAY_SIZE(d3), 0));
 	ASSERT_EQ(7000ULL, pct(&lin, d3, ARRAY_SIZE(d3), 1000000));	/* not 7500 */
 	ASSERT_EQ(1200ULL, pct(&lin, d3, 2, 1000000));		/* not 1500 */
 	ASSERT_EQ(1700ULL, pct(&lin, d4, ARRAY_SIZE(d4), 0));		/* not 1500 */
@@ -1641,8 +1645,12 @@ TEST(percentile_log2_interpolated)
 	ASSERT_EQ(1ULL, pct(&log2, d1, ARRAY_SIZE(d1), 250000));
 	ASSERT_EQ(2ULL, pct(&log2, d1, ARRAY_SIZE(d1), 500000));
 	ASSERT_EQ(3ULL, pct(&log2, d1, ARRAY_SIZE(d1), 750000));
-	/* 100, alone in [64, 128) with the max: 100, cut at 96 */
-	ASSERT_EQ(96ULL, pct(&log2, d1, ARRAY_SIZE(d1), 1000000));
+	/*
+	 * 100, alone in [64, 128) with the max: interpolated to 100, cut at
+	 * 96, then raised to 100 by the sum (106, of which 1, 2 and 3 are
+	 * at most 7), which puts it in [99, 100] and the cut at 148
+	 */
+	ASSERT_EQ(100ULL, pct(&log2, d1, ARRAY_SIZE(d1), 1000000));
 
 	/* show_log2's sizes: 0, 1, 100, 50 x 1448, 10 x 4096, 3 x 65536 */
 	d2[0] = 0;
@@ -1687,6 +1695,54 @@ TEST(percentile_log2_interpolated)
 	d4[1] = 3000;
 	d4[2] = 100000;
 	ASSERT_EQ(3072ULL, pct(&log2, d4, 3, 500000));
+}
+
+/*
+ * Many values of exactly one size beside a few others (issue 24): 200
+ * mallocs of 24 bytes, calls of exactly 100000 bytes.  Interpolation alone
+ * answered p50 21 for the 24s, and p50 82681, p99 and p999 98304 (even
+ * p100 98304, beside max 100000) for the 100000s; the sum tells the
+ * bucket's mean, and the percentiles are the value itself.
+ */
+TEST(percentile_exact_values)
+{
+	static const struct pcore_hist_spec log2 = LOG2();
+	static const struct pcore_hist_spec loglin = LOGLIN(0, 0ULL);
+	static const u32 ppms[] = { 500000, 990000, 999000 };
+	u64 *d = malloc(2000 * sizeof(*d)), k, n = 0;
+
+	ASSERT_NE(NULL, d);
+	for (k = 0; k < 50; k++)
+		d[n++] = 3 + k % 5;
+	for (k = 0; k < 200; k++)
+		d[n++] = 24;
+	for (k = 0; k < 10; k++)
+		d[n++] = 1024;
+	/* p50 is the 80th of 200 in [16, 32), p90 the 184th */
+	EXPECT_EQ(24ULL, pct(&log2, d, n, 500000));
+	EXPECT_EQ(24ULL, pct(&log2, d, n, 900000));
+	EXPECT_EQ(1024ULL, pct(&log2, d, n, 999000));
+	EXPECT_EQ(24ULL, pct(&loglin, d, n, 900000));	/* exact below 32 */
+
+	n = 0;
+	d[n++] = 1;
+	d[n++] = 5;
+	d[n++] = 300;
+	d[n++] = 7000;
+	for (k = 0; k < 1000; k++)
+		d[n++] = 100000;
+	/*
+	 * within 0.01%: the others (300 in [256, 512), 7000 in [4096,
+	 * 8192)) leave the sum 4350 of doubt, 4 per value of 100000
+	 */
+	for (k = 0; k < ARRAY_SIZE(ppms); k++) {
+		EXPECT_GE(100000ULL, pct(&log2, d, n, ppms[k]));
+		EXPECT_LE(99990ULL, pct(&log2, d, n, ppms[k]))
+			TH_LOG("p%u ppm", ppms[k]);
+	}
+	EXPECT_EQ(100000ULL, pct(&log2, d, n, MILLION));
+	EXPECT_EQ(100000ULL, pct(&loglin, d, n, 990000));
+	free(d);
 }
 
 TEST(percentile_under_and_overflow_give_min_max)
@@ -1874,20 +1930,60 @@ TEST(error_bound_values)
  * The worst case of every bucket: data {lo, hi - 1}, whose p0 is lo and is
  * answered with the middle; of log2 buckets, which interpolate, data {lo,
  * lo, lo, hi - 1}, whose p75 is lo and is answered with 1.5 lo.  The bound
- * must hold for each, and be reached.
+ * must hold for each.  Alone in the histogram, these values are pinned
+ * down by the sum (narrow_by_sum()), so the bound must also hold, and be
+ * reached, with two more values, the ends of the widest other bucket,
+ * which leave the sum no say.
  */
+static u64 edge_percentile(const struct pcore_layout *l, u32 b, u64 lo,
+			   u64 hi, bool blur)
+{
+	u64 v[6], blo, bhi, wlo = 0, whi = 0, got;
+	u32 n = l->kind == PCORE_HIST_LOG2 ? 4 : 2, j;
+	struct pcore_snap *s;
+
+	v[0] = lo;
+	v[1] = hi - 1;
+	if (l->kind == PCORE_HIST_LOG2) {
+		v[1] = v[2] = lo;
+		v[3] = hi - 1;
+	}
+	for (j = 0; blur && j < l->nbuckets; j++) {
+		pcore_bucket_bounds(l, j, &blo, &bhi);
+		if (j == b || bhi == U64_MAX || is_underflow(l, j) ||
+		    is_overflow(l, j) || bhi - blo < 2 || blo < hi)
+			continue;
+		if (bhi - blo > whi - wlo) {
+			wlo = blo;
+			whi = bhi;
+		}
+	}
+	if (whi) {
+		v[n++] = wlo;
+		v[n++] = whi - 1;
+	}
+	s = snap_of(l, v, n, NULL);
+	if (!s)
+		return 0;
+	/* the values above the bucket do not move the rank: 3rd of 6 */
+	got = pcore_snap_percentile(l, s, l->kind != PCORE_HIST_LOG2 ? 0 :
+				    n == 4 ? 750000 : 500000);
+	free(s);
+	return got;
+}
+
 TEST(percentile_error_bound_holds_at_bucket_edges)
 {
 	struct pcore_hist_spec specs[2 + PCORE_LOGLIN_MAX_PRECISION] = {
 		LOG2(), LIN(3ULL, 999999937ULL, 2000),
 	};
 	struct pcore_layout l;
-	struct pcore_snap *s;
-	u64 v[4], lo, hi, got, abs_err;
+	u64 lo, hi, got, abs_err;
 	const char *why;
 	bool reached;
 	size_t i;
 	u32 b, err;
+	int blur;
 
 	for (i = 2; i < ARRAY_SIZE(specs); i++)
 		specs[i] = (struct pcore_hist_spec)LOGLIN((u32)i - 1, P2(20));
@@ -1900,34 +1996,25 @@ TEST(percentile_error_bound_holds_at_bucket_edges)
 			if (hi - lo < 2 || hi == U64_MAX ||
 			    is_underflow(&l, b) || is_overflow(&l, b))
 				continue;
-			v[0] = lo;
-			v[1] = hi - 1;
-			if (l.kind == PCORE_HIST_LOG2) {
-				v[1] = v[2] = lo;
-				v[3] = hi - 1;
+			for (blur = 0; blur < 2; blur++) {
+				got = edge_percentile(&l, b, lo, hi, blur);
+				ASSERT_LE(lo, got);
+				if (l.kind == PCORE_HIST_LINEAR) {
+					ASSERT_LE(got - lo, abs_err)
+						TH_LOG("bucket %u [%llu, %llu)",
+						       b, lo, hi);
+					reached |= got - lo == abs_err;
+					continue;
+				}
+				ASSERT_TRUE((__uint128_t)(got - lo) * MILLION <=
+					    (__uint128_t)err * lo)
+					TH_LOG("%s p%u bucket %u [%llu, %llu): %llu, bound %u ppm",
+					       pcore_kind_name(l.kind), l.prec, b,
+					       lo, hi, got, err);
+				/* reached within rounding to whole ppm */
+				reached |= (__uint128_t)(got - lo) * MILLION >
+					   (__uint128_t)(err - 1) * lo;
 			}
-			s = snap_of(&l, v, l.kind == PCORE_HIST_LOG2 ? 4 : 2,
-				    NULL);
-			ASSERT_NE(NULL, s);
-			got = pcore_snap_percentile(&l, s,
-					l.kind == PCORE_HIST_LOG2 ? 750000 : 0);
-			free(s);
-			ASSERT_LE(lo, got);
-			if (l.kind == PCORE_HIST_LINEAR) {
-				ASSERT_LE(got - lo, abs_err)
-					TH_LOG("bucket %u [%llu, %llu)",
-					       b, lo, hi);
-				reached |= got - lo == abs_err;
-				continue;
-			}
-			ASSERT_TRUE((__uint128_t)(got - lo) * MILLION <=
-				    (__uint128_t)err * lo)
-				TH_LOG("%s p%u bucket %u [%llu, %llu): %llu, bound %u ppm",
-				       pcore_kind_name(l.kind), l.prec, b,
-				       lo, hi, got, err);
-			/* reached within rounding to whole ppm */
-			reached |= (__uint128_t)(got - lo) * MILLION >
-				   (__uint128_t)(err - 1) * lo;
 		}
 		ASSERT_TRUE(reached) TH_LOG("spec %zu: bound %u ppm loose",
 					    i, err);
@@ -2317,6 +2404,77 @@ TEST(count_events_read_as_zero)
 	EXPECT_EQ(U64_MAX, s->max);
 	free(c);
 	free(s);
+}
+
+/* ---- times for a person ---- */
+
+static const char *fmt_ns(u64 ns, u64 res)
+{
+	static char buf[PCORE_FMT_NS_LEN];
+
+	pcore_fmt_ns(buf, sizeof(buf), ns, res);
+	return buf;
+}
+
+TEST(fmt_ns_scales)
+{
+	char small[6];
+
+	/* issue 24's bound: [939524096ns, 1073741824ns) */
+	ASSERT_STREQ("940 ms", fmt_ns(939524096ULL, 10000000));
+	ASSERT_STREQ("939.5 ms", fmt_ns(939524096ULL, 100000));
+	ASSERT_STREQ("1.07 s", fmt_ns(1073741824ULL, 10000000));
+	ASSERT_STREQ("0 ns", fmt_ns(0, 1));
+	ASSERT_STREQ("999 ns", fmt_ns(999, 1));
+	ASSERT_STREQ("1.000 us", fmt_ns(1000, 1));
+	ASSERT_STREQ("999 ns", fmt_ns(999, 100));	/* exact below 1 us */
+	ASSERT_STREQ("1.00 ms", fmt_ns(999999, 10000));	/* rounds up a unit */
+	ASSERT_STREQ("4.608 us", fmt_ns(4608, pcore_value_res(4608)));
+	ASSERT_STREQ("20.00 us", fmt_ns(20000, pcore_value_res(20000)));
+	ASSERT_STREQ("1.074 s", fmt_ns(1073741824ULL, pcore_value_res(1073741824ULL)));
+	ASSERT_STREQ("3600 s", fmt_ns(3600000000000ULL, 1000000000ULL));
+	ASSERT_STREQ("1.000000001 s", fmt_ns(1000000001ULL, 1));
+	ASSERT_STREQ("1.05 ms", fmt_ns(1050000, 10000));
+	ASSERT_STREQ("inf", fmt_ns(U64_MAX, 1));
+	ASSERT_STREQ("18446744073.709551614 s", fmt_ns(U64_MAX - 1, 1));
+	ASSERT_STREQ("18446744073.7 s", fmt_ns(U64_MAX - 1, 100000000));
+	ASSERT_EQ(0U, pcore_fmt_ns(small, sizeof(small), 1000, 1));
+	ASSERT_STREQ("", small);
+	ASSERT_EQ(5U, pcore_fmt_ns(small, sizeof(small), 12, 1));
+	ASSERT_STREQ("512 ns", fmt_ns(512, pcore_bound_res(256, 512)));
+}
+
+/* No two bounds of a layout print the same, in order of value. */
+TEST(fmt_ns_bounds_apart)
+{
+	static const struct pcore_hist_spec specs[] = {
+		LOG2(), LOGLIN(0, 0ULL), LOGLIN(7, P2(20)), LOGLIN(1, 0ULL),
+		LIN(0ULL, 1000ULL, 2000), LIN(999999000ULL, 7ULL, 2000),
+		LIN(5ULL, 3ULL, 1000),
+	};
+	char prev[PCORE_FMT_NS_LEN], cur[PCORE_FMT_NS_LEN];
+	u64 lo, hi, plo, phi;
+	struct pcore_layout l;
+	const char *why;
+	size_t i;
+	u32 b;
+
+	for (i = 0; i < ARRAY_SIZE(specs); i++) {
+		ASSERT_EQ(0, pcore_layout_init(&l, &specs[i], &why));
+		prev[0] = '\0';
+		for (b = 0; b < l.nbuckets; b++) {
+			pcore_bucket_bounds(&l, b, &lo, &hi);
+			if (hi == lo)
+				continue;	/* linear's empty underflow */
+			plo = phi = 0;
+			if (b)
+				pcore_bucket_bounds(&l, b - 1, &plo, &phi);
+			pcore_fmt_ns(cur, sizeof(cur), lo,
+				     pcore_bound_res(phi - plo, hi - lo));
+			ASSERT_STRNE(prev, cur) TH_LOG("spec %zu bucket %u", i, b);
+			strcpy(prev, cur);
+		}
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -245,7 +245,10 @@ TEST_F(cpuhists, timers_and_unload)
 
 	ASSERT_EQ(0, pcore_forks(50));
 	ASSERT_LT(0, pcore_read(DBG "/timers", buf, sizeof(buf)));
-	fields = sscanf(buf, "%31s %15s %llu %llu %llu %llu", name, scope,
+	ASSERT_EQ(0, strncmp(buf, PCORE_TIMERS_HEADER, strlen(PCORE_TIMERS_HEADER)))
+		TH_LOG("%s", buf);
+	fields = sscanf(buf + strlen(PCORE_TIMERS_HEADER),
+			"%31s %15s %llu %llu %llu %llu", name, scope,
 			&measured, &discarded, &unmatched, &evicted);
 	ASSERT_EQ(6, fields);
 	EXPECT_STREQ("slice", name);

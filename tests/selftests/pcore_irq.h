@@ -133,7 +133,10 @@ static inline int pcore_timer_line(const char *module, const char *name,
 	snprintf(path, sizeof(path), PCORE_DBG "/%s/timers", module);
 	if (pcore_read(path, text, sizeof(text)) <= 0)
 		return -1;
-	for (line = strtok_r(text, "\n", &save); line;
+	/* the header line, then one line per timer */
+	if (strncmp(text, PCORE_TIMERS_HEADER, strlen(PCORE_TIMERS_HEADER)))
+		return -1;
+	for (line = strtok_r(text + strlen(PCORE_TIMERS_HEADER), "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "%127s %15s %llu %llu %llu %llu", tname,
 			   t->scope, &t->measured, &t->discarded,

@@ -631,6 +631,88 @@ static inline int pcore_probe_line(const char *name, struct pcore_probe_line *l)
 	return -1;
 }
 
+/* The first line of every timers file. */
+#define PCORE_TIMERS_HEADER \
+	"# name scope measured discarded unmatched evicted exited memory\n"
+
+/*
+ * A bound of a hist row as a number: "4096bytes" (any unit of letters),
+ * or a time as pcore_fmt_ns() prints it, "940 ms", "1.07 s", "512 ns", in
+ * ns: the rounded value the text states, exactly.  *@end is set past it.
+ * Returns 0, or -1 when @p holds neither.
+ */
+static inline int pcore_parse_bound(const char *p, unsigned long long *v,
+				    const char **end)
+{
+	static const struct { const char *u; unsigned long long ns; } units[] = {
+		{ " ns", 1 }, { " us", 1000 }, { " ms", 1000000 },
+		{ " s", 1000000000ULL },
+	};
+	enum { PCORE_NUNITS = 4 };
+	unsigned long long ip = 0, frac = 0, scale = 1;
+	const char *q = p;
+	size_t i, nd = 0;
+
+	if (*q < '0' || *q > '9')
+		return -1;
+	while (*q >= '0' && *q <= '9')
+		ip = ip * 10 + (*q++ - '0');
+	if (*q == '.') {
+		for (q++; *q >= '0' && *q <= '9'; q++, nd++) {
+			frac = frac * 10 + (*q - '0');
+			scale *= 10;
+		}
+		if (!nd)
+			return -1;
+	}
+	for (i = 0; i < PCORE_NUNITS; i++) {
+		size_t n = strlen(units[i].u);
+
+		if (!strncmp(q, units[i].u, n) && (q[n] == ',' || q[n] == ')')) {
+			if (units[i].ns % scale)
+				return -1;	/* more decimals than ns */
+			*v = ip * units[i].ns + frac * (units[i].ns / scale);
+			*end = q + n;
+			return 0;
+		}
+	}
+	if (nd || *q < 'a' || *q > 'z')
+		return -1;
+	while (*q >= 'a' && *q <= 'z')
+		q++;
+	*v = ip;
+	*end = q;
+	return 0;
+}
+
+/*
+ * A hist row "[lo, hi) count |": its bounds as pcore_parse_bound() reads
+ * them (hi "inf": ~0ULL) and its count.  Returns 0, or -1.
+ */
+static inline int pcore_parse_row(const char *p, unsigned long long *lo,
+				  unsigned long long *hi,
+				  unsigned long long *count)
+{
+	const char *q;
+	char *e;
+
+	if (*p++ != '[' || pcore_parse_bound(p, lo, &q) || strncmp(q, ", ", 2))
+		return -1;
+	q += 2;
+	if (!strncmp(q, "inf", 3)) {
+		*hi = ~0ULL;
+		q += 3;
+	} else if (pcore_parse_bound(q, hi, &q)) {
+		return -1;
+	}
+	if (*q++ != ')')
+		return -1;
+	while (*q == ' ')
+		q++;
+	*count = strtoull(q, &e, 10);
+	return e == q || strncmp(e, " |", 2) ? -1 : 0;
+}
+
 /* Sum of the counts of the bucket lines "[lo, hi) count |..|" in text. */
 static inline unsigned long long pcore_hist_total(const char *text, int *lines)
 {

@@ -116,13 +116,16 @@ struct outcomes {
 
 static int read_timer(struct outcomes *o)
 {
-	char scope[16];
+	size_t hl = strlen(PCORE_TIMERS_HEADER);
+	char scope[16], *row = buf + hl;
 
 	if (pcore_read(DIR "/timers", buf, PCORE_BUF) <= 0)
 		return -1;
-	if (sscanf(buf, "run %15s %llu %llu %llu %llu\n", scope, &o->measured,
+	/* the header line, then the one timer's line */
+	if (strncmp(buf, PCORE_TIMERS_HEADER, hl) ||
+	    sscanf(row, "run %15s %llu %llu %llu %llu\n", scope, &o->measured,
 		   &o->discarded, &o->unmatched, &o->evicted) != 5 ||
-	    strcmp(scope, "cpu") || strchr(buf, '\n') != buf + strlen(buf) - 1)
+	    strcmp(scope, "cpu") || strchr(row, '\n') != row + strlen(row) - 1)
 		return -1;
 	return 0;
 }
