@@ -22,7 +22,8 @@
  * and share (the browser's hover text), a <rect> and a <text> label cut to
  * fit; the <g>'s data-n is the exact weight.  The weight reads in the
  * counts' unit ("15 calls", "3 samples"), a time (unit "ns") scaled for a
- * person ("10.51 s", "900.00 us").  A small inline script adds click-to-zoom, a search and a details
+ * person as probectl's text shows values ("10.51 s", "900.0 us").  A
+ * small inline script adds click-to-zoom, a search and a details
  * line; it is not needed to read the names.  Frame names are untrusted
  * text: XML's five special characters are escaped, and bytes that XML
  * cannot hold (control characters, invalid UTF-8) become U+FFFD.
@@ -33,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "flame.h"
+#include "format.h"
+#include "pcore_engine.h"
 
 #define PAD		10	/* px left and right of the frames */
 #define TOP		40	/* px above the frames: title, search */
@@ -376,27 +379,19 @@ static const char script[] =
 "init();\n";
 
 /*
- * A weight @n in @unit: a time (ns) in the largest of ns, us, ms and s it
- * is at least 1 of, with two decimals; else the number and the unit, the
- * unit without its plural "s" for 1 ("1 call", but "1 ns").
+ * A weight @n in @unit: a time (ns) as probectl's text shows a value
+ * (pc_fmt_value(): "10.51 s", "900.0 us"); else the number and the unit,
+ * the unit without its plural "s" for 1 ("1 call", but "1 ns").
  */
 static void put_weight(FILE *f, unsigned long long n, const char *unit)
 {
-	static const char *const units[] = { "us", "ms", "s" };
+	char buf[PCORE_FMT_NS_LEN];
 	size_t len = strlen(unit);
 	char one[64];
-	double v = n;
-	int i = -1;
 
 	if (!strcmp(unit, "ns")) {
-		while (i < 2 && v >= 1000) {
-			v /= 1000;
-			i++;
-		}
-		if (i < 0)
-			fprintf(f, "%llu ns", n);
-		else
-			fprintf(f, "%.2f %s", v, units[i]);
+		pc_fmt_value(buf, sizeof(buf), n, unit);
+		fputs(buf, f);
 		return;
 	}
 	fprintf(f, "%llu ", n);

@@ -867,7 +867,7 @@ TEST(flamegraph_title_unit)
 		TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "<title>io_schedule (25.00 ms, 0.24%)</title>"))
 		TH_LOG("%s", r.out);
-	EXPECT_NE(NULL, strstr(r.out, "<title>worker_thread (900.00 us, 0.01%)</title>"))
+	EXPECT_NE(NULL, strstr(r.out, "<title>worker_thread (900.0 us, 0.01%)</title>"))
 		TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "<title>all (10.53 s, 100.00%)</title>"))
 		TH_LOG("%s", r.out);
