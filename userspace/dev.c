@@ -98,6 +98,32 @@ static int check_entry(struct pcore_ioc_entry *e)
 }
 
 /*
+ * A retval probe's errors go to "<name>.errno", which probe_core fills
+ * without a probe of its own (its entry's @probe is ""): the probe is
+ * <name>'s, which detach takes for both.
+ */
+static void errno_probes(struct pcore_ioc_entry *e, unsigned int n)
+{
+	static const char sfx[] = ".errno";
+	unsigned int i, j;
+	size_t len;
+
+	for (i = 0; i < n; i++) {
+		len = strlen(e[i].name);
+		if (!(e[i].flags & PCORE_ENT_OWN) || e[i].probe[0] ||
+		    len <= strlen(sfx) ||
+		    strcmp(e[i].name + len - strlen(sfx), sfx))
+			continue;
+		for (j = 0; j < n; j++)
+			if ((e[j].flags & PCORE_ENT_OWN) &&
+			    strlen(e[j].name) == len - strlen(sfx) &&
+			    !strncmp(e[j].name, e[i].name, len - strlen(sfx)))
+				memcpy(e[i].probe, e[j].probe,
+				       sizeof(e[i].probe));
+	}
+}
+
+/*
  * @buf (malloc()ed, or NULL) made @n zeroed elements of @size bytes, for
  * an ioctl to fill; NULL, with @buf freed, when there is no memory.
  */
@@ -163,6 +189,7 @@ int pc_dev_list(struct pc_dev *d, struct pcore_ioc_entry **ents,
 			free(buf);
 			return ret == -ENOSPC ? -EPROTO : ret;
 		}
+		errno_probes(buf, l.n);
 		if (!l.n) {
 			free(buf);
 			buf = NULL;

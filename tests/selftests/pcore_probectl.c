@@ -383,6 +383,13 @@ TEST_F_TIMEOUT(ctl, glob_list_detach, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(n, probe_hists("vfs_*:count"));
 	ASSERT_EQ(0, CTL("detach", "vfs_*")) TH_LOG("%s", out);
 	EXPECT_EQ(0, pcore_hist_dirs());
+
+	/* A retval probe's .errno histogram: list names its probe too. */
+	ASSERT_EQ(0, CTL("attach", "--kretprobe", "vfs_read", "--retval"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(2, probe_hists("vfs_read:retval"));
+	ASSERT_EQ(0, CTL("detach", "vfs_read:retval")) TH_LOG("%s", out);
+	EXPECT_EQ(0, pcore_hist_dirs());
 }
 
 #define NA	7	/* forks of child A */

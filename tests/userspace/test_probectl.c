@@ -405,7 +405,8 @@ TEST(list_uprobes_json)
 /*
  * Globs in LIST: 'vfs_*' (kind functions) feeds vfs_read and vfs_write,
  * 'vfs_*:count' their counts; do_fork:retval's .errno histogram is fed by
- * no probe of its own (its probe's handler writes it).
+ * no probe of its own (its probe's handler writes it): probectl names
+ * do_fork:retval, which detach takes for both.
  */
 static void glob_fake(struct fake *f)
 {
@@ -502,6 +503,12 @@ TEST(detach_glob)
 	EXPECT_EQ(NULL, fake_find(&f, "vfs_read:count"));
 	EXPECT_EQ(NULL, fake_find(&f, "vfs_write:count"));
 	EXPECT_NE(NULL, fake_find(&f, "do_fork:retval"));
+	result_free(&r);
+	/* the errors of a retval probe: its probe, which list names too */
+	r = RUN(&f, "detach", "do_fork:retval.errno");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: detach do_fork:retval.errno: the probe 'do_fork:retval' feeds it with its other histograms: detach 'do_fork:retval'\n",
+		     r.err);
 	result_free(&r);
 	r = RUN(&f, "detach", "vfs_*");
 	ASSERT_EQ(1, r.ret);
