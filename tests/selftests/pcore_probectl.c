@@ -345,6 +345,7 @@ static long long probe_hists(const char *probe)
  */
 TEST_F_TIMEOUT(ctl, glob_list_detach, PCORE_TIMEOUT_PATCHING)
 {
+	double t0 = pcore_now();
 	long long n, nc;
 
 	ASSERT_EQ(0, pcore_load(""));
@@ -396,6 +397,7 @@ TEST_F_TIMEOUT(ctl, glob_list_detach, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(2, probe_hists("vfs_read:retval"));
 	ASSERT_EQ(0, CTL("detach", "vfs_read:retval")) TH_LOG("%s", out);
 	EXPECT_EQ(0, pcore_hist_dirs());
+	TH_LOG("vfs_* matched %lld functions; %.1f s", nc, pcore_now() - t0);
 }
 
 #define NA	7	/* forks of child A */
@@ -425,9 +427,10 @@ static pid_t forker(int n, int fd[2])
  */
 TEST_F_TIMEOUT(ctl, name_pid_by_pid, PCORE_TIMEOUT_PATCHING)
 {
+	char pa[16], pb[16], filter[200];
+	double t0 = pcore_now();
 	int fa[2], fb[2];
 	pid_t a, b;
-	char pa[16], pb[16], filter[200];
 
 	ASSERT_EQ(0, pcore_load(""));
 	a = forker(NA, fa);
@@ -476,6 +479,7 @@ TEST_F_TIMEOUT(ctl, name_pid_by_pid, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, CTL("detach", "fork_b"));
 	ASSERT_EQ(0, CTL("detach", "do_fork:by=pid"));
 	EXPECT_EQ(0, pcore_hist_dirs());
+	TH_LOG("%.1f s", pcore_now() - t0);
 }
 
 /*
