@@ -55,7 +55,14 @@ static const struct pc_opt show_opts[] = {
 		"graph tools read them: 'f1;f2;f3 WEIGHT' (the\n"
 		"count, or the sum of a histogram of times)"),
 	PC_OPT_VALUE(0, "top", "N", OPT_TOP,
-		"stacks: only the N most counted"),
+		"stacks: only the N most counted; --keys: the\n"
+		"first N keys"),
+	PC_OPT_FLAG(0, "keys", OPT_KEYS,
+		"a keyed histogram (--by-pid...): one line per\n"
+		"key: key, label, count, sum, p50, p99, max"),
+	PC_OPT_VALUE(0, "sort", "BY", OPT_SORT,
+		"--keys: count (default), p99 or sum, largest\n"
+		"first"),
 	PC_OPT_END
 };
 
@@ -95,8 +102,9 @@ static const struct pc_opt attach_opts[] = {
 		"time each call of a function in a program or\n"
 		"library; with --retval, its return value"),
 	PC_OPT_VALUE(0, "name", "NAME", OPT_NAME,
-		"--uprobe, --uretprobe: the name before the suffix,\n"
-		"of A-Z a-z 0-9 _ . -"),
+		"the name before the suffix, instead of FUNC's,\n"
+		"SYMBOL's or TP's, of A-Z a-z 0-9 _ . -: two\n"
+		"probes of one function (--pid) apart"),
 	PC_OPT_VALUE(0, "tracepoint", "TP", OPT_TRACEPOINT,
 		"a tracepoint with a built-in handler, like tracepoints="),
 	PC_OPT_FLAG(0, "offcpu", OPT_OFFCPU,
@@ -265,8 +273,9 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		.synopsis = "list [--json]",
 		.about =
 			"Prints one line per histogram: name, probe kind, symbol, hits,\n"
-			"missed, count and flags (own, disabled, waiting, gone), '-' for\n"
-			"none.\n",
+			"missed, count, flags (own, disabled, waiting, gone) and probe,\n"
+			"'-' for none.  The probe is the name detach, enable and disable\n"
+			"take: a glob's ('vfs_*') on each of its functions' histograms.\n",
 		.examples =
 			"Examples:\n"
 			"  probectl list\n"
@@ -276,7 +285,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		.name = "show",
 		.opts = show_opts,
 		.needs_name = true,
-		.synopsis = "show NAME [--percpu] [--full] [--json | --csv | --folded] [--top N]",
+		.synopsis = "show NAME [--percpu] [--full] [--json | --csv | --folded] [--top N] [--keys [--sort BY]]",
 		.about =
 			"Prints a histogram: its stats, percentiles with their error bound,\n"
 			"missed events and buckets; for a keyed histogram each key too.\n"
@@ -284,10 +293,14 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 			"hist file prints them; --full prints every bucket.  A\n"
 			"histogram keyed by stack (attach --stacks, stacks=, profile,\n"
 			"offcpu) prints its stacks instead, the most counted (or of times,\n"
-			"the largest sum) first, each with its frames innermost first.\n",
+			"the largest sum) first, each with its frames innermost first.\n"
+			"--keys prints a keyed histogram (attach --by-pid, a handler's\n"
+			"keys) one line per key, after a header line: the key, its label,\n"
+			"count, sum, p50, p99 and max, sorted by --sort, largest first.\n",
 		.examples =
 			"Examples:\n"
 			"  probectl show do_fork\n"
+			"  probectl show vfs_read:by=pid --keys --top 10 --sort p99\n"
 			"  probectl show thardirq/irq_time --percpu\n"
 			"  probectl show do_fork --json | jq .total.p99\n"
 			"  probectl show vfs_read:stacks --top 5\n"
@@ -323,8 +336,11 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 			"as NAME, NAME@VERSION, NAME@@VERSION (the default version) or a file\n"
 			"offset 0xHEX.  Their name is NAME without its version (characters\n"
 			"other than A-Z a-z 0-9 _ . - made _), or for an offset PATH's last\n"
-			"part, _ and the offset (libc.so.6_0x98930), with the same suffixes;\n"
-			"--name replaces it.\n",
+			"part, _ and the offset (libc.so.6_0x98930), with the same suffixes.\n"
+			"\n"
+			"--name NAME replaces FUNC, SYMBOL or TP in the name (the suffixes\n"
+			"stay): one function may have a probe per process (--pid), each\n"
+			"named apart, beside a --by-pid one.\n",
 		.examples =
 			"Examples:\n"
 			"  probectl attach --kretprobe vfs_read --hist log2\n"
@@ -338,7 +354,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 			"  probectl attach --uprobe /lib/x86_64-linux-gnu/libc.so.6:malloc --arg 1\n"
 			"  probectl attach --uretprobe /lib/x86_64-linux-gnu/libc.so.6:getaddrinfo\n"
 			"  probectl attach --uprobe ./a.out:0x1139 --count --name a_loop\n"
-			"  probectl attach --kretprobe vfs_read --pid 1234\n"
+			"  probectl attach --kretprobe vfs_read --pid 1234 --name nginx_read\n"
 			"  probectl attach --kretprobe vfs_read --by-pid\n",
 	},
 	[PC_CMD_DETACH] = {
@@ -347,10 +363,13 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 		.needs_name = true,
 		.synopsis = "detach NAME",
 		.about =
-			"Removes a probe of probe_core's own and its histogram.\n",
+			"Removes a probe of probe_core's own and its histograms, by the\n"
+			"name in list's probe column.  A glob as attached ('vfs_*') takes\n"
+			"the probe of that name, else its counting one ('vfs_*:count').\n",
 		.examples =
-			"Example:\n"
-			"  probectl detach vfs_read\n",
+			"Examples:\n"
+			"  probectl detach vfs_read\n"
+			"  probectl detach 'vfs_*'\n",
 	},
 	[PC_CMD_RESET] = {
 		.name = "reset",
@@ -1139,6 +1158,20 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 				    "%s: '%s' is not a positive number of seconds (e.g. 10 or 0.5)",
 				    shown, v);
 		return 0;
+	case OPT_KEYS:
+		a->keys = true;
+		return 0;
+	case OPT_SORT:
+		if (!strcmp(v, "count"))
+			a->sort = PC_SORT_COUNT;
+		else if (!strcmp(v, "p99"))
+			a->sort = PC_SORT_P99;
+		else if (!strcmp(v, "sum"))
+			a->sort = PC_SORT_SUM;
+		else
+			return fail(a, "%s: '%s' is not count, p99 or sum",
+				    shown, v);
+		return 0;
 	case OPT_TOP:
 		ret = pc_parse_u64(v, 1000000, &n);
 		if (ret || !n)
@@ -1220,7 +1253,7 @@ static int attach_uprobe_name(struct pc_args *a)
  */
 static int attach_probe(struct pc_args *a)
 {
-	struct pcore_probe_spec *ps = &a->attach_probe;
+	struct pcore_probe_spec *ps = &a->attach_probe, named;
 	char why[PCORE_SPEC_WHY_MAX], full[2 * PCORE_UAPI_NAME_MAX];
 
 	memset(ps, 0, sizeof(*ps));
@@ -1254,7 +1287,12 @@ static int attach_probe(struct pc_args *a)
 	if (a->attach_kind != PCORE_ATTACH_TRACEPOINT &&
 	    pcore_probe_spec_check(ps, why, sizeof(why)))
 		return fail(a, "%s: %s", a->attach_name, why);
-	if (pcore_probe_spec_name(ps, full, sizeof(full)) ||
+	named = *ps;
+	/* --name: instead of FUNC (a uprobe's has it already) */
+	if (a->attach_hist_name)
+		snprintf(named.func, sizeof(named.func), "%s",
+			 a->attach_hist_name);
+	if (pcore_probe_spec_name(&named, full, sizeof(full)) ||
 	    strlen(full) >= sizeof(a->attach_full))
 		return fail(a, "%s: longer than 127 characters with its suffix",
 			    full);
@@ -1296,8 +1334,6 @@ static int check_attach(struct pc_args *a)
 	if ((a->attach_count || a->attach_stacks) && a->hist.set)
 		return fail(a, "--hist does not apply to --%s",
 			    a->attach_count ? "count" : "stacks");
-	if (a->attach_hist_name && !uprobe)
-		return fail(a, "--name is for --uprobe and --uretprobe only");
 	if ((a->attach_pid || a->attach_comm || a->attach_by_pid) &&
 	    a->attach_kind == PCORE_ATTACH_TRACEPOINT)
 		return fail(a, "--pid, --comm and --by-pid are for function probes, not --tracepoint");
@@ -1327,6 +1363,15 @@ static int check_cmd(struct pc_args *a, unsigned long long seen)
 			return fail(a, "--top does not go with --csv");
 		if (a->full && a->format != PC_FMT_TEXT)
 			return fail(a, "--full is for the text output (--json and --csv hold every bucket)");
+		if ((seen & 1ULL << OPT_SORT) && !a->keys)
+			return fail(a, "--sort is for --keys");
+		if (a->keys && (a->format == PC_FMT_CSV ||
+				a->format == PC_FMT_FOLDED || a->full ||
+				a->percpu))
+			return fail(a, "--keys prints one line per key, of every CPU: not with --%s",
+				    a->format == PC_FMT_CSV ? "csv" :
+				    a->format == PC_FMT_FOLDED ? "folded" :
+				    a->full ? "full" : "percpu");
 		break;
 	case PC_CMD_WATCH:
 		if (!(seen & 1ULL << OPT_INTERVAL))

@@ -37,6 +37,13 @@ enum pc_format {
 	PC_FMT_FOLDED,
 };
 
+/* show --keys --sort: the keys, largest first, by this */
+enum pc_key_sort {
+	PC_SORT_COUNT,
+	PC_SORT_P99,
+	PC_SORT_SUM,
+};
+
 #define PC_HIST_SPEC_MAX	80	/* "linear:" and three u64s fit */
 #define PC_MAX_TARGETS		64	/* as probe_core's target= */
 #define PC_MAXACTIVE_MAX	4096	/* as probe_core's maxactive= */
@@ -93,6 +100,8 @@ enum pc_opt_id {
 	OPT_SVG,
 	OPT_COLOR,
 	OPT_NO_COLOR,
+	OPT_KEYS,
+	OPT_SORT,
 	NR_OPTS
 };
 
@@ -160,7 +169,10 @@ struct pc_hist_arg {
  * @maxactive_set: --maxactive given
  * @maxactive: load and attach --maxactive
  * @format: show --json/--csv/--folded, list/watch --json
- * @top: show --top: the most counted stacks only, 0 for all
+ * @top: show --top: the most counted stacks (with --keys: the first keys)
+ *	only, 0 for all
+ * @keys: show --keys: one line per key
+ * @sort: show --sort, with --keys
  * @percpu: show --percpu, export --per-cpu
  * @full: show and heatmap --full: every bucket a row
  * @watch_hist: watch --hist
@@ -220,6 +232,8 @@ struct pc_args {
 	unsigned int maxactive;
 	enum pc_format format;
 	unsigned int top;
+	bool keys;
+	enum pc_key_sort sort;
 	bool percpu;
 	bool full;
 	bool watch_hist;

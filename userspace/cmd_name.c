@@ -1,10 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * probectl detach, reset, enable and disable: one request about NAME.
+ *
+ * Detach, enable and disable act on a probe of probe_core's own, by the
+ * name `probectl list` shows in its probe column.  A glob's probe is
+ * named as it was attached: 'vfs_*' for --kretprobe 'vfs_*', and
+ * 'vfs_*:count' for --kprobe 'vfs_*' --count.  The name the user typed,
+ * 'vfs_*', takes either: the probe of that exact name when there is one,
+ * else its counting glob.  A histogram of a glob's is not a probe: the
+ * error names the probe to give instead.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cmd_priv.h"
+
+/* A glob without a suffix: 'vfs_*', whose counting probe is 'vfs_*:count'. */
+static bool bare_glob(const char *name)
+{
+	return strpbrk(name, "*?") && !strchr(name, ':') &&
+	       strlen(name) + sizeof(":count") <= PCORE_UAPI_NAME_MAX;
+}
+
+/* The probe that feeds histogram @name, into @probe; "" when none. */
+static void probe_of(struct pc_dev *d, const char *name, char *probe,
+		     size_t len)
+{
+	struct pcore_ioc_entry *e;
+	unsigned int n, i;
+
+	*probe = '\0';
+	if (pc_dev_list(d, &e, &n))
+		return;
+	for (i = 0; i < n; i++)
+		if (!strcmp(e[i].name, name))
+			snprintf(probe, len, "%s", e[i].probe);
+	free(e);
+}
 
 int cmd_name(struct pc_env *env, const struct pc_args *a)
 {
@@ -17,23 +49,34 @@ int cmd_name(struct pc_env *env, const struct pc_args *a)
 		[PC_CMD_ENABLE] = { PCORE_IOC_ENABLE, "enable" },
 		[PC_CMD_DISABLE] = { PCORE_IOC_DISABLE, "disable" },
 	};
-	const char *slash = strchr(a->name, '/');
+	const char *slash = strchr(a->name, '/'), *verb = what[a->cmd].verb;
+	char count[PCORE_UAPI_NAME_MAX], probe[PCORE_UAPI_NAME_MAX] = "";
+	bool glob = a->cmd != PC_CMD_RESET && bare_glob(a->name);
 	struct pc_dev d;
 	int ret;
 
 	if (open_dev(env, true, &d))
 		return PC_EXIT_ERR;
 	ret = pc_dev_name_cmd(&d, what[a->cmd].ioc, a->name);
+	if (ret == -ENOENT && glob) {
+		snprintf(count, sizeof(count), "%s:count", a->name);
+		ret = pc_dev_name_cmd(&d, what[a->cmd].ioc, count);
+	}
+	if (ret == -ENOENT && a->cmd != PC_CMD_RESET && !glob)
+		probe_of(&d, a->name, probe, sizeof(probe));
 	env->dev_close(env, &d);
 	if (ret == -EINVAL && slash && a->cmd != PC_CMD_RESET)
 		return error(env, "%s %s: it belongs to the handler module %.*s; only probe_core's own probes can be %sd",
-			     what[a->cmd].verb, a->name,
-			     (int)(slash - a->name), a->name,
-			     a->cmd == PC_CMD_DETACH ? "detache" :
-			     what[a->cmd].verb);
+			     verb, a->name, (int)(slash - a->name), a->name,
+			     a->cmd == PC_CMD_DETACH ? "detache" : verb);
 	if (ret == -EINVAL)
-		return error(env, "%s %s: probe_core refused it; %s",
-			     what[a->cmd].verb, a->name, DMESG);
-	return ret ? dev_error(env, ret, what[a->cmd].verb, a->name) :
-		PC_EXIT_OK;
+		return error(env, "%s %s: probe_core refused it; %s", verb,
+			     a->name, DMESG);
+	if (ret == -ENOENT && glob)
+		return error(env, "%s %s: no probe named '%s' or '%s:count' (probectl list shows probes)",
+			     verb, a->name, a->name, a->name);
+	if (ret == -ENOENT && *probe && strcmp(probe, a->name))
+		return error(env, "%s %s: the probe '%s' feeds it with its other histograms: %s '%s'",
+			     verb, a->name, probe, verb, probe);
+	return ret ? dev_error(env, ret, verb, a->name) : PC_EXIT_OK;
 }

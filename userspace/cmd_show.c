@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "format.h"
+#include "keys.h"
 #include "stacks.h"
 #include "cmd_priv.h"
 
@@ -32,6 +33,27 @@ int show_stacks(struct pc_env *env, const struct pc_args *a,
 	return PC_EXIT_OK;
 }
 
+/* show --keys: one line per key (keys.c). */
+static int show_keys(struct pc_env *env, const struct pc_args *a,
+		     struct pc_hist *h)
+{
+	struct pc_keys_opts o = { .sort = a->sort, .top = a->top };
+	int ret = PC_EXIT_OK;
+
+	if (pc_is_stacks(&h->e))
+		ret = error(env, "show %s: --keys: its keys are stacks: show %s --top N lists them",
+			    a->name, a->name);
+	else if (!h->e.key_name[0])
+		ret = error(env, "show %s: --keys is for a keyed histogram (attach --by-pid); this one has no keys",
+			    a->name);
+	else if (a->format == PC_FMT_JSON)
+		pc_fmt_keys_json(env->out, h, &o);
+	else
+		pc_fmt_keys_text(env->out, h, &o);
+	pc_hist_free(h);
+	return ret;
+}
+
 int cmd_show(struct pc_env *env, const struct pc_args *a)
 {
 	struct pcore_ioc_entry e;
@@ -39,6 +61,8 @@ int cmd_show(struct pc_env *env, const struct pc_args *a)
 
 	if (read_named(env, a->name, a->percpu, &e, &h))
 		return PC_EXIT_ERR;
+	if (a->keys)
+		return show_keys(env, a, &h);
 	if (pc_is_stacks(&e) && a->format != PC_FMT_CSV)
 		return show_stacks(env, a, &h);
 	if (a->format == PC_FMT_FOLDED || a->top) {

@@ -90,10 +90,37 @@ static int check_entry(struct pcore_ioc_entry *e)
 	TERMINATE(e->unit);
 	TERMINATE(e->hist_kind);
 	TERMINATE(e->key_name);
+	TERMINATE(e->probe);
 	if (!e->nbuckets || e->nbuckets > PC_MAX_BUCKETS || !e->nkeys ||
 	    e->nkeys > PC_MAX_KEYS)
 		return -EPROTO;
 	return 0;
+}
+
+/*
+ * A retval probe's errors go to "<name>.errno", which probe_core fills
+ * without a probe of its own (its entry's @probe is ""): the probe is
+ * <name>'s, which detach takes for both.
+ */
+static void errno_probes(struct pcore_ioc_entry *e, unsigned int n)
+{
+	static const char sfx[] = ".errno";
+	unsigned int i, j;
+	size_t len;
+
+	for (i = 0; i < n; i++) {
+		len = strlen(e[i].name);
+		if (!(e[i].flags & PCORE_ENT_OWN) || e[i].probe[0] ||
+		    len <= strlen(sfx) ||
+		    strcmp(e[i].name + len - strlen(sfx), sfx))
+			continue;
+		for (j = 0; j < n; j++)
+			if ((e[j].flags & PCORE_ENT_OWN) &&
+			    strlen(e[j].name) == len - strlen(sfx) &&
+			    !strncmp(e[j].name, e[i].name, len - strlen(sfx)))
+				memcpy(e[i].probe, e[j].probe,
+				       sizeof(e[i].probe));
+	}
 }
 
 /*
@@ -123,9 +150,9 @@ static void *regrow(void *buf, size_t n, size_t size)
 int pc_dev_list(struct pc_dev *d, struct pcore_ioc_entry **ents,
 		unsigned int *n)
 {
+	unsigned int size = sizeof(struct pcore_ioc_entry), room = 16, i;
 	struct pcore_ioc_entry *buf = NULL;
 	struct pcore_ioc_list l;
-	unsigned int room = 16, i;
 	int ret, tries;
 
 	*ents = NULL;
@@ -137,20 +164,32 @@ int pc_dev_list(struct pc_dev *d, struct pcore_ioc_entry **ents,
 		memset(&l, 0, sizeof(l));
 		l.entries = (uintptr_t)buf;
 		l.n = room;
-		l.entry_size = sizeof(*buf);
+		l.entry_size = size;
 		ret = d->ioctl(d, PCORE_IOC_LIST, &l);
 		if (ret == -ENOSPC && l.n > room && l.n <= PC_MAX_ENTRIES) {
 			room = l.n + 16;
 			continue;
 		}
+		/* A probe_core older than the entry's @probe: without it. */
+		if (ret == -EINVAL && size != PCORE_ENTRY_V5_SIZE) {
+			size = PCORE_ENTRY_V5_SIZE;
+			tries--;
+			continue;
+		}
 		if (!ret && l.n > room)
 			ret = -EPROTO;
+		/* spread out from the last, each to a higher place */
+		for (i = l.n; !ret && size != sizeof(*buf) && i--; ) {
+			memmove(&buf[i], (char *)buf + (size_t)i * size, size);
+			memset((char *)&buf[i] + size, 0, sizeof(*buf) - size);
+		}
 		for (i = 0; !ret && i < l.n; i++)
 			ret = check_entry(&buf[i]);
 		if (ret) {
 			free(buf);
 			return ret == -ENOSPC ? -EPROTO : ret;
 		}
+		errno_probes(buf, l.n);
 		if (!l.n) {
 			free(buf);
 			buf = NULL;

@@ -82,6 +82,22 @@ static const char *text(char *buf, size_t len, const char *src,
 
 #define TEXT(buf, field) text(buf, sizeof(buf), field, sizeof(field), true)
 
+/**
+ * pc_fmt_word() - a kernel string as one word of text, as list and show
+ *	print it
+ * @buf: where to
+ * @len: its size
+ * @src: the string, read up to @srclen bytes even when not NUL-terminated
+ * @srclen: its array's size
+ *
+ * Return: @buf, blanks '_', control and non-ASCII bytes '?'; "-" when empty.
+ */
+const char *pc_fmt_word(char *buf, size_t len, const char *src,
+			size_t srclen)
+{
+	return text(buf, len, src, srclen, true);
+}
+
 /* A kernel string as a JSON string, with its quotes. */
 void pc_fmt_json_str(FILE *f, const char *s, size_t srclen)
 {
@@ -189,16 +205,19 @@ static void flags_json(FILE *f, unsigned int flags)
  * @e: entries
  * @n: how many
  *
- * "# name kind symbol hits missed count flags", then one line each; an
- * empty field is "-", flags are own, disabled, waiting and gone,
- * comma-separated.
+ * "# name kind symbol hits missed count flags probe", then one line each;
+ * an empty field is "-", flags are own, disabled, waiting and gone,
+ * comma-separated; probe is what detach, enable and disable take (a
+ * glob's, "vfs_*", on each of its histograms), "-" for a handler
+ * module's histogram.
  */
 void pc_fmt_list_text(FILE *f, const struct pcore_ioc_entry *e,
 		      unsigned int n)
 {
 	char name[PCORE_UAPI_NAME_MAX], kind[PCORE_UAPI_SHORT_MAX];
-	char sym[PCORE_UAPI_SYMBOL_MAX], flags[64];
+	char sym[PCORE_UAPI_SYMBOL_MAX], flags[64], probe[PCORE_UAPI_NAME_MAX];
 	int wn = strlen("# name"), wk = strlen("kind"), ws = strlen("symbol");
+	int wf = strlen("flags");
 	unsigned int i;
 	int l;
 
@@ -209,15 +228,20 @@ void pc_fmt_list_text(FILE *f, const struct pcore_ioc_entry *e,
 		wk = l > wk ? l : wk;
 		l = strlen(TEXT(sym, e[i].symbol));
 		ws = l > ws ? l : ws;
+		flags_text(flags, sizeof(flags), e[i].flags);
+		l = strlen(flags);
+		wf = l > wf ? l : wf;
 	}
-	fprintf(f, "%-*s %-*s %-*s %12s %12s %12s %s\n", wn, "# name", wk,
-		"kind", ws, "symbol", "hits", "missed", "count", "flags");
+	fprintf(f, "%-*s %-*s %-*s %12s %12s %12s %-*s %s\n", wn, "# name", wk,
+		"kind", ws, "symbol", "hits", "missed", "count", wf, "flags",
+		"probe");
 	for (i = 0; i < n; i++) {
 		flags_text(flags, sizeof(flags), e[i].flags);
-		fprintf(f, "%-*s %-*s %-*s %12llu %12llu %12llu %s\n",
+		fprintf(f, "%-*s %-*s %-*s %12llu %12llu %12llu %-*s %s\n",
 			wn, TEXT(name, e[i].name), wk,
 			TEXT(kind, e[i].probe_kind), ws, TEXT(sym, e[i].symbol),
-			e[i].hits, e[i].missed, e[i].count, flags);
+			e[i].hits, e[i].missed, e[i].count, wf, flags,
+			TEXT(probe, e[i].probe));
 	}
 }
 
@@ -263,6 +287,9 @@ void pc_fmt_list_json(FILE *f, const struct pcore_ioc_entry *e,
 	for (i = 0; i < n; i++) {
 		fputs(i ? ",\n{" : "\n{", f);
 		entry_json(f, &e[i]);
+		/* what detach takes; "" for a handler module's */
+		fputs(",\"probe\":", f);
+		JSON_STR(f, e[i].probe);
 		fputc('}', f);
 	}
 	fputs("\n]\n", f);

@@ -49,6 +49,8 @@ void pc_fmt_watch_json(FILE *f, const struct pcore_ioc_entry *e,
 void pc_fmt_prom(FILE *f, const struct pc_hist *h, unsigned int n);
 
 void pc_fmt_json_str(FILE *f, const char *s, size_t srclen);
+const char *pc_fmt_word(char *buf, size_t len, const char *src,
+			size_t srclen);
 void pc_fmt_ns_seconds(char *buf, size_t len, unsigned long long ns);
 void pc_fmt_metric_name(char *buf, size_t len, const char *unit);
 

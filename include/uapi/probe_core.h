@@ -81,6 +81,11 @@ struct pcore_ioc_version {
  * @mem_kib: memory the histogram takes, in KiB rounded up, counted
  *	against probe_core's mem_max (0 from a module older than the field,
  *	which was padding)
+ * @probe: the probe of probe_core's own that feeds it, by the name that
+ *	detach, enable and disable take: its own name for a function's, the
+ *	glob ("vfs_*", "vfs_*:count") for each histogram of a glob's; ""
+ *	for a handler module's histogram and one no probe feeds.  Only in
+ *	entries of PCORE_ENTRY_SIZE bytes (see struct pcore_ioc_list)
  */
 struct pcore_ioc_entry {
 	char name[PCORE_UAPI_NAME_MAX];
@@ -96,14 +101,26 @@ struct pcore_ioc_entry {
 	__u32 nkeys;
 	__u32 flags;
 	__u32 mem_kib;
+	char probe[PCORE_UAPI_NAME_MAX];
 };
+
+/*
+ * Sizes of struct pcore_ioc_entry that PCORE_IOC_LIST takes: the first,
+ * up to @mem_kib, and the whole struct, with @probe (ABI 5, since the
+ * field was added).  A module that refuses PCORE_ENTRY_SIZE (EINVAL) is
+ * older than @probe: ask again with PCORE_ENTRY_V5_SIZE.
+ */
+#define PCORE_ENTRY_V5_SIZE	392
+#define PCORE_ENTRY_SIZE	520
 
 /**
  * struct pcore_ioc_list - PCORE_IOC_LIST: every histogram
  * @entries: user pointer to @n struct pcore_ioc_entry
  * @n: in: room in @entries; out: number of histograms (all of them, even
  *	when more than the room: then ENOSPC and nothing is written)
- * @entry_size: in: sizeof(struct pcore_ioc_entry)
+ * @entry_size: in: PCORE_ENTRY_SIZE (sizeof(struct pcore_ioc_entry)), or
+ *	PCORE_ENTRY_V5_SIZE for entries without @probe: @entries is then an
+ *	array of entries of that size, each the first bytes of the struct
  * @reserved: zero
  */
 struct pcore_ioc_list {

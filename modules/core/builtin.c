@@ -646,8 +646,10 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 			ret = pcore_builtin_time(c, b, r);
 	}
 	/*
-	 * One probe of each kind per kernel function, whatever name it had
-	 * (user-space probes are on an inode, not a name: not checked).
+	 * One probe of each kind per kernel function and filter, whatever
+	 * name it had (user-space probes are on an inode, not a name: not
+	 * checked).  Probes of other processes (pid=, comm=) see other
+	 * calls: a function may have one for each, named apart (--name).
 	 */
 	for (i = 0; !ret && !r->tracepoint && !r->file && !r->hz &&
 		    i < ARRAY_SIZE(pcore_builtins); i++) {
@@ -657,6 +659,9 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 		    b->hists ||
 		    q->mode != b->mode || q->arg != b->arg ||
 		    q->by_pid != b->by_pid ||
+		    q->filter.pid != b->filter.pid ||
+		    strncmp(q->filter.comm, b->filter.comm,
+			    sizeof(q->filter.comm)) ||
 		    strcmp(pcore_probe_symbol(q->probe),
 			   pcore_probe_symbol(b->probe)))
 			continue;

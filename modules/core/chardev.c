@@ -25,7 +25,8 @@
 #include "pcore.h"
 
 static_assert(sizeof(struct pcore_ioc_version) == 72);
-static_assert(sizeof(struct pcore_ioc_entry) == 392);
+static_assert(sizeof(struct pcore_ioc_entry) == PCORE_ENTRY_SIZE);
+static_assert(offsetof(struct pcore_ioc_entry, probe) == PCORE_ENTRY_V5_SIZE);
 static_assert(sizeof(struct pcore_ioc_list) == 32);
 static_assert(PCORE_ATTACH_MECH_KPROBE >> 1 == PCORE_MECH_KPROBE &&
 	      PCORE_ATTACH_MECH_DIRECT >> 1 == PCORE_MECH_DIRECT &&
@@ -92,6 +93,9 @@ static void pcore_fill_entry(struct pcore_hist *h, struct pcore_ioc_entry *e)
 	if (!p)
 		return;
 	e->flags |= PCORE_ENT_HAS_PROBE;
+	/* Own: what detach takes (a glob's probe feeds all its histograms). */
+	if (e->flags & PCORE_ENT_OWN)
+		strscpy(e->probe, p->name, sizeof(e->probe));
 	strscpy(e->symbol, pcore_probe_hist_symbol(p, h), sizeof(e->symbol));
 	strscpy(e->probe_kind, pcore_probe_kind_name(p), sizeof(e->probe_kind));
 	e->hits = pcore_probe_hist_hits(p, h);
@@ -111,7 +115,8 @@ static void pcore_fill_entry(struct pcore_hist *h, struct pcore_ioc_entry *e)
  * again: a probe counts a hit before its handler records (and x86 makes
  * stores visible in order), so an entry's count is never ahead of its
  * hits.  The list is of the histograms counted at the first pass that are
- * still linked at the second.
+ * still linked at the second.  Entries of PCORE_ENTRY_V5_SIZE (a caller
+ * older than @probe) are the first bytes of each, packed.
  */
 static long pcore_ioc_list(void __user *arg)
 {
@@ -125,8 +130,9 @@ static long pcore_ioc_list(void __user *arg)
 
 	if (copy_from_user(&l, arg, sizeof(l)))
 		return -EFAULT;
-	if (l.entry_size != sizeof(*e) || !pcore_zero(l.reserved,
-						      sizeof(l.reserved)))
+	if ((l.entry_size != sizeof(*e) &&
+	     l.entry_size != PCORE_ENTRY_V5_SIZE) ||
+	    !pcore_zero(l.reserved, sizeof(l.reserved)))
 		return -EINVAL;
 	mutex_lock(&pcore_lock);
 	pcore_for_each_client(c)
@@ -170,9 +176,12 @@ static long pcore_ioc_list(void __user *arg)
 	kvfree(counts);
 	if (!ret)
 		n = k;
-
+	/* Packed down to the caller's size: each move is to a lower place. */
+	for (j = 1; !ret && l.entry_size != sizeof(*e) && j < n; j++)
+		memmove((char *)e + (size_t)j * l.entry_size, &e[j],
+			l.entry_size);
 	if (!ret && n && copy_to_user(u64_to_user_ptr(l.entries), e,
-				      n * sizeof(*e)))
+				      (size_t)n * l.entry_size))
 		ret = -EFAULT;
 	kvfree(e);
 	l.n = n;

@@ -121,6 +121,7 @@ while read -r cmd opts synopsis; do
 	done
 done <<< "$table"
 expect "--hist SPEC: the kinds" "loglinear log2 linear:" probectl attach --hist ''
+expect "show --sort BY: what --keys sorts by" "count p99 sum" probectl show x --keys --sort ''
 expect "--kprobe FUNC: nothing offered" "" probectl attach --kprobe ''
 expect "after --: nothing" "" probectl show -- ''
 echo "1..$tap_n"

@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
+#include <stddef.h>
 #include "kselftest_harness.h"
 
 /*
@@ -280,8 +281,15 @@ TEST_F_TIMEOUT(ioc, list, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(0, off->flags);
 	EXPECT_EQ(0, off->hits);
 	EXPECT_EQ(0, off->missed);
+	/* The probe detach takes: probe_core's own only. */
+	EXPECT_STREQ("", on->probe);
+	EXPECT_STREQ("", off->probe);
+	EXPECT_STREQ("do_fork", pcore_entry(ents, n, "do_fork")->probe);
+	EXPECT_STREQ("sched_switch",
+		     pcore_entry(ents, n, "sched_switch")->probe);
 	/* Every string is NUL-padded: nothing of the kernel's behind it. */
 	for (i = 0; i < n; i++) {
+		EXPECT_TRUE(nul_padded(ents[i].probe, sizeof(ents[i].probe)));
 		EXPECT_TRUE(nul_padded(ents[i].name, sizeof(ents[i].name)));
 		EXPECT_TRUE(nul_padded(ents[i].symbol, sizeof(ents[i].symbol)));
 		EXPECT_TRUE(nul_padded(ents[i].probe_kind, sizeof(ents[i].probe_kind)));
@@ -292,6 +300,28 @@ TEST_F_TIMEOUT(ioc, list, PCORE_TIMEOUT_PATCHING)
 		EXPECT_LE(2 * possible_cpus() * ents[i].nbuckets * 8 / 1024,
 			  ents[i].mem_kib);
 	}
+	/*
+	 * Entries of the size before @probe: the same bytes up to it,
+	 * packed, and nothing written past the n of them.
+	 */
+	memset(ents2, 0xA5, sizeof(ents2));
+	l = (struct pcore_ioc_list){ .entries = (uintptr_t)ents2,
+		.n = PCORE_MAXE, .entry_size = PCORE_ENTRY_V5_SIZE };
+	ASSERT_EQ(0, pcore_ioc(self->fd, PCORE_IOC_LIST, &l));
+	ASSERT_EQ(n, l.n);
+	for (i = 0; i < n; i++) {
+		const char *v5 = (const char *)ents2 + i * PCORE_ENTRY_V5_SIZE;
+		const struct pcore_ioc_entry *e = pcore_entry(ents, n, v5);
+
+		ASSERT_NE(NULL, e) TH_LOG("entry %u: %.128s", i, v5);
+		/* counts and hits move; the names and kinds do not */
+		EXPECT_EQ(0, memcmp(e, v5, offsetof(struct pcore_ioc_entry,
+						    hits)));
+	}
+	for (i = n * PCORE_ENTRY_V5_SIZE; i < sizeof(ents2); i++)
+		if (((unsigned char *)ents2)[i] != 0xA5)
+			break;
+	EXPECT_EQ(sizeof(ents2), i);
 	/* And the same list again after unloading the module. */
 	ASSERT_EQ(0, pcore_mod_unload_wait("cpuhists"));
 	ASSERT_EQ(0, pcore_list(self->fd, ents, PCORE_MAXE, &n));

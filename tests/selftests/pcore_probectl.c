@@ -326,6 +326,164 @@ TEST_F_TIMEOUT(ctl, attach_enable_reset_detach, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(2, CTL("attach", "--kprobe", "do_fork", "--arg", "9"));
 }
 
+/* The histograms `probectl list --json` says @probe feeds, or -1. */
+static long long probe_hists(const char *probe)
+{
+	char filter[200];
+
+	if (CTL("list", "--json") || keep("/tmp/list.json"))
+		return -1;
+	snprintf(filter, sizeof(filter),
+		 "[.[] | select(.probe == \"%s\")] | length", probe);
+	return jq_num("/tmp/list.json", filter, false);
+}
+
+/*
+ * The user guide's Globs sequence as written: `probectl attach
+ * --kretprobe 'vfs_*'`, `--kprobe 'vfs_*' --count`, `probectl detach
+ * 'vfs_*'`.  list names the probe on each of its histograms (a column and
+ * a JSON member), and detach by the glob the user typed removes every
+ * one, for the counting glob too (whose probe is 'vfs_*:count').
+ */
+TEST_F_TIMEOUT(ctl, glob_list_detach, PCORE_TIMEOUT_PATCHING)
+{
+	double t0 = pcore_now();
+	long long n, nc;
+
+	ASSERT_EQ(0, pcore_load(""));
+	ASSERT_EQ(0, CTL("attach", "--kretprobe", "vfs_*")) TH_LOG("%s", out);
+	n = probe_hists("vfs_*");
+	EXPECT_LT(1, n) TH_LOG("%s", out);
+	EXPECT_EQ(0, access(PCORE_DBG "/vfs_read/hist", F_OK));
+	ASSERT_EQ(0, CTL("list"));
+	EXPECT_NE(NULL, strstr(out, " probe\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, " vfs_*\n")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("detach", "vfs_*")) TH_LOG("%s", out);
+	EXPECT_EQ(0, pcore_hist_dirs());
+	EXPECT_EQ(0, probe_hists("vfs_*"));
+
+	ASSERT_EQ(0, CTL("attach", "--kprobe", "vfs_*", "--count"))
+		TH_LOG("%s", out);
+	nc = probe_hists("vfs_*:count");
+	EXPECT_EQ(n, nc);
+	EXPECT_EQ(0, access(PCORE_DBG "/vfs_read:count/hist", F_OK));
+	ASSERT_EQ(0, CTL("detach", "vfs_*")) TH_LOG("%s", out);
+	EXPECT_EQ(0, pcore_hist_dirs());
+	EXPECT_EQ(1, CTL("detach", "vfs_*"));
+	EXPECT_NE(NULL, strstr(out, "no probe named 'vfs_*' or 'vfs_*:count'"))
+		TH_LOG("%s", out);
+
+	/*
+	 * Both at once (a glob of two functions, cheaper on the debug
+	 * kernel): the name as typed first, then its counting glob.
+	 */
+	ASSERT_EQ(0, CTL("attach", "--kretprobe", "vfs_fsync*"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("attach", "--kprobe", "vfs_fsync*", "--count"))
+		TH_LOG("%s", out);
+	n = pcore_hist_dirs();
+	EXPECT_LE(2, n);
+	/* A histogram of the glob's: detach names the probe to detach. */
+	EXPECT_EQ(1, CTL("detach", "vfs_fsync:count"));
+	EXPECT_NE(NULL, strstr(out, "detach 'vfs_fsync*:count'"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("detach", "vfs_fsync*")) TH_LOG("%s", out);
+	EXPECT_EQ(0, probe_hists("vfs_fsync*"));
+	EXPECT_EQ(n / 2, probe_hists("vfs_fsync*:count"));
+	ASSERT_EQ(0, CTL("detach", "vfs_fsync*")) TH_LOG("%s", out);
+	EXPECT_EQ(0, pcore_hist_dirs());
+
+	/* A retval probe's .errno histogram: list names its probe too. */
+	ASSERT_EQ(0, CTL("attach", "--kretprobe", "vfs_read", "--retval"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(2, probe_hists("vfs_read:retval"));
+	ASSERT_EQ(0, CTL("detach", "vfs_read:retval")) TH_LOG("%s", out);
+	EXPECT_EQ(0, pcore_hist_dirs());
+	TH_LOG("vfs_* matched %lld functions; %.1f s", nc, pcore_now() - t0);
+}
+
+#define NA	7	/* forks of child A */
+#define NB	12	/* and of child B */
+
+/* A child that waits for a byte on @fd[0], then forks @n times. */
+static pid_t forker(int n, int fd[2])
+{
+	pid_t pid;
+	char c;
+
+	if (pipe(fd))
+		return -1;
+	pid = fork();
+	if (!pid) {
+		close(fd[1]);
+		_exit(read(fd[0], &c, 1) != 1 || pcore_forks(n) ? 1 : 0);
+	}
+	close(fd[0]);
+	return pid;
+}
+
+/*
+ * --name for every attach: one kernel function with a probe per process
+ * (--pid, two of them, named apart) and a --by-pid probe at once, each
+ * exact; the --by-pid one read one line a key (show --keys).
+ */
+TEST_F_TIMEOUT(ctl, name_pid_by_pid, PCORE_TIMEOUT_PATCHING)
+{
+	char pa[16], pb[16], filter[200];
+	double t0 = pcore_now();
+	int fa[2], fb[2];
+	pid_t a, b;
+
+	ASSERT_EQ(0, pcore_load(""));
+	a = forker(NA, fa);
+	ASSERT_LT(0, a);
+	b = forker(NB, fb);
+	ASSERT_LT(0, b);
+	snprintf(pa, sizeof(pa), "%d", a);
+	snprintf(pb, sizeof(pb), "%d", b);
+	ASSERT_EQ(0, CTL("attach", "--kretprobe", "do_fork", "--pid", pa,
+			 "--name", "fork_a")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("attach", "--kretprobe", "do_fork", "--pid", pb,
+			 "--name", "fork_b")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("attach", "--kretprobe", "do_fork", "--by-pid"))
+		TH_LOG("%s", out);
+	/* the same probe twice is refused, whatever its name */
+	EXPECT_EQ(1, CTL("attach", "--kretprobe", "do_fork", "--pid", pa,
+			 "--name", "fork_a2"));
+	EXPECT_NE(NULL, strstr(out, "refused")) TH_LOG("%s", out);
+	ASSERT_EQ(1, write(fa[1], "x", 1));
+	ASSERT_EQ(1, write(fb[1], "x", 1));
+	close(fa[1]);
+	close(fb[1]);
+	ASSERT_EQ(0, pcore_wait_ok(2));
+	EXPECT_EQ(NA, pcore_stat("fork_a", "count"));
+	EXPECT_EQ(NB, pcore_stat("fork_b", "count"));
+
+	ASSERT_EQ(0, CTL("show", "do_fork:by=pid", "--keys")) TH_LOG("%s", out);
+	TH_LOG("%s", out);
+	EXPECT_EQ(0, strncmp(out, "# pid ", 6)) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("show", "do_fork:by=pid", "--keys", "--json"));
+	ASSERT_EQ(0, keep("/tmp/keys.json"));
+	snprintf(filter, sizeof(filter),
+		 ".keys[] | select(.key == %d) | .count", a);
+	EXPECT_EQ(NA, jq_num("/tmp/keys.json", filter, false));
+	snprintf(filter, sizeof(filter),
+		 ".keys[] | select(.key == %d) | .count", b);
+	EXPECT_EQ(NB, jq_num("/tmp/keys.json", filter, false));
+	/* --top 1 --sort count: the busiest process of the two, B */
+	ASSERT_EQ(0, CTL("show", "do_fork:by=pid", "--keys", "--json",
+			 "--top", "1", "--sort", "count"));
+	ASSERT_EQ(0, keep("/tmp/keys1.json"));
+	EXPECT_EQ(1, jq_num("/tmp/keys1.json", ".keys | length", false));
+	EXPECT_LE(NB, jq_num("/tmp/keys1.json", ".keys[0].count", false));
+
+	ASSERT_EQ(0, CTL("detach", "fork_a"));
+	ASSERT_EQ(0, CTL("detach", "fork_b"));
+	ASSERT_EQ(0, CTL("detach", "do_fork:by=pid"));
+	EXPECT_EQ(0, pcore_hist_dirs());
+	TH_LOG("%.1f s", pcore_now() - t0);
+}
+
 /*
  * export: Prometheus text on stdout and, atomically, in a textfile
  * directory.  The text goes to the log between markers: check.sh runs

@@ -43,6 +43,9 @@ struct fake_hist *fake_add(struct fake *f, const char *name,
 		 pcore_kind_name(spec->kind));
 	snprintf(h->e.key_name, sizeof(h->e.key_name), "%s", key_name);
 	h->e.flags = flags;
+	/* probe_core's own, fed by a probe: the probe detach takes */
+	if ((flags & PCORE_ENT_OWN) && (flags & PCORE_ENT_HAS_PROBE))
+		snprintf(h->e.probe, sizeof(h->e.probe), "%s", name);
 	h->e.nbuckets = h->l.nbuckets;
 	h->e.nkeys = nslots;
 	/* what probe_core shows: two banks of cache-line-padded records */
@@ -122,16 +125,24 @@ static int do_list(struct fake *f, struct pcore_ioc_list *l)
 	struct pcore_ioc_entry *out = (void *)(uintptr_t)l->entries;
 	unsigned int i;
 
-	if (l->entry_size != sizeof(*out) || !zero(l->reserved,
-						    sizeof(l->reserved)))
+	struct pcore_ioc_entry e;
+
+	if ((l->entry_size != sizeof(*out) &&
+	     l->entry_size != PCORE_ENTRY_V5_SIZE) ||
+	    (f->v5_list && l->entry_size != PCORE_ENTRY_V5_SIZE) ||
+	    !zero(l->reserved, sizeof(l->reserved)))
 		return -EINVAL;
+	f->list_size = l->entry_size;
 	if (l->n < f->n) {
 		l->n = f->n;
 		return -ENOSPC;
 	}
+	/* entries of the caller's size, packed, as probe_core writes them */
 	for (i = 0; i < f->n; i++) {
-		out[i] = f->h[i].e;
-		out[i].nbuckets -= f->shrink;
+		e = f->h[i].e;
+		e.nbuckets -= f->shrink;
+		memcpy((char *)out + (size_t)i * l->entry_size, &e,
+		       l->entry_size);
 	}
 	l->n = f->n;
 	return 0;
@@ -247,6 +258,38 @@ static int do_read(struct fake *f, struct pcore_ioc_read *r)
 	return 0;
 }
 
+/*
+ * As probe_core's table of its own probes: @cmd on the histograms of
+ * probe @name.  Return: whether there were any.
+ */
+static bool fake_probe_cmd(struct fake *f, unsigned long cmd,
+			   const char *name)
+{
+	bool any = false;
+	unsigned int i = 0;
+
+	while (i < f->n) {
+		struct fake_hist *h = &f->h[i];
+
+		if (strcmp(h->e.probe, name)) {
+			i++;
+			continue;
+		}
+		any = true;
+		if (cmd == PCORE_IOC_ENABLE)
+			h->e.flags &= ~PCORE_ENT_DISABLED;
+		else if (cmd == PCORE_IOC_DISABLE)
+			h->e.flags |= PCORE_ENT_DISABLED;
+		if (cmd != PCORE_IOC_DETACH) {
+			i++;
+			continue;
+		}
+		hist_free(h);
+		*h = f->h[--f->n];
+	}
+	return any;
+}
+
 static int do_name(struct fake *f, unsigned long cmd,
 		   struct pcore_ioc_name *n)
 {
@@ -259,28 +302,21 @@ static int do_name(struct fake *f, unsigned long cmd,
 		return -EBADF;
 	if (cmd != PCORE_IOC_RESET && f->not_admin)
 		return -EPERM;
+	/* detach, enable, disable: a probe, with every histogram it feeds */
+	if (cmd != PCORE_IOC_RESET && fake_probe_cmd(f, cmd, n->name))
+		return 0;
 	h = fake_find(f, n->name);
 	if (!h)
 		return -ENOENT;
 	if (cmd != PCORE_IOC_RESET && !(h->e.flags & PCORE_ENT_OWN))
 		return -EINVAL;
-	switch (cmd) {
-	case PCORE_IOC_RESET:
-		for (s = 0; s < h->nslots; s++)
-			for (c = 0; c < FAKE_CPUS; c++)
-				pcore_cpu_hist_init(&h->l, h->slot[s].cpu[c]);
-		return 0;
-	case PCORE_IOC_ENABLE:
-		h->e.flags &= ~PCORE_ENT_DISABLED;
-		return 0;
-	case PCORE_IOC_DISABLE:
-		h->e.flags |= PCORE_ENT_DISABLED;
-		return 0;
-	default:	/* PCORE_IOC_DETACH */
-		hist_free(h);
-		*h = f->h[--f->n];
-		return 0;
-	}
+	/* own, but not a probe's name (a glob's histogram) */
+	if (cmd != PCORE_IOC_RESET)
+		return -ENOENT;
+	for (s = 0; s < h->nslots; s++)
+		for (c = 0; c < FAKE_CPUS; c++)
+			pcore_cpu_hist_init(&h->l, h->slot[s].cpu[c]);
+	return 0;
 }
 
 /* A uprobe at the entry (":count", ":argN") or a uretprobe. */

@@ -48,6 +48,8 @@ struct fake {
 	bool not_admin;			/* attach etc. answer EPERM */
 	bool writable;			/* the last open was for writing */
 	unsigned int shrink;		/* LIST under-reports nbuckets by this */
+	bool v5_list;			/* LIST takes only PCORE_ENTRY_V5_SIZE */
+	unsigned int list_size;		/* the entry_size LIST last took */
 	/* what probectl did */
 	unsigned int calls[8];		/* per ioctl number */
 	unsigned int read_resets;	/* READs with PCORE_READ_RESET */

@@ -76,6 +76,11 @@ jqcheck show_loglinear.json "203 values, buckets add up to count, p50 <= p90 <= 
 	'.total.count == 203 and ([.total.buckets[].count] | add) == .total.count and
 	 .total.p50 <= .total.p90 and .total.p90 <= .total.p99 and
 	 .total.p99 <= .total.p999 and .error_ppm == 31250 and .missed == 7'
+jqcheck keys_sum.json "show --keys --sort sum: every key, largest sum first" \
+	'(.keys | length) == 4 and [.keys[].sum] == ([.keys[].sum] | sort | reverse)'
+jqcheck list_glob.json "each glob histogram names its probe, which detach takes" \
+	'[.[] | select(.probe_kind == "functions") | .probe] ==
+	 ["vfs_*", "vfs_*:count", "vfs_*", "vfs_*:count"]'
 jqcheck show_keyed.json "keys add up to the total, labels survive escaping" \
 	'([.keys[].count] | add) == .total.count and (.keys | length) == 3 and
 	 .keys[1].label == "virtio0 queue" and .keys[2].label == "q\"uo\\te" and

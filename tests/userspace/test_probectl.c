@@ -402,6 +402,270 @@ TEST(list_uprobes_json)
 	uprobe_golden(_metadata, "list_uprobes.json", "list", "--json");
 }
 
+/*
+ * Globs in LIST: 'vfs_*' (kind functions) feeds vfs_read and vfs_write,
+ * 'vfs_*:count' their counts; do_fork:retval's .errno histogram is fed by
+ * no probe of its own (its probe's handler writes it): probectl names
+ * do_fork:retval, which detach takes for both.
+ */
+static void glob_fake(struct fake *f)
+{
+	struct pcore_hist_spec loglin = { .kind = PCORE_HIST_LOGLINEAR };
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	static const char *const fn[] = { "vfs_read", "vfs_write" };
+	unsigned int own = PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE;
+	char name[64];
+	struct fake_hist *h;
+	unsigned int i, j;
+
+	memset(f, 0, sizeof(*f));
+	for (i = 0; i < ARRAY_SIZE(fn); i++) {
+		h = fake_add(f, fn[i], "functions", fn[i], "ns", own, &loglin,
+			     "", 1);
+		strcpy(h->e.probe, "vfs_*");
+		for (j = 0; j < 3 + i; j++)
+			fake_record(h, 0, 0, 1000 * (j + 1));
+		h->e.hits = 3 + i;
+		snprintf(name, sizeof(name), "%s:count", fn[i]);
+		h = fake_add(f, name, "functions", fn[i], "calls", own, &count,
+			     "", 1);
+		strcpy(h->e.probe, "vfs_*:count");
+		for (j = 0; j < 10 * (i + 1); j++)
+			fake_record(h, 1, 0, 0);
+		h->e.hits = 10 * (i + 1);
+	}
+	h = fake_add(f, "do_fork:retval", "kretprobe", "kernel_clone", "value",
+		     own, &loglin, "", 1);
+	h = fake_add(f, "do_fork:retval.errno", "", "", "calls",
+		     PCORE_ENT_OWN, &count, "errno", 2);
+}
+
+static void glob_golden(struct __test_metadata *_metadata,
+			const char *file, const char *arg)
+{
+	struct result r;
+	struct fake f;
+
+	glob_fake(&f);
+	r = arg ? RUN(&f, "list", arg) : RUN(&f, "list");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.err);
+	check_golden(_metadata, file, r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* list names each histogram's probe: a glob's on each of its functions. */
+TEST(list_glob_text)
+{
+	glob_golden(_metadata, "list_glob.txt", NULL);
+}
+
+TEST(list_glob_json)
+{
+	glob_golden(_metadata, "list_glob.json", "--json");
+}
+
+/*
+ * detach 'vfs_*', as the user guide writes it: the probe of that name
+ * with all its histograms; then, with none of that name left, the
+ * counting glob 'vfs_*:count'.  A glob's histogram names its probe.
+ */
+TEST(detach_glob)
+{
+	struct result r;
+	struct fake f;
+
+	glob_fake(&f);
+	r = RUN(&f, "disable", "vfs_*");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	EXPECT_NE(0U, fake_find(&f, "vfs_write")->e.flags & PCORE_ENT_DISABLED);
+	EXPECT_EQ(0U, fake_find(&f, "vfs_write:count")->e.flags &
+		  PCORE_ENT_DISABLED);
+	result_free(&r);
+	r = RUN(&f, "detach", "vfs_read");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: detach vfs_read: the probe 'vfs_*' feeds it with its other histograms: detach 'vfs_*'\n",
+		     r.err);
+	result_free(&r);
+	r = RUN(&f, "detach", "vfs_*");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_STREQ("", r.out);
+	EXPECT_EQ(NULL, fake_find(&f, "vfs_read"));
+	EXPECT_EQ(NULL, fake_find(&f, "vfs_write"));
+	EXPECT_NE(NULL, fake_find(&f, "vfs_read:count"));
+	result_free(&r);
+	r = RUN(&f, "enable", "vfs_*");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	result_free(&r);
+	r = RUN(&f, "detach", "vfs_*");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	EXPECT_EQ(NULL, fake_find(&f, "vfs_read:count"));
+	EXPECT_EQ(NULL, fake_find(&f, "vfs_write:count"));
+	EXPECT_NE(NULL, fake_find(&f, "do_fork:retval"));
+	result_free(&r);
+	/* the errors of a retval probe: its probe, which list names too */
+	r = RUN(&f, "detach", "do_fork:retval.errno");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: detach do_fork:retval.errno: the probe 'do_fork:retval' feeds it with its other histograms: detach 'do_fork:retval'\n",
+		     r.err);
+	result_free(&r);
+	r = RUN(&f, "detach", "vfs_*");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: detach vfs_*: no probe named 'vfs_*' or 'vfs_*:count' (probectl list shows probes)\n",
+		     r.err);
+	result_free(&r);
+	/* reset is of a histogram: no glob there */
+	r = RUN(&f, "reset", "vfs_*");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: no histogram named 'vfs_*' (probectl list shows them)\n",
+		     r.err);
+	result_free(&r);
+	EXPECT_EQ(f.opens, f.closes);
+	fake_free(&f);
+}
+
+/*
+ * A probe_core whose LIST takes only the entries of ABI 5's first size
+ * (before @probe): probectl asks again with it, and lists the same
+ * histograms, without probes.
+ */
+TEST(list_v5_entries)
+{
+	struct result r;
+	struct fake f;
+
+	std_fake(&f);
+	f.v5_list = true;
+	r = RUN(&f, "list", "--json");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	EXPECT_EQ((unsigned int)PCORE_ENTRY_V5_SIZE, f.list_size);
+	EXPECT_NE(NULL, strstr(r.out, "{\"name\":\"do_fork\",\"probe_kind\":\"kretprobe\",\"symbol\":\"kernel_clone\",\"unit\":\"ns\",\"hist_kind\":\"loglinear\",\"key_name\":\"\",\"flags\":[\"own\"],\"hits\":210,\"missed\":7,\"count\":203,\"nbuckets\":620,\"nkeys\":1,\"mem_kib\":39,\"probe\":\"\"}"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\"name\":\"cpuhists/offcpu\""))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+	f.v5_list = false;
+	r = RUN(&f, "list", "--json");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	EXPECT_EQ((unsigned int)PCORE_ENTRY_SIZE, f.list_size);
+	EXPECT_NE(NULL, strstr(r.out, "\"mem_kib\":39,\"probe\":\"do_fork\"}"))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/*
+ * show --keys: a --by-pid histogram of times (four processes, one with a
+ * label of two words, one without) and one of counts.
+ */
+static void keys_fake(struct fake *f)
+{
+	struct pcore_hist_spec loglin = { .kind = PCORE_HIST_LOGLINEAR };
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	unsigned int own = PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE;
+	struct fake_hist *h;
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	h = fake_add(f, "vfs_read:by=pid", "kretprobe", "vfs_read", "ns", own,
+		     &loglin, "pid", 4);
+	fake_key(h, 0, 812, "nginx");
+	fake_key(h, 1, 90, "sshd");
+	fake_key(h, 2, 4410, "my prog");
+	fake_key(h, 3, 7, "");
+	for (i = 0; i < 50; i++)		/* many short reads */
+		fake_record(h, i % 2, 0, 2000 + 10 * i);
+	for (i = 0; i < 5; i++)			/* a few long ones */
+		fake_record(h, 0, 1, 3000000 + 1000 * i);
+	for (i = 0; i < 20; i++)		/* the largest sum */
+		fake_record(h, 1, 2, 1000000);
+	fake_record(h, 0, 3, 500);
+	h->e.hits = 76;
+	h = fake_add(f, "do_fork:count:by=pid", "kprobe", "kernel_clone",
+		     "calls", own, &count, "pid", 2);
+	fake_key(h, 0, 1, "systemd");
+	fake_key(h, 1, 812, "nginx");
+	fake_record(h, 0, 0, 0);
+	for (i = 0; i < 30; i++)
+		fake_record(h, 1, 1, 0);
+}
+
+static void keys_golden(struct __test_metadata *_metadata, const char *file,
+			const char *name, const char *a1, const char *a2,
+			const char *a3, const char *a4)
+{
+	char *argv[9] = { "probectl", "show", (char *)name, "--keys",
+			  (char *)a1, (char *)a2, (char *)a3, (char *)a4 };
+	struct result r;
+	struct fake f;
+	int argc = 4;
+
+	while (argc < 8 && argv[argc])
+		argc++;
+	keys_fake(&f);
+	r = run_argv(&f, argc, argv);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.err);
+	check_golden(_metadata, file, r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* One line per key, the most calls first (the default sort). */
+TEST(show_keys_text)
+{
+	keys_golden(_metadata, "keys.txt", "vfs_read:by=pid", NULL, NULL,
+		    NULL, NULL);
+}
+
+/* The two slowest processes (p99), then the largest sum first as JSON. */
+TEST(show_keys_sort_top)
+{
+	keys_golden(_metadata, "keys_p99_top2.txt", "vfs_read:by=pid",
+		    "--sort", "p99", "--top", "2");
+}
+
+TEST(show_keys_json)
+{
+	keys_golden(_metadata, "keys_sum.json", "vfs_read:by=pid", "--json",
+		    "--sort", "sum", NULL);
+}
+
+/* A count histogram's keys: counts only. */
+TEST(show_keys_count)
+{
+	keys_golden(_metadata, "keys_count.txt", "do_fork:count:by=pid", NULL,
+		    NULL, NULL, NULL);
+}
+
+/* --keys of what has no keys, or stacks: one line saying so. */
+TEST(show_keys_errors)
+{
+	struct result r;
+	struct fake f;
+
+	std_fake(&f);
+	r = RUN(&f, "show", "do_fork", "--keys");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: show do_fork: --keys is for a keyed histogram (attach --by-pid); this one has no keys\n",
+		     r.err);
+	ASSERT_STREQ("", r.out);
+	result_free(&r);
+	fake_free(&f);
+	memset(&f, 0, sizeof(f));
+	fake_add(&f, "profile", "profile", "99_Hz", "samples",
+		 PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		 &(struct pcore_hist_spec){ .kind = PCORE_HIST_COUNT },
+		 "stack", FAKE_SLOTS);
+	r = RUN(&f, "show", "profile", "--keys");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: show profile: --keys: its keys are stacks: show profile --top N lists them\n",
+		     r.err);
+	result_free(&r);
+	fake_free(&f);
+}
+
 TEST(show_uprobe_gone)
 {
 	struct result r;
@@ -1687,6 +1951,19 @@ TEST(attach_values_and_counts)
 		    "auto" }, "vfs_read:by=pid", PCORE_UAPI_HIST_DEFAULT,
 		  "vfs_read", PCORE_WHAT_TIME, 0, "",
 		  PCORE_ATTACH_BY_PID | PCORE_ATTACH_MECH_AUTO },
+		/* --name for every attach: it replaces FUNC, the suffixes stay */
+		{ { "--kretprobe", "vfs_read", "--pid", "12", "--name",
+		    "nginx_read" }, "nginx_read", PCORE_UAPI_HIST_DEFAULT,
+		  "vfs_read", PCORE_WHAT_TIME, 0, "", 0 },
+		{ { "--kprobe", "tcp_sendmsg", "--arg", "3", "--unit", "bytes",
+		    "--name", "tx" }, "tx:arg3:bytes", PCORE_UAPI_HIST_DEFAULT,
+		  "tcp_sendmsg", PCORE_WHAT_ARG, 3, "bytes", 0 },
+		{ { "--name", "rd", "--kretprobe", "vfs_read:by=pid" },
+		  "rd:by=pid", PCORE_UAPI_HIST_DEFAULT, "vfs_read",
+		  PCORE_WHAT_TIME, 0, "", PCORE_ATTACH_BY_PID },
+		{ { "--kprobe", "vfs_*", "--count", "--name", "vfs" },
+		  "vfs:count", PCORE_UAPI_HIST_DEFAULT, "vfs_*",
+		  PCORE_WHAT_COUNT, 0, "", 0 },
 	};
 	unsigned int i, n;
 	struct fake f;
@@ -3001,10 +3278,25 @@ static const struct bad_case bad_cases[] = {
 	  "give one of --kprobe, --kretprobe, --uprobe, --uretprobe and --tracepoint" },
 	{ { "attach", "--uretprobe", "/x.so:f", "--uretprobe", "/x.so:f" },
 	  "--uretprobe given twice" },
-	{ { "attach", "--kretprobe", "f", "--name", "x" },
-	  "--name is for --uprobe and --uretprobe only" },
-	{ { "attach", "--tracepoint", "t", "--name", "x" },
-	  "--name is for --uprobe and --uretprobe only" },
+	{ { "show", "x", "--sort", "p99" }, "--sort is for --keys" },
+	{ { "show", "x", "--keys", "--sort", "p50" },
+	  "--sort: 'p50' is not count, p99 or sum" },
+	{ { "show", "x", "--keys", "--sort" }, "--sort needs a value" },
+	{ { "show", "x", "--keys", "--csv" },
+	  "--keys prints one line per key, of every CPU: not with --csv" },
+	{ { "show", "x", "--keys", "--folded" },
+	  "--keys prints one line per key, of every CPU: not with --folded" },
+	{ { "show", "x", "--keys", "--full" },
+	  "--keys prints one line per key, of every CPU: not with --full" },
+	{ { "show", "x", "--percpu", "--keys" },
+	  "--keys prints one line per key, of every CPU: not with --percpu" },
+	{ { "show", "x", "--keys", "--keys" }, "--keys given twice" },
+	{ { "show", "x", "--keys", "--top", "0" },
+	  "--top: '0' is not a number" },
+	{ { "attach", "--kretprobe", "f", "--name", "x:count" },
+	  "--name: characters other than A-Z a-z 0-9 _ . -" },
+	{ { "attach", "--tracepoint", "t", "--name", "vfs_*" },
+	  "--name: characters other than A-Z a-z 0-9 _ . -" },
 	{ { "attach", "--uretprobe", "/x.so:f", "--name", "" }, "--name: empty name" },
 	{ { "attach", "--uretprobe", "/x.so:f", "--name", "a:retval" },
 	  "--name: characters other than A-Z a-z 0-9 _ . -" },
@@ -3167,7 +3459,7 @@ TEST(usage_error_exit_status)
 	ASSERT_EQ(2, r.ret);
 	ASSERT_STREQ("", r.out);
 	ASSERT_STREQ("probectl: show: unknown option '--bogus'\n"
-		     "usage: probectl show NAME [--percpu] [--full] [--json | --csv | --folded] [--top N]\n"
+		     "usage: probectl show NAME [--percpu] [--full] [--json | --csv | --folded] [--top N] [--keys [--sort BY]]\n"
 		     "Try 'probectl show --help'.\n", r.err);
 	ASSERT_EQ(0U, f.opens);
 	result_free(&r);
