@@ -351,6 +351,26 @@ void pc_fmt_value(char *buf, size_t len, unsigned long long v,
 }
 
 /**
+ * pc_fmt_value_word() - pc_fmt_value() as one word, without its blank
+ * @buf: output
+ * @len: size of @buf (PCORE_FMT_NS_LEN is enough)
+ * @v: the value
+ * @unit: the histogram's unit
+ *
+ * For columns and key=value lines: "4.608us", or the number.
+ */
+void pc_fmt_value_word(char *buf, size_t len, unsigned long long v,
+		       const char *unit)
+{
+	char *sp;
+
+	pc_fmt_value(buf, len, v, unit);
+	sp = strchr(buf, ' ');
+	if (sp)
+		memmove(sp, sp + 1, strlen(sp));
+}
+
+/**
  * pc_hist_kind() - the engine's kind of a histogram, from its entry
  * @e: entry
  *
@@ -775,7 +795,7 @@ void pc_fmt_watch_text(FILE *f, const struct pcore_ioc_entry *e,
 		       const struct pc_snap *s, const struct pc_tick *t,
 		       bool hist)
 {
-	char when[64], unit[PCORE_UAPI_SHORT_MAX], v[PCORE_FMT_NS_LEN], *sp;
+	char when[64], unit[PCORE_UAPI_SHORT_MAX], v[PCORE_FMT_NS_LEN];
 	const struct pcore_ioc_read *r = &s->r;
 	const unsigned long long vals[] = { mean(r), r->p50, r->p90, r->p99,
 					    r->max };
@@ -792,10 +812,7 @@ void pc_fmt_watch_text(FILE *f, const struct pcore_ioc_entry *e,
 	fprintf(f, "%s count=%llu", when, r->count);
 	/* a time as one word, "4.608us"; a count histogram has no values */
 	for (i = 0; kind != PCORE_HIST_COUNT && i < ARRAY_SIZE(vals); i++) {
-		pc_fmt_value(v, sizeof(v), vals[i], unit);
-		sp = strchr(v, ' ');
-		if (sp)
-			memmove(sp, sp + 1, strlen(sp));
+		pc_fmt_value_word(v, sizeof(v), vals[i], unit);
 		fprintf(f, " %s=%s", names[i], v);
 	}
 	fprintf(f, " missed=%llu\n", t->missed);

@@ -35,6 +35,8 @@ void pc_fmt_bound(char *buf, size_t len, const unsigned long long *lo,
 		  unsigned int idx, bool upper, const char *unit);
 void pc_fmt_value(char *buf, size_t len, unsigned long long v,
 		  const char *unit);
+void pc_fmt_value_word(char *buf, size_t len, unsigned long long v,
+		       const char *unit);
 void pc_fmt_hist_text(FILE *f, const struct pc_snap *s, const char *unit,
 		      const char *indent, unsigned int kind, bool full);
 void pc_fmt_show_text(FILE *f, const struct pc_hist *h, bool full);

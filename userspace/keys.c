@@ -10,7 +10,9 @@
  *
  * Text: a header "# KEY label count sum_UNIT p50_UNIT p99_UNIT max_UNIT"
  * (KEY the key's name, "pid"), then a line per key, columns aligned, the
- * label one word ('_' for blanks, "-" when none).  JSON: one object, the
+ * label one word ('_' for blanks, "-" when none).  Times (unit ns) are
+ * scaled for a person as one word, as watch prints them ("4.608us"),
+ * under "sum p50 p99 max"; other units' values are the exact numbers.  JSON: one object, the
  * histogram's name, key name and unit, and "keys": one object per key,
  * in the same order.
  */
@@ -93,6 +95,19 @@ static int width(unsigned long long v)
 
 #define NCOLS	5	/* count sum p50 p99 max */
 
+/* A key's count, then sum, p50, p99 and max as pc_fmt_value_word(). */
+static void values(char v[NCOLS][PCORE_FMT_NS_LEN],
+		   const struct pcore_ioc_read *r, const char *unit)
+{
+	const unsigned long long n[NCOLS] = { r->count, r->sum, r->p50,
+					      r->p99, r->max };
+	unsigned int c;
+
+	snprintf(v[0], PCORE_FMT_NS_LEN, "%llu", n[0]);
+	for (c = 1; c < NCOLS; c++)
+		pc_fmt_value_word(v[c], PCORE_FMT_NS_LEN, n[c], unit);
+}
+
 /**
  * pc_fmt_keys_text() - one line per key, after a header line
  * @f: where to
@@ -108,12 +123,14 @@ void pc_fmt_keys_text(FILE *f, const struct pc_hist *h,
 	char key[PCORE_UAPI_SHORT_MAX + 2], label[PCORE_UAPI_LABEL_MAX];
 	unsigned int n, i, c, ncols = counts_only(h) ? 1 : NCOLS;
 	const struct pc_snap **k = sorted(h, o, &n);
-	unsigned long long v[NCOLS];
+	char v[NCOLS][PCORE_FMT_NS_LEN];
 	int wk, wl = strlen("label"), w[NCOLS];
 	bool plain;
 
 	pc_fmt_word(unit, sizeof(unit), h->e.unit, sizeof(h->e.unit));
-	plain = !strcmp(unit, "-") || !strcmp(unit, "value");
+	/* times carry their unit in each value */
+	plain = !strcmp(unit, "-") || !strcmp(unit, "value") ||
+		!strcmp(unit, "ns");
 	snprintf(key, sizeof(key), "# %s",
 		 h->e.key_name[0] ? pc_fmt_word(label, sizeof(label),
 						h->e.key_name,
@@ -133,13 +150,11 @@ void pc_fmt_keys_text(FILE *f, const struct pc_hist *h,
 		wl = l > wl ? l : wl;
 		l = width(r->key);
 		wk = l > wk ? l : wk;
-		v[0] = r->count;
-		v[1] = r->sum;
-		v[2] = r->p50;
-		v[3] = r->p99;
-		v[4] = r->max;
-		for (c = 0; c < ncols; c++)
-			w[c] = width(v[c]) > w[c] ? width(v[c]) : w[c];
+		values(v, r, unit);
+		for (c = 0; c < ncols; c++) {
+			l = strlen(v[c]);
+			w[c] = l > w[c] ? l : w[c];
+		}
 	}
 	fprintf(f, "%-*s %-*s", wk, key, wl, "label");
 	for (c = 0; c < ncols; c++)
@@ -148,16 +163,12 @@ void pc_fmt_keys_text(FILE *f, const struct pc_hist *h,
 	for (i = 0; i < n; i++) {
 		const struct pcore_ioc_read *r = &k[i]->r;
 
-		v[0] = r->count;
-		v[1] = r->sum;
-		v[2] = r->p50;
-		v[3] = r->p99;
-		v[4] = r->max;
+		values(v, r, unit);
 		fprintf(f, "%*llu %-*s", wk, r->key, wl,
 			pc_fmt_word(label, sizeof(label), r->label,
 				    sizeof(r->label)));
 		for (c = 0; c < ncols; c++)
-			fprintf(f, " %*llu", w[c], v[c]);
+			fprintf(f, " %*s", w[c], v[c]);
 		fputc('\n', f);
 	}
 	free(k);
