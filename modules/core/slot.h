@@ -24,6 +24,9 @@
 #define PCORE_TSLOT_GEN(k)	((k) >> 32)
 #define PCORE_TSLOT_KEY(g, pid)	(((u64)(g) << 32) | (u32)(pid))
 
+/* Scans of a window a claim makes when another CPU takes its slot first. */
+#define PCORE_SLOT_TRIES	3
+
 /*
  * Claim a slot for @pid in the window of slots it hashes to, in a table of
  * @mask + 1 slots of @stride bytes: the slot that @is says is the
@@ -32,47 +35,62 @@
  * free one.  The slot is left busy, the caller's until it publishes or
  * frees it.  Task timers and call tables both claim this way.
  *
- * Return: the slot, or NULL when the window has none to take or another
- * CPU took it first; *@evicted says whether it held another's stamp.
+ * Two CPUs whose windows overlap can pick the same free slot at once: the
+ * one whose cmpxchg fails scans again (PCORE_SLOT_TRIES scans at most,
+ * so the work stays bounded), and finds the next free one.  Without the
+ * rescan, a start lost that race and went untimed (counted as evicted)
+ * although the table had room.
+ *
+ * Return: the slot, or NULL when the window has none to take or other
+ * CPUs took the slots it found on every scan; *@evicted says whether it
+ * held another's stamp.
  */
 static __always_inline struct pcore_slot *
 pcore_slot_claim(u8 *slots, u32 mask, size_t stride, u32 pid,
 		 bool (*is)(const struct pcore_slot *h, u64 k, const void *arg),
 		 const void *arg, bool *evicted)
 {
-	struct pcore_slot *s, *mine = NULL, *free = NULL, *victim = NULL;
-	u32 i = hash_32(pid, ilog2(mask + 1)), n;
-	u64 k, start, oldest = U64_MAX;
+	struct pcore_slot *s, *mine, *free, *victim;
+	u32 i = hash_32(pid, ilog2(mask + 1)), n, tries;
+	u64 k, start, oldest;
 
-	for (n = 0; n < PCORE_TIMER_PROBES && n <= mask; n++) {
-		s = (struct pcore_slot *)(slots + ((i + n) & mask) * stride);
-		k = atomic64_read_acquire(&s->key);
-		if (is(s, k, arg)) {
-			mine = s;
-			break;
+	for (tries = 0; tries < PCORE_SLOT_TRIES; tries++) {
+		mine = NULL;
+		free = NULL;
+		victim = NULL;
+		oldest = U64_MAX;
+		for (n = 0; n < PCORE_TIMER_PROBES && n <= mask; n++) {
+			s = (struct pcore_slot *)(slots + ((i + n) & mask) * stride);
+			k = atomic64_read_acquire(&s->key);
+			if (is(s, k, arg)) {
+				mine = s;
+				break;
+			}
+			if (!PCORE_TSLOT_PID(k)) {
+				if (!free)
+					free = s;
+				continue;
+			}
+			start = READ_ONCE(s->start);
+			if (PCORE_TSLOT_PID(k) != PCORE_TSLOT_BUSY &&
+			    start < oldest) {
+				oldest = start;
+				victim = s;
+			}
 		}
-		if (!PCORE_TSLOT_PID(k)) {
-			if (!free)
-				free = s;
-			continue;
-		}
-		start = READ_ONCE(s->start);
-		if (PCORE_TSLOT_PID(k) != PCORE_TSLOT_BUSY && start < oldest) {
-			oldest = start;
-			victim = s;
+		s = mine ?: free ?: victim;
+		if (!s)
+			return NULL;
+		k = atomic64_read(&s->key);
+		if (PCORE_TSLOT_PID(k) != PCORE_TSLOT_BUSY &&
+		    atomic64_cmpxchg(&s->key, k,
+				     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1,
+						     PCORE_TSLOT_BUSY)) == k) {
+			*evicted = s != mine && PCORE_TSLOT_PID(k);
+			return s;
 		}
 	}
-	s = mine ?: free ?: victim;
-	if (!s)
-		return NULL;
-	k = atomic64_read(&s->key);
-	if (PCORE_TSLOT_PID(k) == PCORE_TSLOT_BUSY ||
-	    atomic64_cmpxchg(&s->key, k,
-			     PCORE_TSLOT_KEY(PCORE_TSLOT_GEN(k) + 1,
-					     PCORE_TSLOT_BUSY)) != k)
-		return NULL;
-	*evicted = s != mine && PCORE_TSLOT_PID(k);
-	return s;
+	return NULL;
 }
 
 /* Make a claimed slot @s the stamp of @pid (0: free it again). */
