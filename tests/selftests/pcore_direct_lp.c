@@ -39,11 +39,23 @@
 static char buf[PCORE_BUF], log[16384];
 
 /* A read of /proc/version: 1 the replacement's, 0 the kernel's, -1. */
+/* The shortest read of /proc/version since it was set to ~0ULL, in ns. */
+static unsigned long long shortest_read;
+
 static int version_read(void)
 {
+	struct timespec t0, t1;
+	unsigned long long ns;
 	char v[1024];
+	int n;
 
-	if (pcore_read("/proc/version", v, sizeof(v)) <= 0)
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	n = pcore_read("/proc/version", v, sizeof(v));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ns = (t1.tv_sec - t0.tv_sec) * 1000000000ULL + t1.tv_nsec - t0.tv_nsec;
+	if (ns < shortest_read)
+		shortest_read = ns;
+	if (n <= 0)
 		return -1;
 	if (!strcmp(v, LP_LINE))
 		return 1;
@@ -194,11 +206,14 @@ static int attach_mech(int fd, unsigned int what, unsigned int mech)
 									\
 	ASSERT_EQ(0, pcore_name_ioc(fd, PCORE_IOC_RESET, FN));		\
 	ASSERT_EQ(0, pcore_write(LP_NAP, "30", 2));			\
+	shortest_read = ~0ULL;						\
 	EXPECT_EQ(2, versions(2));					\
 	ASSERT_EQ(0, pcore_write(LP_NAP, "0", 1));			\
 	EXPECT_EQ(2, pcore_stat(FN, "count"));				\
 	min_ = pcore_stat(FN, "min");					\
-	EXPECT_LE(NAP_MS * 900000ULL, min_);				\
+	/* a short nap or a short measure: the read's time says which */ \
+	EXPECT_LE(NAP_MS * 900000ULL, min_)				\
+		TH_LOG("shortest read of the two: %llu ns", shortest_read); \
 	EXPECT_GT(NAP_MS * 100000000ULL, min_);				\
 } while (0)
 
