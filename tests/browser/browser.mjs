@@ -409,7 +409,13 @@ async function checkHeatmap(browser, svg, png, label) {
 	for (const l of labels)
 		if (rangeOf.has(l.row) && rangeOf.get(l.row) !== l.text)
 			ld.push(`row ${l.row}: label '${l.text}', cells '${rangeOf.get(l.row)}'`);
-	const lower = (r) => BigInt(/^\[(\d+)/.exec(r)[1]);
+	// a range's lower bound in its unit's smallest: times print scaled
+	// ('[918 us, 1.049 ms)'), other units as numbers ('[4096bytes, ...')
+	const scale = { ns: 1, us: 1e3, ms: 1e6, s: 1e9 };
+	const lower = (r) => {
+		const m = /^\[(\d+(?:\.\d+)?) ?([a-z_]*)/.exec(r);
+		return parseFloat(m[1]) * (scale[m[2]] ?? 1);
+	};
 	const rows = [...rangeOf.entries()].sort((a, b) => a[0] - b[0]);
 	for (let i = 1; i < rows.length; i++)
 		if (lower(rows[i][1]) <= lower(rows[i - 1][1]))
