@@ -79,6 +79,9 @@ static __always_inline unsigned int pcore_unwind(struct pt_regs *regs,
 			*flags |= PCORE_STACK_F_CUT;
 			break;
 		}
+		/* Reached through an interrupt's registers: where it stopped. */
+		if (unwind_get_entry_regs(&state, NULL))
+			addr = pcore_frame_mark_ip(addr);
 		f[n++] = addr;
 	}
 	return n;
@@ -160,7 +163,8 @@ NOKPROBE_SYMBOL(pcore_stack_put);
  * @i: the word of the frame, below @n
  *
  * A function as "%pS" prints it (name+offset/size [module]), for a return
- * address the function of the call ("%pB"); "[user] COMM" and "[idle]"
+ * address the function of the call ("%pB"; a frame where an interrupt
+ * stopped, see PCORE_FRAME_IP_TAG, as "%pS"); "[user] COMM" and "[idle]"
  * for those frames, COMM as one word (see pcore_to_word()); "[unknown]"
  * for an address no symbol covers (a module unloaded since), which is
  * never printed raw.
@@ -185,6 +189,8 @@ unsigned int pcore_stack_frame(char *buf, size_t len, const unsigned long *f,
 	}
 	if (i == 0 && (flags & PCORE_STACK_F_IP))
 		snprintf(buf, len, "%pS", (void *)f[i]);
+	else if (pcore_frame_is_ip(f[i]))
+		snprintf(buf, len, "%pS", (void *)(f[i] | PCORE_FRAME_IP_TAG));
 	else
 		snprintf(buf, len, "%pB", (void *)f[i]);
 	/* No symbol: %pS fell back to the address itself. */

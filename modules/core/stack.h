@@ -22,6 +22,27 @@
 #define PCORE_FRAME_USER_WORDS	3
 
 /*
+ * A frame deeper in a stack than the first can be where an interrupt
+ * stopped the code below it, rather than a return address: the unwinder
+ * crossed the interrupt's saved registers.  Such a word has bit 62
+ * cleared, which no kernel address has (they are canonical, bits 47 to
+ * 63 set), so that it is printed as the instruction it is ("%pS"), not
+ * as the call before a return address ("%pB"): at a function's first
+ * instruction the two name different functions.
+ */
+#define PCORE_FRAME_IP_TAG	BIT(62)
+
+static inline unsigned long pcore_frame_mark_ip(unsigned long addr)
+{
+	return addr & ~PCORE_FRAME_IP_TAG;
+}
+
+static inline bool pcore_frame_is_ip(unsigned long w)
+{
+	return (long)w < 0 && !(w & PCORE_FRAME_IP_TAG);
+}
+
+/*
  * The words of a slot of a stack hist of @depth frames: room for its
  * deepest stack, or for a [user] frame (three words) at depths 1 and 2.
  * Every writer and reader of a slot's frames uses this size.
