@@ -257,6 +257,7 @@ struct pcore_ioc_name {
 #define PCORE_WHAT_ARG		2	/* "FUNC:argN[:UNIT]": argument @arg */
 #define PCORE_WHAT_RETVAL	3	/* "FUNC:retval[:UNIT]": the value returned */
 #define PCORE_WHAT_STACKS	4	/* "FUNC:stacks": the calls by kernel stack */
+#define PCORE_WHAT_GRAPH	5	/* "FUNC:graph[:GLOB]": where its time goes */
 
 /* struct pcore_ioc_attach.flags (ABI 5) */
 #define PCORE_ATTACH_BY_PID	0x1	/* ":by=pid": keyed by process */
