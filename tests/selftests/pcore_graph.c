@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where a function's time goes: target=F:graph[:GLOB].  The test module
+ * pcore_grapht's pcore_grapht_f() calls pcore_grapht_direct() (sleeps
+ * 2 ms at least) directly and pcore_grapht_indirect() (1 ms at least)
+ * through a pointer, N times; pcore_grapht_other() calls
+ * pcore_grapht_direct() M more times from outside F.  The graph has F's
+ * N calls, each callee's N calls (not N + M) with its known least time,
+ * and N self times, F's time less its callees' exactly (sums are exact);
+ * the graph file shows the tree.  Bad input (no such function, a data
+ * symbol, a glob matching nothing, a glob or ':by=pid' as F) fails the
+ * load with one log line and leaves no kprobe behind.
+ */
+#include "pcore_ioctl.h"
+#include "kselftest_harness.h"
+
+#define GRAPHT		"/sys/kernel/debug/pcore_grapht"
+#define F_DBG		PCORE_DBG "/pcore_grapht_f:graph"
+#define KPROBES_LIST	"/sys/kernel/debug/kprobes/list"
+
+static char out[PCORE_BUF];
+static char log_[65536];
+
+/* One line of a keys file: key label count sum min max mean p50 ... */
+struct key_row {
+	unsigned long long key, count, sum, min, max, mean, p50;
+	char label[64];
+};
+
+/* The row labelled @label of the keys file in out[]; false if none. */
+static bool key_find(const char *label, struct key_row *r)
+{
+	const char *p = out;
+
+	while (p && *p) {
+		if (*p != '#' &&
+		    sscanf(p, "%llu %63s %llu %llu %llu %llu %llu %llu",
+			   &r->key, r->label, &r->count, &r->sum, &r->min,
+			   &r->max, &r->mean, &r->p50) == 8 &&
+		    !strcmp(r->label, label))
+			return true;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+PCORE_KMOD_FIXTURE(gr, "pcore_grapht", log_)
+
+/*
+ * 20 calls of F and 5 of the other caller: F 20, each callee 20 with
+ * its least time, self 20 and F's sum the sum of the parts; the graph
+ * file is F's line, the callees indented, the self line last.
+ */
+TEST_F_TIMEOUT(gr, counts_and_times, PCORE_TIMEOUT_PATCHING)
+{
+	struct key_row f, self_, dir, ind;
+	const char *pd, *pi, *ps;
+
+	ASSERT_EQ(0, pcore_load("target=pcore_grapht_f:graph:pcore_grapht_indirect"));
+	ASSERT_EQ(0, pcore_write(GRAPHT "/run", "20 5", 4));
+	ASSERT_LT(0, pcore_read(F_DBG "/keys", out, sizeof(out)));
+	ASSERT_TRUE(key_find("pcore_grapht_f", &f)) TH_LOG("%s", out);
+	ASSERT_TRUE(key_find("[self]", &self_)) TH_LOG("%s", out);
+	ASSERT_TRUE(key_find("pcore_grapht_direct", &dir)) TH_LOG("%s", out);
+	ASSERT_TRUE(key_find("pcore_grapht_indirect", &ind)) TH_LOG("%s", out);
+	EXPECT_EQ(0, f.key);
+	EXPECT_EQ(1, self_.key);
+	EXPECT_EQ(20, f.count);
+	EXPECT_EQ(20, self_.count);
+	/* 20 from F; the 5 of pcore_grapht_other() are not F's */
+	EXPECT_EQ(20, dir.count) TH_LOG("%s", out);
+	EXPECT_EQ(20, ind.count) TH_LOG("%s", out);
+	/* min is exact: each call slept at least its time */
+	EXPECT_LE(2000000ULL, dir.min) TH_LOG("%s", out);
+	EXPECT_LE(1000000ULL, ind.min) TH_LOG("%s", out);
+	EXPECT_LE(3000000ULL, f.min) TH_LOG("%s", out);
+	/* p50 within the loglinear default's error (1/16) of a real call */
+	EXPECT_LE(dir.min - dir.min / 16, dir.p50) TH_LOG("%s", out);
+	EXPECT_GE(dir.max + dir.max / 16, dir.p50) TH_LOG("%s", out);
+	/* self time is the remainder, exactly: sums are exact */
+	EXPECT_EQ(f.sum, self_.sum + dir.sum + ind.sum) TH_LOG("%s", out);
+	EXPECT_LT(0, self_.sum);
+	EXPECT_GT(f.sum / 2, self_.sum) TH_LOG("%s", out);
+
+	ASSERT_LT(0, pcore_read(F_DBG "/graph", out, sizeof(out)));
+	TH_LOG("the graph file:\n%s", out);
+	EXPECT_NE(NULL, strstr(out, "\npcore_grapht_f 20 ")) TH_LOG("%s", out);
+	pd = strstr(out, "\n  pcore_grapht_direct 20 ");
+	pi = strstr(out, "\n  pcore_grapht_indirect 20 ");
+	ps = strstr(out, "\n  [self] 20 ");
+	EXPECT_NE(NULL, pd) TH_LOG("%s", out);
+	EXPECT_NE(NULL, pi) TH_LOG("%s", out);
+	EXPECT_NE(NULL, ps) TH_LOG("%s", out);
+	EXPECT_TRUE(pd < ps && pi < ps) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "(1 from the glob)")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload_wait());
+}
+
+/*
+ * Without the glob, the indirect callee is not one: F's time is its
+ * self time and the direct callee's.
+ */
+TEST_F_TIMEOUT(gr, direct_only, PCORE_TIMEOUT_PATCHING)
+{
+	struct key_row f, self_, dir, ind;
+
+	ASSERT_EQ(0, pcore_load("target=pcore_grapht_f:graph"));
+	ASSERT_EQ(0, pcore_write(GRAPHT "/run", "5 0", 3));
+	ASSERT_LT(0, pcore_read(F_DBG "/keys", out, sizeof(out)));
+	ASSERT_TRUE(key_find("pcore_grapht_f", &f)) TH_LOG("%s", out);
+	ASSERT_TRUE(key_find("[self]", &self_)) TH_LOG("%s", out);
+	ASSERT_TRUE(key_find("pcore_grapht_direct", &dir)) TH_LOG("%s", out);
+	EXPECT_FALSE(key_find("pcore_grapht_indirect", &ind)) TH_LOG("%s", out);
+	EXPECT_EQ(5, f.count);
+	EXPECT_EQ(5, dir.count);
+	EXPECT_EQ(f.sum, self_.sum + dir.sum) TH_LOG("%s", out);
+	EXPECT_LE(5 * 1000000ULL, self_.sum) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload_wait());
+}
+
+static const struct pcore_bad_load bad[] = {
+	{ "target=pcore_no_such_fn:graph", ENOENT,
+	  "target=pcore_no_such_fn:graph: not a kernel function kprobes can probe" },
+	{ "target=jiffies:graph", ENOENT,
+	  "target=jiffies:graph: not a kernel function kprobes can probe" },
+	{ "target=pcore_grapht_f:graph:pcore_no_such_*", ENOENT,
+	  "functions pcore_no_such_*: matches no function" },
+	{ "target=pcore_grapht_*:graph", EINVAL,
+	  "':graph' is for one function, without ':by=pid'" },
+	{ "target=pcore_grapht_f:graph:by=pid", EINVAL,
+	  "':graph' is for one function, without ':by=pid'" },
+	{ "target=pcore_grapht_f:graph:a:b", EINVAL,
+	  "a glob of callees is without blank, control character, ':' or ','" },
+};
+
+/* Each fails with its errno and line, and leaves no kprobe behind. */
+TEST_F_TIMEOUT(gr, bad_input, PCORE_TIMEOUT_PATCHING)
+{
+	PCORE_EXPECT_BAD_LOADS(bad, log_);
+	if (pcore_read(KPROBES_LIST, out, sizeof(out)) >= 0)
+		EXPECT_EQ(NULL, strstr(out, "pcore_grapht")) TH_LOG("%s", out);
+}
+
+TEST_HARNESS_MAIN
