@@ -18,8 +18,18 @@
 #define F_DBG		PCORE_DBG "/pcore_grapht_f:graph"
 #define KPROBES_LIST	"/sys/kernel/debug/kprobes/list"
 
+#define PCORE_CTL	"/pcore/bin/probectl"
+#define OUT		"/tmp/pcore_graph.ctl"
+
 static char out[PCORE_BUF];
 static char log_[65536];
+
+static int ctl(const char * const *argv)
+{
+	return pcore_run(argv, NULL, OUT, out, sizeof(out));
+}
+
+#define CTL(...)	ctl((const char * const []){ PCORE_CTL, __VA_ARGS__, NULL })
 
 /* One line of a keys file: key label count sum min max mean p50 ... */
 struct key_row {
@@ -117,6 +127,53 @@ TEST_F_TIMEOUT(gr, direct_only, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(5, dir.count);
 	EXPECT_EQ(f.sum, self_.sum + dir.sum) TH_LOG("%s", out);
 	EXPECT_LE(5 * 1000000ULL, self_.sum) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload_wait());
+}
+
+/*
+ * probectl attach --kretprobe F --graph=GLOB (the glob goes in the
+ * attach ioctl's text form): show prints the tree, F's line first, each
+ * callee indented with its calls, the self line last; --json has them
+ * as numbers; detach takes F:graph and leaves no kprobe.
+ */
+TEST_F_TIMEOUT(gr, probectl, PCORE_TIMEOUT_PATCHING)
+{
+	const char *pf, *pd, *pi, *ps;
+
+	ASSERT_EQ(0, pcore_load(NULL));
+	ASSERT_EQ(0, CTL("attach", "--kretprobe", "pcore_grapht_f",
+			 "--graph=pcore_grapht_ind*")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_write(GRAPHT "/run", "4 3", 3));
+	ASSERT_EQ(0, CTL("show", "pcore_grapht_f:graph")) TH_LOG("%s", out);
+	TH_LOG("probectl show:\n%s", out);
+	pf = strstr(out, "\npcore_grapht_f ");
+	pd = strstr(out, "\n  pcore_grapht_direct ");
+	pi = strstr(out, "\n  pcore_grapht_indirect ");
+	ps = strstr(out, "\n  [self] ");
+	ASSERT_NE(NULL, pf) TH_LOG("%s", out);
+	ASSERT_NE(NULL, pd) TH_LOG("%s", out);
+	ASSERT_NE(NULL, pi) TH_LOG("%s", out);
+	ASSERT_NE(NULL, ps) TH_LOG("%s", out);
+	EXPECT_TRUE(pf < pd && pd < ps && pi < ps) TH_LOG("%s", out);
+	/* calls: 4 each, not 7 for the direct callee */
+	EXPECT_EQ(4, strtoul(pd + strlen("\n  pcore_grapht_direct "), NULL, 10))
+		TH_LOG("%s", out);
+	EXPECT_EQ(4, strtoul(ps + strlen("\n  [self] "), NULL, 10))
+		TH_LOG("%s", out);
+
+	ASSERT_EQ(0, CTL("show", "pcore_grapht_f:graph", "--json"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"function\":{\"name\":\"pcore_grapht_f\",\"calls\":4,"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "{\"name\":\"pcore_grapht_direct\",\"calls\":4,"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "{\"name\":\"pcore_grapht_indirect\",\"calls\":4,"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"self\":{\"calls\":4,")) TH_LOG("%s", out);
+
+	ASSERT_EQ(0, CTL("detach", "pcore_grapht_f:graph")) TH_LOG("%s", out);
+	if (pcore_read(KPROBES_LIST, out, sizeof(out)) >= 0)
+		EXPECT_EQ(NULL, strstr(out, "pcore_grapht")) TH_LOG("%s", out);
 	ASSERT_EQ(0, pcore_unload_wait());
 }
 
