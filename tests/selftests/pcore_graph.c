@@ -177,6 +177,42 @@ TEST_F_TIMEOUT(gr, probectl, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, pcore_unload_wait());
 }
 
+/*
+ * The user guide's question, "where does the time inside vfs_read go?",
+ * asked of a kernel function with real callees: 200 reads of a file by
+ * this process are at least 200 calls of vfs_read, each through
+ * rw_verify_area(), a direct callee; F's sum is its parts' (other tasks'
+ * reads count too: only lower bounds).  Prints show's tree.
+ */
+TEST_F_TIMEOUT(gr, vfs_read, PCORE_TIMEOUT_PATCHING)
+{
+	const char *p;
+	char buf[64];
+	int fd, i;
+
+	ASSERT_EQ(0, pcore_load(NULL));
+	ASSERT_EQ(0, CTL("attach", "--kretprobe", "vfs_read",
+			 "--graph=seq_read*")) TH_LOG("%s", out);
+	fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 200; i++)
+		ASSERT_LT(0, pread(fd, buf, sizeof(buf), 0));
+	close(fd);
+	ASSERT_EQ(0, CTL("show", "vfs_read:graph")) TH_LOG("%s", out);
+	TH_LOG("probectl show vfs_read:graph:\n%s", out);
+	p = strstr(out, "\nvfs_read ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", out);
+	EXPECT_LE(200, strtoul(p + strlen("\nvfs_read "), NULL, 10));
+	p = strstr(out, "\n  rw_verify_area ");
+	ASSERT_NE(NULL, p) TH_LOG("%s", out);
+	EXPECT_LE(200, strtoul(p + strlen("\n  rw_verify_area "), NULL, 10));
+	EXPECT_NE(NULL, strstr(out, "\n  [self] ")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("show", "vfs_read:graph", "--json")) TH_LOG("%s", out);
+	TH_LOG("--json: %s", out);
+	ASSERT_EQ(0, CTL("detach", "vfs_read:graph")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload_wait());
+}
+
 static const struct pcore_bad_load bad[] = {
 	{ "target=pcore_no_such_fn:graph", ENOENT,
 	  "target=pcore_no_such_fn:graph: not a kernel function kprobes can probe" },
