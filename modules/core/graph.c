@@ -22,7 +22,9 @@
  * function's start (offset 0 in kallsyms).  A 0xe8 byte inside another
  * instruction can make a false candidate; it costs a probe but never
  * counts, because every call is checked at run time (below).  Left out,
- * counted and logged in one line: calls into instrumentation and thunks
+ * each function counted once, named in the graph file (the first
+ * PCORE_GRAPH_LEFT_OUT) and summed in the attach's log line: calls into
+ * instrumentation and thunks
  * (__fentry__, ftrace's callers, retpoline and return thunks, static call
  * trampolines, KASAN/KCSAN/UBSAN/stack protector hooks: see
  * pcore_graph_skip_name()), functions kprobes refuse (their blacklist,
@@ -84,12 +86,15 @@
 #include "graph.h"
 
 /* Callees per graph, direct and from the glob together. */
-#define PCORE_GRAPH_CALLEES	32
+#define PCORE_GRAPH_CALLEES	64
 /* Calls of F in flight at once whose callees are summed, all tasks. */
 #define PCORE_GRAPH_TASKS	1024
 #define PCORE_GRAPH_WINDOW	8
 /* The largest F read (bytes of code). */
 #define PCORE_GRAPH_CODE_MAX	(64 * 1024)
+
+/* Functions left out that are told apart and named in the graph file. */
+#define PCORE_GRAPH_LEFT_OUT	64
 
 #define PCORE_GRAPH_KEY_F	0
 #define PCORE_GRAPH_KEY_SELF	1
@@ -123,6 +128,10 @@ struct pcore_graph_callee {
  * @n: callees in @c
  * @skipped: calls left out: instrumentation and thunks, refused by
  *	kprobes, names that resolve elsewhere
+ * @nout: functions in @out
+ * @out: the first PCORE_GRAPH_LEFT_OUT functions left out: where, why
+ *	and their names (cut to 63 characters); past them, each call
+ *	site of one more is counted
  * @untracked: per CPU, calls of F in task context that found no slot
  * @flabel: key 0's label, F's name cut to a label
  * @file: the graph file in the histogram's directory
@@ -135,6 +144,12 @@ struct pcore_graph {
 	struct pcore_hist *hist;
 	u32 n;
 	u32 skipped[3];
+	u32 nout;
+	struct {
+		unsigned long addr;
+		u32 why;
+		char name[64];
+	} out[PCORE_GRAPH_LEFT_OUT];
 	unsigned long __percpu *untracked;
 	char flabel[PCORE_LABEL_MAX];
 	struct dentry *file;
@@ -339,6 +354,23 @@ static int pcore_graph_add(struct pcore_graph *g, unsigned long addr,
 	return 0;
 }
 
+static const char *const pcore_graph_why[] = {
+	"instrumentation or thunk", "refused by kprobes", "name elsewhere",
+};
+
+/* A call left out: counted, and its name kept for the graph file. */
+static void pcore_graph_left_out(struct pcore_graph *g, unsigned long addr,
+				 const char *name, u32 why)
+{
+	g->skipped[why]++;
+	if (g->nout == PCORE_GRAPH_LEFT_OUT)
+		return;
+	g->out[g->nout].addr = addr;
+	g->out[g->nout].why = why;
+	strscpy(g->out[g->nout].name, name, sizeof(g->out[g->nout].name));
+	g->nout++;
+}
+
 /*
  * A candidate at @addr: kept when a function starts there, it is not
  * instrumentation, and kprobes take its name to it.  0 or -E2BIG.
@@ -355,18 +387,21 @@ static int pcore_graph_candidate(struct pcore_graph *g, unsigned long addr)
 	for (i = 0; i < g->n; i++)
 		if (g->c[i].addr == addr)
 			return 0;
+	for (i = 0; i < g->nout; i++)
+		if (g->out[i].addr == addr)
+			return 0;	/* counted once already */
 	if (pcore_graph_skip_name(name)) {
-		g->skipped[0]++;
+		pcore_graph_left_out(g, addr, name, 0);
 		return 0;
 	}
 	at = pcore_graph_kprobe_addr(name);
 	if (!at) {
-		g->skipped[1]++;
+		pcore_graph_left_out(g, addr, name, 1);
 		return 0;
 	}
 	/* kprobes may step over an endbr64: within the first bytes. */
 	if (at < addr || at >= addr + 16) {
-		g->skipped[2]++;
+		pcore_graph_left_out(g, addr, name, 2);
 		return 0;
 	}
 	return pcore_graph_add(g, addr, name, false) < 0 ? -E2BIG : 0;
@@ -525,6 +560,9 @@ static int pcore_graph_file_show(struct seq_file *m, void *unused)
 	seq_printf(m, "# %s: %u callees (%u from the glob); left out: %u instrumentation or thunks, %u refused by kprobes, %u names elsewhere; %lu calls untracked\n",
 		   g->flabel, g->n, pcore_graph_indirect(g), g->skipped[0],
 		   g->skipped[1], g->skipped[2], untracked);
+	for (i = 0; i < g->nout; i++)
+		seq_printf(m, "# left out: %s (%s)\n", g->out[i].name,
+			   pcore_graph_why[g->out[i].why]);
 	seq_puts(m, "# name calls total_ns p50_ns p99_ns\n");
 	pcore_graph_line(m, "", g->flabel, &w->r[PCORE_GRAPH_KEY_F]);
 	for (i = 0; i < g->n; i++)

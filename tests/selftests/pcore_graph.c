@@ -105,6 +105,9 @@ TEST_F_TIMEOUT(gr, counts_and_times, PCORE_TIMEOUT_PATCHING)
 	EXPECT_NE(NULL, ps) TH_LOG("%s", out);
 	EXPECT_TRUE(pd < ps && pi < ps) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "(1 from the glob)")) TH_LOG("%s", out);
+	/* the indirect call's retpoline thunk, named */
+	EXPECT_NE(NULL, strstr(out, " (instrumentation or thunk)\n"))
+		TH_LOG("%s", out);
 	ASSERT_EQ(0, pcore_unload_wait());
 }
 
