@@ -113,7 +113,8 @@ TEST_F_TIMEOUT(gr, counts_and_times, PCORE_TIMEOUT_PATCHING)
 
 /*
  * Without the glob, the indirect callee is not one: F's time is its
- * self time and the direct callee's.
+ * self time and the direct callee's; target= and probectl's --graph
+ * (the ioctl's fields) alike.
  */
 TEST_F_TIMEOUT(gr, direct_only, PCORE_TIMEOUT_PATCHING)
 {
@@ -130,6 +131,20 @@ TEST_F_TIMEOUT(gr, direct_only, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(5, dir.count);
 	EXPECT_EQ(f.sum, self_.sum + dir.sum) TH_LOG("%s", out);
 	EXPECT_LE(5 * 1000000ULL, self_.sum) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload_wait());
+
+	/* the same through the attach ioctl's fields (no glob: what=5) */
+	ASSERT_EQ(0, pcore_load(NULL));
+	ASSERT_EQ(0, CTL("attach", "--kretprobe", "pcore_grapht_f", "--graph"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_write(GRAPHT "/run", "3 2", 3));
+	ASSERT_LT(0, pcore_read(F_DBG "/keys", out, sizeof(out)));
+	ASSERT_TRUE(key_find("pcore_grapht_f", &f)) TH_LOG("%s", out);
+	ASSERT_TRUE(key_find("pcore_grapht_direct", &dir)) TH_LOG("%s", out);
+	EXPECT_FALSE(key_find("pcore_grapht_indirect", &ind)) TH_LOG("%s", out);
+	EXPECT_EQ(3, f.count);
+	EXPECT_EQ(3, dir.count);
+	ASSERT_EQ(0, CTL("detach", "pcore_grapht_f:graph")) TH_LOG("%s", out);
 	ASSERT_EQ(0, pcore_unload_wait());
 }
 
