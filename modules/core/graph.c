@@ -62,7 +62,9 @@
  * of F finds its task's slot taken and takes none; its callees (their
  * return address is in F) add to the outer call's sum, so the outer
  * call's self time holds the inner calls' own code, and F's key 0 counts
- * both calls.  A task that exits inside F (do_exit() never returns)
+ * both calls.  When the inner call is reached through a callee (F calls
+ * g, g calls F), the inner call's callees are counted in g's time too, so
+ * the outer call's self time is short by them (it is never below 0).  A task that exits inside F (do_exit() never returns)
  * leaves its slot taken until the graph is detached: its start time
  * tells it from any later task at the same address.
  *
