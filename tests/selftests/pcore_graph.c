@@ -91,8 +91,11 @@ TEST_F_TIMEOUT(gr, counts_and_times, PCORE_TIMEOUT_PATCHING)
 	EXPECT_GE(dir.max + dir.max / 16, dir.p50) TH_LOG("%s", out);
 	/* self time is the remainder, exactly: sums are exact */
 	EXPECT_EQ(f.sum, self_.sum + dir.sum + ind.sum) TH_LOG("%s", out);
+	/*
+	 * Not bounded above beyond that: under emulation a host stall in
+	 * F's own loop is self time of any length.
+	 */
 	EXPECT_LT(0, self_.sum);
-	EXPECT_GT(f.sum / 2, self_.sum) TH_LOG("%s", out);
 
 	ASSERT_LT(0, pcore_read(F_DBG "/graph", out, sizeof(out)));
 	TH_LOG("the graph file:\n%s", out);
