@@ -326,6 +326,12 @@ struct pcore_ioc_name {
  * PCORE_WHAT_RETVAL or PCORE_WHAT_STACKS; a unit only with a value):
  * EINVAL and one log line naming the problem.
  *
+ * PCORE_WHAT_GRAPH (PCORE_ATTACH_KRETPROBE only, one function, no
+ * flags): the histogram "FUNC:graph" keyed by callee, FUNC's direct
+ * callees only; its glob of indirect callees ("FUNC:graph:GLOB") goes in
+ * the form of @name above (no @target), which has room for it.  A module
+ * older than this kind refuses what 5 (EINVAL).
+ *
  * PCORE_ATTACH_UPROBE: PCORE_WHAT_TIME (a uretprobe that times each
  * call), PCORE_WHAT_RETVAL (a uretprobe, the return value),
  * PCORE_WHAT_COUNT or PCORE_WHAT_ARG (a uprobe at the entry).  Every
