@@ -106,6 +106,7 @@ pcore-glob|probe_core target=*F (glob)|insmod modules/probe_core.ko "target=*${f
 pcore-glob-count|probe_core target=*F:count (glob, counting)|insmod modules/probe_core.ko "target=*${fn#__x64_}:count"|pcore_direct_hits_of "*${fn#__x64_}:count"|rmmod probe_core
 pcore-glob-kprobe|probe_core target=*F mechanism=kprobe (glob; fprobe where the kernel has it)|insmod modules/probe_core.ko "target=*${fn#__x64_}" mechanism=kprobe|pcore_probe_hits "*${fn#__x64_}"|rmmod probe_core
 pcore-glob-count-kprobe|probe_core target=*F:count mechanism=kprobe (glob, counting)|insmod modules/probe_core.ko "target=*${fn#__x64_}:count" mechanism=kprobe|pcore_probe_hits "*${fn#__x64_}:count"|rmmod probe_core
+pcore-graph|probe_core target=F:graph (kretprobes on F and each direct callee)|insmod modules/probe_core.ko target=$fn:graph|pcore_kprobe_hits :graph|rmmod probe_core
 pcore-stacks|probe_core stacks=F (count by kernel stack, depth 32)|insmod modules/probe_core.ko stacks=$fn|pcore_hits :stacks|rmmod probe_core
 pcore-profile-99|probe_core profile=99 (every CPU sampled; per call, amortized)|insmod modules/probe_core.ko profile=99 && pcore_reset profile|pcore_cpu_hits profile|rmmod probe_core||100000|reps
 pcore-profile-999|probe_core profile=999 (every CPU sampled; per call, amortized)|insmod modules/probe_core.ko profile=999 && pcore_reset profile|pcore_cpu_hits profile|rmmod probe_core||100000|reps

@@ -89,6 +89,11 @@ static const struct pc_opt attach_opts[] = {
 		"count the calls by kernel stack, like stacks=FUNC"),
 	PC_OPT_VALUE(0, "depth", "N", OPT_DEPTH,
 		"--stacks: frames kept, 1 to 127 (default 32)"),
+	PC_OPT_FLAG(0, "graph", OPT_GRAPH,
+		"--kretprobe: where FUNC's time goes: each function\n"
+		"it calls, and its self time, like\n"
+		"target=FUNC:graph; --graph=GLOB: also the\n"
+		"functions of GLOB it calls indirectly"),
 	PC_OPT_VALUE(0, "kretprobe", "FUNC", OPT_KRETPROBE,
 		"time each call of FUNC, like target=; a glob\n"
 		"(vfs_*) takes every function it matches"),
@@ -324,12 +329,18 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 	[PC_CMD_ATTACH] = {
 		.name = "attach",
 		.opts = attach_opts,
-		.synopsis = "attach (--kprobe FUNC (--arg N | --count | --stacks [--depth N]) | --kretprobe FUNC [--retval] | --uprobe PATH:SYMBOL (--arg N | --count) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP | --offcpu) [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid] [--mechanism M]",
+		.synopsis = "attach (--kprobe FUNC (--arg N | --count | --stacks [--depth N]) | --kretprobe FUNC [--retval | --graph[=GLOB]] | --uprobe PATH:SYMBOL (--arg N | --count) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP | --offcpu) [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid] [--mechanism M]",
 		.about =
 			"Adds a probe of probe_core's own and a histogram of the same name\n"
 			"while probe_core is loaded (needs CAP_SYS_ADMIN).  The name is FUNC\n"
 			"with target='s suffix: FUNC:argN[:UNIT], FUNC:count, FUNC:stacks,\n"
 			"FUNC:retval[:UNIT].\n"
+			"\n"
+			"--kretprobe FUNC --graph: one histogram FUNC:graph keyed by callee:\n"
+			"FUNC's calls, each function FUNC calls directly (found in its code)\n"
+			"timed in the calls it returns into FUNC, and FUNC's self time; with\n"
+			"--graph=GLOB also the functions of GLOB (f_op->read_iter's). show\n"
+			"prints it as a tree.\n"
 			"\n"
 			"--uprobe and --uretprobe probe a function of a program or shared\n"
 			"library: SYMBOL in the 64-bit ELF file PATH (split at the last ':'),\n"
@@ -349,6 +360,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 			"  probectl attach --kprobe vfs_read --stacks --depth 16\n"
 			"  probectl attach --kretprobe 'vfs_*'\n"
 			"  probectl attach --kretprobe vfs_read --retval --unit bytes\n"
+			"  probectl attach --kretprobe vfs_read --graph='*_read_iter'\n"
 			"  probectl attach --tracepoint sched_switch\n"
 			"  probectl attach --offcpu\n"
 			"  probectl attach --uprobe /lib/x86_64-linux-gnu/libc.so.6:malloc --arg 1\n"
@@ -1133,6 +1145,13 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 	case OPT_STACKS:
 		a->attach_stacks = true;
 		return 0;
+	case OPT_GRAPH:
+		if (v && (!*v || strlen(v) >= PCORE_UAPI_NAME_MAX))
+			return fail(a, "%s: the glob is 1 to %d characters",
+				    shown, PCORE_UAPI_NAME_MAX - 1);
+		a->attach_graph = true;
+		a->attach_graph_glob = v;
+		return 0;
 	case OPT_DEPTH:
 		ret = pc_parse_u64(v, PC_DEPTH_MAX, &n);
 		if (ret || !n)
@@ -1261,7 +1280,7 @@ static int attach_probe(struct pc_args *a)
 	    pcore_probe_spec_parse(a->attach_name, ps, why, sizeof(why)))
 		return fail(a, "%s: %s", a->attach_name, why);
 	if ((a->attach_arg || a->attach_count || a->attach_stacks ||
-	     a->attach_retval) && ps->what)
+	     a->attach_retval || a->attach_graph) && ps->what)
 		return fail(a, "%s: give what to record in FUNC's suffix or as an option, not both",
 			    a->attach_name);
 	if (a->attach_arg) {
@@ -1273,6 +1292,11 @@ static int attach_probe(struct pc_args *a)
 		ps->what = PCORE_WHAT_STACKS;
 	} else if (a->attach_retval) {
 		ps->what = PCORE_WHAT_RETVAL;
+	} else if (a->attach_graph) {
+		ps->what = PCORE_WHAT_GRAPH;
+		if (a->attach_graph_glob)
+			snprintf(ps->graph, sizeof(ps->graph), "%s",
+				 a->attach_graph_glob);
 	}
 	/* --unit goes with --arg or --retval: FUNC has no unit then */
 	if (a->attach_unit)
@@ -1322,6 +1346,12 @@ static int check_attach(struct pc_args *a)
 		return fail(a, "--stacks is for --kprobe only");
 	if (a->attach_depth && !a->attach_stacks)
 		return fail(a, "--depth is for --stacks only");
+	if (a->attach_graph &&
+	    (a->attach_kind != PCORE_ATTACH_KRETPROBE || a->attach_entry))
+		return fail(a, "--graph is for --kretprobe only");
+	if (a->attach_graph && (a->attach_retval || a->attach_hist_name ||
+				a->mechanism))
+		return fail(a, "--graph goes with none of --retval, --name and --mechanism (F:graph is its name; kretprobes time it)");
 	if (a->attach_entry &&
 	    !!a->attach_arg + a->attach_count + a->attach_stacks != 1)
 		return fail(a, "%s needs one of %s", entry,
@@ -1464,7 +1494,10 @@ static int parse_opt(struct pc_args *a, int argc, char **argv, int *i,
 	if (*seen & 1ULL << o->id)
 		return fail(a, "%s given twice", shown);
 	*seen |= 1ULL << o->id;
-	if (eq && !o->argh)
+	/* --graph[=GLOB]: the one flag with an optional value */
+	if (eq && !o->argh && o->id == OPT_GRAPH)
+		v = eq + 1;
+	else if (eq && !o->argh)
 		return fail(a, "%s takes no value", shown);
 	if (o->argh) {
 		if (eq)

@@ -87,6 +87,7 @@ enum pc_opt_id {
 	OPT_BY_PID,
 	OPT_MECHANISM,
 	OPT_STACKS,
+	OPT_GRAPH,
 	OPT_DEPTH,
 	OPT_FOLDED,
 	OPT_TOP,
@@ -203,6 +204,9 @@ struct pc_hist_arg {
  *	target= takes it (pcore_probe_spec_parse()), with the options
  * @attach_pid: attach --pid, 0 when not given
  * @attach_comm: attach --comm, or NULL
+ * @attach_graph: attach --graph: the suffix ":graph"
+ * @attach_graph_glob: attach --graph=GLOB: the functions F may call
+ *	indirectly, the suffix ":graph:GLOB"; NULL without
  * @attach_by_pid: attach --by-pid: the suffix ":by=pid"
  * @mechanism: load and attach --mechanism: "kprobe", "direct" or "auto",
  *	or NULL
@@ -250,6 +254,8 @@ struct pc_args {
 	bool attach_retval;
 	bool attach_count;
 	bool attach_stacks;
+	bool attach_graph;
+	const char *attach_graph_glob;
 	unsigned int attach_depth;
 	unsigned int hz;
 	unsigned long long duration_ns;

@@ -114,6 +114,15 @@ int cmd_attach(struct pc_env *env, const struct pc_args *a)
 	at.pid = a->attach_pid;
 	if (a->attach_comm)
 		strcpy(at.comm, a->attach_comm);	/* checked: 15 at most */
+	/*
+	 * F:graph:GLOB: the fields have no room for the glob: the text form
+	 * (no target; the name is the spec, the kernel parses it).
+	 */
+	if (a->attach_probe.graph[0]) {
+		at.target[0] = '\0';
+		at.what = 0;
+		at.flags = 0;
+	}
 	if (a->hist.set) {
 		at.hist_kind = a->hist.kind;
 		at.precision = a->hist.precision;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "format.h"
+#include "graph.h"
 #include "keys.h"
 #include "stacks.h"
 #include "cmd_priv.h"
@@ -70,7 +71,11 @@ int cmd_show(struct pc_env *env, const struct pc_args *a)
 		return error(env, "show %s: --%s is for histograms keyed by stack (attach --stacks)",
 			     a->name, a->top ? "top" : "folded");
 	}
-	if (a->format == PC_FMT_JSON)
+	if (pc_is_graph(&e) && a->format == PC_FMT_JSON)
+		pc_fmt_graph_json(env->out, &h);
+	else if (pc_is_graph(&e) && a->format != PC_FMT_CSV && !a->full)
+		pc_fmt_graph_text(env->out, &h);
+	else if (a->format == PC_FMT_JSON)
 		pc_fmt_show_json(env->out, &h);
 	else if (a->format == PC_FMT_CSV)
 		pc_fmt_show_csv(env->out, &h);

@@ -257,6 +257,7 @@ struct pcore_ioc_name {
 #define PCORE_WHAT_ARG		2	/* "FUNC:argN[:UNIT]": argument @arg */
 #define PCORE_WHAT_RETVAL	3	/* "FUNC:retval[:UNIT]": the value returned */
 #define PCORE_WHAT_STACKS	4	/* "FUNC:stacks": the calls by kernel stack */
+#define PCORE_WHAT_GRAPH	5	/* "FUNC:graph[:GLOB]": where its time goes */
 
 /* struct pcore_ioc_attach.flags (ABI 5) */
 #define PCORE_ATTACH_BY_PID	0x1	/* ":by=pid": keyed by process */
@@ -324,6 +325,12 @@ struct pcore_ioc_name {
  * PCORE_WHAT_COUNT; PCORE_ATTACH_BY_PID does not go with
  * PCORE_WHAT_RETVAL or PCORE_WHAT_STACKS; a unit only with a value):
  * EINVAL and one log line naming the problem.
+ *
+ * PCORE_WHAT_GRAPH (PCORE_ATTACH_KRETPROBE only, one function, no
+ * flags): the histogram "FUNC:graph" keyed by callee, FUNC's direct
+ * callees only; its glob of indirect callees ("FUNC:graph:GLOB") goes in
+ * the form of @name above (no @target), which has room for it.  A module
+ * older than this kind refuses what 5 (EINVAL).
  *
  * PCORE_ATTACH_UPROBE: PCORE_WHAT_TIME (a uretprobe that times each
  * call), PCORE_WHAT_RETVAL (a uretprobe, the return value),

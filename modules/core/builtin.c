@@ -19,6 +19,7 @@
 #include <linux/workqueue.h>
 #include <trace/events/sched.h>
 #include "pcore.h"
+#include "graph.h"
 
 /* What a target records: its spec's PCORE_WHAT_*, or a profiler. */
 enum pcore_builtin_mode {
@@ -27,6 +28,7 @@ enum pcore_builtin_mode {
 	PCORE_BUILTIN_ARG = PCORE_WHAT_ARG,	/* "vfs_read:arg3[:UNIT]" */
 	PCORE_BUILTIN_RETVAL = PCORE_WHAT_RETVAL, /* "vfs_read:retval[:UNIT]" */
 	PCORE_BUILTIN_STACKS = PCORE_WHAT_STACKS, /* "vfs_read:stacks" */
+	PCORE_BUILTIN_GRAPH = PCORE_WHAT_GRAPH,	/* "vfs_read:graph[:GLOB]" */
 	PCORE_BUILTIN_PROFILE,	/* profile=HZ: samples of every CPU by stack */
 };
 
@@ -45,6 +47,7 @@ struct pcore_builtin {
 	struct pcore_hist *errs;	/* PCORE_BUILTIN_RETVAL: by errno */
 	struct pcore_timer *timer;
 	struct pcore_probe *probe;
+	struct pcore_graph *graph;	/* ":graph": the callees (graph.c) */
 	struct pcore_hist **hists;	/* a glob: one per function */
 	unsigned int nhists;
 	struct pcore_filter filter;	/* pid=, comm= */
@@ -162,6 +165,7 @@ static void pcore_builtin_free(struct pcore_builtin *b)
 {
 	if (!IS_ERR_OR_NULL(b->probe))
 		pcore_probe_detach(b->probe);
+	pcore_graph_free(b->graph);	/* after F's probe, before its hist */
 	if (!IS_ERR_OR_NULL(b->timer))
 		pcore_timer_destroy(b->timer);
 	if (!IS_ERR_OR_NULL(b->errs))
@@ -566,6 +570,23 @@ static int pcore_builtin_time(struct pcore_client *c, struct pcore_builtin *b,
 				  r->maxactive);
 }
 
+/*
+ * F:graph[:GLOB]: F's latency, its callees' and its self time in one
+ * keyed histogram named "F:graph" (the glob is not in the name: a name
+ * takes no '*'); see graph.c.
+ */
+static int pcore_builtin_graph(struct pcore_client *c, struct pcore_builtin *b,
+			       const struct pcore_builtin_req *r)
+{
+	if (snprintf(b->name, sizeof(b->name), "%s:graph", r->probe.func) >=
+	    sizeof(b->name)) {
+		pr_err("%s=%s: name too long\n", r->param, r->name);
+		return -EINVAL;
+	}
+	return pcore_graph_attach(c, &b->graph, r, b->name, &b->hist,
+				  &b->probe);
+}
+
 /* Attach one; on error nothing of it stays.  Caller holds the table lock. */
 static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 {
@@ -622,6 +643,8 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 		ret = pcore_builtin_count(c, b, r->file, r->offset);
 	} else if (!ret && b->mode == PCORE_BUILTIN_STACKS) {
 		ret = pcore_builtin_stacks(c, b, r);
+	} else if (!ret && b->mode == PCORE_BUILTIN_GRAPH) {
+		ret = pcore_builtin_graph(c, b, r);
 	} else if (!ret && b->mode != PCORE_BUILTIN_TIME) {
 		ret = pcore_builtin_value(c, b, &r->spec, r->maxactive,
 					  r->file, r->offset);
@@ -779,6 +802,7 @@ void pcore_builtin_free_all(void)
 		if (!pcore_builtins[i].used)
 			continue;
 		pcore_builtins[i].probe = NULL;
+		pcore_graph_forget(pcore_builtins[i].graph);
 		pcore_builtin_free(&pcore_builtins[i]);
 	}
 	mutex_unlock(&pcore_builtin_lock);

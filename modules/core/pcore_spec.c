@@ -95,10 +95,11 @@ static const char *const spec_whats[] = {
 	[PCORE_WHAT_ARG] = "arg",
 	[PCORE_WHAT_RETVAL] = "retval",
 	[PCORE_WHAT_STACKS] = "stacks",
+	[PCORE_WHAT_GRAPH] = "graph",
 };
 
 #define SPEC_BY_PID	":by=pid"
-#define SPEC_KNOWN	"known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid'"
+#define SPEC_KNOWN	"known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid'; or ':graph[:GLOB]'"
 
 /* A byte that would break a spec's text, a name or a text file's field. */
 static int spec_blank(unsigned char c)
@@ -161,6 +162,13 @@ int pcore_probe_spec_check(const struct pcore_probe_spec *ps, char *why,
 	else if ((ps->flags & PCORE_ATTACH_BY_PID) &&
 		 (ps->what == PCORE_WHAT_RETVAL || ps->what == PCORE_WHAT_STACKS))
 		snprintf(why, size, "'%s' is not for ':%s'", SPEC_BY_PID, what);
+	else if (ps->what != PCORE_WHAT_GRAPH && *ps->graph)
+		snprintf(why, size, "a glob of callees is for ':graph' only");
+	else if (ps->what == PCORE_WHAT_GRAPH &&
+		 (ps->flags || strpbrk(ps->func, "*?")))
+		snprintf(why, size, "':graph' is for one function, without ':by=pid'");
+	else if (ps->graph[0] && spec_has(ps->graph, strlen(ps->graph), ":,"))
+		snprintf(why, size, "a glob of callees is without blank, control character, ':' or ','");
 	else if (strpbrk(ps->func, "*?") &&
 		 ((ps->what != PCORE_WHAT_TIME && ps->what != PCORE_WHAT_COUNT) ||
 		  ps->flags))
@@ -173,6 +181,7 @@ int pcore_probe_spec_check(const struct pcore_probe_spec *ps, char *why,
 /**
  * pcore_probe_spec_parse() - a probe spec from its text, as target= takes it
  * @s: "FUNC[:count | :stacks | :argN[:UNIT] | :retval[:UNIT]][:by=pid]"
+ *	or "FUNC:graph[:GLOB]"
  * @ps: filled in
  * @why: a buffer for the reason when the text is refused
  * @size: its size, %PCORE_SPEC_WHY_MAX is enough
@@ -217,6 +226,8 @@ int pcore_probe_spec_parse(const char *s, struct pcore_probe_spec *ps,
 		ps->what = PCORE_WHAT_COUNT;
 	} else if (w == 6 && !strncmp(what, "stacks", 6)) {
 		ps->what = PCORE_WHAT_STACKS;
+	} else if (w == 5 && !strncmp(what, "graph", 5)) {
+		ps->what = PCORE_WHAT_GRAPH;
 	} else if (w == 6 && !strncmp(what, "retval", 6)) {
 		ps->what = PCORE_WHAT_RETVAL;
 	} else if (w == 4 && !strncmp(what, "arg", 3) && what[3] >= '1' &&
@@ -231,6 +242,15 @@ int pcore_probe_spec_parse(const char *s, struct pcore_probe_spec *ps,
 	if (unit) {
 		unit++;
 		w = n - w - 1;
+		if (ps->what == PCORE_WHAT_GRAPH) {
+			if (!w || w >= sizeof(ps->graph)) {
+				snprintf(why, size, "':graph:GLOB': the glob is 1 to %zu characters",
+					 sizeof(ps->graph) - 1);
+				return -EINVAL;
+			}
+			memcpy(ps->graph, unit, w);
+			return pcore_probe_spec_check(ps, why, size);
+		}
 		if (ps->what != PCORE_WHAT_ARG && ps->what != PCORE_WHAT_RETVAL) {
 			snprintf(why, size, "':%s' takes no unit",
 				 spec_whats[ps->what]);
@@ -271,8 +291,9 @@ int pcore_probe_spec_name(const struct pcore_probe_spec *ps, char *buf,
 	else if (ps->what != PCORE_WHAT_TIME &&
 		 ps->what < sizeof(spec_whats) / sizeof(*spec_whats))
 		snprintf(what, sizeof(what), ":%s", spec_whats[ps->what]);
-	n = snprintf(buf, size, "%s%s%s%s%s", ps->func, what,
+	n = snprintf(buf, size, "%s%s%s%s%s%s%s", ps->func, what,
 		     *ps->unit ? ":" : "", ps->unit,
+		     *ps->graph ? ":" : "", ps->graph,
 		     ps->flags & PCORE_ATTACH_BY_PID ? SPEC_BY_PID : "");
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }

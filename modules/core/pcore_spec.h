@@ -11,6 +11,7 @@
  * probectl attach sends:
  *
  *	FUNC[:count | :stacks | :argN[:UNIT] | :retval[:UNIT]][:by=pid]
+ *	FUNC:graph[:GLOB]
  *
  * FUNC is a function or a glob; the text also names its histogram.  The
  * attach ioctl (ABI 5) carries the same in fields of struct
@@ -39,6 +40,9 @@
  * @what: PCORE_WHAT_*: what each call records
  * @arg: %PCORE_WHAT_ARG: which argument, 1 to %PCORE_SPEC_ARGS; else 0
  * @flags: PCORE_ATTACH_BY_PID or 0
+ * @graph: %PCORE_WHAT_GRAPH: a glob of the functions F may call
+ *	indirectly ("*_read_iter"), "" for none; the text form only (the
+ *	attach ioctl's fields have no room for it)
  */
 struct pcore_probe_spec {
 	char func[PCORE_UAPI_NAME_MAX];
@@ -46,6 +50,7 @@ struct pcore_probe_spec {
 	u32 what;
 	u32 arg;
 	u32 flags;
+	char graph[PCORE_UAPI_NAME_MAX];
 };
 
 int pcore_hist_spec_parse(const char *s, struct pcore_hist_spec *spec,

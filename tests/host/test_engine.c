@@ -588,6 +588,10 @@ TEST(probe_spec_accepted)
 		  PS("vfs_read", "0123456789abcde", PCORE_WHAT_RETVAL, 0, 0) },
 		{ "vfs_read:by=pid",
 		  PS("vfs_read", "", PCORE_WHAT_TIME, 0, PCORE_ATTACH_BY_PID) },
+		{ "vfs_read:graph", PS("vfs_read", "", PCORE_WHAT_GRAPH, 0, 0) },
+		{ "vfs_read:graph:*_read_iter",
+		  { .func = "vfs_read", .what = PCORE_WHAT_GRAPH,
+		    .graph = "*_read_iter" } },
 	};
 	char why[PCORE_SPEC_WHY_MAX], name[PCORE_UAPI_NAME_MAX];
 	struct pcore_probe_spec ps;
@@ -621,13 +625,13 @@ TEST(probe_spec_refused)
 		{ "f\x01", "characters other than printable ASCII without blanks" },
 		{ "f\xff:count", "characters other than printable ASCII without blanks" },
 		{ "f,g", "a function is named without blank, control character, ':' or ','" },
-		{ "f:", "unknown suffix ':' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid')" },
-		{ "f:cnt", "unknown suffix ':cnt' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid')" },
-		{ "f:COUNT", "unknown suffix ':COUNT' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid')" },
-		{ "f:arg0", "unknown suffix ':arg0' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid')" },
-		{ "f:arg7", "unknown suffix ':arg7' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid')" },
-		{ "f:arg12", "unknown suffix ':arg12' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid')" },
-		{ "f:by=pid:count", "unknown suffix ':by=pid' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid')" },
+		{ "f:", "unknown suffix ':' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid'; or ':graph[:GLOB]')" },
+		{ "f:cnt", "unknown suffix ':cnt' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid'; or ':graph[:GLOB]')" },
+		{ "f:COUNT", "unknown suffix ':COUNT' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid'; or ':graph[:GLOB]')" },
+		{ "f:arg0", "unknown suffix ':arg0' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid'; or ':graph[:GLOB]')" },
+		{ "f:arg7", "unknown suffix ':arg7' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid'; or ':graph[:GLOB]')" },
+		{ "f:arg12", "unknown suffix ':arg12' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid'; or ':graph[:GLOB]')" },
+		{ "f:by=pid:count", "unknown suffix ':by=pid' (known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid'; or ':graph[:GLOB]')" },
 		{ "f:count:calls", "':count' takes no unit" },
 		{ "f:stacks:x", "':stacks' takes no unit" },
 		{ "f:arg1:", "unit '' is not 1 to 15 characters without blank, control character, ':' or ','" },
@@ -641,6 +645,10 @@ TEST(probe_spec_refused)
 		{ "vfs_?:by=pid", "a glob takes no suffix but ':count'" },
 		{ "vfs_*:count:by=pid", "a glob takes no suffix but ':count'" },
 		{ "@128", "function name longer than 127 characters" },
+		{ "vfs_*:graph", "':graph' is for one function, without ':by=pid'" },
+		{ "f:graph:by=pid", "':graph' is for one function, without ':by=pid'" },
+		{ "f:graph:", "':graph:GLOB': the glob is 1 to 127 characters" },
+		{ "f:graph:a:b", "a glob of callees is without blank, control character, ':' or ','" },
 	};
 	char why[PCORE_SPEC_WHY_MAX], s[200];
 	struct pcore_probe_spec ps;
@@ -673,7 +681,7 @@ TEST(probe_spec_fields_refused)
 		  "a function is named without blank, control character, ':' or ','" },
 		{ PS("f g", "", PCORE_WHAT_TIME, 0, 0),
 		  "a function is named without blank, control character, ':' or ','" },
-		{ PS("f", "", 5, 0, 0), "what 5 is not one of PCORE_WHAT_*" },
+		{ PS("f", "", 6, 0, 0), "what 6 is not one of PCORE_WHAT_*" },
 		{ PS("f", "", 0xffffffff, 0, 0),
 		  "what 4294967295 is not one of PCORE_WHAT_*" },
 		{ PS("f", "", PCORE_WHAT_TIME, 0, 2), "flags 0x2: unknown flags" },

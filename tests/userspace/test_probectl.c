@@ -639,6 +639,61 @@ TEST(show_keys_count)
 		    NULL, NULL, NULL);
 }
 
+/*
+ * show F:graph (target=vfs_read:graph): keys 0 (F), 1 ([self]) and the
+ * callees, in key order; 10 calls of vfs_read, each through
+ * rw_verify_area (1 us) and seq_read (30 us), 4 us of self time each.
+ */
+static void graph_fake(struct fake *f)
+{
+	struct pcore_hist_spec loglin = { .kind = PCORE_HIST_LOGLINEAR };
+	unsigned int own = PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE;
+	struct fake_hist *h;
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	h = fake_add(f, "vfs_read:graph", "kretprobe", "vfs_read", "ns", own,
+		     &loglin, "callee", 4);
+	fake_key(h, 0, 0, "vfs_read");
+	fake_key(h, 1, 1, "[self]");
+	fake_key(h, 2, 2, "rw_verify_area");
+	fake_key(h, 3, 3, "seq_read");
+	for (i = 0; i < 10; i++) {
+		fake_record(h, i % 2, 0, 35000 + 100 * i);
+		fake_record(h, i % 2, 1, 4000 + 100 * i);
+		fake_record(h, i % 2, 2, 1000);
+		fake_record(h, i % 2, 3, 30000);
+	}
+	h->e.hits = 10;
+}
+
+static void graph_golden(struct __test_metadata *_metadata, const char *file,
+			 const char *a1)
+{
+	char *argv[5] = { "probectl", "show", "vfs_read:graph", (char *)a1 };
+	struct result r;
+	struct fake f;
+
+	graph_fake(&f);
+	r = run_argv(&f, a1 ? 4 : 3, argv);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.err);
+	check_golden(_metadata, file, r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* The tree: F, its callees indented, the self line last. */
+TEST(show_graph_text)
+{
+	graph_golden(_metadata, "show_graph.txt", NULL);
+}
+
+TEST(show_graph_json)
+{
+	graph_golden(_metadata, "show_graph.json", "--json");
+}
+
 /* --keys of what has no keys, or stacks: one line saying so. */
 TEST(show_keys_errors)
 {
