@@ -1334,9 +1334,12 @@ static int check_attach(struct pc_args *a)
 	if ((a->attach_count || a->attach_stacks) && a->hist.set)
 		return fail(a, "--hist does not apply to --%s",
 			    a->attach_count ? "count" : "stacks");
-	if ((a->attach_pid || a->attach_comm || a->attach_by_pid) &&
+	/* but runqlat's wait by process: --tracepoint runqlat --by-pid */
+	if ((a->attach_pid || a->attach_comm ||
+	     (a->attach_by_pid && strcmp(a->attach_name, "runqlat"))) &&
 	    a->attach_kind == PCORE_ATTACH_TRACEPOINT)
 		return fail(a, "--pid, --comm and --by-pid are for function probes, not --tracepoint");
+
 	if (a->attach_by_pid && (a->attach_retval || a->attach_stacks))
 		return fail(a, "--by-pid does not go with --%s",
 			    a->attach_retval ? "retval" : "stacks");
