@@ -12,20 +12,20 @@
  * first run, one per switch away and back (voluntary or not), less the
  * last switch away, into pause(), which has no switch back yet.  The
  * kernel's own counters (/proc/PID/status) say how many switches there
- * were: a sleeper of NSLEEPS sleeps has NSLEEPS + 1 voluntary ones (its
- * sleeps and pause()) and, on a quiet VM, a few others: a preemption
- * (nonvoluntary), the sched_setaffinity() that moves it, the pipe write
- * that wakes its parent.
+ * were: a sleeper of NSLEEPS sleeps has at most NSLEEPS + 1 voluntary
+ * ones (its sleeps and pause()) and, on a quiet VM, rarely others: a
+ * preemption (nonvoluntary), the pipe write that wakes its parent, which
+ * may take its CPU.  At most: a sleep whose timer fires before the task
+ * got to switch away (under emulation, on a busy host) is a wakeup of a
+ * running task, no wait, and no switch (on cloud-6.12, 97 of 100 sleeps
+ * of 200 us switched away; of 1 ms, all of them, so far).
  */
 #include "pcore_ioctl.h"
-#include <sched.h>
-#include <signal.h>
+#include "pcore_runqlat.h"
 #include "kselftest_harness.h"
 
 #define PCORE_CTL	"/pcore/bin/probectl"
 #define OUT		"/tmp/pcore_runqlat.ctl"
-#define NSLEEPS		100
-#define SPIN_MS		600
 
 static char out[PCORE_BUF];
 static char log_[65536];
@@ -53,107 +53,6 @@ FIXTURE_TEARDOWN(rq)
 	PCORE_KMSG_TEARDOWN(mods, 1, log_);
 }
 
-/* A child's work: sleep NSLEEPS times, or spin SPIN_MS on CPU 1. */
-enum work { SLEEP, SPIN };
-
-/*
- * A child doing @w, then writing a byte to @wfd and sleeping in pause()
- * until killed: its pid, or -1.
- */
-static pid_t child(enum work w, int wfd)
-{
-	pid_t pid = fork();
-	double t0;
-	int i;
-
-	if (pid)
-		return pid;
-	if (w == SPIN) {
-		if (pcore_pin(1))
-			_exit(1);
-		t0 = pcore_now();
-		while (pcore_now() - t0 < SPIN_MS / 1000.0)
-			;
-	} else {
-		for (i = 0; i < NSLEEPS; i++)
-			usleep(200);
-	}
-	if (write(wfd, "x", 1) != 1)
-		_exit(1);
-	for (;;)
-		pause();
-}
-
-/* Switches of @pid so far: voluntary and not (/proc/PID/status). */
-static int switches(pid_t pid, unsigned long long *nv, unsigned long long *niv)
-{
-	static char text[8192];
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (pcore_read(path, text, sizeof(text)) < 0)
-		return -1;
-	*nv = pcore_key(text, "voluntary_ctxt_switches");
-	*niv = pcore_key(text, "nonvoluntary_ctxt_switches");
-	return *nv == -1ULL || *niv == -1ULL ? -1 : 0;
-}
-
-/* @pid's state letter (/proc/PID/stat), or '?'. */
-static char state(pid_t pid)
-{
-	char text[512], path[64], *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (pcore_read(path, text, sizeof(text)) < 0)
-		return '?';
-	p = strrchr(text, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
-/*
- * Waits until @pid sleeps for good (pause()): its state S and its
- * switch counts the same over 100 ms.  0, or -1 after 10 s.
- */
-static int settled(pid_t pid, unsigned long long *nv, unsigned long long *niv)
-{
-	unsigned long long a, b;
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		if (state(pid) == 'S' && !switches(pid, nv, niv)) {
-			usleep(100000);
-			if (state(pid) == 'S' && !switches(pid, &a, &b) &&
-			    a == *nv && b == *niv)
-				return 0;
-		} else {
-			usleep(100000);
-		}
-	}
-	return -1;
-}
-
-/*
- * @pid's line in the keys file of @name: its count, p50 and max, and the
- * label; -1 when it has none.
- */
-static int key_line(const char *name, pid_t pid, unsigned long long *count,
-		    unsigned long long *p50, unsigned long long *max,
-		    char *label)
-{
-	unsigned long long k, sum, min, mean;
-	char path[256], want[32], *p;
-
-	snprintf(path, sizeof(path), PCORE_DBG "/%s/keys", name);
-	if (pcore_read(path, out, sizeof(out)) < 0)
-		return -1;
-	snprintf(want, sizeof(want), "\n%d ", pid);
-	p = strstr(out, want);
-	if (!p || sscanf(p + 1, "%llu %63s %llu %llu %llu %llu %llu %llu", &k,
-			 label, count, &sum, &min, max, &mean, p50) != 8)
-		return -1;
-	return 0;
-}
-
 /*
  * A sleeper under runqlat:by=pid: exactly one wait per switch back, as
  * its own counters say, with its name; runqlat counts them too, and its
@@ -170,18 +69,18 @@ TEST_F_TIMEOUT(rq, sleeper_exact, 300)
 
 	ASSERT_EQ(0, pcore_load("tracepoints=runqlat,runqlat:by=pid"));
 	ASSERT_EQ(0, pipe(fds));
-	pid = child(SLEEP, fds[1]);
+	pid = rq_child(RQ_SLEEP, fds[1]);
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(1, read(fds[0], &c, 1));
-	ASSERT_EQ(0, settled(pid, &nv, &niv));
-	ASSERT_EQ(0, key_line("runqlat:by=pid", pid, &n, &p50, &max, label))
-		TH_LOG("%s", out);
+	ASSERT_EQ(0, rq_settled(pid, &nv, &niv));
+	ASSERT_EQ(0, rq_key_line("runqlat:by=pid", pid, &n, &p50, &max, label));
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	TH_LOG("sleeper: %llu waits, %llu voluntary switches (%d sleeps, pause, %llu others), %llu nonvoluntary; p50 %llu ns, max %llu ns",
-	       n, nv, NSLEEPS, nv - NSLEEPS - 1, niv, p50, max);
+	TH_LOG("sleeper: %llu waits, %llu voluntary switches (%d sleeps and pause), %llu nonvoluntary; p50 %llu ns, max %llu ns",
+	       n, nv, NSLEEPS, niv, p50, max);
 	EXPECT_EQ(nv + niv, n);
-	EXPECT_LE(NSLEEPS + 1, nv);
+	EXPECT_LE(NSLEEPS / 2 + 1, nv);
+	EXPECT_GE(NSLEEPS + 1, nv);
 	EXPECT_STREQ("pcore_runqlat", label);
 	EXPECT_LT(0, p50);
 	EXPECT_LE(p50, max);
@@ -225,15 +124,15 @@ TEST_F_TIMEOUT(rq, two_share_a_cpu, 300)
 	cpu1 = pc.count[1];
 	ASSERT_EQ(0, pipe(fds));
 	for (i = 0; i < 2; i++) {
-		pid[i] = child(SPIN, fds[1]);
+		pid[i] = rq_child(RQ_SPIN, fds[1]);
 		ASSERT_LT(0, pid[i]);
 	}
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(1, read(fds[0], &c, 1));
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, settled(pid[i], &nv[i], &niv[i]));
-		ASSERT_EQ(0, key_line("runqlat:by=pid", pid[i], &n[i], &p50[i],
-				      &max[i], label)) TH_LOG("%s", out);
+		ASSERT_EQ(0, rq_settled(pid[i], &nv[i], &niv[i]));
+		ASSERT_EQ(0, rq_key_line("runqlat:by=pid", pid[i], &n[i],
+					 &p50[i], &max[i], label));
 	}
 	ASSERT_EQ(0, pcore_percpu_parse(PCORE_DBG "/runqlat/percpu", &pc));
 	for (i = 0; i < 2; i++) {
