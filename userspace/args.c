@@ -123,7 +123,8 @@ static const struct pc_opt attach_opts[] = {
 		"only the calls of tasks of this name (comm)"),
 	PC_OPT_FLAG(0, "by-pid", OPT_BY_PID,
 		"one histogram per process, keyed by pid and\n"
-		"labelled with its name (not with --retval)"),
+		"labelled with its name (not with --retval;\n"
+		"with --tracepoint, runqlat only)"),
 	PC_OPT_VALUE(0, "mechanism", "M", OPT_MECHANISM,
 		"--kprobe, --kretprobe: kprobe, direct (an ftrace\n"
 		"direct call, or an error) or auto (direct where\n"

@@ -81,6 +81,7 @@ TEST_F_TIMEOUT(rq, sleeper_exact, 300)
 	EXPECT_EQ(nv + niv, n);
 	EXPECT_LE(NSLEEPS / 2 + 1, nv);
 	EXPECT_GE(NSLEEPS + 1, nv);
+	/* its name at its first wait (its first run), before it renamed itself */
 	EXPECT_STREQ("pcore_runqlat", label);
 	EXPECT_LT(0, p50);
 	EXPECT_LE(p50, max);
@@ -133,6 +134,7 @@ TEST_F_TIMEOUT(rq, two_share_a_cpu, 300)
 		ASSERT_EQ(0, rq_settled(pid[i], &nv[i], &niv[i]));
 		ASSERT_EQ(0, rq_key_line("runqlat:by=pid", pid[i], &n[i],
 					 &p50[i], &max[i], label));
+		EXPECT_STREQ("pcore_runqlat", label);
 	}
 	ASSERT_EQ(0, pcore_percpu_parse(PCORE_DBG "/runqlat/percpu", &pc));
 	for (i = 0; i < 2; i++) {

@@ -11,6 +11,7 @@
 #include "pcore_lib.h"
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 
 #define NSLEEPS		100
 #define SPIN_MS		600
@@ -20,7 +21,10 @@ enum rq_work { RQ_SLEEP, RQ_SPIN };
 
 /*
  * A child doing @w, then writing a byte to @wfd and sleeping in pause()
- * until killed: its pid, or -1.
+ * until killed: its pid, or -1.  It renames itself rq-sleeper or rq-spin
+ * once it runs: after its first wait, whose label (the first of the
+ * interval) is the name it was forked with, as a program's that a shell
+ * forks and that then exec()s.
  */
 static inline pid_t rq_child(enum rq_work w, int wfd)
 {
@@ -30,6 +34,7 @@ static inline pid_t rq_child(enum rq_work w, int wfd)
 
 	if (pid)
 		return pid;
+	prctl(PR_SET_NAME, w == RQ_SPIN ? "rq-spin" : "rq-sleeper");
 	if (w == RQ_SPIN) {
 		if (pcore_pin(1))
 			_exit(1);
