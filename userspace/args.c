@@ -352,6 +352,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 			"  probectl attach --kretprobe vfs_read --retval --unit bytes\n"
 			"  probectl attach --tracepoint sched_switch\n"
 			"  probectl attach --offcpu\n"
+			"  probectl attach --tracepoint runqlat --by-pid\n"
 			"  probectl attach --uprobe /lib/x86_64-linux-gnu/libc.so.6:malloc --arg 1\n"
 			"  probectl attach --uretprobe /lib/x86_64-linux-gnu/libc.so.6:getaddrinfo\n"
 			"  probectl attach --uprobe ./a.out:0x1139 --count --name a_loop\n"
