@@ -15,9 +15,10 @@
  *     probe_core's (runqlat.bt times the idle tasks' switches back);
  *   - the waits are counted per task (@n[tid]) and in all (@all), and only
  *     while the test says: its getppid() opens the window, its getsid()
- *     closes it, each in its own call (the BPF program runs at the
- *     syscall's entry), once bpftrace said that it attached (its getpgid()
- *     probe, the last, printed "ready").
+ *     closes it, each in its own call (a kprobe on the system call: the
+ *     BPF program runs before it returns; not the syscalls tracepoints,
+ *     which the debug kernel has not), once bpftrace said that it
+ *     attached (its getpgid() probe, the last, printed "ready").
  *
  * probe_core's runqlat is attached before and read around each edge:
  * pc_pre and pc_on its counts just before and after the getppid(), pc_b
@@ -61,10 +62,9 @@
 	"  }\n"								\
 	"  delete(@qtime[args->next_pid]);\n"				\
 	"}\n"								\
-	"tracepoint:syscalls:sys_enter_getppid /pid == %d/ { @on = 1; }\n" \
-	"tracepoint:syscalls:sys_enter_getsid /pid == %d/ { @on = 0; }\n" \
-	"tracepoint:syscalls:sys_enter_getpgid /pid == %d/\n"		\
-	"{ printf(\"ready\\n\"); }\n"				\
+	"kprobe:__x64_sys_getppid /pid == %d/ { @on = 1; }\n"		\
+	"kprobe:__x64_sys_getsid /pid == %d/ { @on = 0; }\n"		\
+	"kprobe:__x64_sys_getpgid /pid == %d/ { printf(\"ready\\n\"); }\n" \
 	"END { clear(@qtime); }\n"
 
 static char buf[PCORE_BUF], log_[16384];
@@ -112,10 +112,10 @@ FIXTURE_TEARDOWN(rqbt)
 }
 
 /*
- * Waits until bpftrace printed "ready" (0), exited (1) or BT_WAIT s went
- * by (-1), calling getpgid() every 100 ms.
+ * Waits until bpftrace printed "ready" (0), exited (1, its wait status
+ * in *@st) or BT_WAIT s went by (-1), calling getpgid() every 100 ms.
  */
-static int bt_ready(pid_t pid, double *secs)
+static int bt_ready(pid_t pid, int *st, double *secs)
 {
 	double t0 = pcore_now();
 
@@ -127,7 +127,7 @@ static int bt_ready(pid_t pid, double *secs)
 		if (pcore_read(OUT, buf, PCORE_BUF) >= 0 &&
 		    strstr(buf, "ready\n"))
 			return 0;
-		if (waitpid(pid, NULL, WNOHANG) == pid)
+		if (waitpid(pid, st, WNOHANG) == pid)
 			return 1;
 	}
 	return -1;
@@ -163,7 +163,7 @@ TEST_F_TIMEOUT(rqbt, same_window, 3 * BT_WAIT)
 	unsigned long long nv[3], niv[3], n[3], p50, max;
 	unsigned long long pc_pre, pc_on, pc_b, pc_c, um, bt, btn;
 	char script[2048], label[64], name[32], c;
-	int fds[2], i, fd;
+	int fds[2], i, fd, st;
 	double secs;
 
 	PCORE_LOAD_OPEN(NULL, fd);
@@ -174,9 +174,16 @@ TEST_F_TIMEOUT(rqbt, same_window, 3 * BT_WAIT)
 	snprintf(script, sizeof(script), SCRIPT, getpid(), getpid(), getpid());
 	self->pid = bpfroot_bpftrace(script, OUT);
 	ASSERT_LT(0, self->pid);
-	ASSERT_EQ(0, bt_ready(self->pid, &secs)) {
-		pcore_read(OUT, buf, PCORE_BUF);
-		TH_LOG("bpftrace did not attach (%.0f s):\n%s", secs, buf);
+	st = -1;
+	ASSERT_EQ(0, bt_ready(self->pid, &st, &secs)) {
+		ssize_t r = pcore_read(OUT, buf, PCORE_BUF);
+
+		if (r < 0)
+			snprintf(buf, PCORE_BUF, "(no %s: %s)", OUT,
+				 strerror(-r));
+		TH_LOG("bpftrace did not attach (%.0f s, wait status %#x):\n%s",
+		       secs, st, buf);
+		self->pid = 0;
 	}
 	TH_LOG("bpftrace attached after %.1f s", secs);
 	um = unmatched("runqlat");
