@@ -131,6 +131,8 @@ pcore-uret|probe_core uretprobe (latency, loglinear)|insmod modules/probe_core.k
 bpftrace-count|bpftrace count() (kprobe)|bpf_start 1 bpftrace -e "kprobe:$fn { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
 bpftrace-lat|bpftrace hist() latency (kprobe+kretprobe)|bpf_start 2 bpftrace -e "kprobe:$fn { @s[tid] = nsecs; } kretprobe:$fn /@s[tid]/ { @ = hist(nsecs - @s[tid]); delete(@s[tid]); }"|bpf_stop; bpf_hist|bpf_stop|bpf
 bcc-funclatency|BCC funclatency-bpfcc F (log2 latency)|bpf_start 2 funclatency-bpfcc $fn|bpf_stop; bpf_funclatency|bpf_stop|bpf
+bpftrace-runqlat|bpftrace runqlat.bt (3 tracepoints, as shipped)|bpf_start perf:3 bpftrace /usr/sbin/runqlat.bt|bpf_stop; bpf_hist|bpf_stop|bpfsched
+bcc-runqlat|BCC runqlat-bpfcc (raw tracepoints)|bpf_start rawtp:3 runqlat-bpfcc|bpf_stop; bpf_funclatency|bpf_stop|bpfsched
 bpftrace-kfunc|bpftrace count() (kfunc: fentry trampoline)|bpf_start links:1 bpftrace -e "kfunc:$(btf_fn) { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
 bpftrace-kretfunc|bpftrace count() (kretfunc: fexit trampoline)|bpf_start links:1 bpftrace -e "kretfunc:$(btf_fn) { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
 bpftrace-kfunc-lat|bpftrace hist() latency (kfunc+kretfunc)|bpf_start links:2 bpftrace -e "kfunc:$(btf_fn) { @s[tid] = nsecs; } kretfunc:$(btf_fn) /@s[tid]/ { @ = hist(nsecs - @s[tid]); delete(@s[tid]); }"|bpf_stop; bpf_hist|bpf_stop|bpf'
@@ -206,7 +208,7 @@ if [ -n "${BENCH_ROWS:-}" ]; then
 		$1 in want')
 fi
 if [ -n "$bpf_why" ]; then
-	ROWS=$(printf '%s\n' "$ROWS" | awk -F'|' '$6 != "bpf"')
+	ROWS=$(printf '%s\n' "$ROWS" | awk -F'|' '$6 != "bpf" && $6 != "bpfsched"')
 fi
 printf '%s\n' "$ROWS" >"$out/payload/rows"
 cat >"$out/payload/insn.sh" <<'EOF'
@@ -367,9 +369,22 @@ bpf_links() {
 }
 # Are the tool's $np kprobes enabled, or with links:N its N programs on
 # a trampoline?
+# The tracepoints the tool's programs are on: bpftrace 0.17 attaches a
+# tracepoint program to a perf event (an anon_inode:[perf_event] file),
+# beside one perf event per CPU for its output: those beyond one per CPU;
+# BCC's raw tracepoints are BPF links.
+bpf_tps() {
+	n=$(ls -l /proc/"$bpf_pid"/fd 2>/dev/null | grep -c 'perf_event' || :)
+	echo $((n - $(nproc)))
+}
+bpf_rawtps() {
+	cat /proc/"$bpf_pid"/fdinfo/* 2>/dev/null | grep -c '^link_type:.*raw_tracepoint' || :
+}
 bpf_attached() {
 	case $np in
 	links:*) [ "$(bpf_links)" -ge "${np#links:}" ] ;;
+	perf:*) [ "$(bpf_tps)" -ge "${np#perf:}" ] ;;
+	rawtp:*) [ "$(bpf_rawtps)" -ge "${np#rawtp:}" ] ;;
 	*) [ "$(bpf_probes)" -ge "$np" ] ;;
 	esac
 }
@@ -506,7 +521,7 @@ while IFS='|' read -r key label attach hits detach where batch need; do
 	for c in $calls; do
 		call=${c%%:*} fn=${c#*:}
 		case $where:$call in
-		all:*|user:ufunc|sched:pingpong|:getppid|:read|bpf:getppid|bpf:read) ;;
+		all:*|user:ufunc|sched:pingpong|bpfsched:pingpong|:getppid|:read|bpf:getppid|bpf:read) ;;
 		*) continue ;;
 		esac
 		if ! eval "$attach"; then
