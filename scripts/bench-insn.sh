@@ -29,7 +29,8 @@
 # (default build/bench-insn; Debian's 6.1 cloud kernel unless BENCH_KERNEL
 # names another version; BENCH_BPF=0 leaves out the bpftrace and BCC rows;
 # BENCH_ROWS keeps only the rows of those keys, ROWS below, and the
-# baseline and references: none, kprobe, kretprobe, uprobe, uretprobe)
+# baseline and references: none, kprobe, kretprobe, uprobe, uretprobe,
+# sw, offcpu)
 # Exits non-zero, its last line on stderr saying why, when anything
 # cannot be built or measured; it prints no number that it did not
 # measure.  A row that fails (its probe does not attach, fires less than
@@ -49,7 +50,9 @@ CPU=1
 # The calls, and the function each one's probes are attached to: two
 # system calls and their kernel functions, and insn_ufunc(), a function of
 # insn_load itself, for the user-space probes.
-CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc"
+# pingpong: a wakeup and a context switch (a round trip of a byte with a
+# child on the same CPU is two of each), for the scheduler's tracepoints.
+CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc pingpong:sched_switch"
 
 # The rows: key|label|attach|hits|detach|calls|batch|need.  In the guest,
 # in /pcore, $fn is the probed function; attach and detach are shell
@@ -61,7 +64,9 @@ CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc"
 # pcore_reset, ftrace_count, ftrace_lat and btf_fn, in insn.sh below),
 # and for user-space probes $bin and $off, insn_load's file and
 # insn_ufunc's offset in it.  calls is "user" for a row of the ufunc call
-# only, "all" for every call, empty for the system calls, "bpf" for the
+# only, "sched" for the pingpong call only (the references of its block are
+# the rows sw and offcpu, probe_core's tracepoints=sched_switch and
+# offcpu), "all" for every call, empty for the system calls, "bpf" for the
 # system calls with a tool of the Debian root on the guest's disk
 # (bpftrace and BCC: bpf_start below).  Without that
 # root (scripts/bpf-root.sh), the "bpf" rows are left out and the table's
@@ -83,7 +88,8 @@ CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc"
 # is printed as FAILED with the reason; the others are still measured
 # and printed, and the script then exits 1.
 # The ratios are to the rows with keys kprobe and kretprobe, or
-# uprobe and uretprobe for ufunc; "none" is the baseline.  Add rows here.
+# uprobe and uretprobe for ufunc, sw and offcpu for pingpong; "none" is
+# the baseline.  Add rows here.
 # shellcheck disable=SC2016 # $fn is the guest's, expanded there
 ROWS='none|no probe|:||:|all
 kprobe|kprobe, empty handler|insmod kmods/insn_kprobe.ko symbol=$fn||rmmod insn_kprobe
@@ -114,6 +120,10 @@ tp-ref|tracepoint reference: sys_enter, counts|insmod kmods/insn_tp_ref.ko|cat /
 pcore-tp|probe_core API tracepoint handler: sys_enter, counts|insmod modules/probe_core.ko && insmod kmods/insn_tp_pcore.ko|pcore_tp_hits|rmmod insn_tp_pcore && rmmod probe_core
 ftrace-count|ftrace hist trigger, keys=common_pid|ftrace_count attach|ftrace_count hits|ftrace_count detach
 ftrace-lat|ftrace latency hist (synthetic event), log2|ftrace_lat attach|ftrace_lat hits|ftrace_lat detach
+sw|probe_core tracepoints=sched_switch (a CPU timer)|insmod modules/probe_core.ko tracepoints=sched_switch|pcore_probe_hits sched_switch|rmmod probe_core|sched
+offcpu|probe_core tracepoints=offcpu (task timer, stack)|insmod modules/probe_core.ko tracepoints=offcpu|pcore_probe_hits offcpu|rmmod probe_core|sched
+runqlat|probe_core tracepoints=runqlat (3 tracepoints, task timer)|insmod modules/probe_core.ko tracepoints=runqlat|pcore_probe_hits runqlat.wakeup|rmmod probe_core|sched
+runqlat-pid|probe_core tracepoints=runqlat:by=pid|insmod modules/probe_core.ko tracepoints=runqlat:by=pid|pcore_probe_hits runqlat:by=pid.wakeup|rmmod probe_core|sched
 uprobe|uprobe, empty handler|insmod kmods/insn_uprobe.ko path=$bin offset=$off|cat /sys/module/insn_uprobe/parameters/calls|rmmod insn_uprobe|user
 uretprobe|uretprobe, empty handlers|insmod kmods/insn_uprobe.ko path=$bin offset=$off ret=1|cat /sys/module/insn_uprobe/parameters/calls|rmmod insn_uprobe|user
 pcore-ucount|probe_core uprobe :count|insmod modules/probe_core.ko && bin/insn_attach $fn:count $bin $off|pcore_hits :count|rmmod probe_core|user
@@ -122,6 +132,8 @@ pcore-uret|probe_core uretprobe (latency, loglinear)|insmod modules/probe_core.k
 bpftrace-count|bpftrace count() (kprobe)|bpf_start 1 bpftrace -e "kprobe:$fn { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
 bpftrace-lat|bpftrace hist() latency (kprobe+kretprobe)|bpf_start 2 bpftrace -e "kprobe:$fn { @s[tid] = nsecs; } kretprobe:$fn /@s[tid]/ { @ = hist(nsecs - @s[tid]); delete(@s[tid]); }"|bpf_stop; bpf_hist|bpf_stop|bpf
 bcc-funclatency|BCC funclatency-bpfcc F (log2 latency)|bpf_start 2 funclatency-bpfcc $fn|bpf_stop; bpf_funclatency|bpf_stop|bpf
+bpftrace-runqlat|bpftrace runqlat.bt (3 tracepoints, as shipped)|bpf_start perf:3 bpftrace /usr/sbin/runqlat.bt|bpf_stop; bpf_hist|bpf_stop|bpfsched
+bcc-runqlat|BCC runqlat-bpfcc (raw tracepoints)|bpf_start rawtp:3 runqlat-bpfcc|bpf_stop; bpf_funclatency|bpf_stop|bpfsched
 bpftrace-kfunc|bpftrace count() (kfunc: fentry trampoline)|bpf_start links:1 bpftrace -e "kfunc:$(btf_fn) { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
 bpftrace-kretfunc|bpftrace count() (kretfunc: fexit trampoline)|bpf_start links:1 bpftrace -e "kretfunc:$(btf_fn) { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
 bpftrace-kfunc-lat|bpftrace hist() latency (kfunc+kretfunc)|bpf_start links:2 bpftrace -e "kfunc:$(btf_fn) { @s[tid] = nsecs; } kretfunc:$(btf_fn) /@s[tid]/ { @ = hist(nsecs - @s[tid]); delete(@s[tid]); }"|bpf_stop; bpf_hist|bpf_stop|bpf'
@@ -192,12 +204,12 @@ if [ -n "${BENCH_ROWS:-}" ]; then
 			die "BENCH_ROWS: no row $k"
 	done
 	ROWS=$(printf '%s\n' "$ROWS" |
-		awk -F'|' -v keep="none kprobe kretprobe uprobe uretprobe $BENCH_ROWS" '
+		awk -F'|' -v keep="none kprobe kretprobe uprobe uretprobe sw offcpu $BENCH_ROWS" '
 		BEGIN { n = split(keep, k, " "); for (i = 1; i <= n; i++) want[k[i]] = 1 }
 		$1 in want')
 fi
 if [ -n "$bpf_why" ]; then
-	ROWS=$(printf '%s\n' "$ROWS" | awk -F'|' '$6 != "bpf"')
+	ROWS=$(printf '%s\n' "$ROWS" | awk -F'|' '$6 != "bpf" && $6 != "bpfsched"')
 fi
 printf '%s\n' "$ROWS" >"$out/payload/rows"
 cat >"$out/payload/insn.sh" <<'EOF'
@@ -358,9 +370,22 @@ bpf_links() {
 }
 # Are the tool's $np kprobes enabled, or with links:N its N programs on
 # a trampoline?
+# The tracepoints the tool's programs are on: bpftrace 0.17 attaches a
+# tracepoint program to a perf event (an anon_inode:[perf_event] file),
+# beside one perf event per CPU for its output: those beyond one per CPU;
+# BCC's raw tracepoints are BPF links.
+bpf_tps() {
+	n=$(ls -l /proc/"$bpf_pid"/fd 2>/dev/null | grep -c 'perf_event' || :)
+	echo $((n - $(nproc)))
+}
+bpf_rawtps() {
+	cat /proc/"$bpf_pid"/fdinfo/* 2>/dev/null | grep -c '^link_type:.*raw_tracepoint' || :
+}
 bpf_attached() {
 	case $np in
 	links:*) [ "$(bpf_links)" -ge "${np#links:}" ] ;;
+	perf:*) [ "$(bpf_tps)" -ge "${np#perf:}" ] ;;
+	rawtp:*) [ "$(bpf_rawtps)" -ge "${np#rawtp:}" ] ;;
 	*) [ "$(bpf_probes)" -ge "$np" ] ;;
 	esac
 }
@@ -497,7 +522,7 @@ while IFS='|' read -r key label attach hits detach where batch need; do
 	for c in $calls; do
 		call=${c%%:*} fn=${c#*:}
 		case $where:$call in
-		all:*|user:ufunc|:getppid|:read|bpf:getppid|bpf:read) ;;
+		all:*|user:ufunc|sched:pingpong|bpfsched:pingpong|:getppid|:read|bpf:getppid|bpf:read) ;;
 		*) continue ;;
 		esac
 		if ! eval "$attach"; then
@@ -668,8 +693,8 @@ awk -v n="$N" -v reps="$REPS" '
 			base = med[call, "none"]
 			# References: the bare probes of the same kind; a ratio
 			# to one that failed or is missing is shown as "-".
-			re = call == "ufunc" ? "uprobe" : "kprobe"
-			rr = call == "ufunc" ? "uretprobe" : "kretprobe"
+			re = call == "ufunc" ? "uprobe" : call == "pingpong" ? "sw" : "kprobe"
+			rr = call == "ufunc" ? "uretprobe" : call == "pingpong" ? "offcpu" : "kretprobe"
 			kp = kr = 0
 			if (((call, re) in med) && !((call, re) in whyf))
 				kp = med[call, re] - base

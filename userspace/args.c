@@ -128,7 +128,8 @@ static const struct pc_opt attach_opts[] = {
 		"only the calls of tasks of this name (comm)"),
 	PC_OPT_FLAG(0, "by-pid", OPT_BY_PID,
 		"one histogram per process, keyed by pid and\n"
-		"labelled with its name (not with --retval)"),
+		"labelled with its name (not with --retval;\n"
+		"with --tracepoint, runqlat only)"),
 	PC_OPT_VALUE(0, "mechanism", "M", OPT_MECHANISM,
 		"--kprobe, --kretprobe: kprobe, direct (an ftrace\n"
 		"direct call, or an error) or auto (direct where\n"
@@ -363,6 +364,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 			"  probectl attach --kretprobe vfs_read --graph='*_read_iter'\n"
 			"  probectl attach --tracepoint sched_switch\n"
 			"  probectl attach --offcpu\n"
+			"  probectl attach --tracepoint runqlat --by-pid\n"
 			"  probectl attach --uprobe /lib/x86_64-linux-gnu/libc.so.6:malloc --arg 1\n"
 			"  probectl attach --uretprobe /lib/x86_64-linux-gnu/libc.so.6:getaddrinfo\n"
 			"  probectl attach --uprobe ./a.out:0x1139 --count --name a_loop\n"
@@ -1364,9 +1366,12 @@ static int check_attach(struct pc_args *a)
 	if ((a->attach_count || a->attach_stacks) && a->hist.set)
 		return fail(a, "--hist does not apply to --%s",
 			    a->attach_count ? "count" : "stacks");
-	if ((a->attach_pid || a->attach_comm || a->attach_by_pid) &&
+	/* but runqlat's wait by process: --tracepoint runqlat --by-pid */
+	if ((a->attach_pid || a->attach_comm ||
+	     (a->attach_by_pid && strcmp(a->attach_name, "runqlat"))) &&
 	    a->attach_kind == PCORE_ATTACH_TRACEPOINT)
 		return fail(a, "--pid, --comm and --by-pid are for function probes, not --tracepoint");
+
 	if (a->attach_by_pid && (a->attach_retval || a->attach_stacks))
 		return fail(a, "--by-pid does not go with --%s",
 			    a->attach_retval ? "retval" : "stacks");

@@ -9,6 +9,13 @@
  *	read		read() of 1 byte from /dev/zero
  *	ufunc		insn_ufunc(), a function of this program that returns
  *			its argument: the target of the user-space probes
+ *	pingpong	a wakeup and a context switch: N / 2 round trips of a
+ *			byte, through two pipes, with a child on the same
+ *			CPU that echoes it, both SCHED_FIFO at one priority,
+ *			so that a wakeup never preempts: each blocks in
+ *			read() until the other writes, per round trip two
+ *			wakeups and two switches, always; the target of the
+ *			scheduler's tracepoints
  *	check		no call: one iteration of a dec/jnz loop, exactly two
  *			instructions, which checks the plugin's counting
  *
@@ -16,7 +23,7 @@
  * the measured ones neither fault nor take any other first-time path.
  * Built static: the guest has no C library.
  *
- * Usage: insn_load getppid|read|ufunc|check N REPS CPU
+ * Usage: insn_load getppid|read|ufunc|pingpong|check N REPS CPU
  * Prints one line, "insn_load CALL N REPS cpu=CPU"; exits 1 with a line
  * on stderr when a call fails or the CPU cannot be had.
  */
@@ -28,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "insn_marker.h"
 
@@ -74,6 +82,49 @@ static int loop_ufunc(long n)
 	return bad;
 }
 
+/* pingpong's pipes: to the child (echo_fd[1]) and back (back_fd[0]). */
+static int echo_fd[2] = { -1, -1 }, back_fd[2] = { -1, -1 };
+
+static int loop_pingpong(long n)
+{
+	int bad = 0;
+	char c = 'x';
+	long i;
+
+	for (i = 0; i < n; i += 2)
+		bad |= write(echo_fd[1], &c, 1) != 1 ||
+		       read(back_fd[0], &c, 1) != 1;
+	return bad;
+}
+
+/*
+ * pingpong's child, on the CPU the caller runs on (its affinity and
+ * policy are inherited): echoes each byte until its pipe closes.  0, or
+ * -1.
+ */
+static int pingpong_start(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	pid_t pid;
+	char c;
+
+	/* inherited by the child */
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) ||
+	    pipe(echo_fd) || pipe(back_fd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid)
+		return 0;
+	close(echo_fd[1]);
+	close(back_fd[0]);
+	while (read(echo_fd[0], &c, 1) == 1)
+		if (write(back_fd[1], &c, 1) != 1)
+			_exit(1);
+	_exit(0);
+}
+
 static int loop_check(long n)
 {
 	asm volatile("1:\n\tdec %0\n\tjnz 1b" : "+r" (n) : : "cc");
@@ -94,7 +145,7 @@ static long number(const char *s, long min, long max)
 
 static int bad_usage(void)
 {
-	fprintf(stderr, "usage: insn_load getppid|read|ufunc|check N REPS CPU\n");
+	fprintf(stderr, "usage: insn_load getppid|read|ufunc|pingpong|check N REPS CPU\n");
 	return 2;
 }
 
@@ -125,10 +176,12 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(argv[1], "ufunc")) {
 		loop = loop_ufunc;
+	} else if (!strcmp(argv[1], "pingpong")) {
+		loop = loop_pingpong;
 	} else if (!strcmp(argv[1], "check")) {
 		loop = loop_check;
 	} else {
-		fprintf(stderr, "insn_load: unknown call '%s' (getppid, read, ufunc, check)\n",
+		fprintf(stderr, "insn_load: unknown call '%s' (getppid, read, ufunc, pingpong, check)\n",
 			argv[1]);
 		return 2;
 	}
@@ -140,12 +193,22 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	if (loop == loop_pingpong && pingpong_start()) {
+		fprintf(stderr, "insn_load: pingpong's child: %s\n",
+			strerror(errno));
+		return 1;
+	}
 
 	bad = loop(WARMUP);
 	for (r = 0; r < reps && !bad; r++) {
 		insn_mark_start();
 		bad = loop(n);
 		insn_mark_end();
+	}
+	if (loop == loop_pingpong) {
+		/* the child sees the end of its pipe and exits */
+		close(echo_fd[1]);
+		wait(NULL);
 	}
 	if (bad) {
 		fprintf(stderr, "insn_load: a %s call failed\n", argv[1]);

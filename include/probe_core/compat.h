@@ -54,6 +54,22 @@
 #endif
 
 /*
+ * A task's state, read once: task_struct's state is __state from v5.14
+ * (2f064a59a11f, "sched: Change task_struct::state").
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 14, 0)
+#define pcore_task_state(t)	((unsigned int)READ_ONCE((t)->__state))
+#else
+#define pcore_task_state(t)	((unsigned int)READ_ONCE((t)->state))
+#endif
+
+/*
+ * sched_wakeup and sched_wakeup_new pass the woken task alone,
+ * TP_PROTO(struct task_struct *p), in 6.1 and 6.12 alike (PCORE_TP_CHECK()
+ * checks it at build): no prototype macro is needed.
+ */
+
+/*
  * do_fork() became _do_fork() in v4.2 and kernel_clone() in v5.10
  * (cad6967ac108, "fork: introduce kernel_clone()"); names are tried in
  * this order until one exists.

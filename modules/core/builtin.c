@@ -48,6 +48,7 @@ struct pcore_builtin {
 	struct pcore_timer *timer;
 	struct pcore_probe *probe;
 	struct pcore_graph *graph;	/* ":graph": the callees (graph.c) */
+	struct pcore_probe *wake[2];	/* runqlat: sched_wakeup{,_new} */
 	struct pcore_hist **hists;	/* a glob: one per function */
 	unsigned int nhists;
 	struct pcore_filter filter;	/* pid=, comm= */
@@ -103,17 +104,107 @@ static void notrace pcore_tp_offcpu(PCORE_SCHED_SWITCH_PROTO)
 		pcore_timer_stop_stack(b->timer, next, b->hist, b->min_ns);
 }
 
+/*
+ * Run-queue latency ("runqlat"), as BCC's runqlat: the time from the
+ * moment a task becomes runnable to the switch that puts it on a CPU.  A
+ * task is stamped when it is woken (sched_wakeup, sched_wakeup_new: the
+ * woken task, on the waker's CPU or the one the wakeup is queued to) and
+ * when a switch takes it off while it stays runnable (preempted, or its
+ * state TASK_RUNNING: a yield, or a sleep that a pending signal ended);
+ * the switch that puts it back records the time since, under the CPU it
+ * switches on, by process with ":by=pid".  prev's state is read here, as
+ * BCC's runqlat reads prev->__state, not the tracepoint's prev_state:
+ * that one is from before __schedule() found a signal pending and left
+ * the task on the run queue.
+ *
+ * The stamp is per task (a task timer): a task woken on one CPU and run
+ * on another, after a migration or a remote wakeup, is measured all the
+ * same (the clock is ktime_get_mono_fast_ns(), one for all CPUs).  A task
+ * woken while it still runs (its waker found it between
+ * set_current_state() and schedule(), or on its CPU) is stamped, as
+ * BCC's, but the stamp is never used: nothing waited.  The switch that
+ * takes the task off replaces it when the task stays runnable, and when
+ * it blocks, the wakeup that must come before it runs again does.  Unlike
+ * BCC's test of prev->__state alone, a task preempted with a sleeping
+ * state set (preempted between set_current_state() and schedule()) is
+ * stamped too: it stays on the run queue, and its wait is one.  A task
+ * that was runnable before the probe came has no stamp: its first switch
+ * in is counted as unmatched in the timers file, as are those of tasks
+ * whose stamp was evicted (a full table: counted as evicted).  The idle
+ * task is never timed.
+ */
+static void notrace pcore_tp_runqlat_wakeup(void *data, struct task_struct *p)
+{
+	struct pcore_builtin *b = pcore_tp_hit(data);
+
+	pcore_timer_start(b->timer, p);
+}
+
+static void notrace pcore_tp_runqlat(PCORE_SCHED_SWITCH_PROTO)
+{
+	struct pcore_builtin *b = pcore_tp_hit(data);
+	u64 ns;
+
+	if (!is_idle_task(prev) &&
+	    (preempt || pcore_task_state(prev) == TASK_RUNNING))
+		pcore_timer_start(b->timer, prev);
+	if (is_idle_task(next) || !pcore_timer_stop(b->timer, next, &ns))
+		return;
+	/* next is not current: its process, read under the run queue lock */
+	if (b->by_pid)
+		pcore_hist_add_key(b->hist, task_tgid_nr(next),
+				   READ_ONCE(next->group_leader)->comm, ns);
+	else
+		pcore_hist_add(b->hist, ns);
+}
+
 static const struct {
 	const char *name;
 	void *fn;
 } pcore_tp_handlers[] = {
 	{ "sched_switch", pcore_tp_sched_switch },
 	{ "offcpu", pcore_tp_offcpu },
+	{ "runqlat", pcore_tp_runqlat },
 };
 
 /* The table's handlers, checked as handler modules' are. */
 PCORE_TP_CHECK(sched_switch, pcore_tp_sched_switch);
 PCORE_TP_CHECK(sched_switch, pcore_tp_offcpu);
+PCORE_TP_CHECK(sched_switch, pcore_tp_runqlat);
+PCORE_TP_CHECK(sched_wakeup, pcore_tp_runqlat_wakeup);
+PCORE_TP_CHECK(sched_wakeup_new, pcore_tp_runqlat_wakeup);
+
+/* Tasks a runqlat probe keeps stamps of at once: the oldest goes first. */
+#define PCORE_BUILTIN_RUNQLAT_TASKS	4096
+
+/*
+ * runqlat's wakeup probes, named "<name>.wakeup" and "<name>.wakeup_new",
+ * attached before its sched_switch probe (what consumes the stamps).
+ * Return: 0, or the errno with one log line.
+ */
+static int pcore_builtin_runqlat_wake(struct pcore_client *c,
+				      struct pcore_builtin *b)
+{
+	static const char *const tps[] = { "sched_wakeup", "sched_wakeup_new" };
+	char name[PCORE_NAME_MAX];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tps); i++) {
+		if (snprintf(name, sizeof(name), "%s.%s", b->name,
+			     tps[i] + 6) >= sizeof(name)) {
+			pr_err("%s: name too long for its .%s probe\n",
+			       b->name, tps[i] + 6);
+			return -EINVAL;
+		}
+		b->wake[i] = pcore_tracepoint_attach(c,
+			&(struct pcore_tracepoint_opts){
+				.name = name, .tracepoint = tps[i],
+				.fn = pcore_tp_runqlat_wakeup, .priv = b });
+		if (IS_ERR(b->wake[i]))
+			return PTR_ERR(b->wake[i]);
+	}
+	return 0;
+}
 
 /*
  * Tasks an offcpu probe times at once (offcpu_tasks=): a start that finds
@@ -125,11 +216,13 @@ static int pcore_builtin_tracepoint(struct pcore_client *c,
 				    struct pcore_builtin *b, const char *param)
 {
 	bool offcpu = !strcmp(b->symbol, "offcpu");
+	bool runqlat = !strcmp(b->symbol, "runqlat");
 	struct pcore_tracepoint_opts o = {
 		.name = b->name, .hist = b->hist, .priv = b,
-		.tracepoint = offcpu ? "sched_switch" : b->symbol,
+		.tracepoint = offcpu || runqlat ? "sched_switch" : b->symbol,
 	};
 	unsigned int i;
+	int ret;
 
 	for (i = 0; i < ARRAY_SIZE(pcore_tp_handlers); i++)
 		if (!strcmp(pcore_tp_handlers[i].name, b->symbol))
@@ -139,20 +232,30 @@ static int pcore_builtin_tracepoint(struct pcore_client *c,
 		return -ENOENT;
 	}
 	if (!o.fn) {
-		pr_err("%s=%s: no built-in handler for this tracepoint (built-in: sched_switch, offcpu)\n",
+		pr_err("%s=%s: no built-in handler for this tracepoint (built-in: sched_switch, offcpu, runqlat)\n",
 		       param, b->symbol);
+		return -EINVAL;
+	}
+	if (b->by_pid && !runqlat) {
+		pr_err("%s=%s: ':by=pid' is for runqlat only\n", param,
+		       b->name);
 		return -EINVAL;
 	}
 	b->min_ns = (u64)READ_ONCE(pcore_offcpu_min_us) * NSEC_PER_USEC;
 	b->timer = pcore_timer_create(c, &(struct pcore_timer_opts){
 		.name = b->name,
-		.scope = offcpu ? PCORE_TIMER_TASK : PCORE_TIMER_CPU,
-		.tasks = offcpu ? READ_ONCE(pcore_offcpu_tasks) : 0 });
+		.scope = offcpu || runqlat ? PCORE_TIMER_TASK : PCORE_TIMER_CPU,
+		.tasks = offcpu ? READ_ONCE(pcore_offcpu_tasks) :
+			 runqlat ? PCORE_BUILTIN_RUNQLAT_TASKS : 0 });
 	if (IS_ERR(b->timer))
 		return PTR_ERR(b->timer);
 	if (offcpu) {
-		int ret = pcore_timer_keep_stacks(b->timer, b->hist->map.depth);
-
+		ret = pcore_timer_keep_stacks(b->timer, b->hist->map.depth);
+		if (ret)
+			return ret;
+	}
+	if (runqlat) {
+		ret = pcore_builtin_runqlat_wake(c, b);
 		if (ret)
 			return ret;
 	}
@@ -163,9 +266,14 @@ static int pcore_builtin_tracepoint(struct pcore_client *c,
 /* Detach and free one entry (or what a failed attach left of it). */
 static void pcore_builtin_free(struct pcore_builtin *b)
 {
+	unsigned int i;
+
 	if (!IS_ERR_OR_NULL(b->probe))
 		pcore_probe_detach(b->probe);
 	pcore_graph_free(b->graph);	/* after F's probe, before its hist */
+	for (i = 0; i < ARRAY_SIZE(b->wake); i++)
+		if (!IS_ERR_OR_NULL(b->wake[i]))
+			pcore_probe_detach(b->wake[i]);
 	if (!IS_ERR_OR_NULL(b->timer))
 		pcore_timer_destroy(b->timer);
 	if (!IS_ERR_OR_NULL(b->errs))
@@ -466,6 +574,18 @@ static int pcore_builtin_stacks(struct pcore_client *c,
 	return PTR_ERR_OR_ZERO(b->probe);
 }
 
+/* runqlat's histogram: waits span decades, log2 unless hist= says. */
+static struct pcore_hist *
+pcore_builtin_runqlat_hist(struct pcore_client *c, struct pcore_builtin *b,
+			   const struct pcore_hist_spec *spec)
+{
+	struct pcore_hist_spec s = *spec;
+
+	if (!s.kind)
+		s.kind = PCORE_HIST_LOG2;
+	return pcore_builtin_hist(c, b, NULL, &s);
+}
+
 /* A profiler: every CPU's samples counted by stack. */
 static int pcore_builtin_profile(struct pcore_client *c,
 				 struct pcore_builtin *b,
@@ -656,6 +776,8 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 				.key_mode = PCORE_KEYS_STACK,
 				.keys = PCORE_BUILTIN_STACKS_MAX,
 				.depth = r->depth });
+		else if (r->tracepoint && !strcmp(b->symbol, "runqlat"))
+			b->hist = pcore_builtin_runqlat_hist(c, b, &r->spec);
 		else
 			b->hist = pcore_builtin_hist(c, b, NULL, &r->spec);
 		ret = PTR_ERR_OR_ZERO(b->hist);
@@ -713,6 +835,22 @@ int pcore_builtin_attach(const struct pcore_builtin_req *r)
 	return ret;
 }
 
+/*
+ * A tracepoint's name as tracepoints= gives it (@n characters): the
+ * tracepoint, and a last ":by=pid" (runqlat's) as the flag.
+ */
+static void pcore_builtin_tp_text(struct pcore_builtin_req *r, size_t n)
+{
+	static const char by_pid[] = ":by=pid";
+	size_t len = sizeof(by_pid) - 1;
+
+	memcpy(r->probe.func, r->name, n + 1);
+	if (n > len && !strcmp(r->name + n - len, by_pid)) {
+		r->probe.func[n - len] = '\0';
+		r->probe.flags = PCORE_ATTACH_BY_PID;
+	}
+}
+
 /**
  * pcore_builtin_attach_text() - attach a probe that its name says, as
  *	target= and tracepoints= take it
@@ -729,7 +867,7 @@ int pcore_builtin_attach_text(struct pcore_builtin_req *r)
 	/* An empty or overlong name: pcore_builtin_attach() says so. */
 	if (n && n < PCORE_NAME_MAX) {
 		if (r->tracepoint)
-			memcpy(r->probe.func, r->name, n + 1);
+			pcore_builtin_tp_text(r, n);
 		else if (pcore_builtin_parse(r->param, r->name, &r->probe))
 			return -EINVAL;
 	}
@@ -767,9 +905,15 @@ int pcore_builtin_set_enabled(const char *name, bool on)
 	struct pcore_builtin *b;
 	int ret;
 
+	unsigned int i;
+
 	mutex_lock(&pcore_builtin_lock);
 	b = pcore_builtin_find(name);
 	ret = b ? pcore_probe_set_enabled(b->probe, on) : -ENOENT;
+	/* runqlat's wakeups: a stamp with no switch to end it is harmless */
+	for (i = 0; !ret && i < ARRAY_SIZE(b->wake); i++)
+		if (b->wake[i])
+			ret = pcore_probe_set_enabled(b->wake[i], on);
 	mutex_unlock(&pcore_builtin_lock);
 	return ret;
 }
@@ -803,6 +947,8 @@ void pcore_builtin_free_all(void)
 			continue;
 		pcore_builtins[i].probe = NULL;
 		pcore_graph_forget(pcore_builtins[i].graph);
+		memset(pcore_builtins[i].wake, 0,
+		       sizeof(pcore_builtins[i].wake));
 		pcore_builtin_free(&pcore_builtins[i]);
 	}
 	mutex_unlock(&pcore_builtin_lock);

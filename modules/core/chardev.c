@@ -532,6 +532,11 @@ static bool pcore_attach_probe_ok(const struct pcore_ioc_attach *a,
 	bool func = a->kind == PCORE_ATTACH_KRETPROBE ||
 		    a->kind == PCORE_ATTACH_UPROBE;
 
+	/* A tracepoint's only field: runqlat's ":by=pid" (checked later). */
+	if (a->kind == PCORE_ATTACH_TRACEPOINT && !a->what && !a->arg &&
+	    !a->unit[0] && a->flags == PCORE_ATTACH_BY_PID)
+		fields = false;
+
 	if (!memchr(a->target, '\0', sizeof(a->target)) ||
 	    !memchr(a->unit, '\0', sizeof(a->unit)) || a->pad ||
 	    (fields && (!func || !a->target[0])))

@@ -83,7 +83,7 @@ static struct pcore_str_param tracepoints;
 module_param_cb(tracepoints, &pcore_param_str_ops, &tracepoints, 0400);
 __MODULE_PARM_TYPE(tracepoints, "charp");
 MODULE_PARM_DESC(tracepoints,
-	"tracepoints to attach built-in handlers to, comma-separated (sched_switch: on-CPU time slices per CPU; offcpu: off-CPU time by the kernel stack tasks waited in)");
+	"tracepoints to attach built-in handlers to, comma-separated (sched_switch: on-CPU time slices per CPU; offcpu: off-CPU time by the kernel stack tasks waited in; runqlat: the time tasks wait to run once woken or preempted, and runqlat:by=pid the same per process)");
 
 /*
  * Every bad number is EINVAL, as docs/user-guide.md says: kstrtouint() says ERANGE

@@ -26,7 +26,7 @@
  * calls it, so counts are exact.
  */
 #include "pcore_ioctl.h"
-#include <sys/mount.h>
+#include "pcore_bpfroot.h"
 #include "kselftest_harness.h"
 
 #define NCALLS		500
@@ -36,10 +36,6 @@
 #define FN_BTF		"__do_sys_getppid"
 #define KFUNC		"kfunc:vmlinux:" FN_BTF
 #define SCRIPT		KFUNC " { @ = count(); }"
-#define ROOT		"/bpf"
-#define DISK		"/dev/vda"
-#define BPFMODS		"/pcore/bpfmods"
-#define WHY		"/pcore/bpfroot.why"
 #define OUT		"/tmp/bpftrace.out"	/* run_tests.sh has /tmp/<test>.out */
 #define ENABLED_FUNCS	"/sys/kernel/debug/tracing/enabled_functions"
 #define REFUSED		"direct " FN ": ftrace refused a direct call on " FN_SYM \
@@ -65,102 +61,10 @@ static void getppids(int n)
 		syscall(SYS_getppid);
 }
 
-/* The file systems bpftrace's root gets, in mount order. */
-static const struct {
-	const char *type, *dir;
-} mounts[] = {
-	{ "proc", ROOT "/proc" },
-	{ "sysfs", ROOT "/sys" },
-	{ "devtmpfs", ROOT "/dev" },
-	{ "debugfs", ROOT "/sys/kernel/debug" },
-	{ "tracefs", ROOT "/sys/kernel/tracing" },
-	{ "bpf", ROOT "/sys/fs/bpf" },
-	{ "tmpfs", ROOT "/tmp" },
-	{ "tmpfs", ROOT "/run" },
-};
-
-/*
- * The disk's modules loaded, the disk there and mounted at ROOT with the
- * kernel's file systems; 0, or -1 with @why (@len bytes) saying why.
- */
-static int root_mount(char *why, size_t len)
-{
-	char line[256], path[512], host[1024] = "";
-	unsigned int i;
-	FILE *f;
-	int err;
-
-	f = fopen(BPFMODS "/order", "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(path, sizeof(path), BPFMODS "/%s", line);
-		err = pcore_load_path(path, NULL);
-		/* loaded, or for a CPU the guest does not have (crc32c-intel) */
-		if (err && err != EEXIST && err != ENODEV) {
-			snprintf(why, len, "insmod %s: %s", path, strerror(err));
-			fclose(f);
-			return -1;
-		}
-	}
-	if (f)
-		fclose(f);
-	/* the host's reason, when it gave no disk: no wait for one */
-	if (pcore_read(WHY, host, sizeof(host)) < 0) {
-		snprintf(host, sizeof(host), "the host gave no reason (" WHY ")");
-		for (i = 0; access(DISK, F_OK) && i < 300; i++)
-			usleep(100000);
-	}
-	if (access(DISK, F_OK)) {
-		snprintf(why, len, "no %s, bpftrace's root (scripts/bpf-root.sh --bpftrace): %s",
-			 DISK, host);
-		return -1;
-	}
-	mkdir(ROOT, 0755);
-	if (mount(DISK, ROOT, "ext4", 0, NULL)) {
-		snprintf(why, len, "mount %s on %s: %s", DISK, ROOT, strerror(errno));
-		return -1;
-	}
-	for (i = 0; i < ARRAY_SIZE(mounts); i++)
-		if (mount(mounts[i].type, mounts[i].dir, mounts[i].type, 0, NULL)) {
-			snprintf(why, len, "mount %s on %s: %s", mounts[i].type,
-				 mounts[i].dir, strerror(errno));
-			return -1;
-		}
-	return 0;
-}
-
-static void root_umount(void)
-{
-	int i;
-
-	for (i = ARRAY_SIZE(mounts) - 1; i >= 0; i--)
-		umount2(mounts[i].dir, MNT_DETACH);
-	umount2(ROOT, MNT_DETACH);
-}
-
-/*
- * bpftrace -e SCRIPT started in the root, its output in OUT: the pid, or
- * -1.  Its SIGINT has the default action: bpftrace prints its maps and
- * exits on it.
- */
+/* bpftrace -e SCRIPT in the root, its output in OUT (pcore_bpfroot.h) */
 static pid_t bpftrace_start(void)
 {
-	static const char * const argv[] = { "/usr/bin/bpftrace", "-e", SCRIPT, NULL };
-	static const char * const env[] = {
-		"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "LANG=C", NULL
-	};
-	pid_t pid = fork();
-	int fd;
-
-	if (pid)
-		return pid;
-	signal(SIGINT, SIG_DFL);
-	fd = open(OUT, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 ||
-	    chroot(ROOT) || chdir("/"))
-		_exit(126);
-	execve(argv[0], (char * const *)argv, (char * const *)env);
-	_exit(127);
+	return bpfroot_bpftrace(SCRIPT, OUT);
 }
 
 /* The BPF tracing links (kfunc, kretfunc) process @pid holds. */
@@ -213,27 +117,6 @@ static int bpftrace_wait(pid_t pid, int *st, double *secs)
 	return -1;
 }
 
-/*
- * Stops bpftrace with SIGINT, again every 10 s (bpftrace 0.17 sometimes
- * loses one that comes right after it attached: scripts/bench-insn.sh),
- * then SIGKILL after 60 s; its wait status.
- */
-static int bpftrace_stop(pid_t pid)
-{
-	int i, st = -1;
-
-	for (i = 0; i < 600; i++) {
-		if (i % 100 == 0)
-			kill(pid, SIGINT);
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			return st;
-		usleep(100000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	return -1;
-}
-
 /* The count bpftrace printed at its exit ("@: N"), or -1ULL. */
 static unsigned long long bpftrace_count(void)
 {
@@ -262,7 +145,7 @@ FIXTURE_SETUP(bt)
 	ASSERT_EQ(0, pcore_mods_unload(mods, 1));
 	self->kmsg = kmsg_open();
 	ASSERT_LE(0, self->kmsg);
-	ASSERT_EQ(0, root_mount(why, sizeof(why))) TH_LOG("%s", why);
+	ASSERT_EQ(0, bpfroot_mount(why, sizeof(why))) TH_LOG("%s", why);
 	self->mounted = true;
 }
 
@@ -271,10 +154,10 @@ FIXTURE_TEARDOWN(bt)
 	static const char * const mods[] = { "probe_core" };
 
 	if (self->pid > 0)
-		bpftrace_stop(self->pid);
+		bpfroot_bpftrace_stop(self->pid);
 	EXPECT_EQ(0, pcore_mods_unload(mods, 1));
 	if (self->mounted)
-		root_umount();
+		bpfroot_umount();
 	EXPECT_EQ(0, pcore_kmsg_bad(self->kmsg, log, sizeof(log))) {
 		TH_LOG("kernel log:\n%s", log);
 	}
@@ -342,7 +225,7 @@ TEST_F_TIMEOUT(bt, kfunc, 3 * BT_WAIT)
 	ASSERT_EQ(0, pcore_unload());
 
 	/* bpftrace's count, printed at its exit: every call since it attached */
-	st = bpftrace_stop(self->pid);
+	st = bpfroot_bpftrace_stop(self->pid);
 	self->pid = 0;
 	EXPECT_TRUE(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
 		pcore_read(OUT, buf, PCORE_BUF);

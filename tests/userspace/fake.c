@@ -343,9 +343,14 @@ static bool probe_fields_ok(const struct pcore_ioc_attach *a)
 	if ((a->flags & PCORE_ATTACH_MECH_MASK) &&
 	    a->kind != PCORE_ATTACH_KRETPROBE)
 		return false;
-	if (a->kind == PCORE_ATTACH_PROFILE || a->kind == PCORE_ATTACH_TRACEPOINT)
+	/* a tracepoint's one field: runqlat's PCORE_ATTACH_BY_PID */
+	if (a->kind == PCORE_ATTACH_TRACEPOINT)
+		return !a->what && !a->arg && !a->unit[0] && a->target[0] &&
+		       (!a->flags || (a->flags == PCORE_ATTACH_BY_PID &&
+				      !strcmp(a->target, "runqlat")));
+	if (a->kind == PCORE_ATTACH_PROFILE)
 		return !a->what && !a->arg && !a->unit[0] && !a->flags &&
-		       (a->kind == PCORE_ATTACH_TRACEPOINT) == !!a->target[0];
+		       !a->target[0];
 	strcpy(ps.func, a->target);
 	strcpy(ps.unit, a->unit);
 	return !pcore_probe_spec_check(&ps, why, sizeof(why));

@@ -1952,6 +1952,15 @@ TEST(attach_passes_every_field)
 	ASSERT_EQ(PC_EXIT_USAGE, r.ret);
 	ASSERT_NE(NULL, strstr(r.err, "give one of")) TH_LOG("stderr: %s", r.err);
 	result_free(&r);
+
+	/* runqlat takes --by-pid: the flag, and the suffix in the name */
+	r = RUN(&f, "attach", "--tracepoint", "runqlat", "--by-pid");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ((unsigned int)PCORE_ATTACH_TRACEPOINT, f.attached.kind);
+	ASSERT_STREQ("runqlat:by=pid", f.attached.name);
+	ASSERT_STREQ("runqlat", f.attached.target);
+	ASSERT_EQ((unsigned int)PCORE_ATTACH_BY_PID, f.attached.flags);
+	result_free(&r);
 	fake_free(&f);
 }
 
