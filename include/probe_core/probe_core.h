@@ -141,6 +141,12 @@ enum pcore_key_mode {
 /* Frames a stack keeps: 1 to %PCORE_STACK_DEPTH_MAX, 32 by default. */
 #define PCORE_STACK_DEPTH_DEFAULT	32
 #define PCORE_STACK_DEPTH_MAX		127
+/*
+ * With user stacks (%PCORE_HIST_USTACK): the user frames a stack keeps,
+ * and its kernel frames at most (so that a stack's text is 128 lines).
+ */
+#define PCORE_USTACK_DEPTH		32
+#define PCORE_USTACK_KDEPTH_MAX		93
 
 /**
  * struct pcore_hist_opts - a histogram to create
@@ -156,10 +162,11 @@ enum pcore_key_mode {
  * @key_name: what a key is, for display ("irq", "vec", "dev", "pid");
  *	default "key" ("stack" for %PCORE_KEYS_STACK); the same rules as
  *	@unit
- * @flags: %PCORE_HIST_KEY_ADDR, or 0
+ * @flags: %PCORE_HIST_KEY_ADDR, %PCORE_HIST_USTACK, or 0
  * @depth: %PCORE_KEYS_STACK: the innermost frames kept of each stack, 1
  *	to %PCORE_STACK_DEPTH_MAX, 0 for %PCORE_STACK_DEPTH_DEFAULT (a deeper
- *	stack is kept cut, and shown so); 0 for the other modes
+ *	stack is kept cut, and shown so); with %PCORE_HIST_USTACK, its kernel
+ *	frames, at most %PCORE_USTACK_KDEPTH_MAX; 0 for the other modes
  *
  * Memory: see "Memory" in docs/design.md: per key in use, a bucket array per
  * CPU it shows up on; per key slot, its key and label (and @depth frames
@@ -184,6 +191,21 @@ struct pcore_hist_opts {
  * kptr_restrict=1 for a reader with CAP_SYSLOG, zero otherwise.
  */
 #define PCORE_HIST_KEY_ADDR	(1U << 0)
+
+/*
+ * PCORE_HIST_USTACK: a %PCORE_KEYS_STACK histogram whose stacks carry the
+ * user stack and the process too: after the kernel frames, up to
+ * %PCORE_USTACK_DEPTH user frames (walked by frame pointers from the
+ * task's user registers), then its tgid and comm, so two processes never
+ * share a stack.  A kernel thread has no user frames; a task built
+ * without frame pointers gives a short chain (its ip, and whatever its
+ * rbp points at that looks like a frame: each frame must be above the
+ * last and aligned); a user page that is not present stops the walk (no
+ * fault is taken: the chain is cut there, not counted apart); in NMI
+ * context where user memory may not be read (nmi_uaccess_okay()) only the
+ * user ip is kept.  A 32-bit task gives its ip only.
+ */
+#define PCORE_HIST_USTACK	(1U << 1)
 
 struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 				     const struct pcore_hist_opts *o);
@@ -474,6 +496,7 @@ struct pcore_uprobe_opts {
  * @priv: handler data, see pcore_probe_priv()
  * @filter: only samples of these tasks; see struct pcore_filter (zero:
  *	all, idle included)
+ * @flags: %PCORE_PROFILE_NO_KTHREADS, or 0
  *
  * A sample is the software perf event cpu-clock on each online CPU (an
  * hrtimer: no PMU needed); CPUs that come online later are sampled too.
@@ -486,7 +509,15 @@ struct pcore_profile_opts {
 	struct pcore_hist *hist;
 	void *priv;
 	struct pcore_filter filter;
+	u32 flags;
 };
+
+/*
+ * PCORE_PROFILE_NO_KTHREADS: samples of kernel threads (PF_KTHREAD: the
+ * idle tasks too, and the interrupts that came while one ran) are left
+ * out, not counted as hits.
+ */
+#define PCORE_PROFILE_NO_KTHREADS	0x1
 
 /* Functions one probe may cover: see pcore_funcs_find(). */
 #define PCORE_FUNCS_MAX		256

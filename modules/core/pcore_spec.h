@@ -10,7 +10,7 @@
  * A probe spec is what target= takes for a kernel function, and what
  * probectl attach sends:
  *
- *	FUNC[:count | :stacks | :argN[:UNIT] | :retval[:UNIT]][:by=pid]
+ *	FUNC[:count | :stacks[:ustack] | :argN[:UNIT] | :retval[:UNIT]][:by=pid]
  *
  * FUNC is a function or a glob; the text also names its histogram.  The
  * attach ioctl (ABI 5) carries the same in fields of struct
@@ -38,7 +38,7 @@
  *	blank or control character
  * @what: PCORE_WHAT_*: what each call records
  * @arg: %PCORE_WHAT_ARG: which argument, 1 to %PCORE_SPEC_ARGS; else 0
- * @flags: PCORE_ATTACH_BY_PID or 0
+ * @flags: PCORE_ATTACH_BY_PID, PCORE_ATTACH_USTACK (":stacks:ustack") or 0
  */
 struct pcore_probe_spec {
 	char func[PCORE_UAPI_NAME_MAX];

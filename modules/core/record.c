@@ -183,8 +183,13 @@ void notrace pcore_hist_add_frames_taken(struct pcore_hist *h,
 	preempt_disable_notrace();
 	if (unlikely(h->map.key_mode != PCORE_KEYS_STACK) || !n)
 		goto out;
-	if (n > h->map.depth) {
-		n = h->map.depth;
+	/* With a process, its words are last: never cut, taken whole. */
+	if ((flags & PCORE_STACK_F_PROC) &&
+	    (!(h->map.depth & PCORE_STACK_D_USER) ||
+	     n > pcore_stack_words(h->map.depth)))
+		goto out;
+	if (!(flags & PCORE_STACK_F_PROC) && n > h->map.depth) {
+		n = pcore_stack_kdepth(h->map.depth);
 		flags |= PCORE_STACK_F_CUT;
 	}
 	/* One bank for the whole event: see "Intervals" at the top. */
