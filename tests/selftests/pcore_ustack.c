@@ -323,7 +323,7 @@ TEST_F_TIMEOUT(us, filters, 120)
 	struct uprog u;
 	struct ustk s;
 	const char *p;
-	int pass;
+	int pass, i;
 
 	/* comm=: the workload's name only */
 	ASSERT_EQ(0, uprog_start(&u, "spin", "500", NULL));
@@ -349,7 +349,19 @@ TEST_F_TIMEOUT(us, filters, 120)
 
 		ASSERT_EQ(0, attach(self->fd, NULL, fl, 0, NULL, 0));
 		ASSERT_EQ(0, attach(self->fd, "offcpu", fl, 0, NULL, 0));
-		usleep(500000);
+		/*
+		 * Kernel threads that wait and come back: each disable
+		 * waits for an RCU grace period, which wakes RCU's.
+		 */
+		for (i = 0; i < 4; i++) {
+			usleep(100000);
+			ASSERT_EQ(0, pcore_name_ioc(self->fd,
+						    PCORE_IOC_DISABLE,
+						    "profile"));
+			ASSERT_EQ(0, pcore_name_ioc(self->fd,
+						    PCORE_IOC_ENABLE,
+						    "profile"));
+		}
 		ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE,
 					    "profile"));
 		ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE,
@@ -389,6 +401,43 @@ TEST_F_TIMEOUT(us, filters, 120)
 		ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH,
 					    "offcpu"));
 	}
+}
+
+/*
+ * A kprobe's stacks with user stacks ("hrtimer_nanosleep:stacks:ustack"
+ * of the workload, pid=): each of its 10 naps is one call, under the
+ * kernel stack of the system call and the user frames nap_here,
+ * outer_nap, main, read from the registers the task entered the kernel
+ * with.
+ */
+TEST_F_TIMEOUT(us, kprobe_stacks, 120)
+{
+	struct pcore_ioc_attach a;
+	unsigned long long calls = 0;
+	struct uprog u;
+	struct ustk s;
+	const char *p;
+
+	ASSERT_EQ(0, uprog_start(&u, "nap", "10", "1"));
+	pcore_att_init(&a, "", PCORE_ATTACH_KRETPROBE, 0);
+	snprintf(a.target, sizeof(a.target), "hrtimer_nanosleep");
+	a.what = PCORE_WHAT_STACKS;
+	a.flags = PCORE_ATTACH_USTACK;
+	a.pid = u.pid;
+	ASSERT_EQ(0, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a));
+	ASSERT_EQ(0, uprog_go_wait(&u));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/hrtimer_nanosleep:stacks:ustack/stacks",
+				text, sizeof(text)));
+	for (p = text; (p = ustk_parse(p, &s));) {
+		EXPECT_EQ(0, s.bad) TH_LOG("%s", text);
+		EXPECT_TRUE(s.proc);
+		EXPECT_EQ(u.pid, s.tgid);
+		if (s.nk && s.nu >= 3 && in_fn(&u, F_NAP, s.u[0], true) &&
+		    in_fn(&u, F_OUTER_NAP, s.u[1], true) &&
+		    in_fn(&u, F_MAIN, s.u[2], true))
+			calls += s.count;
+	}
+	EXPECT_EQ(10, calls) TH_LOG("%s", text);
 }
 
 /* Bad input: an errno and one log line naming the problem. */
