@@ -20,7 +20,16 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-static volatile unsigned long sink;
+#define NOIPA	__attribute__((noipa))	/* noinline, noclone, no IPA */
+
+/* What the loops compute, kept (the compiler may not drop them). */
+static unsigned long sink;
+
+static inline __attribute__((always_inline)) void keep(unsigned long v)
+{
+	__asm__ volatile("" : : "r"(v) : "memory");
+	sink = v;
+}
 
 static double now_ms(void)
 {
@@ -31,25 +40,25 @@ static double now_ms(void)
 }
 
 /* Busy in user space; the clock is read once per 1 << 20 rounds. */
-__attribute__((noinline)) void spin_here(double ms)
+NOIPA void spin_here(double ms)
 {
 	double end = now_ms() + ms;
 	unsigned long i;
 
 	do {
 		for (i = 0; i < (1UL << 20); i++)
-			sink += i;
+			keep(sink + i);
 	} while (now_ms() < end);
 }
 
-__attribute__((noinline)) void outer(double ms)
+NOIPA void outer(double ms)
 {
 	spin_here(ms);
-	sink++;		/* not a tail call: outer stays on the stack */
+	keep(sink + 1);	/* not a tail call: outer stays on the stack */
 }
 
 /* nanosleep(2) from here: the wait's user ip is in this function. */
-__attribute__((noinline)) void nap_here(long ms)
+NOIPA void nap_here(long ms)
 {
 	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
 	long ret;
@@ -57,16 +66,16 @@ __attribute__((noinline)) void nap_here(long ms)
 	asm volatile("syscall" : "=a"(ret)
 		     : "0"((long)SYS_nanosleep), "D"(&t), "S"(0L)
 		     : "rcx", "r11", "memory");
-	sink += ret;
+	keep(sink + ret);
 }
 
-__attribute__((noinline)) void outer_nap(long n, long ms)
+NOIPA void outer_nap(long n, long ms)
 {
 	long i;
 
 	for (i = 0; i < n; i++)
 		nap_here(ms);
-	sink++;
+	keep(sink + 1);
 }
 
 int main(int argc, char **argv)
