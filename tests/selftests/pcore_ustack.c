@@ -254,8 +254,8 @@ TEST_F_TIMEOUT(us, profile, 120)
 		    in_fn(&u, F_MAIN, s.u[2], true))
 			chain += s.count;
 	}
-	TH_LOG("%llu samples, %llu in main;outer;spin_here (user mode)",
-	       total, chain);
+	TH_LOG("%llu samples, %llu in main;outer;spin_here (user mode); the stacks file begins:\n%.600s",
+	       total, chain, text);
 	/* 499 Hz for 2 s: about 1000, fewer when the host starves the vCPU */
 	EXPECT_LE(100, total) TH_LOG("%s", text);
 	EXPECT_LE(total * 8, chain * 10) TH_LOG("%s", text);
@@ -314,7 +314,8 @@ TEST_F_TIMEOUT(us, offcpu, 120)
 			sum += s.sum;
 		}
 	}
-	TH_LOG("naps in main;outer_nap;nap_here: %llu, %llu ns", naps, sum);
+	TH_LOG("naps in main;outer_nap;nap_here: %llu, %llu ns; the stacks file begins:\n%.1200s",
+	       naps, sum, text);
 	EXPECT_EQ(10, naps) TH_LOG("%s", text);
 	EXPECT_LE(250000000ULL, sum);
 }
