@@ -298,6 +298,17 @@ static int notrace pcore_builtin_uarg(struct pcore_probe *p,
 }
 NOKPROBE_SYMBOL(pcore_builtin_uarg);
 
+/* :stacks of a user-space function: its user stack, from the uprobe. */
+static int notrace pcore_builtin_ustack(struct pcore_probe *p,
+					struct pt_regs *regs, void *data)
+{
+	struct pcore_builtin *b = pcore_probe_priv(p);
+
+	pcore_hist_add_stack(b->hist, regs, 0, 0);
+	return 0;
+}
+NOKPROBE_SYMBOL(pcore_builtin_ustack);
+
 /* The histogram of @b: keyed by process with ":by=pid". */
 static struct pcore_hist *pcore_builtin_hist(struct pcore_client *c,
 					     struct pcore_builtin *b,
@@ -346,6 +357,8 @@ static struct pcore_probe *pcore_builtin_uprobe(struct pcore_client *c,
 	if (b->mode == PCORE_BUILTIN_ARG ||
 	    (b->mode == PCORE_BUILTIN_COUNT && b->by_pid))
 		o.entry = pcore_builtin_uarg;
+	if (b->mode == PCORE_BUILTIN_STACKS)
+		o.entry = pcore_builtin_ustack;
 	if (b->mode == PCORE_BUILTIN_TIME || b->mode == PCORE_BUILTIN_RETVAL) {
 		o.flags = PCORE_UPROBE_RET;
 		o.maxactive = active;
@@ -460,11 +473,14 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 				  active);
 }
 
-/* The flags of a stack hist: with user stacks when asked. */
-static u32 pcore_builtin_ustack(const struct pcore_builtin_req *r)
+/*
+ * The flags of a stack hist: with user stacks when asked, and always for
+ * a uprobe (whose kernel stack would be one frame, [user]).
+ */
+static u32 pcore_builtin_hflags(const struct pcore_builtin_req *r)
 {
-	return r->ustack || (r->probe.flags & PCORE_ATTACH_USTACK) ?
-	       PCORE_HIST_USTACK : 0;
+	return r->ustack || r->file ||
+	       (r->probe.flags & PCORE_ATTACH_USTACK) ? PCORE_HIST_USTACK : 0;
 }
 
 /* :stacks: a call, counted under its kernel stack (a kprobe). */
@@ -477,23 +493,25 @@ static void notrace pcore_builtin_stack(struct pcore_probe *p,
 }
 NOKPROBE_SYMBOL(pcore_builtin_stack);
 
-/* A kprobe that counts calls by kernel stack. */
+/*
+ * A kprobe that counts calls by kernel stack (and user stack with
+ * ":ustack"); or a uprobe that counts them by user stack, always.
+ */
 static int pcore_builtin_stacks(struct pcore_client *c,
 				struct pcore_builtin *b,
 				const struct pcore_builtin_req *r)
 {
-	if (r->file) {
-		pr_err("%s=%s: ':stacks' is for kernel functions\n", r->param,
-		       b->name);
-		return -EINVAL;
-	}
 	b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
 		.name = b->name, .unit = "calls",
 		.spec = { .kind = PCORE_HIST_COUNT },
 		.key_mode = PCORE_KEYS_STACK, .keys = PCORE_BUILTIN_STACKS_MAX,
-		.depth = r->depth, .flags = pcore_builtin_ustack(r) });
+		.depth = r->depth, .flags = pcore_builtin_hflags(r) });
 	if (IS_ERR(b->hist))
 		return PTR_ERR(b->hist);
+	if (r->file) {
+		b->probe = pcore_builtin_uprobe(c, b, r->file, r->offset, 0);
+		return PTR_ERR_OR_ZERO(b->probe);
+	}
 	b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
 		.name = b->name, .symbol = b->symbol, .hist = b->hist,
 		.pre = pcore_builtin_stack, .priv = b, .filter = b->filter });
@@ -511,7 +529,7 @@ static int pcore_builtin_profile(struct pcore_client *c,
 		.spec = { .kind = PCORE_HIST_COUNT },
 		.key_mode = PCORE_KEYS_STACK,
 		.keys = PCORE_BUILTIN_PROFILE_STACKS, .depth = r->depth,
-		.flags = pcore_builtin_ustack(r) });
+		.flags = pcore_builtin_hflags(r) });
 	if (IS_ERR(b->hist))
 		return PTR_ERR(b->hist);
 	b->probe = pcore_profile_attach(c, &(struct pcore_profile_opts){
@@ -692,7 +710,7 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 				.key_mode = PCORE_KEYS_STACK,
 				.keys = PCORE_BUILTIN_STACKS_MAX,
 				.depth = r->depth,
-				.flags = pcore_builtin_ustack(r) });
+				.flags = pcore_builtin_hflags(r) });
 		else
 			b->hist = pcore_builtin_hist(c, b, NULL, &r->spec);
 		ret = PTR_ERR_OR_ZERO(b->hist);
