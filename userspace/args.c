@@ -86,7 +86,8 @@ static const struct pc_opt attach_opts[] = {
 	PC_OPT_FLAG(0, "count", OPT_CALLS,
 		"only count the calls, like target=FUNC:count"),
 	PC_OPT_FLAG(0, "stacks", OPT_STACKS,
-		"count the calls by kernel stack, like stacks=FUNC"),
+		"count the calls by kernel stack, like stacks=FUNC;\n"
+		"--uprobe: by user stack and process"),
 	PC_OPT_VALUE(0, "depth", "N", OPT_DEPTH,
 		"--stacks: frames kept, 1 to 127 (default 32)"),
 	PC_OPT_VALUE(0, "kretprobe", "FUNC", OPT_KRETPROBE,
@@ -334,7 +335,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 	[PC_CMD_ATTACH] = {
 		.name = "attach",
 		.opts = attach_opts,
-		.synopsis = "attach (--kprobe FUNC (--arg N | --count | --stacks [--depth N]) | --kretprobe FUNC [--retval] | --uprobe PATH:SYMBOL (--arg N | --count) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP | --offcpu [--no-kthreads]) [--user-stacks] [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid] [--mechanism M]",
+		.synopsis = "attach (--kprobe FUNC (--arg N | --count | --stacks [--depth N]) | --kretprobe FUNC [--retval] | --uprobe PATH:SYMBOL (--arg N | --count | --stacks) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP | --offcpu [--no-kthreads]) [--user-stacks] [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid] [--mechanism M]",
 		.about =
 			"Adds a probe of probe_core's own and a histogram of the same name\n"
 			"while probe_core is loaded (needs CAP_SYS_ADMIN).  The name is FUNC\n"
@@ -1339,15 +1340,14 @@ static int check_attach(struct pc_args *a)
 	if ((a->attach_arg || a->attach_count) && !a->attach_entry)
 		return fail(a, "--%s is for --kprobe and --uprobe only",
 			    a->attach_arg ? "arg" : "count");
-	if (a->attach_stacks && (!a->attach_entry || uprobe))
-		return fail(a, "--stacks is for --kprobe only");
+	if (a->attach_stacks && !a->attach_entry)
+		return fail(a, "--stacks is for --kprobe and --uprobe only");
 	if (a->attach_depth && !a->attach_stacks)
 		return fail(a, "--depth is for --stacks only");
 	if (a->attach_entry &&
 	    !!a->attach_arg + a->attach_count + a->attach_stacks != 1)
-		return fail(a, "%s needs one of %s", entry,
-			    uprobe ? "--arg N and --count" :
-				     "--arg N, --count and --stacks");
+		return fail(a, "%s needs one of --arg N, --count and --stacks",
+			    entry);
 	if (a->attach_retval && !ret)
 		return fail(a, "--retval is for --kretprobe and --uretprobe only");
 	if (a->attach_unit && !a->attach_arg && !a->attach_retval)

@@ -222,6 +222,13 @@ void pcore_hist_add_task_stack(struct pcore_hist *h, struct task_struct *task,
 
 /* pcore_hist_add_stack(): the idle task's stacks are one frame, [idle]. */
 #define PCORE_STACK_IDLE	0x1
+/*
+ * pcore_hist_add_stack() with user registers at a function's first
+ * instruction (a uprobe at its entry): its return address is at the
+ * stack pointer, its frame pointer still its caller's.  The user stack
+ * then has the caller too, which a frame-pointer walk alone would miss.
+ */
+#define PCORE_STACK_ENTRY	0x2
 
 /**
  * enum pcore_timer_scope - where a timer keeps its start stamps

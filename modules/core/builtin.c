@@ -298,13 +298,16 @@ static int notrace pcore_builtin_uarg(struct pcore_probe *p,
 }
 NOKPROBE_SYMBOL(pcore_builtin_uarg);
 
-/* :stacks of a user-space function: its user stack, from the uprobe. */
+/*
+ * :stacks of a user-space function: its user stack, from the uprobe at
+ * its entry (so its caller is read from the top of the stack).
+ */
 static int notrace pcore_builtin_ustack(struct pcore_probe *p,
 					struct pt_regs *regs, void *data)
 {
 	struct pcore_builtin *b = pcore_probe_priv(p);
 
-	pcore_hist_add_stack(b->hist, regs, 0, 0);
+	pcore_hist_add_stack(b->hist, regs, PCORE_STACK_ENTRY, 0);
 	return 0;
 }
 NOKPROBE_SYMBOL(pcore_builtin_ustack);

@@ -118,7 +118,7 @@ struct pcore_uframe {
 static __always_inline unsigned int pcore_unwind_user(struct pt_regs *uregs,
 						      unsigned long *f,
 						      unsigned int max,
-						      u32 *flags)
+						      u32 *flags, bool entry)
 {
 	unsigned long fp = uregs->bp, low = uregs->sp;
 	struct pcore_uframe fr;
@@ -127,6 +127,13 @@ static __always_inline unsigned int pcore_unwind_user(struct pt_regs *uregs,
 	f[n++] = instruction_pointer(uregs);
 	if (!user_64bit_mode(uregs))
 		return n;
+	/* At a function's entry: its return address is on top. */
+	if (entry && max > 1 &&
+	    !copy_from_user_nofault(&fr.ret, (const void __user *)low,
+				    sizeof(fr.ret)) && fr.ret) {
+		f[n++] = fr.ret;
+		low += sizeof(fr.ret);
+	}
 	for (;;) {
 		if (!fp || fp < low || (fp & (sizeof(fp) - 1)) ||
 		    copy_from_user_nofault(&fr, (const void __user *)fp,
@@ -151,7 +158,8 @@ static __always_inline unsigned int pcore_unwind_user(struct pt_regs *uregs,
 static __always_inline unsigned int pcore_stack_proc(struct pt_regs *regs,
 						     struct task_struct *task,
 						     unsigned long *f,
-						     unsigned int n, u32 *flags)
+						     unsigned int n, u32 *flags,
+						     bool entry)
 {
 	unsigned int nu = 0;
 
@@ -160,7 +168,7 @@ static __always_inline unsigned int pcore_stack_proc(struct pt_regs *regs,
 					task_pt_regs(task);
 
 		nu = pcore_unwind_user(uregs, &f[n], PCORE_USTACK_DEPTH,
-				       flags);
+				       flags, entry && uregs == regs);
 	}
 	n += nu;
 	f[n++] = (u32)task->tgid | (unsigned long)nu << 32;
@@ -182,7 +190,8 @@ static __always_inline unsigned int pcore_stack_proc(struct pt_regs *regs,
  * @max: the depth of the stack map (see stack.h): kernel frames at most
  *	(1 to %PCORE_STACK_DEPTH_MAX), and PCORE_STACK_D_USER for the user
  *	stack and the process too
- * @flags: in: %PCORE_STACK_IDLE or 0; out: PCORE_STACK_F_* flags
+ * @flags: in: %PCORE_STACK_IDLE, %PCORE_STACK_ENTRY or 0; out:
+ *	PCORE_STACK_F_* flags
  * @n: out: the number of words, at most pcore_stack_words(@max)
  *
  * Registers saved in user mode give one frame, [user], in three words:
@@ -231,7 +240,8 @@ notrace unsigned long *pcore_stack_get(struct pt_regs *regs,
 				  flags);
 	}
 	if (user)
-		*n = pcore_stack_proc(regs, task ?: current, f, *n, flags);
+		*n = pcore_stack_proc(regs, task ?: current, f, *n, flags,
+				      in & PCORE_STACK_ENTRY);
 	return f;
 }
 NOKPROBE_SYMBOL(pcore_stack_get);

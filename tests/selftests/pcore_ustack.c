@@ -492,6 +492,43 @@ TEST_F_TIMEOUT(us, probectl, 120)
 	ASSERT_EQ(0, CTL("detach", "profile"));
 }
 
+/*
+ * A uprobe's :stacks (probectl attach --uprobe ustack:nap_here --stacks
+ * --pid): each of the 5 calls is one stack of user frames only, nap_here
+ * itself (the probe is at its first instruction), its caller outer_nap
+ * (read from the top of the stack: nap_here has not pushed its frame
+ * yet) and main.
+ */
+TEST_F_TIMEOUT(us, uprobe_stacks, 120)
+{
+	unsigned long long calls = 0;
+	char pid[16];
+	struct uprog u;
+	struct ustk s;
+	const char *p;
+
+	ASSERT_EQ(0, uprog_start(&u, "nap", "5", "1"));
+	snprintf(pid, sizeof(pid), "%d", u.pid);
+	ASSERT_EQ(0, CTL("attach", "--uprobe", USTACK ":nap_here", "--stacks",
+			 "--pid", pid))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, uprog_go_wait(&u));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/nap_here:stacks/stacks", text,
+				sizeof(text)));
+	for (p = text; (p = ustk_parse(p, &s));) {
+		EXPECT_EQ(0, s.bad) TH_LOG("%s", text);
+		EXPECT_TRUE(s.proc);
+		EXPECT_EQ(u.pid, s.tgid);
+		EXPECT_EQ(0, s.nk);
+		if (s.nu >= 3 && s.u[0] == u.lo[F_NAP] &&
+		    in_fn(&u, F_OUTER_NAP, s.u[1], true) &&
+		    in_fn(&u, F_MAIN, s.u[2], true))
+			calls += s.count;
+	}
+	EXPECT_EQ(5, calls) TH_LOG("%s", text);
+	ASSERT_EQ(0, CTL("detach", "nap_here:stacks"));
+}
+
 /* Bad input: an errno and one log line naming the problem. */
 TEST_F_TIMEOUT(us, bad, 120)
 {

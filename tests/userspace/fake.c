@@ -343,8 +343,11 @@ static bool probe_fields_ok(const struct pcore_ioc_attach *a)
 	if ((a->flags & PCORE_ATTACH_MECH_MASK) &&
 	    a->kind != PCORE_ATTACH_KRETPROBE)
 		return false;
+	/* whole-system views take user stacks and kernel threads left out */
 	if (a->kind == PCORE_ATTACH_PROFILE || a->kind == PCORE_ATTACH_TRACEPOINT)
-		return !a->what && !a->arg && !a->unit[0] && !a->flags &&
+		return !a->what && !a->arg && !a->unit[0] &&
+		       !(a->flags & ~(PCORE_ATTACH_USTACK |
+				      PCORE_ATTACH_NO_KTHREADS)) &&
 		       (a->kind == PCORE_ATTACH_TRACEPOINT) == !!a->target[0];
 	strcpy(ps.func, a->target);
 	strcpy(ps.unit, a->unit);

@@ -829,7 +829,11 @@ TEST(flamegraph_from_device)
 	fake_free(&f);
 }
 
-/* attach --kprobe F --stacks [--depth N]: the name F:stacks, the depth. */
+/*
+ * attach --kprobe F --stacks [--depth N]: the name F:stacks, the depth;
+ * --user-stacks: F:stacks:ustack and PCORE_ATTACH_USTACK; --offcpu takes
+ * it and --no-kthreads as flags, its name unchanged.
+ */
 TEST(attach_stacks)
 {
 	static const char * const bad[][6] = {
@@ -839,7 +843,7 @@ TEST(attach_stacks)
 		{ "--kprobe", "f", "--count", "--depth", "4" },
 		{ "--kprobe", "f", "--stacks", "--count" },
 		{ "--kretprobe", "f", "--stacks" },
-		{ "--uprobe", "/bin/sh:main", "--stacks" },
+		{ "--uretprobe", "/bin/sh:main", "--stacks" },
 		{ "--kprobe", "f", "--stacks", "--by-pid" },
 		{ "--kprobe", "f", "--stacks", "--hist", "log2" },
 	};
@@ -862,6 +866,18 @@ TEST(attach_stacks)
 	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
 	ASSERT_STREQ("vfs_write:stacks", f.attached.name);
 	ASSERT_EQ(0U, f.attached.depth);
+	result_free(&r);
+	r = RUN(&f, "attach", "--kprobe", "vfs_readv", "--stacks",
+		"--user-stacks");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("vfs_readv:stacks:ustack", f.attached.name);
+	ASSERT_EQ((unsigned int)PCORE_ATTACH_USTACK, f.attached.flags);
+	result_free(&r);
+	r = RUN(&f, "attach", "--offcpu", "--user-stacks", "--no-kthreads");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("offcpu", f.attached.name);
+	ASSERT_EQ((unsigned int)(PCORE_ATTACH_USTACK |
+				 PCORE_ATTACH_NO_KTHREADS), f.attached.flags);
 	result_free(&r);
 	fake_free(&f);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -3265,9 +3281,11 @@ static const struct bad_case bad_cases[] = {
 	  "--uretprobe: no function name before '@'" },
 	{ { "attach", "--uretprobe", "/x.so:" N128 N128 N128 N128 N128 N128 N128 N128 },
 	  "--uretprobe: symbol longer than 1023 characters" },
-	{ { "attach", "--uprobe", "/x.so:f" }, "--uprobe needs one of --arg N and --count" },
+	{ { "attach", "--uprobe", "/x.so:f" }, "--uprobe needs one of --arg N, --count and --stacks" },
 	{ { "attach", "--uprobe", "/x.so:f", "--arg", "1", "--count" },
-	  "--uprobe needs one of --arg N and --count" },
+	  "--uprobe needs one of --arg N, --count and --stacks" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--stacks" },
+	  "--stacks is for --kprobe and --uprobe only" },
 	{ { "attach", "--uretprobe", "/x.so:f", "--arg", "1" },
 	  "--arg is for --kprobe and --uprobe only" },
 	{ { "attach", "--uretprobe", "/x.so:f", "--count" },
