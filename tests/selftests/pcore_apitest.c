@@ -561,6 +561,12 @@ FIXTURE_VARIANT_ADD(bad, profile_not_stacks) {
 	.log = "pcore_apitest: profile p: without fn, needs a hist keyed by stack",
 };
 
+FIXTURE_VARIANT_ADD(bad, profile_flags) {
+	.name = "profile_flags",
+	.err = EINVAL,
+	.log = "pcore_apitest: profile p: flags 0x2: unknown flags",
+};
+
 FIXTURE_VARIANT_ADD(bad, profile_null_opts) {
 	.name = "profile_null_opts",
 	.err = EINVAL,
