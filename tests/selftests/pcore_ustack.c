@@ -529,6 +529,57 @@ TEST_F_TIMEOUT(us, uprobe_stacks, 120)
 	ASSERT_EQ(0, CTL("detach", "nap_here:stacks"));
 }
 
+/*
+ * The module parameters: profile=499 and tracepoints=offcpu with
+ * ustack=1 kthreads=0 comm=ustack keep only the workload's stacks, with
+ * their user frames; stacks=hrtimer_nanosleep with ustack=1 is
+ * hrtimer_nanosleep:stacks:ustack.
+ */
+TEST_F_TIMEOUT(us, module_params, 120)
+{
+	unsigned long long n = 0, naps = 0, calls = 0;
+	struct uprog u;
+	struct ustk s;
+	const char *p;
+
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, pcore_unload_wait());
+	ASSERT_EQ(0, pcore_load("profile=499 tracepoints=offcpu stacks=hrtimer_nanosleep ustack=1 kthreads=0 comm=" USTACK_COMM));
+	ASSERT_EQ(0, uprog_start(&u, "spin", "300", NULL));
+	ASSERT_EQ(0, uprog_go_wait(&u));
+	ASSERT_EQ(0, uprog_start(&u, "nap", "5", "10"));
+	ASSERT_EQ(0, uprog_go_wait(&u));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/profile/stacks", text,
+				sizeof(text)));
+	for (p = text; (p = ustk_parse(p, &s));) {
+		EXPECT_TRUE(s.proc);
+		EXPECT_STREQ(USTACK_COMM, s.comm);
+		n += s.count;
+	}
+	EXPECT_LT(0, n) TH_LOG("%s", text);
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/offcpu/stacks", text,
+				sizeof(text)));
+	for (p = text; (p = ustk_parse(p, &s));) {
+		EXPECT_TRUE(s.proc);
+		EXPECT_STREQ(USTACK_COMM, s.comm);
+		if (s.nu >= 1 && in_fn(&u, F_NAP, s.u[0], true))
+			naps += s.count;
+	}
+	EXPECT_EQ(5, naps) TH_LOG("%s", text);
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/hrtimer_nanosleep:stacks:ustack/stacks",
+				text, sizeof(text)));
+	for (p = text; (p = ustk_parse(p, &s));) {
+		EXPECT_TRUE(s.proc);
+		if (s.tgid == u.pid && s.nu >= 1 &&
+		    in_fn(&u, F_NAP, s.u[0], true))
+			calls += s.count;
+	}
+	EXPECT_EQ(5, calls) TH_LOG("%s", text);
+	ASSERT_EQ(0, pcore_unload_wait());
+	ASSERT_EQ(0, pcore_load(NULL));
+}
+
 /* Bad input: an errno and one log line naming the problem. */
 TEST_F_TIMEOUT(us, bad, 120)
 {
