@@ -114,8 +114,10 @@ pcore-glob-kprobe|probe_core target=*F mechanism=kprobe (glob; fprobe where the 
 pcore-glob-count-kprobe|probe_core target=*F:count mechanism=kprobe (glob, counting)|insmod modules/probe_core.ko "target=*${fn#__x64_}:count" mechanism=kprobe|pcore_probe_hits "*${fn#__x64_}:count"|rmmod probe_core
 pcore-graph|probe_core target=F:graph (kretprobes on F and each direct callee)|insmod modules/probe_core.ko target=$fn:graph|pcore_kprobe_hits :graph|rmmod probe_core
 pcore-stacks|probe_core stacks=F (count by kernel stack, depth 32)|insmod modules/probe_core.ko stacks=$fn|pcore_hits :stacks|rmmod probe_core
+pcore-stacks-ustack|probe_core stacks=F ustack=1 (kernel and user stack, process; depth 32)|insmod modules/probe_core.ko stacks=$fn ustack=1|pcore_hits :stacks:ustack|rmmod probe_core
 pcore-profile-99|probe_core profile=99 (every CPU sampled; per call, amortized)|insmod modules/probe_core.ko profile=99 && pcore_reset profile|pcore_cpu_hits profile|rmmod probe_core||100000|reps
 pcore-profile-999|probe_core profile=999 (every CPU sampled; per call, amortized)|insmod modules/probe_core.ko profile=999 && pcore_reset profile|pcore_cpu_hits profile|rmmod probe_core||100000|reps
+pcore-profile-999-ustack|probe_core profile=999 ustack=1 (with user stacks; per call, amortized)|insmod modules/probe_core.ko profile=999 ustack=1 && pcore_reset profile|pcore_cpu_hits profile|rmmod probe_core||100000|reps
 tp-ref|tracepoint reference: sys_enter, counts|insmod kmods/insn_tp_ref.ko|cat /sys/module/insn_tp_ref/parameters/calls|rmmod insn_tp_ref
 pcore-tp|probe_core API tracepoint handler: sys_enter, counts|insmod modules/probe_core.ko && insmod kmods/insn_tp_pcore.ko|pcore_tp_hits|rmmod insn_tp_pcore && rmmod probe_core
 ftrace-count|ftrace hist trigger, keys=common_pid|ftrace_count attach|ftrace_count hits|ftrace_count detach

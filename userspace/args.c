@@ -86,7 +86,8 @@ static const struct pc_opt attach_opts[] = {
 	PC_OPT_FLAG(0, "count", OPT_CALLS,
 		"only count the calls, like target=FUNC:count"),
 	PC_OPT_FLAG(0, "stacks", OPT_STACKS,
-		"count the calls by kernel stack, like stacks=FUNC"),
+		"count the calls by kernel stack, like stacks=FUNC;\n"
+		"--uprobe: by user stack and process"),
 	PC_OPT_VALUE(0, "depth", "N", OPT_DEPTH,
 		"--stacks: frames kept, 1 to 127 (default 32)"),
 	PC_OPT_FLAG(0, "graph", OPT_GRAPH,
@@ -130,6 +131,11 @@ static const struct pc_opt attach_opts[] = {
 		"one histogram per process, keyed by pid and\n"
 		"labelled with its name (not with --retval;\n"
 		"with --tracepoint, runqlat only)"),
+	PC_OPT_FLAG(0, "user-stacks", OPT_USER_STACKS,
+		"--stacks, --offcpu: the user stack (frame\n"
+		"pointers) and the process too (:stacks:ustack)"),
+	PC_OPT_FLAG(0, "no-kthreads", OPT_NO_KTHREADS,
+		"--offcpu: leave kernel threads out"),
 	PC_OPT_VALUE(0, "mechanism", "M", OPT_MECHANISM,
 		"--kprobe, --kretprobe: kprobe, direct (an ftrace\n"
 		"direct call, or an error) or auto (direct where\n"
@@ -169,6 +175,11 @@ static const struct pc_opt profile_opts[] = {
 		"only the samples of this process's threads"),
 	PC_OPT_VALUE(0, "comm", "COMM", OPT_COMM,
 		"only the samples of tasks of this name"),
+	PC_OPT_FLAG(0, "user-stacks", OPT_USER_STACKS,
+		"the user stack (frame pointers) and the process\n"
+		"too; then --depth is at most 93"),
+	PC_OPT_FLAG(0, "no-kthreads", OPT_NO_KTHREADS,
+		"leave kernel threads (idle too) out"),
 	PC_OPT_END
 };
 
@@ -330,7 +341,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 	[PC_CMD_ATTACH] = {
 		.name = "attach",
 		.opts = attach_opts,
-		.synopsis = "attach (--kprobe FUNC (--arg N | --count | --stacks [--depth N]) | --kretprobe FUNC [--retval | --graph[=GLOB]] | --uprobe PATH:SYMBOL (--arg N | --count) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP | --offcpu) [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid] [--mechanism M]",
+		.synopsis = "attach (--kprobe FUNC (--arg N | --count | --stacks [--depth N]) | --kretprobe FUNC [--retval | --graph[=GLOB]] | --uprobe PATH:SYMBOL (--arg N | --count | --stacks) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP | --offcpu [--no-kthreads]) [--user-stacks] [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid] [--mechanism M]",
 		.about =
 			"Adds a probe of probe_core's own and a histogram of the same name\n"
 			"while probe_core is loaded (needs CAP_SYS_ADMIN).  The name is FUNC\n"
@@ -365,6 +376,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 			"  probectl attach --tracepoint sched_switch\n"
 			"  probectl attach --offcpu\n"
 			"  probectl attach --tracepoint runqlat --by-pid\n"
+			"  probectl attach --offcpu --user-stacks --comm nginx\n"
 			"  probectl attach --uprobe /lib/x86_64-linux-gnu/libc.so.6:malloc --arg 1\n"
 			"  probectl attach --uretprobe /lib/x86_64-linux-gnu/libc.so.6:getaddrinfo\n"
 			"  probectl attach --uprobe ./a.out:0x1139 --count --name a_loop\n"
@@ -437,7 +449,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 	[PC_CMD_PROFILE] = {
 		.name = "profile",
 		.opts = profile_opts,
-		.synopsis = "profile -F HZ [-d SECONDS [--folded | --json] [--top N]] [--name NAME] [--depth N] [--pid PID] [--comm COMM]",
+		.synopsis = "profile -F HZ [-d SECONDS [--folded | --json] [--top N]] [--name NAME] [--depth N] [--pid PID] [--comm COMM] [--user-stacks] [--no-kthreads]",
 		.about =
 			"Samples what every CPU runs, HZ times a second, and counts the\n"
 			"samples by kernel stack ('[user] COMM' for a task in user space,\n"
@@ -445,12 +457,14 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 			"(needs CAP_SYS_ADMIN).  Without -d the profiler stays, until\n"
 			"probectl detach NAME: read it with probectl show NAME.  With -d it\n"
 			"samples for SECONDS, stops, prints the stacks as show does, and\n"
-			"goes.\n",
+			"goes.  --user-stacks keeps each sample's user stack (walked by frame\n"
+			"pointers) and its process too: two programs never share a stack.\n",
 		.examples =
 			"Examples:\n"
 			"  probectl profile -F 99 -d 10 --top 10\n"
 			"  probectl profile -F 99 -d 30 --folded > cpu.folded\n"
-			"  probectl profile -F 999 --name busy; probectl show busy --folded\n",
+			"  probectl profile -F 999 --name busy; probectl show busy --folded\n"
+			"  probectl profile -F 99 -d 10 --user-stacks --pid 1234\n",
 	},
 	[PC_CMD_FLAMEGRAPH] = {
 		.name = "flamegraph",
@@ -1126,6 +1140,12 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 				    shown, v);
 		a->attach_comm = v;
 		return 0;
+	case OPT_USER_STACKS:
+		a->user_stacks = true;
+		return 0;
+	case OPT_NO_KTHREADS:
+		a->no_kthreads = true;
+		return 0;
 	case OPT_BY_PID:
 		a->attach_by_pid = true;
 		return 0;
@@ -1310,6 +1330,8 @@ static int attach_probe(struct pc_args *a)
 		snprintf(ps->func, sizeof(ps->func), "%s", a->attach_name);
 	if (a->attach_by_pid)
 		ps->flags |= PCORE_ATTACH_BY_PID;
+	if (a->user_stacks && a->attach_stacks)
+		ps->flags |= PCORE_ATTACH_USTACK;
 	if (a->attach_kind != PCORE_ATTACH_TRACEPOINT &&
 	    pcore_probe_spec_check(ps, why, sizeof(why)))
 		return fail(a, "%s: %s", a->attach_name, why);
@@ -1344,8 +1366,8 @@ static int check_attach(struct pc_args *a)
 	if ((a->attach_arg || a->attach_count) && !a->attach_entry)
 		return fail(a, "--%s is for --kprobe and --uprobe only",
 			    a->attach_arg ? "arg" : "count");
-	if (a->attach_stacks && (!a->attach_entry || uprobe))
-		return fail(a, "--stacks is for --kprobe only");
+	if (a->attach_stacks && !a->attach_entry)
+		return fail(a, "--stacks is for --kprobe and --uprobe only");
 	if (a->attach_depth && !a->attach_stacks)
 		return fail(a, "--depth is for --stacks only");
 	if (a->attach_graph &&
@@ -1356,9 +1378,8 @@ static int check_attach(struct pc_args *a)
 		return fail(a, "--graph goes with none of --retval, --name and --mechanism (F:graph is its name; kretprobes time it)");
 	if (a->attach_entry &&
 	    !!a->attach_arg + a->attach_count + a->attach_stacks != 1)
-		return fail(a, "%s needs one of %s", entry,
-			    uprobe ? "--arg N and --count" :
-				     "--arg N, --count and --stacks");
+		return fail(a, "%s needs one of --arg N, --count and --stacks",
+			    entry);
 	if (a->attach_retval && !ret)
 		return fail(a, "--retval is for --kretprobe and --uretprobe only");
 	if (a->attach_unit && !a->attach_arg && !a->attach_retval)
@@ -1366,12 +1387,20 @@ static int check_attach(struct pc_args *a)
 	if ((a->attach_count || a->attach_stacks) && a->hist.set)
 		return fail(a, "--hist does not apply to --%s",
 			    a->attach_count ? "count" : "stacks");
+	if ((a->attach_pid || a->attach_comm) && a->attach_kind ==
+	    PCORE_ATTACH_TRACEPOINT && strcmp(a->attach_name, "offcpu"))
+		return fail(a, "--pid and --comm are for function probes and --offcpu, not --tracepoint");
 	/* but runqlat's wait by process: --tracepoint runqlat --by-pid */
-	if ((a->attach_pid || a->attach_comm ||
-	     (a->attach_by_pid && strcmp(a->attach_name, "runqlat"))) &&
-	    a->attach_kind == PCORE_ATTACH_TRACEPOINT)
-		return fail(a, "--pid, --comm and --by-pid are for function probes, not --tracepoint");
-
+	if (a->attach_by_pid && a->attach_kind == PCORE_ATTACH_TRACEPOINT &&
+	    strcmp(a->attach_name, "runqlat"))
+		return fail(a, "--by-pid is for function probes and runqlat, not --tracepoint");
+	if (a->user_stacks && !a->attach_stacks &&
+	    (a->attach_kind != PCORE_ATTACH_TRACEPOINT ||
+	     strcmp(a->attach_name, "offcpu")))
+		return fail(a, "--user-stacks is for --stacks and --offcpu only");
+	if (a->no_kthreads && (a->attach_kind != PCORE_ATTACH_TRACEPOINT ||
+			       strcmp(a->attach_name, "offcpu")))
+		return fail(a, "--no-kthreads is for --offcpu only");
 	if (a->attach_by_pid && (a->attach_retval || a->attach_stacks))
 		return fail(a, "--by-pid does not go with --%s",
 			    a->attach_retval ? "retval" : "stacks");

@@ -85,6 +85,8 @@ enum pc_opt_id {
 	OPT_PID,
 	OPT_COMM,
 	OPT_BY_PID,
+	OPT_USER_STACKS,
+	OPT_NO_KTHREADS,
 	OPT_MECHANISM,
 	OPT_STACKS,
 	OPT_GRAPH,
@@ -208,6 +210,10 @@ struct pc_hist_arg {
  * @attach_graph_glob: attach --graph=GLOB: the functions F may call
  *	indirectly, the suffix ":graph:GLOB"; NULL without
  * @attach_by_pid: attach --by-pid: the suffix ":by=pid"
+ * @user_stacks: attach (--stacks, --offcpu) and profile --user-stacks:
+ *	PCORE_ATTACH_USTACK (":stacks:ustack")
+ * @no_kthreads: attach --offcpu and profile --no-kthreads:
+ *	PCORE_ATTACH_NO_KTHREADS
  * @mechanism: load and attach --mechanism: "kprobe", "direct" or "auto",
  *	or NULL
  * @attach_mech: attach --mechanism as PCORE_ATTACH_MECH_*, or 0
@@ -265,6 +271,8 @@ struct pc_args {
 	unsigned int attach_pid;
 	const char *attach_comm;
 	bool attach_by_pid;
+	bool user_stacks;
+	bool no_kthreads;
 	const char *mechanism;
 	unsigned int attach_mech;
 	bool prometheus;

@@ -109,6 +109,10 @@ int cmd_attach(struct pc_env *env, const struct pc_args *a)
 	at.arg = a->attach_probe.arg;
 	strcpy(at.unit, a->attach_probe.unit);
 	at.flags = a->attach_probe.flags | a->attach_mech;
+	/* offcpu's: the probe's, not its spec's (no suffix) */
+	if (a->attach_kind == PCORE_ATTACH_TRACEPOINT)
+		at.flags |= (a->user_stacks ? PCORE_ATTACH_USTACK : 0) |
+			    (a->no_kthreads ? PCORE_ATTACH_NO_KTHREADS : 0);
 	at.maxactive = a->maxactive;
 	at.depth = a->attach_depth;
 	at.pid = a->attach_pid;

@@ -32,6 +32,8 @@ int cmd_profile(struct pc_env *env, const struct pc_args *a)
 	at.hz = a->hz;
 	at.depth = a->attach_depth;
 	at.pid = a->attach_pid;
+	at.flags = (a->user_stacks ? PCORE_ATTACH_USTACK : 0) |
+		   (a->no_kthreads ? PCORE_ATTACH_NO_KTHREADS : 0);
 	if (a->attach_comm)
 		strcpy(at.comm, a->attach_comm);	/* checked: 15 at most */
 	if (open_dev(env, true, &d))

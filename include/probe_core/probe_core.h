@@ -141,6 +141,12 @@ enum pcore_key_mode {
 /* Frames a stack keeps: 1 to %PCORE_STACK_DEPTH_MAX, 32 by default. */
 #define PCORE_STACK_DEPTH_DEFAULT	32
 #define PCORE_STACK_DEPTH_MAX		127
+/*
+ * With user stacks (%PCORE_HIST_USTACK): the user frames a stack keeps,
+ * and its kernel frames at most (so that a stack's text is 128 lines).
+ */
+#define PCORE_USTACK_DEPTH		32
+#define PCORE_USTACK_KDEPTH_MAX		93
 
 /**
  * struct pcore_hist_opts - a histogram to create
@@ -156,10 +162,11 @@ enum pcore_key_mode {
  * @key_name: what a key is, for display ("irq", "vec", "dev", "pid");
  *	default "key" ("stack" for %PCORE_KEYS_STACK); the same rules as
  *	@unit
- * @flags: %PCORE_HIST_KEY_ADDR, or 0
+ * @flags: %PCORE_HIST_KEY_ADDR, %PCORE_HIST_USTACK, or 0
  * @depth: %PCORE_KEYS_STACK: the innermost frames kept of each stack, 1
  *	to %PCORE_STACK_DEPTH_MAX, 0 for %PCORE_STACK_DEPTH_DEFAULT (a deeper
- *	stack is kept cut, and shown so); 0 for the other modes
+ *	stack is kept cut, and shown so); with %PCORE_HIST_USTACK, its kernel
+ *	frames, at most %PCORE_USTACK_KDEPTH_MAX; 0 for the other modes
  *
  * Memory: see "Memory" in docs/design.md: per key in use, a bucket array per
  * CPU it shows up on; per key slot, its key and label (and @depth frames
@@ -185,6 +192,21 @@ struct pcore_hist_opts {
  */
 #define PCORE_HIST_KEY_ADDR	(1U << 0)
 
+/*
+ * PCORE_HIST_USTACK: a %PCORE_KEYS_STACK histogram whose stacks carry the
+ * user stack and the process too: after the kernel frames, up to
+ * %PCORE_USTACK_DEPTH user frames (walked by frame pointers from the
+ * task's user registers), then its tgid and comm, so two processes never
+ * share a stack.  A kernel thread has no user frames; a task built
+ * without frame pointers gives a short chain (its ip, and whatever its
+ * rbp points at that looks like a frame: each frame must be above the
+ * last and aligned); a user page that is not present stops the walk (no
+ * fault is taken: the chain is cut there, not counted apart); in NMI
+ * context where user memory may not be read (nmi_uaccess_okay()) only the
+ * user ip is kept.  A 32-bit task gives its ip only.
+ */
+#define PCORE_HIST_USTACK	(1U << 1)
+
 struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 				     const struct pcore_hist_opts *o);
 size_t pcore_hist_mem(const struct pcore_hist_opts *o, size_t *max);
@@ -200,6 +222,13 @@ void pcore_hist_add_task_stack(struct pcore_hist *h, struct task_struct *task,
 
 /* pcore_hist_add_stack(): the idle task's stacks are one frame, [idle]. */
 #define PCORE_STACK_IDLE	0x1
+/*
+ * pcore_hist_add_stack() with user registers at a function's first
+ * instruction (a uprobe at its entry): its return address is at the
+ * stack pointer, its frame pointer still its caller's.  The user stack
+ * then has the caller too, which a frame-pointer walk alone would miss.
+ */
+#define PCORE_STACK_ENTRY	0x2
 
 /**
  * enum pcore_timer_scope - where a timer keeps its start stamps
@@ -474,6 +503,7 @@ struct pcore_uprobe_opts {
  * @priv: handler data, see pcore_probe_priv()
  * @filter: only samples of these tasks; see struct pcore_filter (zero:
  *	all, idle included)
+ * @flags: %PCORE_PROFILE_NO_KTHREADS, or 0
  *
  * A sample is the software perf event cpu-clock on each online CPU (an
  * hrtimer: no PMU needed); CPUs that come online later are sampled too.
@@ -486,7 +516,15 @@ struct pcore_profile_opts {
 	struct pcore_hist *hist;
 	void *priv;
 	struct pcore_filter filter;
+	u32 flags;
 };
+
+/*
+ * PCORE_PROFILE_NO_KTHREADS: samples of kernel threads (PF_KTHREAD: the
+ * idle tasks too, and the interrupts that came while one ran) are left
+ * out, not counted as hits.
+ */
+#define PCORE_PROFILE_NO_KTHREADS	0x1
 
 /* Functions one probe may cover: see pcore_funcs_find(). */
 #define PCORE_FUNCS_MAX		256

@@ -28,7 +28,13 @@
 /*
  * 2: uprobes, pid and comm filters; 3: stacks; 4: PCORE_READ_TOTAL,
  * created_ns; 5: PCORE_IOC_ATTACH's probe in fields (@target, @what,
- * @arg, @unit, @flags), the ABI 4 call as PCORE_IOC_ATTACH_V4
+ * @arg, @unit, @flags), the ABI 4 call as PCORE_IOC_ATTACH_V4.
+ * Still 5, compatible additions: PCORE_ATTACH_USTACK and
+ * PCORE_ATTACH_NO_KTHREADS (a module before them refuses them: EINVAL),
+ * @pid and @comm for the "offcpu" tracepoint, and the lines "[u] ...",
+ * "[u...]" and "[proc] ..." in the frames of histograms with user stacks
+ * only (no histogram an older probectl can make has them): a probectl of
+ * ABI 5 reads every histogram it could read before as before.
  */
 #define PCORE_ABI_VERSION	5
 #define PCORE_IOC_MAGIC		0xB8
@@ -189,13 +195,21 @@ struct pcore_ioc_bucket {
  *	"[idle]", "[unknown]"; a last line "[...]" when the stack was cut at
  *	the histogram's depth), NUL-terminated; "" when @slot holds none.
  *	COMM is the task's name as one word: its spaces and control
- *	characters are '_' ("p q\nr" is "[user] p_q_r"), as in debugfs
+ *	characters are '_' ("p q\nr" is "[user] p_q_r"), as in debugfs.
+ *	With user stacks (PCORE_ATTACH_USTACK), after the kernel frames
+ *	(none when the sample was taken in user mode) and their "[...]":
+ *	one "[u] 0x%016lx" line per user frame, innermost first (the first
+ *	is the user ip), "[u...]" when the user stack was cut at its depth
+ *	(32 frames), and last "[proc] TGID COMM": the process and the
+ *	task's name as one word (a kernel thread: its pid, no "[u]" line;
+ *	a user stack that could not be read: no "[u]" line)
  * @frames_size: in: PCORE_UAPI_FRAMES_MAX with @frames, else 0; out:
  *	the bytes written, NUL included: nothing past them is written, with
  *	PCORE_READ_RESET too
  * @nframes: out: the stack's frames, the lines of @frames but "[...]":
  *	at most the histogram's depth; "[user] COMM" is one frame, at any
- *	depth, 1 included
+ *	depth, 1 included; with user stacks, the "[u]", "[u...]" and
+ *	"[proc]" lines count too
  * @created_ns: out: when the histogram was created (CLOCK_REALTIME, ns
  *	since the Epoch; since ABI version 4): a histogram made again (a
  *	module loaded again, a probe attached again) starts from zero
@@ -262,6 +276,14 @@ struct pcore_ioc_name {
 /* struct pcore_ioc_attach.flags (ABI 5) */
 #define PCORE_ATTACH_BY_PID	0x1	/* ":by=pid": keyed by process */
 /*
+ * User stacks and processes too: PCORE_WHAT_STACKS (":stacks:ustack"),
+ * PCORE_ATTACH_PROFILE and the tracepoint "offcpu" (see @frames of
+ * struct pcore_ioc_read)
+ */
+#define PCORE_ATTACH_USTACK	0x8
+/* PCORE_ATTACH_PROFILE and "offcpu": kernel threads left out */
+#define PCORE_ATTACH_NO_KTHREADS	0x10
+/*
  * How a kernel function is probed (PCORE_ATTACH_KRETPROBE), as
  * mechanism=; none of them: as probe_core's mechanism= parameter says
  */
@@ -295,9 +317,10 @@ struct pcore_ioc_name {
  * @fd: uprobe: an open file descriptor of the ELF file (executable or
  *	shared library) to probe
  * @pid: only the threads of this process, or 0 for any (not for
- *	tracepoints); ESRCH when there is no such process
+ *	tracepoints but "offcpu": the tasks that wait); ESRCH when there is
+ *	no such process
  * @comm: only tasks of this name (/proc/PID/comm), or "" for any (not
- *	for tracepoints)
+ *	for tracepoints but "offcpu")
  * @depth: PCORE_WHAT_STACKS and PCORE_ATTACH_PROFILE: the innermost
  *	frames kept of each stack, 1 to 127, or 0 for the default (32); 0
  *	for the others (since ABI 3)
@@ -313,7 +336,10 @@ struct pcore_ioc_name {
  *	1 to 15 characters without blank, ':' or ','; "" for "value"
  * @flags: (ABI 5) PCORE_ATTACH_BY_PID, and for PCORE_ATTACH_KRETPROBE
  *	one of PCORE_ATTACH_MECH_* (a kernel without direct calls refuses
- *	PCORE_ATTACH_MECH_DIRECT: EOPNOTSUPP), or 0
+ *	PCORE_ATTACH_MECH_DIRECT: EOPNOTSUPP), or 0; PCORE_ATTACH_USTACK
+ *	with PCORE_WHAT_STACKS; PCORE_ATTACH_USTACK and
+ *	PCORE_ATTACH_NO_KTHREADS for PCORE_ATTACH_PROFILE and the tracepoint
+ *	"offcpu" (with @target "" too)
  * @pad: zero
  * @reserved: zero
  *

@@ -52,8 +52,10 @@ struct pcore_builtin {
 	struct pcore_hist **hists;	/* a glob: one per function */
 	unsigned int nhists;
 	struct pcore_filter filter;	/* pid=, comm= */
+	struct pid *fpid;		/* offcpu: filter.pid's process, held */
 	u64 min_ns;			/* offcpu: shorter waits are not counted */
 	bool by_pid;			/* ":by=pid": keyed by process */
+	bool no_kthreads;		/* offcpu: kernel threads left out */
 	enum pcore_mech mech;		/* a kernel function's mechanism */
 	bool user;			/* a uprobe or uretprobe */
 	bool used;
@@ -90,15 +92,31 @@ static void notrace pcore_tp_sched_switch(PCORE_SCHED_SWITCH_PROTO)
  * unwinder may not walk such a task's stack through a kretprobe's
  * trampoline (the kernel warns, from inside __schedule).  A task on its
  * last switch is not stamped (the timer refuses it).  Waits shorter than
- * offcpu_min_us are not counted; the idle task is never timed.
+ * offcpu_min_us are not counted; the idle task is never timed.  The
+ * filters (pid=, comm=, kernel threads left out) are of the task that
+ * waits: one they leave out is not stamped, so its return finds nothing.
+ * With user stacks, the user stack is taken at the same switch (prev is
+ * current: its memory is the one mapped).
  */
 unsigned int pcore_offcpu_min_us = 1;
+
+/* Does offcpu time @t (current, leaving its CPU)?  Hot path. */
+static __always_inline bool pcore_offcpu_pass(const struct pcore_builtin *b,
+					      struct task_struct *t)
+{
+	if (b->no_kthreads && (t->flags & PF_KTHREAD))
+		return false;
+	if (b->fpid && task_tgid(t) != b->fpid)
+		return false;
+	return !b->filter.comm[0] ||
+	       !strncmp(t->comm, b->filter.comm, sizeof(b->filter.comm));
+}
 
 static void notrace pcore_tp_offcpu(PCORE_SCHED_SWITCH_PROTO)
 {
 	struct pcore_builtin *b = pcore_tp_hit(data);
 
-	if (!is_idle_task(prev))
+	if (!is_idle_task(prev) && pcore_offcpu_pass(b, prev))
 		pcore_timer_start(b->timer, prev);
 	if (!is_idle_task(next))
 		pcore_timer_stop_stack(b->timer, next, b->hist, b->min_ns);
@@ -242,6 +260,18 @@ static int pcore_builtin_tracepoint(struct pcore_client *c,
 		return -EINVAL;
 	}
 	b->min_ns = (u64)READ_ONCE(pcore_offcpu_min_us) * NSEC_PER_USEC;
+	if (offcpu && b->filter.pid > 0) {
+		b->fpid = find_get_pid(b->filter.pid);
+		if (!b->fpid) {
+			pr_err("%s=%s: pid %d: no such process\n", param,
+			       b->name, b->filter.pid);
+			return -ESRCH;
+		}
+	} else if (offcpu && b->filter.pid < 0) {
+		pr_err("%s=%s: pid %d is not a process id\n", param, b->name,
+		       b->filter.pid);
+		return -EINVAL;
+	}
 	b->timer = pcore_timer_create(c, &(struct pcore_timer_opts){
 		.name = b->name,
 		.scope = offcpu || runqlat ? PCORE_TIMER_TASK : PCORE_TIMER_CPU,
@@ -283,6 +313,7 @@ static void pcore_builtin_free(struct pcore_builtin *b)
 	while (b->nhists)
 		pcore_hist_destroy(b->hists[--b->nhists]);
 	kfree(b->hists);
+	put_pid(b->fpid);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -379,6 +410,20 @@ static int notrace pcore_builtin_uarg(struct pcore_probe *p,
 }
 NOKPROBE_SYMBOL(pcore_builtin_uarg);
 
+/*
+ * :stacks of a user-space function: its user stack, from the uprobe at
+ * its entry (so its caller is read from the top of the stack).
+ */
+static int notrace pcore_builtin_ustack(struct pcore_probe *p,
+					struct pt_regs *regs, void *data)
+{
+	struct pcore_builtin *b = pcore_probe_priv(p);
+
+	pcore_hist_add_stack(b->hist, regs, PCORE_STACK_ENTRY, 0);
+	return 0;
+}
+NOKPROBE_SYMBOL(pcore_builtin_ustack);
+
 /* The histogram of @b: keyed by process with ":by=pid". */
 static struct pcore_hist *pcore_builtin_hist(struct pcore_client *c,
 					     struct pcore_builtin *b,
@@ -427,6 +472,8 @@ static struct pcore_probe *pcore_builtin_uprobe(struct pcore_client *c,
 	if (b->mode == PCORE_BUILTIN_ARG ||
 	    (b->mode == PCORE_BUILTIN_COUNT && b->by_pid))
 		o.entry = pcore_builtin_uarg;
+	if (b->mode == PCORE_BUILTIN_STACKS)
+		o.entry = pcore_builtin_ustack;
 	if (b->mode == PCORE_BUILTIN_TIME || b->mode == PCORE_BUILTIN_RETVAL) {
 		o.flags = PCORE_UPROBE_RET;
 		o.maxactive = active;
@@ -541,6 +588,16 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 				  active);
 }
 
+/*
+ * The flags of a stack hist: with user stacks when asked, and always for
+ * a uprobe (whose kernel stack would be one frame, [user]).
+ */
+static u32 pcore_builtin_hflags(const struct pcore_builtin_req *r)
+{
+	return r->ustack || r->file ||
+	       (r->probe.flags & PCORE_ATTACH_USTACK) ? PCORE_HIST_USTACK : 0;
+}
+
 /* :stacks: a call, counted under its kernel stack (a kprobe). */
 static void notrace pcore_builtin_stack(struct pcore_probe *p,
 					struct pt_regs *regs)
@@ -551,23 +608,25 @@ static void notrace pcore_builtin_stack(struct pcore_probe *p,
 }
 NOKPROBE_SYMBOL(pcore_builtin_stack);
 
-/* A kprobe that counts calls by kernel stack. */
+/*
+ * A kprobe that counts calls by kernel stack (and user stack with
+ * ":ustack"); or a uprobe that counts them by user stack, always.
+ */
 static int pcore_builtin_stacks(struct pcore_client *c,
 				struct pcore_builtin *b,
 				const struct pcore_builtin_req *r)
 {
-	if (r->file) {
-		pr_err("%s=%s: ':stacks' is for kernel functions\n", r->param,
-		       b->name);
-		return -EINVAL;
-	}
 	b->hist = pcore_hist_create(c, &(struct pcore_hist_opts){
 		.name = b->name, .unit = "calls",
 		.spec = { .kind = PCORE_HIST_COUNT },
 		.key_mode = PCORE_KEYS_STACK, .keys = PCORE_BUILTIN_STACKS_MAX,
-		.depth = r->depth });
+		.depth = r->depth, .flags = pcore_builtin_hflags(r) });
 	if (IS_ERR(b->hist))
 		return PTR_ERR(b->hist);
+	if (r->file) {
+		b->probe = pcore_builtin_uprobe(c, b, r->file, r->offset, 0);
+		return PTR_ERR_OR_ZERO(b->probe);
+	}
 	b->probe = pcore_kprobe_attach(c, &(struct pcore_kprobe_opts){
 		.name = b->name, .symbol = b->symbol, .hist = b->hist,
 		.pre = pcore_builtin_stack, .priv = b, .filter = b->filter });
@@ -596,12 +655,14 @@ static int pcore_builtin_profile(struct pcore_client *c,
 		.name = b->name, .unit = "samples",
 		.spec = { .kind = PCORE_HIST_COUNT },
 		.key_mode = PCORE_KEYS_STACK,
-		.keys = PCORE_BUILTIN_PROFILE_STACKS, .depth = r->depth });
+		.keys = PCORE_BUILTIN_PROFILE_STACKS, .depth = r->depth,
+		.flags = pcore_builtin_hflags(r) });
 	if (IS_ERR(b->hist))
 		return PTR_ERR(b->hist);
 	b->probe = pcore_profile_attach(c, &(struct pcore_profile_opts){
 		.name = b->name, .hz = r->hz, .hist = b->hist, .priv = b,
-		.filter = b->filter });
+		.filter = b->filter,
+		.flags = r->no_kthreads ? PCORE_PROFILE_NO_KTHREADS : 0 });
 	return PTR_ERR_OR_ZERO(b->probe);
 }
 
@@ -729,8 +790,26 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 		pr_err("%s=%s: given twice\n", param, name);
 		return -EINVAL;
 	}
-	if (r->tracepoint && (r->filter.pid || r->filter.comm[0])) {
-		pr_err("%s=%s: pid and comm filters are for function probes\n",
+	if (r->tracepoint && strcmp(r->probe.func, "offcpu") &&
+	    (r->filter.pid || r->filter.comm[0])) {
+		pr_err("%s=%s: pid and comm filters are for function probes, profilers and offcpu\n",
+		       param, name);
+		return -EINVAL;
+	}
+	if (r->tracepoint && strcmp(r->probe.func, "offcpu") &&
+	    (r->ustack || r->no_kthreads)) {
+		pr_err("%s=%s: user stacks and kernel threads left out are for profilers, offcpu and ':stacks'\n",
+		       param, name);
+		return -EINVAL;
+	}
+	if (!r->tracepoint && !r->hz && r->no_kthreads) {
+		pr_err("%s=%s: kernel threads left out is for profilers and offcpu\n",
+		       param, name);
+		return -EINVAL;
+	}
+	if (!r->tracepoint && !r->hz && r->ustack &&
+	    r->probe.what != PCORE_WHAT_STACKS) {
+		pr_err("%s=%s: user stacks are for profilers, offcpu and ':stacks'\n",
 		       param, name);
 		return -EINVAL;
 	}
@@ -752,6 +831,7 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 	b->mode = r->probe.what;
 	b->arg = r->probe.what == PCORE_WHAT_ARG ? r->probe.arg - 1 : 0;
 	b->by_pid = r->probe.flags & PCORE_ATTACH_BY_PID;
+	b->no_kthreads = r->no_kthreads;
 	b->mech = r->mech ?: pcore_mechanism;
 	ret = r->tracepoint || r->hz ? 0 : pcore_builtin_check(r);
 	if (!ret && r->hz) {
@@ -775,7 +855,8 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 				.name = name, .spec = { .kind = PCORE_HIST_LOG2 },
 				.key_mode = PCORE_KEYS_STACK,
 				.keys = PCORE_BUILTIN_STACKS_MAX,
-				.depth = r->depth });
+				.depth = r->depth,
+				.flags = pcore_builtin_hflags(r) });
 		else if (r->tracepoint && !strcmp(b->symbol, "runqlat"))
 			b->hist = pcore_builtin_runqlat_hist(c, b, &r->spec);
 		else

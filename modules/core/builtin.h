@@ -26,6 +26,9 @@
  * @depth: ":stacks" and profilers: frames kept of each stack, 0 for the
  *	default
  * @hz: a profiler (@name its histogram's): samples per second per CPU
+ * @ustack: profilers and offcpu: user stacks and processes too (":stacks"
+ *	says it in @probe.flags)
+ * @no_kthreads: profilers and offcpu: kernel threads left out
  */
 struct pcore_builtin_req {
 	bool tracepoint;
@@ -40,6 +43,8 @@ struct pcore_builtin_req {
 	struct pcore_filter filter;
 	unsigned int depth;
 	unsigned int hz;
+	bool ustack;
+	bool no_kthreads;
 };
 
 extern enum pcore_mech pcore_mechanism;

@@ -293,9 +293,12 @@ static u32 pcore_frames_text(char *buf, const struct pcore_keyval *kv,
 				      kv->nframes, kv->fflags, i);
 		len += scnprintf(buf + len, PCORE_UAPI_FRAMES_MAX - len,
 				 "%s\n", line);
-		(*nframes)++;
+		/* With a process, "[...]" is a line among the frames. */
+		if (strcmp(line, "[...]"))
+			(*nframes)++;
 	}
-	if (kv->fflags & PCORE_STACK_F_CUT)
+	if ((kv->fflags & (PCORE_STACK_F_CUT | PCORE_STACK_F_PROC)) ==
+	    PCORE_STACK_F_CUT)
 		len += scnprintf(buf + len, PCORE_UAPI_FRAMES_MAX - len,
 				 "[...]\n");
 	buf[len] = '\0';
@@ -512,12 +515,14 @@ static bool pcore_attach_spec_ok(const struct pcore_ioc_attach *a)
 	return false;
 }
 
-/* A depth is for "FUNC:stacks" only (the name's form). */
+/* A depth is for "FUNC:stacks[:ustack]" only (the name's form). */
 static bool pcore_attach_stacks(const char *name)
 {
 	size_t len = strlen(name);
 
-	return len > 7 && !strcmp(name + len - 7, ":stacks");
+	if (len > 7 && !strcmp(name + len - 7, ":ustack"))
+		len -= 7;
+	return len > 7 && !strncmp(name + len - 7, ":stacks", 7);
 }
 
 /*
@@ -528,7 +533,11 @@ static bool pcore_attach_stacks(const char *name)
 static bool pcore_attach_probe_ok(const struct pcore_ioc_attach *a,
 				  struct pcore_builtin_req *r)
 {
-	bool fields = a->what || a->arg || a->unit[0] || a->flags;
+	bool whole = a->kind == PCORE_ATTACH_PROFILE ||
+		     a->kind == PCORE_ATTACH_TRACEPOINT;
+	u32 wflags = whole ? a->flags & (PCORE_ATTACH_USTACK |
+					 PCORE_ATTACH_NO_KTHREADS) : 0;
+	bool fields = a->what || a->arg || a->unit[0] || (a->flags & ~wflags);
 	bool func = a->kind == PCORE_ATTACH_KRETPROBE ||
 		    a->kind == PCORE_ATTACH_UPROBE;
 
@@ -541,13 +550,16 @@ static bool pcore_attach_probe_ok(const struct pcore_ioc_attach *a,
 	    !memchr(a->unit, '\0', sizeof(a->unit)) || a->pad ||
 	    (fields && (!func || !a->target[0])))
 		return false;
+	/* Whole-system views: their flags are the request's. */
+	r->ustack = wflags & PCORE_ATTACH_USTACK;
+	r->no_kthreads = wflags & PCORE_ATTACH_NO_KTHREADS;
 	if (a->kind == PCORE_ATTACH_PROFILE)
 		return !a->target[0];
 	strscpy(r->probe.func, a->target, sizeof(r->probe.func));
 	strscpy(r->probe.unit, a->unit, sizeof(r->probe.unit));
 	r->probe.what = a->what;
 	r->probe.arg = a->arg;
-	r->probe.flags = a->flags & ~PCORE_ATTACH_MECH_MASK;
+	r->probe.flags = a->flags & ~(PCORE_ATTACH_MECH_MASK | wflags);
 	/* PCORE_ATTACH_MECH_* are enum pcore_mech, one bit up. */
 	r->mech = (a->flags & PCORE_ATTACH_MECH_MASK) >> 1;
 	if (r->mech && a->kind != PCORE_ATTACH_KRETPROBE) {

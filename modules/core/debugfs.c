@@ -626,7 +626,9 @@ static void pcore_stacks_print(struct seq_file *m, const struct pcore_hist *h,
 				      r->fflags, i);
 		seq_printf(m, "  %s\n", buf);
 	}
-	if (r->fflags & PCORE_STACK_F_CUT)
+	/* With a process, "[...]" is a line among the frames. */
+	if ((r->fflags & (PCORE_STACK_F_CUT | PCORE_STACK_F_PROC)) ==
+	    PCORE_STACK_F_CUT)
 		seq_puts(m, "  [...]\n");
 	seq_puts(m, "\n");
 }
@@ -660,8 +662,10 @@ static int pcore_stacks_show(struct seq_file *m, void *unused)
 	}
 	/* A count histogram's sums are all 0: the most counted first. */
 	sort(a.rows, j, sizeof(*a.rows), pcore_stack_cmp_sum, NULL);
-	seq_printf(m, "# %u stacks, %llu dropped, depth %u\n", j,
-		   pcore_hist_dropped(h), h->map.depth);
+	seq_printf(m, "# %u stacks, %llu dropped, depth %u%s\n", j,
+		   pcore_hist_dropped(h), pcore_stack_kdepth(h->map.depth),
+		   h->map.depth & PCORE_STACK_D_USER ?
+		   ", user depth " __stringify(PCORE_USTACK_DEPTH) : "");
 	for (i = 0; i < j; i++)
 		pcore_stacks_print(m, h, &a.rows[i]);
 	mutex_unlock(&h->lock);

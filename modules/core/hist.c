@@ -51,8 +51,14 @@ static const char *pcore_hist_opts_why(const struct pcore_hist_opts *o,
 		why = "depth must be 1 to 127 frames (0: 32)";
 	if (!why && o->key_mode != PCORE_KEYS_STACK && o->depth)
 		why = "depth is for PCORE_KEYS_STACK";
-	if (!why && o->flags & ~PCORE_HIST_KEY_ADDR)
+	if (!why && o->flags & ~(PCORE_HIST_KEY_ADDR | PCORE_HIST_USTACK))
 		why = "unknown flags";
+	if (!why && (o->flags & PCORE_HIST_USTACK) &&
+	    o->key_mode != PCORE_KEYS_STACK)
+		why = "PCORE_HIST_USTACK needs PCORE_KEYS_STACK";
+	if (!why && (o->flags & PCORE_HIST_USTACK) &&
+	    o->depth > PCORE_USTACK_KDEPTH_MAX)
+		why = "with user stacks, depth must be 1 to 93 kernel frames (0: 32)";
 	if (!why && (o->flags & PCORE_HIST_KEY_ADDR) &&
 	    o->key_mode != PCORE_KEYS_HASHED)
 		why = "PCORE_HIST_KEY_ADDR needs PCORE_KEYS_HASHED";
@@ -101,6 +107,16 @@ static size_t pcore_hist_mem_at(const struct pcore_layout *l, u32 key_mode,
 	       num_possible_cpus() * sizeof(local64_t);
 }
 
+/*
+ * The depth of a stack map of @o: its kernel frames, with
+ * PCORE_STACK_D_USER for user stacks (see stack.h).
+ */
+static u32 pcore_hist_depth(const struct pcore_hist_opts *o)
+{
+	return (o->depth ?: PCORE_STACK_DEPTH_DEFAULT) |
+	       (o->flags & PCORE_HIST_USTACK ? PCORE_STACK_D_USER : 0);
+}
+
 /**
  * pcore_hist_mem() - the memory a histogram of these options takes
  * @o: the options pcore_hist_create() would be given
@@ -129,7 +145,7 @@ size_t pcore_hist_mem(const struct pcore_hist_opts *o, size_t *max)
 	if (!o || pcore_hist_opts_why(o, &l, &nslots))
 		return 0;
 	if (o->key_mode == PCORE_KEYS_STACK)
-		depth = o->depth ?: PCORE_STACK_DEPTH_DEFAULT;
+		depth = pcore_hist_depth(o);
 	mem = pcore_hist_mem_at(&l, o->key_mode, nslots, depth, max);
 	if (max)
 		*max += mem;
@@ -242,7 +258,7 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	if (ret)
 		return ERR_PTR(ret);
 	if (o->key_mode == PCORE_KEYS_STACK)
-		depth = o->depth ?: PCORE_STACK_DEPTH_DEFAULT;
+		depth = pcore_hist_depth(o);
 
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
 	if (!h) {

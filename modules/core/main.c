@@ -111,7 +111,19 @@ static unsigned int pid;
 module_param_cb(pid, &pcore_param_uint_ops, &pid, 0400);
 __MODULE_PARM_TYPE(pid, "uint");
 MODULE_PARM_DESC(pid,
-	"target= probes see only the threads of this process (0: all)");
+	"target=, stacks= and profile= probes and tracepoints=offcpu see only the threads of this process (0: all)");
+
+static unsigned int ustack;
+module_param_cb(ustack, &pcore_param_uint_ops, &ustack, 0400);
+__MODULE_PARM_TYPE(ustack, "uint");
+MODULE_PARM_DESC(ustack,
+	"1: the stacks of profile=, stacks= (as FUNC:stacks:ustack) and tracepoints=offcpu carry the user stack (by frame pointers, 32 frames) and the process (tgid, comm) too; then stack_depth is at most 93 (default 0)");
+
+static unsigned int kthreads = 1;
+module_param_cb(kthreads, &pcore_param_uint_ops, &kthreads, 0400);
+__MODULE_PARM_TYPE(kthreads, "uint");
+MODULE_PARM_DESC(kthreads,
+	"0: profile= and tracepoints=offcpu leave kernel threads out (idle included) (default 1)");
 
 static unsigned int stack_depth = PCORE_STACK_DEPTH_DEFAULT;
 module_param_cb(stack_depth, &pcore_param_uint_ops, &stack_depth, 0400);
@@ -141,7 +153,7 @@ static struct pcore_str_param comm;
 module_param_cb(comm, &pcore_param_str_ops, &comm, 0400);
 __MODULE_PARM_TYPE(comm, "charp");
 MODULE_PARM_DESC(comm,
-	"target= probes see only tasks of this name, as /proc/PID/comm shows it (at most 15 characters)");
+	"target=, stacks= and profile= probes and tracepoints=offcpu see only tasks of this name, as /proc/PID/comm shows it (at most 15 characters)");
 
 static struct pcore_str_param mechanism;
 module_param_cb(mechanism, &pcore_param_str_ops, &mechanism, 0400);
@@ -235,13 +247,22 @@ static int pcore_builtin_list(bool tracepoint, const char *param,
 	copy = kstrdup(val, GFP_KERNEL);
 	if (!copy)
 		return -ENOMEM;
-	if (!tracepoint) {
-		r.filter.pid = pid;
-		strscpy(r.filter.comm, comm.val ?: "", sizeof(r.filter.comm));
-	}
 	s = copy;
 	while ((tok = strsep(&s, ",")) && !ret) {
 		r.name = tok;
+		/* Of the tracepoints, offcpu only takes these. */
+		if (!tracepoint || !strcmp(tok, "offcpu")) {
+			r.filter.pid = pid;
+			strscpy(r.filter.comm, comm.val ?: "",
+				sizeof(r.filter.comm));
+			/* stacks= says it in its suffix */
+			r.ustack = tracepoint && ustack;
+			r.no_kthreads = tracepoint && !kthreads;
+		} else {
+			memset(&r.filter, 0, sizeof(r.filter));
+			r.ustack = false;
+			r.no_kthreads = false;
+		}
 		if (*suffix && *tok) {
 			r.name = name;
 			if (snprintf(name, sizeof(name), "%s%s", tok, suffix) >=
@@ -257,6 +278,20 @@ static int pcore_builtin_list(bool tracepoint, const char *param,
 	}
 	kfree(copy);
 	return ret;
+}
+
+/* profile=: its request, with the filters and stacks the others take. */
+static int __init pcore_profile_param(void)
+{
+	struct pcore_builtin_req r = {
+		.param = "profile", .name = "profile", .hz = profile,
+		.depth = stack_depth, .ustack = ustack,
+		.no_kthreads = !kthreads,
+	};
+
+	r.filter.pid = pid;
+	strscpy(r.filter.comm, comm.val ?: "", sizeof(r.filter.comm));
+	return pcore_builtin_attach(&r);
 }
 
 static int __init pcore_init(void)
@@ -282,8 +317,19 @@ static int __init pcore_init(void)
 		       (int)strlen(comm.val), comm.val, TASK_COMM_LEN - 1);
 		return -EINVAL;
 	}
-	if ((pid || comm.val) && !target.val && !stacks.val) {
-		pr_err("pid= and comm= filter target= and stacks= probes: give one of them\n");
+	if ((pid || comm.val) && !target.val && !stacks.val && !profile &&
+	    !tracepoints.val) {
+		pr_err("pid= and comm= filter target=, stacks=, profile= and tracepoints=offcpu: give one of them\n");
+		return -EINVAL;
+	}
+	if (ustack > 1 || kthreads > 1) {
+		pr_err("ustack=%u kthreads=%u: each must be 0 or 1\n", ustack,
+		       kthreads);
+		return -EINVAL;
+	}
+	if (ustack && stack_depth > PCORE_USTACK_KDEPTH_MAX) {
+		pr_err("stack_depth=%u: with ustack=1, must be 1 to %d frames\n",
+		       stack_depth, PCORE_USTACK_KDEPTH_MAX);
 		return -EINVAL;
 	}
 	if (!stack_depth || stack_depth > PCORE_STACK_DEPTH_MAX) {
@@ -329,15 +375,14 @@ static int __init pcore_init(void)
 				 PCORE_TARGET_MAX, "", &spec, active);
 	if (!ret)
 		ret = pcore_builtin_list(false, "stacks", stacks.val,
-					 PCORE_TARGET_MAX, ":stacks", &spec,
-					 active);
+					 PCORE_TARGET_MAX,
+					 ustack ? ":stacks:ustack" : ":stacks",
+					 &spec, active);
 	if (!ret)
 		ret = pcore_builtin_list(true, "tracepoints", tracepoints.val,
 					 PCORE_MAX_PROBES, "", &spec, active);
 	if (!ret && profile)
-		ret = pcore_builtin_attach(&(struct pcore_builtin_req){
-			.param = "profile", .name = "profile", .hz = profile,
-			.depth = stack_depth });
+		ret = pcore_profile_param();
 	if (!ret)
 		ret = pcore_chardev_init();
 	if (ret)

@@ -10,7 +10,7 @@
  * A probe spec is what target= takes for a kernel function, and what
  * probectl attach sends:
  *
- *	FUNC[:count | :stacks | :argN[:UNIT] | :retval[:UNIT]][:by=pid]
+ *	FUNC[:count | :stacks[:ustack] | :argN[:UNIT] | :retval[:UNIT]][:by=pid]
  *	FUNC:graph[:GLOB]
  *
  * FUNC is a function or a glob; the text also names its histogram.  The
@@ -39,7 +39,7 @@
  *	blank or control character
  * @what: PCORE_WHAT_*: what each call records
  * @arg: %PCORE_WHAT_ARG: which argument, 1 to %PCORE_SPEC_ARGS; else 0
- * @flags: PCORE_ATTACH_BY_PID or 0
+ * @flags: PCORE_ATTACH_BY_PID, PCORE_ATTACH_USTACK (":stacks:ustack") or 0
  * @graph: %PCORE_WHAT_GRAPH: a glob of the functions F may call
  *	indirectly ("*_read_iter"), "" for none; the text form only (the
  *	attach ioctl's fields have no room for it)

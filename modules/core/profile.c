@@ -101,6 +101,8 @@ static void notrace pcore_profile_sample(struct perf_event *ev,
 
 	if (p->filtered && !pcore_filter_pass(p))
 		return;
+	if (p->prof.no_kthreads && (current->flags & PF_KTHREAD))
+		return;
 	if (pcore_profile_is_quiet()) {
 		this_cpu_inc(*p->prof.own);
 		return;
@@ -328,7 +330,12 @@ struct pcore_probe *pcore_profile_attach(struct pcore_client *c,
 		pcore_perr(p, "without fn, needs a hist keyed by stack");
 		goto out;
 	}
+	if (o->flags & ~PCORE_PROFILE_NO_KTHREADS) {
+		pcore_perr(p, "flags 0x%x: unknown flags", o->flags);
+		goto out;
+	}
 	p->pre = o->fn;
+	p->prof.no_kthreads = o->flags & PCORE_PROFILE_NO_KTHREADS;
 	ret = pcore_probe_charge(p, pcore_profile_mem());
 	if (ret)
 		goto out;

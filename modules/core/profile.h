@@ -22,6 +22,7 @@ struct perf_event;
  *	they came online (logged); until they go offline
  * @own: per CPU, samples left out because they were of a task inside a
  *	call of /dev/probe_core (probectl reading: see profile.c)
+ * @no_kthreads: samples of kernel threads are left out
  */
 struct pcore_profile {
 	struct hlist_node node;
@@ -32,6 +33,7 @@ struct pcore_profile {
 	bool arming;
 	atomic_t unsampled;
 	unsigned long __percpu *own;
+	bool no_kthreads;
 };
 
 int pcore_profile_init(void);

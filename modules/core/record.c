@@ -101,7 +101,7 @@ static __always_inline void pcore_hist_add_frames(struct pcore_hist *h,
 	preempt_disable_notrace();
 	if (unlikely(h->map.key_mode != PCORE_KEYS_STACK))
 		goto out;
-	ff = flags & PCORE_STACK_IDLE;
+	ff = flags & (PCORE_STACK_IDLE | PCORE_STACK_ENTRY);
 	f = pcore_stack_get(regs, task, h->map.depth, &ff, &n);
 	if (!f)
 		goto out;
@@ -123,7 +123,8 @@ out:
  *	stack where they were saved (in user mode: one frame, "[user]" with
  *	the task's comm); or NULL: the stack of the caller, less probe_core's
  *	own frames
- * @flags: %PCORE_STACK_IDLE or 0
+ * @flags: %PCORE_STACK_IDLE, %PCORE_STACK_ENTRY (user registers at a
+ *	function's entry: see its comment), or 0
  * @v: value (0 to count, for a %PCORE_HIST_COUNT histogram)
  *
  * The innermost @h's depth frames are kept; a deeper stack is kept cut,
@@ -183,8 +184,13 @@ void notrace pcore_hist_add_frames_taken(struct pcore_hist *h,
 	preempt_disable_notrace();
 	if (unlikely(h->map.key_mode != PCORE_KEYS_STACK) || !n)
 		goto out;
-	if (n > h->map.depth) {
-		n = h->map.depth;
+	/* With a process, its words are last: never cut, taken whole. */
+	if ((flags & PCORE_STACK_F_PROC) &&
+	    (!(h->map.depth & PCORE_STACK_D_USER) ||
+	     n > pcore_stack_words(h->map.depth)))
+		goto out;
+	if (!(flags & PCORE_STACK_F_PROC) && n > h->map.depth) {
+		n = pcore_stack_kdepth(h->map.depth);
 		flags |= PCORE_STACK_F_CUT;
 	}
 	/* One bank for the whole event: see "Intervals" at the top. */

@@ -17,6 +17,8 @@
 #define PCORE_KEY_BUSY		(U64_MAX - 1)
 #define PCORE_STACK_F_IP	0x1	/* frame 0 is where it stopped, not a return */
 #define PCORE_STACK_F_CUT	0x2	/* deeper than the histogram's depth */
+#define PCORE_STACK_F_PROC	0x4	/* user frames and a process: see below */
+#define PCORE_STACK_F_UCUT	0x8	/* the user stack was cut at its depth */
 #define PCORE_FRAME_USER	1UL
 #define PCORE_FRAME_IDLE	2UL
 #define PCORE_FRAME_USER_WORDS	3
@@ -43,13 +45,38 @@ static inline bool pcore_frame_is_ip(unsigned long w)
 }
 
 /*
+ * User stacks (PCORE_HIST_USTACK).  A stack map's depth is its kernel
+ * frames (bits 0 to 7), with PCORE_STACK_D_USER when it keeps user stacks
+ * and processes too.  Such a stack (PCORE_STACK_F_PROC) is, in words: its
+ * kernel frames (none when the sample was taken in user mode: no [user]
+ * frame), its user frames (leaf first, the first the user ip), then three
+ * words: the tgid (bits 0 to 31) and the number of user frames (bits 32
+ * to 39), then the task's comm in two.  At most PCORE_USTACK_DEPTH user
+ * frames: with PCORE_USTACK_KDEPTH_MAX kernel frames, a stack is 128
+ * words (its key packs the words in 8 bits) and its text 128 lines at
+ * most (the ioctl's PCORE_UAPI_FRAMES_MAX holds them).
+ */
+#define PCORE_STACK_D_USER	0x100
+#define PCORE_STACK_D_KMASK	0xff
+#define PCORE_PROC_WORDS	3
+
+/* The kernel frames a stack map of @depth keeps. */
+static inline u32 pcore_stack_kdepth(u32 depth)
+{
+	return depth & PCORE_STACK_D_KMASK;
+}
+
+/*
  * The words of a slot of a stack hist of @depth frames: room for its
- * deepest stack, or for a [user] frame (three words) at depths 1 and 2.
- * Every writer and reader of a slot's frames uses this size.
+ * deepest stack, or for a [user] frame (three words) at depths 1 and 2;
+ * with user stacks, room for them and the process.  Every writer and
+ * reader of a slot's frames uses this size.
  */
 static inline u32 pcore_stack_words(u32 depth)
 {
-	return max_t(u32, depth, PCORE_FRAME_USER_WORDS);
+	return max_t(u32, pcore_stack_kdepth(depth), PCORE_FRAME_USER_WORDS) +
+	       (depth & PCORE_STACK_D_USER ?
+		PCORE_USTACK_DEPTH + PCORE_PROC_WORDS : 0);
 }
 
 int pcore_stack_init(void);

@@ -244,7 +244,8 @@ static __always_inline bool pcore_tslot_mine(const struct pcore_slot *h, u64 k,
 /**
  * pcore_timer_keep_stacks() - make a task timer keep its tasks' stacks
  * @t: a %PCORE_TIMER_TASK timer that no probe uses yet
- * @depth: frames kept per task, 1 to %PCORE_STACK_DEPTH_MAX
+ * @depth: frames kept per task, 1 to %PCORE_STACK_DEPTH_MAX, with
+ *	PCORE_STACK_D_USER for user stacks and the process (stack.h)
  *
  * Then a start for current keeps its stack with the stamp (less a first
  * frame in sched_switch's iterator), and pcore_timer_stop_stack() records
@@ -255,12 +256,15 @@ static __always_inline bool pcore_tslot_mine(const struct pcore_slot *h, u64 k,
  */
 int pcore_timer_keep_stacks(struct pcore_timer *t, u32 depth)
 {
+	u32 words = depth & PCORE_STACK_D_USER ? pcore_stack_words(depth) :
+		    depth;
 	size_t mem;
 
-	if (t->scope != PCORE_TIMER_TASK || !depth ||
-	    depth > PCORE_STACK_DEPTH_MAX || t->frames)
+	if (t->scope != PCORE_TIMER_TASK || !pcore_stack_kdepth(depth) ||
+	    depth & ~(PCORE_STACK_D_USER | PCORE_STACK_D_KMASK) ||
+	    pcore_stack_kdepth(depth) > PCORE_STACK_DEPTH_MAX || t->frames)
 		return -EINVAL;
-	mem = (size_t)(t->mask + 1) * depth * sizeof(*t->frames);
+	mem = (size_t)(t->mask + 1) * words * sizeof(*t->frames);
 	if (pcore_mem_charge(mem, t->client->name, "timer", t->name))
 		return -E2BIG;
 	t->frames = kvzalloc(mem, GFP_KERNEL | __GFP_NOWARN);
@@ -272,6 +276,7 @@ int pcore_timer_keep_stacks(struct pcore_timer *t, u32 depth)
 	}
 	t->mem += mem;
 	t->depth = depth;
+	t->words = words;
 	return 0;
 }
 
@@ -288,7 +293,7 @@ static unsigned long pcore_switch_iter, pcore_switch_iter_size;
 static __always_inline void pcore_tslot_keep_stack(struct pcore_timer *t,
 						   struct pcore_tslot *s)
 {
-	unsigned long *dst = t->frames + (size_t)(s - t->slots) * t->depth;
+	unsigned long *dst = t->frames + (size_t)(s - t->slots) * t->words;
 	unsigned int n = 0, i, skip = 0;
 	unsigned long *f;
 	u32 ff = 0;
@@ -296,7 +301,7 @@ static __always_inline void pcore_tslot_keep_stack(struct pcore_timer *t,
 	preempt_disable_notrace();
 	f = pcore_stack_get(NULL, NULL, t->depth, &ff, &n);
 	if (f) {
-		n = min(n, t->depth);
+		n = min(n, t->words);
 		if (n > 1 && f[0] - pcore_switch_iter < pcore_switch_iter_size)
 			skip = 1;
 		for (i = skip; i < n; i++)
@@ -426,8 +431,8 @@ bool notrace pcore_timer_stop_stack(struct pcore_timer *t,
 	ns = now > start ? now - start : 0;
 	if (ns >= min_ns)
 		pcore_hist_add_frames_taken(h,
-			t->frames + (size_t)(s - t->slots) * t->depth,
-			min(s->nframes, t->depth), s->fflags, ns);
+			t->frames + (size_t)(s - t->slots) * t->words,
+			min(s->nframes, t->words), s->fflags, ns);
 	pcore_slot_publish(&s->head, 0);
 	pcore_timer_inc(t, measured);
 	return true;

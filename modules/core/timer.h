@@ -55,9 +55,12 @@ struct pcore_timer_stats {
  * @mask: @slots size - 1
  * @stats: per CPU: measured, discarded, unmatched stops, evicted starts,
  *	stamps dropped at their task's exit
- * @frames: a timer that keeps stacks (pcore_timer_keep_stacks()): @depth
- *	frames per slot of @slots, written by the slot's owner
- * @depth: frames kept per slot, 0 when it keeps no stacks
+ * @frames: a timer that keeps stacks (pcore_timer_keep_stacks()): @words
+ *	per slot of @slots, written by the slot's owner
+ * @depth: the depth of the stacks kept (a stack map's, see stack.h), 0
+ *	when it keeps no stacks
+ * @words: words kept per slot: @depth, or with user stacks
+ *	pcore_stack_words(@depth)
  * @mem: bytes of all of the above, counted against mem_max
  */
 struct pcore_timer {
@@ -73,6 +76,7 @@ struct pcore_timer {
 	struct pcore_timer_stats __percpu *stats;
 	unsigned long *frames;
 	u32 depth;
+	u32 words;
 	size_t mem;
 };
 

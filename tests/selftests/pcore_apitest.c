@@ -317,6 +317,18 @@ FIXTURE_VARIANT_ADD(bad, hist_flags_unknown) {
 	.log = "pcore_apitest: hist h: unknown flags",
 };
 
+FIXTURE_VARIANT_ADD(bad, hist_ustack_hashed) {
+	.name = "hist_ustack_hashed",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: PCORE_HIST_USTACK needs PCORE_KEYS_STACK",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_ustack_deep) {
+	.name = "hist_ustack_deep",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: with user stacks, depth must be 1 to 93 kernel frames (0: 32)",
+};
+
 FIXTURE_VARIANT_ADD(bad, hist_key_addr_direct) {
 	.name = "hist_key_addr_direct",
 	.err = EINVAL,
@@ -547,6 +559,12 @@ FIXTURE_VARIANT_ADD(bad, profile_not_stacks) {
 	.name = "profile_not_stacks",
 	.err = EINVAL,
 	.log = "pcore_apitest: profile p: without fn, needs a hist keyed by stack",
+};
+
+FIXTURE_VARIANT_ADD(bad, profile_flags) {
+	.name = "profile_flags",
+	.err = EINVAL,
+	.log = "pcore_apitest: profile p: flags 0x2: unknown flags",
 };
 
 FIXTURE_VARIANT_ADD(bad, profile_null_opts) {

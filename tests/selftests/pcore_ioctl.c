@@ -1124,8 +1124,11 @@ TEST_F_TIMEOUT(ioc, attach_fields_and_v4, PCORE_TIMEOUT_PATCHING)
 		  "attach=f:arg7: argument 7 is not 1 to 6" },
 		{ "f", "B", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_COUNT, 0, 0, 0,
 		  "attach=f:count:B: a unit is for ':argN' and ':retval' only" },
-		{ "f", "", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_TIME, 0, 8, 0,
-		  "attach=f: flags 0x8: unknown flags" },
+		{ "f", "", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_TIME, 0, 0x20, 0,
+		  "attach=f: flags 0x20: unknown flags" },
+		{ "f", "", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_TIME, 0,
+		  PCORE_ATTACH_USTACK, 0,
+		  "attach=f:ustack: ':ustack' is for ':stacks' only" },
 		{ "f:count", "", PCORE_ATTACH_KRETPROBE, PCORE_WHAT_TIME, 0, 0, 0,
 		  "attach=f:count: a function is named without blank" },
 		/* the struct's own: fields without a target, pad */

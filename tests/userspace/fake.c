@@ -344,13 +344,15 @@ static bool probe_fields_ok(const struct pcore_ioc_attach *a)
 	    a->kind != PCORE_ATTACH_KRETPROBE)
 		return false;
 	/* a tracepoint's one field: runqlat's PCORE_ATTACH_BY_PID */
-	if (a->kind == PCORE_ATTACH_TRACEPOINT)
-		return !a->what && !a->arg && !a->unit[0] && a->target[0] &&
-		       (!a->flags || (a->flags == PCORE_ATTACH_BY_PID &&
-				      !strcmp(a->target, "runqlat")));
-	if (a->kind == PCORE_ATTACH_PROFILE)
-		return !a->what && !a->arg && !a->unit[0] && !a->flags &&
-		       !a->target[0];
+	if (a->kind == PCORE_ATTACH_TRACEPOINT && a->flags == PCORE_ATTACH_BY_PID)
+		return !a->what && !a->arg && !a->unit[0] &&
+		       !strcmp(a->target, "runqlat");
+	/* whole-system views take user stacks and kernel threads left out */
+	if (a->kind == PCORE_ATTACH_PROFILE || a->kind == PCORE_ATTACH_TRACEPOINT)
+		return !a->what && !a->arg && !a->unit[0] &&
+		       !(a->flags & ~(PCORE_ATTACH_USTACK |
+				      PCORE_ATTACH_NO_KTHREADS)) &&
+		       (a->kind == PCORE_ATTACH_TRACEPOINT) == !!a->target[0];
 	strcpy(ps.func, a->target);
 	strcpy(ps.unit, a->unit);
 	return !pcore_probe_spec_check(&ps, why, sizeof(why));

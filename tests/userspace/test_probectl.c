@@ -884,7 +884,11 @@ TEST(flamegraph_from_device)
 	fake_free(&f);
 }
 
-/* attach --kprobe F --stacks [--depth N]: the name F:stacks, the depth. */
+/*
+ * attach --kprobe F --stacks [--depth N]: the name F:stacks, the depth;
+ * --user-stacks: F:stacks:ustack and PCORE_ATTACH_USTACK; --offcpu takes
+ * it and --no-kthreads as flags, its name unchanged.
+ */
 TEST(attach_stacks)
 {
 	static const char * const bad[][6] = {
@@ -894,7 +898,7 @@ TEST(attach_stacks)
 		{ "--kprobe", "f", "--count", "--depth", "4" },
 		{ "--kprobe", "f", "--stacks", "--count" },
 		{ "--kretprobe", "f", "--stacks" },
-		{ "--uprobe", "/bin/sh:main", "--stacks" },
+		{ "--uretprobe", "/bin/sh:main", "--stacks" },
 		{ "--kprobe", "f", "--stacks", "--by-pid" },
 		{ "--kprobe", "f", "--stacks", "--hist", "log2" },
 	};
@@ -917,6 +921,18 @@ TEST(attach_stacks)
 	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
 	ASSERT_STREQ("vfs_write:stacks", f.attached.name);
 	ASSERT_EQ(0U, f.attached.depth);
+	result_free(&r);
+	r = RUN(&f, "attach", "--kprobe", "vfs_readv", "--stacks",
+		"--user-stacks");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("vfs_readv:stacks:ustack", f.attached.name);
+	ASSERT_EQ((unsigned int)PCORE_ATTACH_USTACK, f.attached.flags);
+	result_free(&r);
+	r = RUN(&f, "attach", "--offcpu", "--user-stacks", "--no-kthreads");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("offcpu", f.attached.name);
+	ASSERT_EQ((unsigned int)(PCORE_ATTACH_USTACK |
+				 PCORE_ATTACH_NO_KTHREADS), f.attached.flags);
 	result_free(&r);
 	fake_free(&f);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -3273,9 +3289,17 @@ static const struct bad_case bad_cases[] = {
 	{ { "attach", "--kretprobe", "f", "--comm", "0123456789abcdef" },
 	  "--comm: '0123456789abcdef' is not 1 to 15 characters (a task name)" },
 	{ { "attach", "--tracepoint", "t", "--pid", "1" },
-	  "--pid, --comm and --by-pid are for function probes, not --tracepoint" },
+	  "--pid and --comm are for function probes and --offcpu, not --tracepoint" },
 	{ { "attach", "--tracepoint", "t", "--by-pid" },
-	  "--pid, --comm and --by-pid are for function probes, not --tracepoint" },
+	  "--by-pid is for function probes and runqlat, not --tracepoint" },
+	{ { "attach", "--offcpu", "--by-pid" },
+	  "--by-pid is for function probes and runqlat, not --tracepoint" },
+	{ { "attach", "--kretprobe", "f", "--user-stacks" },
+	  "--user-stacks is for --stacks and --offcpu only" },
+	{ { "attach", "--tracepoint", "sched_switch", "--user-stacks" },
+	  "--user-stacks is for --stacks and --offcpu only" },
+	{ { "attach", "--kprobe", "f", "--stacks", "--no-kthreads" },
+	  "--no-kthreads is for --offcpu only" },
 	{ { "attach", "--kretprobe", "f", "--retval", "--by-pid" },
 	  "--by-pid does not go with --retval" },
 	{ { "attach", "--kretprobe", "f", "--mechanism", "fentry" },
@@ -3321,9 +3345,11 @@ static const struct bad_case bad_cases[] = {
 	  "--uretprobe: no function name before '@'" },
 	{ { "attach", "--uretprobe", "/x.so:" N128 N128 N128 N128 N128 N128 N128 N128 },
 	  "--uretprobe: symbol longer than 1023 characters" },
-	{ { "attach", "--uprobe", "/x.so:f" }, "--uprobe needs one of --arg N and --count" },
+	{ { "attach", "--uprobe", "/x.so:f" }, "--uprobe needs one of --arg N, --count and --stacks" },
 	{ { "attach", "--uprobe", "/x.so:f", "--arg", "1", "--count" },
-	  "--uprobe needs one of --arg N and --count" },
+	  "--uprobe needs one of --arg N, --count and --stacks" },
+	{ { "attach", "--uretprobe", "/x.so:f", "--stacks" },
+	  "--stacks is for --kprobe and --uprobe only" },
 	{ { "attach", "--uretprobe", "/x.so:f", "--arg", "1" },
 	  "--arg is for --kprobe and --uprobe only" },
 	{ { "attach", "--uretprobe", "/x.so:f", "--count" },

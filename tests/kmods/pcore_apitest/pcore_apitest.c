@@ -192,7 +192,11 @@ APITEST_CASES(hist, struct pcore_hist_opts) = {
 	{ "hist_key_name_newline", { .name = "h", .key_mode = PCORE_KEYS_DIRECT,
 		.keys = 4, .key_name = "a\nb" } },
 	{ "hist_flags_unknown", { .name = "h", .key_mode = PCORE_KEYS_HASHED,
-		.keys = 4, .flags = 2 } },
+		.keys = 4, .flags = 4 } },
+	{ "hist_ustack_hashed", { .name = "h", .key_mode = PCORE_KEYS_HASHED,
+		.keys = 4, .flags = PCORE_HIST_USTACK } },
+	{ "hist_ustack_deep", { .name = "h", .key_mode = PCORE_KEYS_STACK,
+		.keys = 4, .depth = 94, .flags = PCORE_HIST_USTACK } },
 	{ "hist_key_addr_direct", { .name = "h", .key_mode = PCORE_KEYS_DIRECT,
 		.keys = 4, .flags = PCORE_HIST_KEY_ADDR } },
 };
@@ -658,7 +662,7 @@ static int partial(void)
 }
 
 /* Profilers (pcore_profile_attach): a stack histogram, then bad options. */
-static int profile_with(u32 hz, bool stacks)
+static int profile_with(u32 hz, bool stacks, u32 flags)
 {
 	struct pcore_hist *h = pcore_hist_create(pc, &(struct pcore_hist_opts){
 		.name = "ph", .spec = { .kind = PCORE_HIST_COUNT },
@@ -667,22 +671,27 @@ static int profile_with(u32 hz, bool stacks)
 
 	return apitest_err(h) ?:
 	       apitest_err(pcore_profile_attach(pc, &(struct pcore_profile_opts){
-			.name = "p", .hz = hz, .hist = h }));
+			.name = "p", .hz = hz, .hist = h, .flags = flags }));
 }
 
 static int profile_hz_zero(void)
 {
-	return profile_with(0, true);
+	return profile_with(0, true, 0);
 }
 
 static int profile_hz_big(void)
 {
-	return profile_with(PCORE_PROFILE_HZ_MAX + 1, true);
+	return profile_with(PCORE_PROFILE_HZ_MAX + 1, true, 0);
 }
 
 static int profile_not_stacks(void)
 {
-	return profile_with(99, false);
+	return profile_with(99, false, 0);
+}
+
+static int profile_flags(void)
+{
+	return profile_with(99, true, 2);
 }
 
 static int profile_null_opts(void)
@@ -1919,6 +1928,7 @@ static const struct {
 	{ "profile_hz_big", profile_hz_big },
 	{ "profile_not_stacks", profile_not_stacks },
 	{ "profile_null_opts", profile_null_opts },
+	{ "profile_flags", profile_flags },
 };
 
 static int apitest_run(const char *name)

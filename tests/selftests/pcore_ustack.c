@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User stacks (issue 25, items 1 and 2): profilers and offcpu with
+ * PCORE_ATTACH_USTACK keep, after the kernel frames, the user frames
+ * ("[u] 0x%016lx", leaf first) and the process ("[proc] TGID COMM");
+ * pid=, comm= and kernel threads left out filter them.
+ *
+ * The workload is uprog/ustack.c, built with frame pointers: it prints
+ * the addresses of its functions, waits for a byte on stdin (the test
+ * attaches meanwhile), then spins in main -> outer -> spin_here or naps
+ * in main -> outer_nap -> nap_here.
+ */
+#include "pcore_ioctl.h"
+#include "kselftest_harness.h"
+
+#define USTACK		"/pcore/selftests/ustack"
+#define USTACK_COMM	"ustack"
+#define PCORE_CTL	"/pcore/bin/probectl"
+#define OUT		"/tmp/pcore_ustack.ctl"
+
+static char text[PCORE_BUF];
+static char log_[65536];
+static char out[65536];
+
+#define CTL(...)	pcore_run((const char * const []){ PCORE_CTL,	\
+				  __VA_ARGS__, NULL }, NULL, OUT, out,	\
+				  sizeof(out))
+
+/* The workload's functions, by address; each ends where the next starts. */
+enum { F_SPIN, F_OUTER, F_NAP, F_OUTER_NAP, F_MAIN, F_N };
+
+struct uprog {
+	pid_t pid;
+	int in;			/* its stdin: a byte starts the work */
+	unsigned long lo[F_N];
+	unsigned long hi[F_N];
+};
+
+/* Start the workload with @argv (after its path); 0 or -1. */
+static int uprog_start(struct uprog *u, const char *a1, const char *a2,
+		       const char *a3)
+{
+	int in[2], out[2], i, j;
+	char line[256];
+	FILE *f;
+
+	if (pipe(in) || pipe(out))
+		return -1;
+	u->pid = fork();
+	if (u->pid < 0)
+		return -1;
+	if (!u->pid) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(USTACK, USTACK, a1, a2, a3, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	u->in = in[1];
+	f = fdopen(out[0], "r");
+	if (!f || !fgets(line, sizeof(line), f) ||
+	    sscanf(line, "%lx %lx %lx %lx %lx", &u->lo[0], &u->lo[1],
+		   &u->lo[2], &u->lo[3], &u->lo[4]) != F_N)
+		return -1;
+	fclose(f);
+	/* The end of each: the next function up, main's a 512-byte guess. */
+	for (i = 0; i < F_N; i++) {
+		u->hi[i] = u->lo[i] + 512;
+		for (j = 0; j < F_N; j++)
+			if (u->lo[j] > u->lo[i] && u->lo[j] < u->hi[i])
+				u->hi[i] = u->lo[j];
+	}
+	return 0;
+}
+
+static int uprog_go_wait(struct uprog *u)
+{
+	int st;
+
+	if (write(u->in, "g", 1) != 1)
+		return -1;
+	close(u->in);
+	if (waitpid(u->pid, &st, 0) != u->pid)
+		return -1;
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
+}
+
+static bool in_fn(const struct uprog *u, int fn, unsigned long a, bool ret)
+{
+	/* a return address is after the call: never the first byte */
+	return ret ? a > u->lo[fn] && a <= u->hi[fn] :
+		     a >= u->lo[fn] && a < u->hi[fn];
+}
+
+/* One stack of a debugfs stacks file. */
+struct ustk {
+	unsigned long long count, sum;
+	unsigned long u[40];
+	int nu, nk;
+	bool ucut, proc;
+	int tgid;
+	char comm[32];
+	int bad;		/* lines out of the format's order */
+};
+
+/*
+ * Parse the stack starting at @p ("stack KEY count N [sum S UNIT]" then
+ * its lines); return where the next starts, or NULL at the end.
+ */
+static const char *ustk_parse(const char *p, struct ustk *s)
+{
+	const char *e;
+	char line[512];
+	int phase = 0;	/* 0 kernel, 1 user, 2 after [u...], 3 after [proc] */
+
+	memset(s, 0, sizeof(*s));
+	p = strstr(p, "\nstack ");
+	if (!p)
+		return NULL;
+	p++;
+	if (sscanf(p, "stack %*x count %llu sum %llu", &s->count, &s->sum) < 1)
+		return NULL;
+	p = strchr(p, '\n');
+	while (p && p[1] == ' ' && p[2] == ' ') {
+		p += 3;
+		e = strchr(p, '\n');
+		if (!e)
+			break;
+		snprintf(line, sizeof(line), "%.*s", (int)(e - p), p);
+		p = e;
+		if (phase == 3) {
+			s->bad++;
+		} else if (!strncmp(line, "[u] 0x", 6)) {
+			if (phase > 1 || strlen(line) != 22)
+				s->bad++;
+			phase = 1;
+			if (s->nu < 40)
+				s->u[s->nu++] = strtoul(line + 4, NULL, 16);
+		} else if (!strcmp(line, "[u...]")) {
+			if (phase != 1)
+				s->bad++;
+			s->ucut = true;
+			phase = 2;
+		} else if (!strncmp(line, "[proc] ", 7)) {
+			if (sscanf(line, "[proc] %d %31s", &s->tgid,
+				   s->comm) != 2)
+				s->bad++;
+			s->proc = true;
+			phase = 3;
+		} else {
+			if (phase)
+				s->bad++;
+			s->nk++;
+		}
+	}
+	return p;
+}
+
+/* Is @tgid a kernel thread (kthreadd, a child of it, or idle)? */
+static bool is_kthread(int tgid)
+{
+	char path[64], buf[512], *p;
+	int ppid = -1;
+
+	if (tgid <= 2)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", tgid);
+	if (pcore_read(path, buf, sizeof(buf)) < 0)
+		return false;	/* gone: not known */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return false;
+	return ppid == 2;
+}
+
+/* Attach a profiler (@tp NULL) or the offcpu tracepoint with user stacks. */
+static int attach(int fd, const char *tp, unsigned int flags, pid_t pid,
+		  const char *comm, unsigned int depth)
+{
+	struct pcore_ioc_attach a;
+
+	pcore_att_init(&a, tp ? tp : "profile",
+		       tp ? PCORE_ATTACH_TRACEPOINT : PCORE_ATTACH_PROFILE,
+		       0);
+	if (!tp)
+		a.hz = 499;
+	a.flags = flags;
+	a.pid = pid;
+	a.depth = depth;
+	snprintf(a.comm, sizeof(a.comm), "%s", comm ? comm : "");
+	return pcore_ioc(fd, PCORE_IOC_ATTACH, &a);
+}
+
+FIXTURE(us) {
+	int kmsg;
+	int fd;
+};
+
+FIXTURE_SETUP(us)
+{
+	PCORE_ASSERT_UNLOADED(NULL);
+	self->kmsg = kmsg_open();
+	ASSERT_LE(0, self->kmsg);
+	ASSERT_EQ(0, pcore_load(NULL));
+	self->fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(us)
+{
+	close(self->fd);
+	EXPECT_EQ(0, pcore_unload_wait());
+}
+
+/*
+ * A profiler of the workload's process (pid=) with user stacks while it
+ * spins 2 s in main -> outer -> spin_here: every stack is its process's
+ * ([proc] TGID ustack, last), and most samples (80 %) are in user mode
+ * with the user frames spin_here, outer, main, leaf first, no kernel
+ * frame before them.  The ioctl's frames are the same text.
+ */
+TEST_F_TIMEOUT(us, profile, 120)
+{
+	static struct pcore_ioc_bucket b[PCORE_MAXB];
+	static char frames[PCORE_UAPI_FRAMES_MAX];
+	unsigned long long total = 0, chain = 0, nproc = 0;
+	struct pcore_ioc_entry e;
+	struct pcore_ioc_read r;
+	struct uprog u;
+	struct ustk s;
+	const char *p;
+	unsigned int slot;
+	char want[64];
+
+	ASSERT_EQ(0, uprog_start(&u, "spin", "2000", NULL));
+	ASSERT_EQ(0, attach(self->fd, NULL, PCORE_ATTACH_USTACK, u.pid, NULL,
+			    0));
+	ASSERT_EQ(0, uprog_go_wait(&u));
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE, "profile"));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/profile/stacks", text,
+				sizeof(text)));
+	EXPECT_NE(NULL, strstr(text, ", user depth 32\n")) TH_LOG("%.300s", text);
+	for (p = text; (p = ustk_parse(p, &s));) {
+		total += s.count;
+		EXPECT_EQ(0, s.bad) TH_LOG("%s", text);
+		EXPECT_TRUE(s.proc);
+		EXPECT_EQ(u.pid, s.tgid);
+		EXPECT_STREQ(USTACK_COMM, s.comm);
+		if (!s.nk && s.nu >= 3 && in_fn(&u, F_SPIN, s.u[0], false) &&
+		    in_fn(&u, F_OUTER, s.u[1], true) &&
+		    in_fn(&u, F_MAIN, s.u[2], true))
+			chain += s.count;
+	}
+	TH_LOG("%llu samples, %llu in main;outer;spin_here (user mode); the stacks file begins:\n%.600s",
+	       total, chain, text);
+	/* 499 Hz for 2 s: about 1000, fewer when the host starves the vCPU */
+	EXPECT_LE(100, total) TH_LOG("%s", text);
+	EXPECT_LE(total * 8, chain * 10) TH_LOG("%s", text);
+
+	/* the ioctl: the same lines, [proc] last */
+	ASSERT_EQ(0, pcore_list_one(self->fd, "profile", &e));
+	snprintf(want, sizeof(want), "[proc] %d " USTACK_COMM "\n", u.pid);
+	for (slot = 0; slot < e.nkeys; slot++) {
+		memset(frames, 'x', sizeof(frames));
+		pcore_rd_init(&r, "profile", -1, PCORE_READ_KEY, slot, b);
+		r.frames = (uintptr_t)frames;
+		r.frames_size = sizeof(frames);
+		ASSERT_EQ(0, pcore_ioc(self->fd, PCORE_IOC_READ, &r));
+		if (!r.key_used || !r.count)
+			continue;
+		nproc++;
+		ASSERT_LT(strlen(want), strlen(frames));
+		EXPECT_STREQ(want, frames + strlen(frames) - strlen(want))
+			TH_LOG("%s", frames);
+		EXPECT_EQ(r.frames_size, strlen(frames) + 1);
+	}
+	EXPECT_LT(0, nproc);
+}
+
+/*
+ * offcpu of the workload's process (pid=) with user stacks: 10 naps of
+ * 30 ms in main -> outer_nap -> nap_here are one stack, kernel frames
+ * first, then the user frames nap_here (the ip after its syscall),
+ * outer_nap, main, then [proc]; the stack's count is the 10 naps and its
+ * sum about 300 ms: 250 ms at least (a wait starts when the task leaves
+ * its CPU, a little after its timer was set: each may be short of 30 ms
+ * by that much, a fraction of a ms even under emulation).
+ */
+TEST_F_TIMEOUT(us, offcpu, 120)
+{
+	unsigned long long naps = 0, sum = 0;
+	struct uprog u;
+	struct ustk s;
+	const char *p;
+
+	ASSERT_EQ(0, uprog_start(&u, "nap", "10", "30"));
+	ASSERT_EQ(0, attach(self->fd, "offcpu", PCORE_ATTACH_USTACK, u.pid,
+			    NULL, 0));
+	ASSERT_EQ(0, uprog_go_wait(&u));
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE, "offcpu"));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/offcpu/stacks", text,
+				sizeof(text)));
+	for (p = text; (p = ustk_parse(p, &s));) {
+		EXPECT_EQ(0, s.bad) TH_LOG("%s", text);
+		EXPECT_TRUE(s.proc);
+		EXPECT_EQ(u.pid, s.tgid);
+		if (s.nk && s.nu >= 3 && in_fn(&u, F_NAP, s.u[0], true) &&
+		    in_fn(&u, F_OUTER_NAP, s.u[1], true) &&
+		    in_fn(&u, F_MAIN, s.u[2], true)) {
+			naps += s.count;
+			sum += s.sum;
+		}
+	}
+	TH_LOG("naps in main;outer_nap;nap_here: %llu, %llu ns; the stacks file begins:\n%.1200s",
+	       naps, sum, text);
+	EXPECT_EQ(10, naps) TH_LOG("%s", text);
+	EXPECT_LE(250000000ULL, sum);
+}
+
+/*
+ * Filters on whole-system views: comm= gives only that comm's stacks;
+ * kernel threads left out (PCORE_ATTACH_NO_KTHREADS) give none of a
+ * kernel thread, idle included, for the profiler and for offcpu, where
+ * without it they are there (idle for the profiler, kworkers and the
+ * like for offcpu).
+ */
+TEST_F_TIMEOUT(us, filters, 120)
+{
+	unsigned long long kt;
+	struct uprog u;
+	struct ustk s;
+	const char *p;
+	int pass, i;
+
+	/* comm=: the workload's name only */
+	ASSERT_EQ(0, uprog_start(&u, "spin", "500", NULL));
+	ASSERT_EQ(0, attach(self->fd, NULL, PCORE_ATTACH_USTACK, 0,
+			    USTACK_COMM, 0));
+	ASSERT_EQ(0, uprog_go_wait(&u));
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE, "profile"));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/profile/stacks", text,
+				sizeof(text)));
+	kt = 0;
+	for (p = text; (p = ustk_parse(p, &s));) {
+		EXPECT_TRUE(s.proc);
+		EXPECT_STREQ(USTACK_COMM, s.comm);
+		kt += s.count;
+	}
+	EXPECT_LT(0, kt) TH_LOG("%s", text);
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH, "profile"));
+
+	/* kernel threads: there without the flag, none with it */
+	for (pass = 0; pass < 2; pass++) {
+		unsigned int fl = PCORE_ATTACH_USTACK |
+				  (pass ? PCORE_ATTACH_NO_KTHREADS : 0);
+
+		ASSERT_EQ(0, attach(self->fd, NULL, fl, 0, NULL, 0));
+		ASSERT_EQ(0, attach(self->fd, "offcpu", fl, 0, NULL, 0));
+		/*
+		 * Kernel threads that wait and come back: each disable
+		 * waits for an RCU grace period, which wakes RCU's.
+		 */
+		for (i = 0; i < 4; i++) {
+			usleep(100000);
+			ASSERT_EQ(0, pcore_name_ioc(self->fd,
+						    PCORE_IOC_DISABLE,
+						    "profile"));
+			ASSERT_EQ(0, pcore_name_ioc(self->fd,
+						    PCORE_IOC_ENABLE,
+						    "profile"));
+		}
+		ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE,
+					    "profile"));
+		ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE,
+					    "offcpu"));
+		ASSERT_LT(0, pcore_read(PCORE_DBG "/profile/stacks", text,
+					sizeof(text)));
+		kt = 0;
+		for (p = text; (p = ustk_parse(p, &s));) {
+			EXPECT_TRUE(s.proc);
+			if (is_kthread(s.tgid))
+				kt += s.count;
+		}
+		TH_LOG("profile, kernel threads %s: %llu samples of them",
+		       pass ? "left out" : "in", kt);
+		/* pass 0: some; pass 1: none */
+		EXPECT_EQ(!pass, kt > 0) TH_LOG("%s", text);
+		ASSERT_LT(0, pcore_read(PCORE_DBG "/offcpu/stacks", text,
+					sizeof(text)));
+		kt = 0;
+		for (p = text; (p = ustk_parse(p, &s));) {
+			EXPECT_TRUE(s.proc);
+			if (is_kthread(s.tgid))
+				kt += s.count;
+		}
+		TH_LOG("offcpu, kernel threads %s: %llu waits of them",
+		       pass ? "left out" : "in", kt);
+		/* pass 0: some; pass 1: none */
+		EXPECT_EQ(!pass, kt > 0) TH_LOG("%s", text);
+		ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH,
+					    "profile"));
+		ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH,
+					    "offcpu"));
+	}
+}
+
+/*
+ * A kprobe's stacks with user stacks ("hrtimer_nanosleep:stacks:ustack"
+ * of the workload, pid=): each of its 10 naps is one call, under the
+ * kernel stack of the system call and the user frames nap_here,
+ * outer_nap, main, read from the registers the task entered the kernel
+ * with.
+ */
+TEST_F_TIMEOUT(us, kprobe_stacks, 120)
+{
+	struct pcore_ioc_attach a;
+	unsigned long long calls = 0;
+	struct uprog u;
+	struct ustk s;
+	const char *p;
+
+	ASSERT_EQ(0, uprog_start(&u, "nap", "10", "1"));
+	pcore_att_init(&a, "", PCORE_ATTACH_KRETPROBE, 0);
+	snprintf(a.target, sizeof(a.target), "hrtimer_nanosleep");
+	a.what = PCORE_WHAT_STACKS;
+	a.flags = PCORE_ATTACH_USTACK;
+	a.pid = u.pid;
+	ASSERT_EQ(0, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a));
+	ASSERT_EQ(0, uprog_go_wait(&u));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/hrtimer_nanosleep:stacks:ustack/stacks",
+				text, sizeof(text)));
+	for (p = text; (p = ustk_parse(p, &s));) {
+		EXPECT_EQ(0, s.bad) TH_LOG("%s", text);
+		EXPECT_TRUE(s.proc);
+		EXPECT_EQ(u.pid, s.tgid);
+		if (s.nk && s.nu >= 3 && in_fn(&u, F_NAP, s.u[0], true) &&
+		    in_fn(&u, F_OUTER_NAP, s.u[1], true) &&
+		    in_fn(&u, F_MAIN, s.u[2], true))
+			calls += s.count;
+	}
+	EXPECT_EQ(10, calls) TH_LOG("%s", text);
+}
+
+/*
+ * probectl passes its options on: attach --offcpu --user-stacks
+ * --no-kthreads --comm ustack gives the workload's naps with their user
+ * frames, nothing else; profile --user-stacks --pid keeps its process.
+ */
+TEST_F_TIMEOUT(us, probectl, 120)
+{
+	unsigned long long naps = 0, n = 0;
+	char pid[16];
+	struct uprog u;
+	struct ustk s;
+	const char *p;
+
+	ASSERT_EQ(0, uprog_start(&u, "nap", "5", "10"));
+	ASSERT_EQ(0, CTL("attach", "--offcpu", "--user-stacks",
+			 "--no-kthreads", "--comm", USTACK_COMM))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, uprog_go_wait(&u));
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE, "offcpu"));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/offcpu/stacks", text,
+				sizeof(text)));
+	for (p = text; (p = ustk_parse(p, &s));) {
+		EXPECT_TRUE(s.proc);
+		EXPECT_STREQ(USTACK_COMM, s.comm);
+		if (s.nu >= 1 && in_fn(&u, F_NAP, s.u[0], true))
+			naps += s.count;
+	}
+	EXPECT_EQ(5, naps) TH_LOG("%s", text);
+	ASSERT_EQ(0, CTL("detach", "offcpu"));
+
+	ASSERT_EQ(0, uprog_start(&u, "spin", "500", NULL));
+	snprintf(pid, sizeof(pid), "%d", u.pid);
+	ASSERT_EQ(0, CTL("profile", "-F", "499", "--user-stacks", "--pid", pid,
+			 "--no-kthreads"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, uprog_go_wait(&u));
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE, "profile"));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/profile/stacks", text,
+				sizeof(text)));
+	for (p = text; (p = ustk_parse(p, &s));) {
+		EXPECT_TRUE(s.proc);
+		EXPECT_EQ(u.pid, s.tgid);
+		n += s.count;
+	}
+	EXPECT_LT(0, n) TH_LOG("%s", text);
+	ASSERT_EQ(0, CTL("detach", "profile"));
+}
+
+/*
+ * A uprobe's :stacks (probectl attach --uprobe ustack:nap_here --stacks
+ * --pid): each of the 5 calls is one stack of user frames only, nap_here
+ * itself (the probe is at its first instruction), its caller outer_nap
+ * (read from the top of the stack: nap_here has not pushed its frame
+ * yet) and main.
+ */
+TEST_F_TIMEOUT(us, uprobe_stacks, 120)
+{
+	unsigned long long calls = 0;
+	char pid[16];
+	struct uprog u;
+	struct ustk s;
+	const char *p;
+
+	ASSERT_EQ(0, uprog_start(&u, "nap", "5", "1"));
+	snprintf(pid, sizeof(pid), "%d", u.pid);
+	ASSERT_EQ(0, CTL("attach", "--uprobe", USTACK ":nap_here", "--stacks",
+			 "--pid", pid))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, uprog_go_wait(&u));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/nap_here:stacks/stacks", text,
+				sizeof(text)));
+	for (p = text; (p = ustk_parse(p, &s));) {
+		EXPECT_EQ(0, s.bad) TH_LOG("%s", text);
+		EXPECT_TRUE(s.proc);
+		EXPECT_EQ(u.pid, s.tgid);
+		EXPECT_EQ(0, s.nk);
+		if (s.nu >= 3 && s.u[0] == u.lo[F_NAP] &&
+		    in_fn(&u, F_OUTER_NAP, s.u[1], true) &&
+		    in_fn(&u, F_MAIN, s.u[2], true))
+			calls += s.count;
+	}
+	EXPECT_EQ(5, calls) TH_LOG("%s", text);
+	ASSERT_EQ(0, CTL("detach", "nap_here:stacks"));
+}
+
+/*
+ * The module parameters: profile=499 and tracepoints=offcpu with
+ * ustack=1 kthreads=0 comm=ustack keep only the workload's stacks, with
+ * their user frames; stacks=hrtimer_nanosleep with ustack=1 is
+ * hrtimer_nanosleep:stacks:ustack.
+ */
+TEST_F_TIMEOUT(us, module_params, 120)
+{
+	unsigned long long n = 0, naps = 0, calls = 0;
+	struct uprog u;
+	struct ustk s;
+	const char *p;
+
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, pcore_unload_wait());
+	ASSERT_EQ(0, pcore_load("profile=499 tracepoints=offcpu stacks=hrtimer_nanosleep ustack=1 kthreads=0 comm=" USTACK_COMM));
+	ASSERT_EQ(0, uprog_start(&u, "spin", "300", NULL));
+	ASSERT_EQ(0, uprog_go_wait(&u));
+	ASSERT_EQ(0, uprog_start(&u, "nap", "5", "10"));
+	ASSERT_EQ(0, uprog_go_wait(&u));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/profile/stacks", text,
+				sizeof(text)));
+	for (p = text; (p = ustk_parse(p, &s));) {
+		EXPECT_TRUE(s.proc);
+		EXPECT_STREQ(USTACK_COMM, s.comm);
+		n += s.count;
+	}
+	EXPECT_LT(0, n) TH_LOG("%s", text);
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/offcpu/stacks", text,
+				sizeof(text)));
+	for (p = text; (p = ustk_parse(p, &s));) {
+		EXPECT_TRUE(s.proc);
+		EXPECT_STREQ(USTACK_COMM, s.comm);
+		if (s.nu >= 1 && in_fn(&u, F_NAP, s.u[0], true))
+			naps += s.count;
+	}
+	EXPECT_EQ(5, naps) TH_LOG("%s", text);
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/hrtimer_nanosleep:stacks:ustack/stacks",
+				text, sizeof(text)));
+	for (p = text; (p = ustk_parse(p, &s));) {
+		EXPECT_TRUE(s.proc);
+		if (s.tgid == u.pid && s.nu >= 1 &&
+		    in_fn(&u, F_NAP, s.u[0], true))
+			calls += s.count;
+	}
+	EXPECT_EQ(5, calls) TH_LOG("%s", text);
+	ASSERT_EQ(0, pcore_unload_wait());
+	ASSERT_EQ(0, pcore_load(NULL));
+}
+
+/* Bad input: an errno and one log line naming the problem. */
+TEST_F_TIMEOUT(us, bad, 120)
+{
+	static const struct pcore_bad_load bad[] = {
+		{ "profile=99 ustack=2", EINVAL,
+		  "ustack=2 kthreads=1: each must be 0 or 1" },
+		{ "profile=99 ustack=1 stack_depth=94", EINVAL,
+		  "stack_depth=94: with ustack=1, must be 1 to 93 frames" },
+		{ "profile=99 kthreads=2", EINVAL,
+		  "ustack=0 kthreads=2: each must be 0 or 1" },
+	};
+	struct pcore_ioc_attach a;
+
+	/* ioctl: ustack where no stack is */
+	pcore_att_init(&a, "sched_switch", PCORE_ATTACH_TRACEPOINT, 0);
+	a.flags = PCORE_ATTACH_USTACK;
+	EXPECT_EQ(EINVAL, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a));
+	kmsg_collect(self->kmsg, log_, sizeof(log_));
+	EXPECT_NE(NULL, strstr(log_, "attach=sched_switch: user stacks and kernel threads left out are for profilers, offcpu and ':stacks'"))
+		TH_LOG("%s", log_);
+	pcore_att_init(&a, "", PCORE_ATTACH_KRETPROBE, 0);
+	snprintf(a.target, sizeof(a.target), "vfs_read");
+	a.what = PCORE_WHAT_COUNT;
+	a.flags = PCORE_ATTACH_USTACK;
+	EXPECT_EQ(EINVAL, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a));
+	kmsg_collect(self->kmsg, log_, sizeof(log_));
+	EXPECT_NE(NULL, strstr(log_, "':ustack' is for ':stacks' only"))
+		TH_LOG("%s", log_);
+	a.flags = PCORE_ATTACH_NO_KTHREADS;
+	EXPECT_EQ(EINVAL, pcore_ioc(self->fd, PCORE_IOC_ATTACH, &a));
+	kmsg_collect(self->kmsg, log_, sizeof(log_));
+	EXPECT_NE(NULL, strstr(log_, "unknown flags")) TH_LOG("%s", log_);
+	/* too deep for a user stack's room */
+	EXPECT_EQ(EINVAL, attach(self->fd, NULL, PCORE_ATTACH_USTACK, 0, NULL,
+				 94));
+	kmsg_collect(self->kmsg, log_, sizeof(log_));
+	EXPECT_NE(NULL, strstr(log_, "with user stacks, depth must be 1 to 93 kernel frames"))
+		TH_LOG("%s", log_);
+	EXPECT_EQ(0, attach(self->fd, NULL, PCORE_ATTACH_USTACK, 0, NULL, 93));
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DETACH, "profile"));
+	/* a pid that is no process */
+	EXPECT_EQ(ESRCH, attach(self->fd, "offcpu", 0, 0x3ffffff, NULL, 0));
+	kmsg_collect(self->kmsg, log_, sizeof(log_));
+	EXPECT_NE(NULL, strstr(log_, "no such process")) TH_LOG("%s", log_);
+	EXPECT_EQ(0, pcore_hist_dirs());
+
+	close(self->fd);
+	self->fd = -1;
+	ASSERT_EQ(0, pcore_unload_wait());
+	PCORE_EXPECT_BAD_LOADS(bad, log_);
+	ASSERT_EQ(0, pcore_load(NULL));
+}
+
+TEST_HARNESS_MAIN
