@@ -36,6 +36,8 @@
 #include "flame.h"
 #include "format.h"
 #include "heatmap.h"
+#include "stacks.h"
+#include "usym.h"
 
 #ifndef GOLDEN_DIR
 #error "GOLDEN_DIR must name tests/userspace/golden"
@@ -3650,22 +3652,25 @@ TEST(folded_parse_bad)
 		EXPECT_EQ(0U, n);
 	}
 
-	/* 128 frames (the kernel's 127 and "[...]"), then 129 */
-	buf = repeat("f;", 130, &len);
+	/*
+	 * 260 frames (a process, 128 user and 128 kernel frames with their
+	 * cut marks, and one to spare), then 261
+	 */
+	buf = repeat("f;", PC_FLAME_MAX_FRAMES + 2, &len);
 	ASSERT_NE(NULL, buf);
-	strcpy(buf + 128 * 2 - 1, " 1\n");
+	strcpy(buf + PC_FLAME_MAX_FRAMES * 2 - 1, " 1\n");
 	ASSERT_EQ(0, parse_mem(buf, strlen(buf), &s, &n, err, sizeof(err)))
 		TH_LOG("%s", err);
 	ASSERT_EQ(1U, n);
-	ASSERT_EQ(128U, s[0].nframes);
+	ASSERT_EQ(260U, s[0].nframes);
 	pc_folded_free(s, n);
 	free(buf);
-	buf = repeat("f;", 130, &len);
+	buf = repeat("f;", PC_FLAME_MAX_FRAMES + 2, &len);
 	ASSERT_NE(NULL, buf);
-	strcpy(buf + 129 * 2 - 1, " 1\n");
+	strcpy(buf + (PC_FLAME_MAX_FRAMES + 1) * 2 - 1, " 1\n");
 	ASSERT_EQ(-EINVAL, parse_mem(buf, strlen(buf), &s, &n, err,
 				     sizeof(err)));
-	ASSERT_STREQ("line 1: more than 128 frames", err);
+	ASSERT_STREQ("line 1: more than 260 frames", err);
 	free(buf);
 
 	/* a line of PC_FOLDED_MAX_LINE bytes, then one more */
@@ -3680,7 +3685,7 @@ TEST(folded_parse_bad)
 	pc_folded_free(s, n);
 	memcpy(buf + PC_FOLDED_MAX_LINE - 2, "x 7", 3);
 	ASSERT_EQ(-EINVAL, parse_mem(buf, len, &s, &n, err, sizeof(err)));
-	ASSERT_STREQ("line 1: longer than 131072 bytes", err);
+	ASSERT_STREQ("line 1: longer than 262144 bytes", err);
 	free(buf);
 
 	/* PC_FOLDED_MAX_LINES stacks, then one more */
@@ -3796,8 +3801,8 @@ TEST(flame_svg_errors)
 
 	for (i = 0; i < ARRAY_SIZE(frames); i++)
 		frames[i] = "f";
-	s[0] = (struct pc_flame_stack){ frames, 1, 5 };
-	s[1] = (struct pc_flame_stack){ frames, PC_FLAME_MAX_FRAMES, 5 };
+	s[0] = (struct pc_flame_stack){ frames, 1, 5, 0 };
+	s[1] = (struct pc_flame_stack){ frames, PC_FLAME_MAX_FRAMES, 5, 0 };
 	m = open_memstream(&buf, &len);
 	ASSERT_EQ(0, pc_flame_svg(m, s, 2, NULL));
 	s[1].nframes = PC_FLAME_MAX_FRAMES + 1;
@@ -3840,7 +3845,7 @@ TEST(flame_svg_errors)
 
 	/* what XML cannot hold, and what it must escape */
 	frames[0] = "<&>\"'\x01\xff\xc3(\xed\xa0\x80\xf4\x90\x80\x80\xef\xbf\276caf\xc3\xa9";
-	s[0] = (struct pc_flame_stack){ frames, 1, 5 };
+	s[0] = (struct pc_flame_stack){ frames, 1, 5, 0 };
 	o.width = 0;
 	o.title = "t\x02<";
 	m = open_memstream(&buf, &len);
@@ -4612,6 +4617,187 @@ TEST(heatmap_on_a_terminal)
 		free(rd.buf);
 		fake_free(&f);
 	}
+}
+
+/* ---- user stacks: "[u]" and "[proc]" lines, symbolized (usym.c) ---- */
+
+/*
+ * A process of @path (ustack, or a copy) running: main -> outer ->
+ * spin_here, which printed its three frames' addresses (leaf first) and
+ * the addresses of spin_here, outer and main into @addr, and waits.
+ */
+static pid_t ustack_spawn(struct __test_metadata *_metadata, const char *path,
+			  unsigned long addr[6])
+{
+	int p[2];
+	pid_t pid;
+	FILE *f;
+	int n;
+
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	f = fdopen(p[0], "r");
+	ASSERT_NE(NULL, f);
+	n = fscanf(f, "%lx %lx %lx %lx %lx %lx", &addr[0], &addr[1],
+		   &addr[2], &addr[3], &addr[4], &addr[5]);
+	fclose(f);
+	if (n != 6) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	ASSERT_EQ(6, n) TH_LOG("%s printed no addresses: did mkelf.sh run?",
+			       path);
+	return pid;
+}
+
+static void ustack_kill(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+#define USTK_KERNEL	"__x64_sys_pause+0x12/0x30\n" STK_SYS
+
+/*
+ * A profile histogram of 3 stacks: @pid's in the kernel (pause()) with
+ * its user frames, @pid's in user mode (no kernel frames), and a kernel
+ * thread's.
+ */
+static void ustack_fake(struct fake *f, pid_t pid, const char *comm,
+			const unsigned long addr[6])
+{
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	struct fake_hist *h;
+	char text[512];
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	h = fake_add(f, "profile", "profile", "99_Hz", "samples",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &count, "stack", 3);
+	snprintf(text, sizeof(text), USTK_KERNEL
+		 "[u] 0x%016lx\n[u] 0x%016lx\n[u] 0x%016lx\n[proc] %d %s\n",
+		 addr[0], addr[1], addr[2], (int)pid, comm);
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, text);
+	snprintf(text, sizeof(text),
+		 "[u] 0x%016lx\n[u] 0x%016lx\n[u] 0x%016lx\n[proc] %d %s\n",
+		 addr[0], addr[1], addr[2], (int)pid, comm);
+	fake_key(h, 1, 2, "");
+	fake_frames(h, 1, text);
+	fake_key(h, 2, 3, "");
+	fake_frames(h, 2, "worker_thread+0x1/0x40\nkthread+0x2/0x50\n[proc] 2 kworker/0:1\n");
+	for (i = 0; i < 5; i++)
+		fake_record(h, 0, 0, 0);
+	for (i = 0; i < 3; i++)
+		fake_record(h, 1, 1, 0);
+	fake_record(h, 0, 2, 0);
+}
+
+static struct result ustack_run(struct fake *f, const char *a1,
+				const char *a2)
+{
+	return RUN(f, "show", "profile", a1, a2);
+}
+
+/*
+ * A live process's frames: main;outer;spin_here under its comm, then the
+ * kernel's frames root first; show's text as "func+0xOFF [FILE]" leaf
+ * first, JSON with the build-id that readelf gives.
+ */
+TEST(ustack_live)
+{
+	unsigned long addr[6];
+	char path[512], want[2048], bid[128];
+	struct result r;
+	struct fake f;
+	pid_t pid;
+
+	elf_file(path, sizeof(path), "ustack");
+	pid = ustack_spawn(_metadata, path, addr);
+	ustack_fake(&f, pid, "ustack", addr);
+
+	r = ustack_run(&f, "--folded", NULL);
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("ustack;main;outer;spin_here;entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_pause 5\n"
+		     "ustack;main;outer;spin_here 3\n"
+		     "kworker/0:1;kthread;worker_thread 1\n", r.out);
+	result_free(&r);
+
+	/* show: leaf first, each function with its offset and file */
+	r = ustack_run(&f, NULL, NULL);
+	EXPECT_EQ(0, r.ret);
+	snprintf(want, sizeof(want),
+		 "\nstack count 5\n  __x64_sys_pause+0x12/0x30\n"
+		 "  do_syscall_64+0x5d/0x90\n"
+		 "  entry_SYSCALL_64_after_hwframe+0x6e/0xd8\n"
+		 "  spin_here+0x%lx [%s]\n  outer+0x%lx [%s]\n"
+		 "  main+0x%lx [%s]\n  [proc] %d ustack\n",
+		 addr[0] - addr[3], path, addr[1] - addr[4], path,
+		 addr[2] - addr[5], path, (int)pid);
+	EXPECT_NE(NULL, strstr(r.out, want)) TH_LOG("want %s in %s", want, r.out);
+	result_free(&r);
+
+	/* --top 1: the heaviest */
+	r = ustack_run(&f, "--folded", "--top=1");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("ustack;main;outer;spin_here;entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_pause 5\n",
+		     r.out);
+	result_free(&r);
+
+	r = ustack_run(&f, "--json", NULL);
+	EXPECT_EQ(0, r.ret);
+	EXPECT_NE(NULL, strstr(r.out, "\"tgid\":")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\"comm\":\"ustack\",\"kernel_frames\":3,\"folded\":[\"ustack\",\"main\",\"outer\",\"spin_here\",\"entry_SYSCALL_64_after_hwframe\""))
+		TH_LOG("%s", r.out);
+	ASSERT_TRUE(expect_str("ustack.build_id", 0, bid, sizeof(bid)));
+	snprintf(want, sizeof(want), "\"build_id\":\"%s\",\"func\":\"outer\"",
+		 bid);
+	EXPECT_NE(NULL, strstr(r.out, want)) TH_LOG("%s", r.out);
+	/* spin_here's file offset: readelf's, plus the offset in it */
+	snprintf(want, sizeof(want), "\"file_offset\":%llu,\"build_id\":\"%s\",\"func\":\"spin_here\",\"func_offset\":%lu",
+		 (unsigned long long)expect_off(_metadata, "ustack.spin_here", 0) +
+		 addr[0] - addr[3], bid, addr[0] - addr[3]);
+	EXPECT_NE(NULL, strstr(r.out, want)) TH_LOG("want %s in %s", want, r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\"user_cut\":false")) TH_LOG("%s", r.out);
+	result_free(&r);
+
+	/* the flame graph: user frames under the process, drawn */
+	r = RUN(&f, "flamegraph", "profile");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "<title>ustack (8 samples,")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<title>spin_here (8 samples,")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<title>__x64_sys_pause (5 samples,")) TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
+
+	/* the process gone: no maps, so no names, and never an address */
+	ustack_kill(pid);
+	ustack_fake(&f, pid, "ustack", addr);
+	r = ustack_run(&f, "--folded", NULL);
+	EXPECT_EQ(0, r.ret);
+	EXPECT_STREQ("ustack;[unknown];[unknown];[unknown];entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_pause 5\n"
+		     "ustack;[unknown];[unknown];[unknown] 3\n"
+		     "kworker/0:1;kthread;worker_thread 1\n", r.out);
+	result_free(&r);
+	r = ustack_run(&f, NULL, NULL);
+	snprintf(want, sizeof(want), "\n  0x%016lx\n  0x%016lx\n  0x%016lx\n  [proc] %d ustack\n",
+		 addr[0], addr[1], addr[2], (int)pid);
+	EXPECT_NE(NULL, strstr(r.out, want)) TH_LOG("%s", r.out);
+	result_free(&r);
+	r = ustack_run(&f, "--json", NULL);
+	EXPECT_NE(NULL, strstr(r.out, "\"kind\":\"gone\",\"why\":\"the process is gone\""))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
 }
 
 TEST_HARNESS_MAIN
