@@ -233,11 +233,12 @@ static void read_maps(struct pc_usym *u, struct uproc *pr)
 	}
 	while (fgets(line, PC_USYM_LINE_MAX, f)) {
 		nl = strchr(line, '\n');
-		if (!nl) {		/* over-long: skip to its end */
+		if (!nl && !feof(f)) {	/* over-long: skip to its end */
 			longline = true;
 			continue;
 		}
-		*nl = '\0';
+		if (nl)
+			*nl = '\0';
 		if (longline) {
 			longline = false;
 			continue;

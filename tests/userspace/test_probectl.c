@@ -26,6 +26,7 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -4798,6 +4799,260 @@ TEST(ustack_live)
 		TH_LOG("%s", r.out);
 	result_free(&r);
 	fake_free(&f);
+}
+
+/* A stripped PIE: main, outer and spin_here are not in .dynsym. */
+TEST(ustack_stripped)
+{
+	unsigned long addr[6];
+	char path[512];
+	struct result r;
+	struct fake f;
+	pid_t pid;
+
+	elf_file(path, sizeof(path), "ustack-stripped");
+	pid = ustack_spawn(_metadata, path, addr);
+	ustack_fake(&f, pid, "ustack-strippe", addr);
+	r = ustack_run(&f, "--folded", "--top=2");
+	ustack_kill(pid);
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("ustack-strippe;[ustack-stripped];[ustack-stripped];[ustack-stripped];entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_pause 5\n"
+		     "ustack-strippe;[ustack-stripped];[ustack-stripped];[ustack-stripped] 3\n",
+		     r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/*
+ * The program's file deleted while it runs: its mapping's own file
+ * (map_files, for root) still gives names; without that privilege, the
+ * path "... (deleted)" is not used: no names, rather than wrong ones.
+ */
+TEST(ustack_deleted)
+{
+	char dir[] = "/tmp/probectl-ustack-XXXXXX", src[512], dst[600];
+	char cmd[1400];
+	unsigned long addr[6];
+	struct result r;
+	struct fake f;
+	pid_t pid;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	elf_file(src, sizeof(src), "ustack");
+	snprintf(dst, sizeof(dst), "%s/ustack", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, dst);
+	ASSERT_EQ(0, system(cmd));
+	pid = ustack_spawn(_metadata, dst, addr);
+	unlink(dst);
+	rmdir(dir);
+	ustack_fake(&f, pid, "ustack", addr);
+	r = ustack_run(&f, "--folded", "--top=1");
+	ustack_kill(pid);
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	if (geteuid() == 0) {
+		EXPECT_STREQ("ustack;main;outer;spin_here;entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_pause 5\n",
+			     r.out);
+	} else {
+		EXPECT_STREQ("ustack;[ustack (deleted)];[ustack (deleted)];[ustack (deleted)];entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_pause 5\n",
+			     r.out);
+	}
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* Lines of /proc/PID/maps: the good ones' fields, the bad ones refused. */
+TEST(usym_maps_lines)
+{
+	static const char *const bad[] = {
+		"", "garbage", "7f00-7e00 r-xp 00000000 08:01 12 /x",
+		"7f00-7f00 r-xp 00000000 08:01 12 /x",
+		"17f00000000000000-27f00000000000000 r-xp 0 08:01 12 /x",
+		"7f00 7f10 r-xp 00000000 08:01 12 /x",
+		"7f00-7f10 rwzp 00000000 08:01 12 /x",
+		"7f00-7f10 r-x 00000000 08:01 12 /x",
+		"7f00-7f10 r-xp 00000000 0801 12 /x",
+		"7f00-7f10 r-xp 00000000 08:01 /x",
+		"7f00-7f10 r-xp 00000000 08:01 123456789012345678901 /x",
+		"7f00-7f10 r-xp 00000000 08:01 99999999999999999999 /x",
+		"7f00-7f10 r-xp 00000000 08:01 12x /x",
+		"7f00-7f10 r-xp 0x000000 08:01 12 /x",
+		"-7f10 r-xp 00000000 08:01 12 /x",
+		"7f00-7f10 r-xp 00000000 123456789:01 12 /x",
+		"7f00-7f10\tr-xp 00000000 08:01 12 /x",
+	};
+	uint64_t start, end, off, ino;
+	unsigned int maj, min, i;
+	const char *path;
+	char perms[5];
+
+	ASSERT_EQ(0, pc_usym_parse_maps_line("55d0c8a00000-55d0c8a01000 r-xp 00001000 fd:01 1234567 /usr/bin/my prog (deleted)",
+					     &start, &end, perms, &off, &maj,
+					     &min, &ino, &path));
+	EXPECT_EQ(0x55d0c8a00000ULL, start);
+	EXPECT_EQ(0x55d0c8a01000ULL, end);
+	EXPECT_STREQ("r-xp", perms);
+	EXPECT_EQ(0x1000ULL, off);
+	EXPECT_EQ(0xfdU, maj);
+	EXPECT_EQ(1U, min);
+	EXPECT_EQ(1234567ULL, ino);
+	EXPECT_STREQ("/usr/bin/my prog (deleted)", path);
+	ASSERT_EQ(0, pc_usym_parse_maps_line("ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]",
+					     &start, &end, perms, &off, &maj,
+					     &min, &ino, &path));
+	EXPECT_STREQ("[vsyscall]", path);
+	ASSERT_EQ(0, pc_usym_parse_maps_line("7f00-7f10 rw-s 00000000 00:00 0",
+					     &start, &end, perms, &off, &maj,
+					     &min, &ino, &path));
+	EXPECT_STREQ("", path);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		EXPECT_EQ(-EINVAL, pc_usym_parse_maps_line(bad[i], &start,
+							   &end, perms, &off,
+							   &maj, &min, &ino,
+							   &path))
+			TH_LOG("case %u accepted", i);
+}
+
+/* A maps line for @path (its real device and inode, or @ino) at @start. */
+static void maps_line(FILE *m, unsigned long start, const char *path,
+		      unsigned long long ino)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		memset(&st, 0, sizeof(st));
+	fprintf(m, "%lx-%lx r-xp 00000000 %x:%x %llu %s\n", start,
+		start + 0x100000, major(st.st_dev), minor(st.st_dev),
+		ino ? ino : (unsigned long long)st.st_ino, path);
+}
+
+/*
+ * A process 4242 of a procfs of the test's own: bad maps lines around
+ * good ones, bad ELF files, a file replaced since it was mapped, the
+ * vDSO, anonymous memory, an unmapped address, bad "[u]" and "[proc]"
+ * lines: each frame gets its name or "[unknown]", nothing breaks.
+ */
+TEST(ustack_bad_input)
+{
+	char dir[] = "/tmp/probectl-proc-XXXXXX", path[700], elf[512];
+	char trunc[600], text[4096], *big;
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	uint64_t outer = expect_off(_metadata, "ustack.outer", 0);
+	struct fake_hist *h;
+	struct result r;
+	struct fake f;
+	FILE *m, *in, *out;
+	int c, i;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/4242", dir);
+	ASSERT_EQ(0, mkdir(path, 0700));
+	/* the first 3000 bytes of ustack: an ELF file cut short */
+	snprintf(trunc, sizeof(trunc), "%s/trunc", dir);
+	in = fopen(elf_file(elf, sizeof(elf), "ustack"), "r");
+	out = fopen(trunc, "w");
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, out);
+	for (i = 0; i < 3000 && (c = fgetc(in)) != EOF; i++)
+		fputc(c, out);
+	fclose(in);
+	fclose(out);
+
+	snprintf(path, sizeof(path), "%s/4242/maps", dir);
+	m = fopen(path, "w");
+	ASSERT_NE(NULL, m);
+	fputs("garbage line\n7f00-7e00 r-xp 00000000 08:01 12 /x\n", m);
+	big = malloc(20000);
+	ASSERT_NE(NULL, big);
+	memset(big, 'a', 19999);
+	big[19999] = '\0';
+	fprintf(m, "10000000-10100000 r-xp 00000000 08:01 12 /%s\n", big);
+	free(big);
+	maps_line(m, 0x20000000, elf, 0);			/* ustack */
+	maps_line(m, 0x30000000, elf, 1);			/* replaced */
+	maps_line(m, 0x40000000, elf_file(path, sizeof(path), "text.txt"), 0);
+	maps_line(m, 0x50000000, elf_file(path, sizeof(path), "empty"), 0);
+	maps_line(m, 0x60000000, elf_file(path, sizeof(path), "nosym"), 0);
+	maps_line(m, 0x70000000, trunc, 0);
+	maps_line(m, 0x80000000, elf_file(path, sizeof(path), "lib32.so"), 0);
+	fputs("90000000-90001000 r-xp 00000000 00:00 0                  [vdso]\n"
+	      "a0000000-a0001000 rwxp 00000000 00:00 0 \n"
+	      "b0000000-b0001000 rw-p 00000000 00:00 0 [heap]\n"
+	      "c0000000-c0001000 r-xp 00000000 08:01 12 /nonexistent/file\n"
+	      "d0000000-d0001000 r-xp 00000000 08:01 12 /tail-without-newline",
+	      m);
+	fclose(m);
+
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "profile", "profile", "99_Hz", "samples",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &count, "stack", 6);
+	snprintf(text, sizeof(text),
+		 "[u] 0x%016llx\n[u] 0x%016llx\n[u] 0x0000000040000010\n"
+		 "[u] 0x0000000050000010\n[u] 0x0000000060000010\n"
+		 "[u] 0x0000000070000010\n[u] 0x0000000080000010\n"
+		 "[u] 0x0000000090000010\n[u] 0x00000000a0000010\n"
+		 "[u] 0x00000000b0000010\n[u] 0x00000000c0000010\n"
+		 "[u] 0x00000000d0000010\n[u] 0x0000000010000010\n"
+		 "[u] 0x00000000f0000000\n[u] 0xzz\n[u] 0x00000000000000001\n"
+		 "[u...]\n[proc] 4242 bad;comm\n",
+		 0x20000000ULL + outer + 4, 0x30000000ULL + outer + 4);
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, text);
+	/* not a [proc] line: the kernel's text, as it came */
+	fake_key(h, 1, 2, "");
+	fake_frames(h, 1, "f+0x1/0x2\n[u] 0x0000000020001000\n[proc] 4242x c\n");
+	fake_key(h, 2, 3, "");
+	fake_frames(h, 2, "[u] 0x0000000020001000\n[proc] 99999999999 c\n");
+	fake_key(h, 3, 4, "");
+	fake_frames(h, 3, "[u] 0x0000000020001000\n[proc] 1 two words\n");
+	fake_key(h, 4, 5, "");
+	fake_frames(h, 4, "[proc] 4242 \n");
+	/* a process and nothing else: the user stack could not be read */
+	fake_key(h, 5, 6, "");
+	fake_frames(h, 5, "[proc] 4243 nostack\n");
+	for (i = 0; i < 6; i++)
+		fake_record(h, 0, i, 0);
+
+	pc_stacks_proc = dir;
+	r = RUN(&f, "show", "profile", "--folded");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "bad:comm;[...];[unknown];[unknown];[unknown];[unknown];[tail-without-newline];[file];[unknown];[unknown];[vdso];[lib32.so];[trunc];[nosym];[empty];[text.txt];[ustack];outer 1\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "[proc] 4242x c;[u] 0x0000000020001000;f 1\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "[proc] 99999999999 c;[u] 0x0000000020001000 1\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "[proc] 1 two words;[u] 0x0000000020001000 1\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "[proc] 4242  1\n")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\nnostack 1\n")) TH_LOG("%s", r.out);
+	result_free(&r);
+
+	r = RUN(&f, "show", "profile");
+	EXPECT_EQ(0, r.ret);
+	snprintf(text, sizeof(text), "\n  outer+0x4 [%s]\n  0x%016llx [%s+0x%llx]\n",
+		 elf, 0x30000000ULL + outer + 4, elf,
+		 (unsigned long long)outer + 4);
+	EXPECT_NE(NULL, strstr(r.out, text)) TH_LOG("want %s in %s", text, r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\n  0x0000000090000010 [vdso]+0x10\n  0x00000000a0000010 [anon]\n  0x00000000b0000010 [heap]\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\n  0x00000000f0000000\n  [u] 0xzz\n  [u] 0x00000000000000001\n  [...]\n  [proc] 4242 bad;comm\n"))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+
+	r = RUN(&f, "show", "profile", "--json");
+	EXPECT_EQ(0, r.ret);
+	EXPECT_NE(NULL, strstr(r.out, "\"why\":\"replaced since it was mapped\""))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\"kind\":\"bad\",\"line\":\"[u] 0xzz\""))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\"user_cut\":true")) TH_LOG("%s", r.out);
+	result_free(&r);
+	pc_stacks_proc = NULL;
+	fake_free(&f);
+
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(path));
 }
 
 TEST_HARNESS_MAIN
