@@ -203,9 +203,7 @@ static size_t uroom(const struct pc_uframe *uf)
 }
 
 /* Appends a formatted string to @st (room checked by the caller). */
-static const char *put(char **st, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static const char *put(char **st, const char *fmt, ...)
+static __printf(2, 3) const char *put(char **st, const char *fmt, ...)
 {
 	const char *s = *st;
 	va_list ap;

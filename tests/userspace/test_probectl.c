@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -5053,6 +5054,98 @@ TEST(ustack_bad_input)
 
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	EXPECT_EQ(0, system(path));
+}
+
+/*
+ * 40 copies of ustack with random bytes changed (a seeded generator:
+ * USYM_SEED=N replays one), each mapped by a process of the test's own
+ * procfs: every frame gets a name or "[FILE]", nothing reads out of
+ * bounds (ASan).
+ */
+TEST(ustack_fuzzed_elf)
+{
+	char dir[] = "/tmp/probectl-fuzz-XXXXXX", path[700], elf[512];
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	uint64_t outer = expect_off(_metadata, "ustack.outer", 0);
+	unsigned int seed = getenv("USYM_SEED") ?
+			    strtoul(getenv("USYM_SEED"), NULL, 0) :
+			    (unsigned int)time(NULL);
+	unsigned char *img = NULL;
+	size_t size = 0, len;
+	struct fake_hist *h;
+	char *text, *cmd;
+	struct result r;
+	struct fake f;
+	unsigned int v, k;
+	FILE *m, *in;
+
+	TH_LOG("USYM_SEED=%u", seed);
+	srand(seed);
+	in = fopen(elf_file(elf, sizeof(elf), "ustack"), "r");
+	ASSERT_NE(NULL, in);
+	img = malloc(1 << 20);
+	ASSERT_NE(NULL, img);
+	size = fread(img, 1, 1 << 20, in);
+	fclose(in);
+	ASSERT_LT(4096U, size);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/7", dir);
+	ASSERT_EQ(0, mkdir(path, 0700));
+	snprintf(path, sizeof(path), "%s/7/maps", dir);
+	m = fopen(path, "w");
+	ASSERT_NE(NULL, m);
+	text = malloc(40 * 32 + 64);
+	ASSERT_NE(NULL, text);
+	len = 0;
+	for (v = 0; v < 40; v++) {
+		unsigned char *c = malloc(size);
+		FILE *out;
+
+		ASSERT_NE(NULL, c);
+		memcpy(c, img, size);
+		/* the headers (ELF, program, section) and anywhere at all */
+		for (k = 0; k < 6; k++)
+			c[rand() % 64] = rand();
+		for (k = 0; k < 10; k++)
+			c[rand() % size] = rand();
+		for (k = 0; k < 10; k++)
+			c[size - 1 - rand() % 2048] = rand();
+		snprintf(path, sizeof(path), "%s/f%02u", dir, v);
+		out = fopen(path, "w");
+		ASSERT_NE(NULL, out);
+		fwrite(c, 1, size, out);
+		fclose(out);
+		free(c);
+		maps_line(m, 0x1000000UL * (v + 1), path, 0);
+		len += sprintf(text + len, "[u] 0x%016llx\n",
+			       0x1000000ULL * (v + 1) + outer + 4);
+	}
+	fclose(m);
+	sprintf(text + len, "[proc] 7 fuzz\n");
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "profile", "profile", "99_Hz", "samples",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &count, "stack", 1);
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, text);
+	fake_record(h, 0, 0, 0);
+	pc_stacks_proc = dir;
+	r = RUN(&f, "show", "profile", "--folded");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_EQ(0, strncmp(r.out, "fuzz;", 5)) TH_LOG("%s", r.out);
+	result_free(&r);
+	r = RUN(&f, "show", "profile", "--json");
+	EXPECT_EQ(0, r.ret);
+	result_free(&r);
+	pc_stacks_proc = NULL;
+	fake_free(&f);
+	free(text);
+	free(img);
+	cmd = malloc(800);
+	ASSERT_NE(NULL, cmd);
+	snprintf(cmd, 800, "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(cmd));
+	free(cmd);
 }
 
 TEST_HARNESS_MAIN
