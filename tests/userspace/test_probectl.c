@@ -5148,4 +5148,84 @@ TEST(ustack_fuzzed_elf)
 	free(cmd);
 }
 
+/*
+ * The flame graph of a profile with user stacks, drawn from the device:
+ * a process 4242 of the test's own procfs running ustack (main -> outer
+ * -> spin_here, in user mode and in pause()), a kernel thread, and a
+ * process gone.  Its folded lines are tests/browser/fixtures/
+ * ustack.folded, which the browser test draws and checks against this
+ * SVG (golden/flame_ustack.svg): the user frames' names are drawn, in
+ * violet, under the process.
+ */
+TEST(flamegraph_ustack_golden)
+{
+	char dir[] = "/tmp/probectl-proc-XXXXXX", path[700], elf[512];
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	uint64_t fmain = expect_off(_metadata, "ustack.main", 0);
+	uint64_t fouter = expect_off(_metadata, "ustack.outer", 0);
+	uint64_t fspin = expect_off(_metadata, "ustack.spin_here", 0);
+	char user[256], text[1024], *want;
+	struct fake_hist *h;
+	struct result r;
+	struct fake f;
+	unsigned int i;
+	FILE *m;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/4242", dir);
+	ASSERT_EQ(0, mkdir(path, 0700));
+	snprintf(path, sizeof(path), "%s/4242/maps", dir);
+	m = fopen(path, "w");
+	ASSERT_NE(NULL, m);
+	maps_line(m, 0x20000000, elf_file(elf, sizeof(elf), "ustack"), 0);
+	fclose(m);
+
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "profile", "profile", "99_Hz", "samples",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &count, "stack", 4);
+	snprintf(user, sizeof(user),
+		 "[u] 0x%016llx\n[u] 0x%016llx\n[u] 0x%016llx\n[proc] 4242 ustack\n",
+		 0x20000000ULL + fspin + 4, 0x20000000ULL + fouter + 4,
+		 0x20000000ULL + fmain + 4);
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, user);
+	snprintf(text, sizeof(text), USTK_KERNEL "%s", user);
+	fake_key(h, 1, 2, "");
+	fake_frames(h, 1, text);
+	fake_key(h, 2, 3, "");
+	fake_frames(h, 2, "worker_thread+0x1/0x40\nkthread+0x2/0x50\n[proc] 2 kworker/0:1\n");
+	fake_key(h, 3, 4, "");
+	fake_frames(h, 3, "[u] 0x00007f0000001234\n[u] 0x00007f0000005678\n[proc] 4243 gone\n");
+	for (i = 0; i < 700; i++)
+		fake_record(h, i % 2, 0, 0);
+	for (i = 0; i < 300; i++)
+		fake_record(h, 0, 1, 0);
+	for (i = 0; i < 20; i++)
+		fake_record(h, 1, 2, 0);
+	for (i = 0; i < 5; i++)
+		fake_record(h, 1, 3, 0);
+	pc_stacks_proc = dir;
+
+	r = RUN(&f, "show", "profile", "--folded");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	want = slurp(GOLDEN_DIR "/../../browser/fixtures/ustack.folded");
+	ASSERT_NE(NULL, want);
+	EXPECT_STREQ(want, r.out);
+	free(want);
+	result_free(&r);
+
+	r = RUN(&f, "flamegraph", "profile", "--width", "800", "--title",
+		"ustack: user stacks");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "<title>spin_here (1000 samples, 97.56%)</title>"))
+		TH_LOG("%s", r.out);
+	check_golden(_metadata, "flame_ustack.svg", r.out);
+	result_free(&r);
+	pc_stacks_proc = NULL;
+	fake_free(&f);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(path));
+}
+
 TEST_HARNESS_MAIN
