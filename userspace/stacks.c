@@ -32,7 +32,8 @@
  * or the address in no mapping).  Folded lines and flame graphs put the
  * process at the root, as perf and BCC do: "COMM;user frames root to
  * leaf;kernel frames root to leaf", a user frame as "func", "[FILE]"
- * (its base name: a file without a name there), "[vdso]" or "[unknown]"
+ * (its base name: a file without a name there), "[vdso]" (a vDSO not
+ * probectl's: see usym.c) or "[unknown]"
  * (never an address, so that stacks of a process gone merge).  Stacks are
  * merged on the kernel's text (same process, same addresses), before
  * symbolizing.
@@ -233,8 +234,9 @@ static void user_names(char **st, const struct pc_uframe *uf,
 		return;
 	}
 	switch (r->kind) {
-	case PC_USYM_FUNC:
-		*text = put(st, "%s+0x%llx [%s]", r->func,
+	case PC_USYM_FUNC:	/* "[vdso]" is in brackets already */
+		*text = put(st, r->file[0] == '[' ? "%s+0x%llx %s" :
+			    "%s+0x%llx [%s]", r->func,
 			    (unsigned long long)r->func_off, r->file);
 		*fold = r->func;
 		break;

@@ -19,10 +19,16 @@
  * and inode.  The build-id of each file is reported (JSON), so that a
  * user can tell which build the names came from.
  *
+ * The vDSO is no file: the kernel maps one image into every 64-bit
+ * process, so probectl reads its own (AT_SYSINFO_EHDR, through a memfd
+ * so that elfsym.c reads it as a file) and uses it for a process's
+ * "[vdso]" mapping of the same size (a 32-bit process's differs: VDSO,
+ * no name).
+ *
  * What has no name: a process gone before probectl read its maps
  * (NOPROC: the kernel keeps addresses, not mappings); an address in no
  * mapping (UNMAPPED); anonymous memory, where JIT compilers put their
- * code (ANON); the vDSO, which is no file on disk (VDSO, with its offset);
+ * code (ANON); a vDSO that is not probectl's (VDSO, with its offset);
  * a file without a symbol there (a stripped file has only its .dynsym,
  * exported functions; FILE).  A tgid that names another process since
  * (pid reuse) is not detected: show the stacks while the process lives.
@@ -37,6 +43,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -72,6 +80,8 @@ struct uproc {
 
 struct pc_usym {
 	char *proc;
+	struct ufile vdso;	/* probectl's own, read at first use */
+	uint64_t vdso_size;
 	struct uproc *procs;
 	size_t nprocs;
 	struct ufile **files;
@@ -118,6 +128,7 @@ void pc_usym_free(struct pc_usym *u)
 		pc_elf_funcs_free(&u->files[i]->fs);
 		free(u->files[i]);
 	}
+	pc_elf_funcs_free(&u->vdso.fs);
 	free(u->procs);
 	free(u->files);
 	free(u->proc);
@@ -283,6 +294,54 @@ static struct uproc *get_proc(struct pc_usym *u, uint32_t tgid)
 	return &u->procs[u->nprocs++];
 }
 
+/*
+ * probectl's own vDSO, once: its size from /proc/self/maps, its image
+ * copied to a memfd, read as a file.
+ */
+static struct ufile *get_vdso(struct pc_usym *u)
+{
+	uint64_t start, end, off, ino, base = getauxval(AT_SYSINFO_EHDR);
+	char line[512], perms[5], err[256];
+	unsigned int maj, min;
+	const char *path;
+	size_t done = 0;
+	ssize_t n;
+	FILE *f;
+	int fd;
+
+	if (u->vdso.tried)
+		return u->vdso.why ? NULL : &u->vdso;
+	u->vdso.tried = true;
+	u->vdso.why = "probectl has no vDSO";
+	f = base ? fopen("/proc/self/maps", "re") : NULL;
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!pc_usym_parse_maps_line(line, &start, &end, perms, &off,
+					     &maj, &min, &ino, &path) &&
+		    start == base && !strcmp(path, "[vdso]")) {
+			u->vdso_size = end - start;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	fd = u->vdso_size ? memfd_create("probectl-vdso", MFD_CLOEXEC) : -1;
+	if (fd < 0)
+		return NULL;
+	while (done < u->vdso_size) {
+		n = write(fd, (const char *)base + done, u->vdso_size - done);
+		if (n <= 0)
+			break;
+		done += n;
+	}
+	if (done == u->vdso_size &&
+	    !pc_elf_funcs_load(fd, "[vdso]", &u->vdso.fs, err, sizeof(err)) &&
+	    u->vdso.fs.table)
+		u->vdso.why = NULL;
+	close(fd);
+	return u->vdso.why ? NULL : &u->vdso;
+}
+
 static bool ends_with(const char *s, const char *tail)
 {
 	size_t n = strlen(s), t = strlen(tail);
@@ -358,6 +417,27 @@ static struct ufile *get_file(struct pc_usym *u, const struct uproc *pr,
 	return fl;
 }
 
+/* An address of a process's vDSO: a name when it is probectl's vDSO. */
+static int vdso_lookup(struct pc_usym *u, const struct umap *m,
+		       struct pc_usym_res *res, uint64_t back)
+{
+	const struct pc_elf_func *fn = NULL;
+	struct ufile *v = get_vdso(u);
+
+	res->kind = PC_USYM_VDSO;
+	if (v && m->end - m->start == u->vdso_size) {
+		res->build_id = v->fs.build_id;
+		fn = pc_elf_funcs_find(&v->fs, res->file_off, &res->func_off);
+	}
+	res->file_off += back;
+	if (fn) {
+		res->kind = PC_USYM_FUNC;
+		res->func = fn->name;
+		res->func_off += back;
+	}
+	return 0;
+}
+
 /**
  * pc_usym_lookup() - an address of a process, symbolized
  * @u: the symbolizer (its caches grow)
@@ -404,9 +484,11 @@ int pc_usym_lookup(struct pc_usym *u, uint32_t tgid, uint64_t addr,
 		return 0;
 	res->file = m->path;
 	if (m->path[0] != '/') {
-		res->kind = strcmp(m->path, "[vdso]") ? PC_USYM_ANON :
-			    PC_USYM_VDSO;
-		res->file_off = a - m->start + back;
+		res->file_off = a - m->start;
+		res->kind = PC_USYM_ANON;
+		if (!strcmp(m->path, "[vdso]"))
+			return vdso_lookup(u, m, res, back);
+		res->file_off += back;
 		return 0;
 	}
 	res->kind = PC_USYM_FILE;

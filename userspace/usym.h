@@ -19,10 +19,11 @@ struct pc_usym;
  * @PC_USYM_NOPROC: the process is gone (no /proc/TGID/maps): nothing known
  * @PC_USYM_UNMAPPED: no mapping of the process holds it
  * @PC_USYM_ANON: anonymous memory (JIT code, "[heap]", "[stack]")
- * @PC_USYM_VDSO: the vDSO ("[vdso]"): the file offset is set, no name
+ * @PC_USYM_VDSO: the vDSO ("[vdso]") without a name: not probectl's own
+ *	(a 32-bit process's), or in no function of it; the offset is set
  * @PC_USYM_FILE: a file's, without a function: the file cannot be read,
  *	is not one the mapping shows (replaced), or has no symbol there
- * @PC_USYM_FUNC: a function of a file
+ * @PC_USYM_FUNC: a function of a file, or of the vDSO (file "[vdso]")
  */
 enum pc_usym_kind {
 	PC_USYM_NOPROC,

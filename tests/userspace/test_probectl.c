@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -5221,6 +5222,115 @@ TEST(flamegraph_ustack_golden)
 	EXPECT_NE(NULL, strstr(r.out, "<title>spin_here (1000 samples, 97.56%)</title>"))
 		TH_LOG("%s", r.out);
 	check_golden(_metadata, "flame_ustack.svg", r.out);
+	result_free(&r);
+	pc_stacks_proc = NULL;
+	fake_free(&f);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(path));
+}
+
+/*
+ * The first function of probectl's own vDSO (this process's), found
+ * here apart from elfsym.c: its value, and of the names at that value
+ * the first in strcmp() order (the one probectl shows).  Its image's size
+ * from /proc/self/maps.  Return: false when there is none.
+ */
+static bool own_vdso_func(unsigned long *value, char *name, size_t len,
+			  unsigned long *size)
+{
+	const Elf64_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Shdr *sh, *sym = NULL;
+	const Elf64_Sym *s;
+	unsigned long lo, hi;
+	char line[512];
+	unsigned int i;
+	size_t n;
+	FILE *f;
+
+	*size = 0;
+	f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
+		    lo == (unsigned long)eh)
+			*size = hi - lo;
+	if (f)
+		fclose(f);
+	if (!eh || !*size)
+		return false;
+	sh = (const void *)((const char *)eh + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_DYNSYM)
+			sym = &sh[i];
+	if (!sym)
+		return false;
+	s = (const void *)((const char *)eh + sym->sh_offset);
+	n = sym->sh_size / sizeof(*s);
+	*value = 0;
+	for (i = 1; i < n; i++) {
+		const char *nm = (const char *)eh +
+				 sh[sym->sh_link].sh_offset + s[i].st_name;
+
+		if (ELF64_ST_TYPE(s[i].st_info) != STT_FUNC ||
+		    s[i].st_shndx == SHN_UNDEF || !s[i].st_value ||
+		    s[i].st_size < 4)
+			continue;
+		if (!*value || s[i].st_value < *value ||
+		    (s[i].st_value == *value && strcmp(nm, name) < 0)) {
+			*value = s[i].st_value;
+			snprintf(name, len, "%s", nm);
+		}
+	}
+	return *value != 0;
+}
+
+/*
+ * A process's "[vdso]" of the size of probectl's is probectl's: its
+ * functions are named; of another size (a 32-bit process's), "[vdso]".
+ */
+TEST(ustack_vdso)
+{
+	char dir[] = "/tmp/probectl-proc-XXXXXX", path[700], name[128];
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	unsigned long value, size;
+	char text[256], want[512];
+	struct fake_hist *h;
+	struct result r;
+	struct fake f;
+	FILE *m;
+
+	if (!own_vdso_func(&value, name, sizeof(name), &size))
+		SKIP(return, "this process has no vDSO with functions");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/77", dir);
+	ASSERT_EQ(0, mkdir(path, 0700));
+	snprintf(path, sizeof(path), "%s/77/maps", dir);
+	m = fopen(path, "w");
+	ASSERT_NE(NULL, m);
+	fprintf(m, "7ff000000000-%lx r-xp 00000000 00:00 0 [vdso]\n",
+		0x7ff000000000UL + size);
+	fprintf(m, "7ff100000000-%lx r-xp 00000000 00:00 0 [vdso]\n",
+		0x7ff100000000UL + size + 0x1000);
+	fclose(m);
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "profile", "profile", "99_Hz", "samples",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &count, "stack", 1);
+	snprintf(text, sizeof(text), "[u] 0x%016lx\n[u] 0x%016lx\n[proc] 77 v\n",
+		 0x7ff000000000UL + value + 2, 0x7ff100000000UL + value + 2);
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, text);
+	fake_record(h, 0, 0, 0);
+	pc_stacks_proc = dir;
+	r = RUN(&f, "show", "profile", "--folded");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	snprintf(want, sizeof(want), "v;[vdso];%s 1\n", name);
+	EXPECT_STREQ(want, r.out);
+	result_free(&r);
+	r = RUN(&f, "show", "profile");
+	snprintf(want, sizeof(want), "\n  %s+0x2 [vdso]\n  0x%016lx [vdso]+0x%lx\n",
+		 name, 0x7ff100000000UL + value + 2, value + 2);
+	EXPECT_NE(NULL, strstr(r.out, want)) TH_LOG("want %s in %s", want, r.out);
 	result_free(&r);
 	pc_stacks_proc = NULL;
 	fake_free(&f);
