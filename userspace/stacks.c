@@ -203,23 +203,31 @@ static size_t uroom(const struct pc_uframe *uf)
 		strlen(uf->res.func) : 0);
 }
 
-/* Appends a formatted string to @st (room checked by the caller). */
-static __printf(2, 3) const char *put(char **st, const char *fmt, ...)
+/*
+ * A formatted string at *@st, which moves past it; cut at @end (the
+ * caller's room is counted to fit, the cut is a second bound).
+ */
+static __printf(3, 4) const char *put(char **st, const char *end,
+				      const char *fmt, ...)
 {
 	const char *s = *st;
+	size_t room = end - *st;
 	va_list ap;
 	int n;
 
+	if (!room)
+		return "";
 	va_start(ap, fmt);
-	n = vsprintf(*st, fmt, ap);
+	n = vsnprintf(*st, room, fmt, ap);
 	va_end(ap);
-	*st += n + 1;
+	*st += n < 0 ? 1 : (size_t)n + 1 < room ? (size_t)n + 1 : room;
 	return s;
 }
 
 /* A user frame as show prints it, and as folded lines name it. */
-static void user_names(char **st, const struct pc_uframe *uf,
-		       const char **text, const char **fold)
+static void user_names(char **st, const char *end,
+		       const struct pc_uframe *uf, const char **text,
+		       const char **fold)
 {
 	const struct pc_usym_res *r = &uf->res;
 	uint64_t a;
@@ -235,30 +243,30 @@ static void user_names(char **st, const struct pc_uframe *uf,
 	}
 	switch (r->kind) {
 	case PC_USYM_FUNC:	/* "[vdso]" is in brackets already */
-		*text = put(st, r->file[0] == '[' ? "%s+0x%llx %s" :
+		*text = put(st, end, r->file[0] == '[' ? "%s+0x%llx %s" :
 			    "%s+0x%llx [%s]", r->func,
 			    (unsigned long long)r->func_off, r->file);
 		*fold = r->func;
 		break;
 	case PC_USYM_FILE:
-		*text = put(st, "0x%016llx [%s+0x%llx]", (unsigned long long)a,
+		*text = put(st, end, "0x%016llx [%s+0x%llx]", (unsigned long long)a,
 			    r->file,
 			    (unsigned long long)r->file_off);
-		*fold = put(st, "[%s]", base_name(r->file));
+		*fold = put(st, end, "[%s]", base_name(r->file));
 		break;
 	case PC_USYM_VDSO:
-		*text = put(st, "0x%016llx [vdso]+0x%llx",
+		*text = put(st, end, "0x%016llx [vdso]+0x%llx",
 			    (unsigned long long)a,
 			    (unsigned long long)r->file_off);
 		*fold = "[vdso]";
 		break;
 	case PC_USYM_ANON:
-		*text = put(st, "0x%016llx %s", (unsigned long long)a,
+		*text = put(st, end, "0x%016llx %s", (unsigned long long)a,
 			    r->file[0] ? r->file : "[anon]");
 		*fold = "[unknown]";
 		break;
 	default:
-		*text = put(st, "0x%016llx", (unsigned long long)a);
+		*text = put(st, end, "0x%016llx", (unsigned long long)a);
 		*fold = "[unknown]";
 	}
 }
@@ -271,8 +279,8 @@ static int symbolize(struct pc_stack *s, struct pc_usym **u)
 {
 	unsigned int i, k, nk, nu;
 	char *st, *comm, *p;
-	const char *text;
-	size_t room = 1;
+	const char *text, *end;
+	size_t room = 1, len;
 
 	s->nkernel = s->nframes;
 	if (s->nframes &&
@@ -286,7 +294,7 @@ static int symbolize(struct pc_stack *s, struct pc_usym **u)
 	nk = s->nkernel;
 	nu = s->nuser;
 	s->user = calloc(nu ? nu : 1, sizeof(*s->user));
-	s->fold = calloc(nk + nu + 1 ? nk + nu + 1 : 1, sizeof(*s->fold));
+	s->fold = calloc(nk + nu + 1, sizeof(*s->fold));
 	if (!s->user || !s->fold)
 		return -ENOMEM;
 	if (nu && !*u) {
@@ -311,15 +319,17 @@ static int symbolize(struct pc_stack *s, struct pc_usym **u)
 	if (!s->store)
 		return -ENOMEM;
 	st = s->store;
+	end = s->store + room;
 	k = 0;
 	if (s->comm) {
 		/* the process at the root, then its user frames root first */
-		comm = (char *)put(&st, "%s", s->comm);
+		comm = (char *)put(&st, end, "%s", s->comm);
 		for (p = comm; (p = strchr(p, ';'));)
 			*p = ':';
 		s->fold[k++] = comm;
 		for (i = nu; i-- > 0;) {
-			user_names(&st, &s->user[i], &text, &s->fold[k + i]);
+			user_names(&st, end, &s->user[i], &text,
+				   &s->fold[k + i]);
 			s->frames[nk + i] = text;
 		}
 		/* the fold of user frame i (leaf first) goes root first */
@@ -332,9 +342,11 @@ static int symbolize(struct pc_stack *s, struct pc_usym **u)
 		s->fold_user = nu;
 	}
 	for (i = nk; i-- > 0;) {
-		s->fold[k++] = pc_stack_func(st, strlen(s->frames[i]) + 1,
-					     s->frames[i]);
-		st += strlen(st) + 1;
+		len = strlen(s->frames[i]) + 1;
+		if (len > (size_t)(end - st))
+			len = end - st;
+		s->fold[k++] = len ? pc_stack_func(st, len, s->frames[i]) : "";
+		st += len ? strlen(st) + 1 : 0;
 	}
 	s->nfold = k;
 	return 0;

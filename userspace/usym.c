@@ -13,9 +13,10 @@
  * Which file: the mapping's own, through /proc/TGID/map_files/START-END
  * (needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE): it is the file mapped,
  * even deleted or replaced since.  Without it, the maps line's path,
- * used only when its device and inode are the mapping's: a file replaced
- * since (a package upgrade) or deleted ("PATH (deleted)") gives no names,
- * rather than wrong ones.  Files are read once per run, keyed by device
+ * used only when its inode number is the mapping's: a file replaced since
+ * (a package upgrade renames a new file over it) or deleted ("PATH
+ * (deleted)") gives no names, rather than wrong ones.  (A file rewritten
+ * in place keeps its inode: that is not detected.)  Files are read once per run, keyed by device
  * and inode.  The build-id of each file is reported (JSON), so that a
  * user can tell which build the names came from.
  *
@@ -46,7 +47,6 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "elfsym.h"
 #include "usym.h"
@@ -349,14 +349,18 @@ static bool ends_with(const char *s, const char *tail)
 	return n >= t && !strcmp(s + n - t, tail);
 }
 
-/* Is @fd's file the one @m maps? */
-static bool same_file(int fd, const struct umap *m)
+/*
+ * Is @fd's file the one @m maps?  A regular file, of the mapping's inode
+ * number (unless @any: the mapping's own file).  Devices are not
+ * compared: btrfs (a subvolume's device) and overlayfs show stat()
+ * another device than the maps line's.
+ */
+static bool same_file(int fd, const struct umap *m, bool any)
 {
 	struct stat st;
 
 	return !fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	       major(st.st_dev) == m->maj && minor(st.st_dev) == m->min &&
-	       st.st_ino == m->ino;
+	       (any || st.st_ino == m->ino);
 }
 
 /* The file of mapping @m of @pr, read once per run. */
@@ -389,7 +393,7 @@ static struct ufile *get_file(struct pc_usym *u, const struct uproc *pr,
 		 pr->tgid, (unsigned long long)m->start,
 		 (unsigned long long)m->end);
 	fd = open(name, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && !same_file(fd, m)) {
+	if (fd >= 0 && !same_file(fd, m, true)) {
 		close(fd);
 		fd = -1;
 	}
@@ -403,7 +407,7 @@ static struct ufile *get_file(struct pc_usym *u, const struct uproc *pr,
 			fl->why = "cannot be opened";
 			return fl;
 		}
-		if (!same_file(fd, m)) {
+		if (!same_file(fd, m, false)) {
 			close(fd);
 			fl->why = "replaced since it was mapped";
 			return fl;
