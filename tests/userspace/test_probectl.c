@@ -4758,6 +4758,7 @@ TEST(ustack_live)
 
 	r = ustack_run(&f, "--json", NULL);
 	EXPECT_EQ(0, r.ret);
+	keep_prom("ustack-live.json", r.out);	/* run.sh: jq reads it */
 	EXPECT_NE(NULL, strstr(r.out, "\"tgid\":")) TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "\"comm\":\"ustack\",\"kernel_frames\":3,\"folded\":[\"ustack\",\"main\",\"outer\",\"spin_here\",\"entry_SYSCALL_64_after_hwframe\""))
 		TH_LOG("%s", r.out);
@@ -5044,6 +5045,7 @@ TEST(ustack_bad_input)
 
 	r = RUN(&f, "show", "profile", "--json");
 	EXPECT_EQ(0, r.ret);
+	keep_prom("ustack-bad.json", r.out);	/* run.sh: jq reads it */
 	EXPECT_NE(NULL, strstr(r.out, "\"why\":\"replaced since it was mapped\""))
 		TH_LOG("%s", r.out);
 	EXPECT_NE(NULL, strstr(r.out, "\"kind\":\"bad\",\"line\":\"[u] 0xzz\""))
