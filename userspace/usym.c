@@ -26,8 +26,9 @@
  * "[vdso]" mapping of the same size (a 32-bit process's differs: VDSO,
  * no name).
  *
- * What has no name: a process gone before probectl read its maps
- * (NOPROC: the kernel keeps addresses, not mappings); an address in no
+ * What has no name: a process gone before probectl read its maps, or
+ * exited and not yet reaped (its maps file is empty) (NOPROC: the kernel
+ * keeps addresses, not mappings); an address in no
  * mapping (UNMAPPED); anonymous memory, where JIT compilers put their
  * code (ANON); a vDSO that is not probectl's (VDSO, with its offset);
  * a file without a symbol there (a stripped file has only its .dynsym,
@@ -275,6 +276,9 @@ static void read_maps(struct pc_usym *u, struct uproc *pr)
 	}
 	fclose(f);
 	free(line);
+	/* an exited task not yet reaped (a zombie) has no mm: no lines */
+	if (!pr->nmaps)
+		pr->why = "the process has exited (no mappings)";
 }
 
 static struct uproc *get_proc(struct pc_usym *u, uint32_t tgid)

@@ -4804,6 +4804,51 @@ TEST(ustack_live)
 	fake_free(&f);
 }
 
+/*
+ * A process that has exited but is not reaped yet (a zombie: its maps
+ * file is there, and empty) is gone too, not "unmapped" (seen in the VM:
+ * probectl profile -d read a program that had just exited).
+ */
+TEST(ustack_zombie)
+{
+	unsigned long addr[6];
+	char path[512];
+	struct result r;
+	struct fake f;
+	pid_t pid;
+
+	elf_file(path, sizeof(path), "ustack");
+	pid = ustack_spawn(_metadata, path, addr);
+	kill(pid, SIGKILL);
+	/* not reaped: wait until it is a zombie */
+	for (int i = 0; i < 200; i++) {
+		char st[64], buf[256] = "";
+		FILE *s;
+
+		snprintf(st, sizeof(st), "/proc/%d/stat", (int)pid);
+		s = fopen(st, "r");
+		if (s) {
+			if (!fgets(buf, sizeof(buf), s))
+				buf[0] = '\0';
+			fclose(s);
+		}
+		if (strstr(buf, ") Z "))
+			break;
+		usleep(10000);
+	}
+	ustack_fake(&f, pid, "ustack", addr);
+	r = ustack_run(&f, "--json", NULL);
+	EXPECT_NE(NULL, strstr(r.out, "\"kind\":\"gone\",\"why\":\"the process has exited (no mappings)\""))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+	r = ustack_run(&f, "--folded", "--top=1");
+	EXPECT_STREQ("ustack;[unknown];[unknown];[unknown];entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_pause 5\n",
+		     r.out);
+	result_free(&r);
+	fake_free(&f);
+	waitpid(pid, NULL, 0);
+}
+
 /* A stripped PIE: main, outer and spin_here are not in .dynsym. */
 TEST(ustack_stripped)
 {
