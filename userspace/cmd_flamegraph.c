@@ -59,17 +59,15 @@ static int flame_write(struct pc_env *env, const struct pc_args *a,
 /*
  * flamegraph NAME: the stacks of a histogram keyed by stack, as --folded
  * prints them (stacks that differ only in offsets are one: the SVG merges
- * identical stacks).
+ * identical stacks): a process at the root, its user frames, then the
+ * kernel's (stacks.c).
  */
 static int flame_from_dev(struct pc_env *env, const struct pc_args *a)
 {
 	struct pc_flame_stack *fs = NULL;
 	struct pcore_ioc_entry e;
 	struct pc_stack *s = NULL;
-	const char **frames = NULL;
-	char *names = NULL, *p;
-	size_t room = 0, nfr = 0, used = 0;
-	unsigned int n = 0, i, j, k = 0;
+	unsigned int n = 0, i, k = 0;
 	struct pc_hist h;
 	int ret;
 
@@ -81,44 +79,30 @@ static int flame_from_dev(struct pc_env *env, const struct pc_args *a)
 			     a->name);
 	}
 	ret = pc_stacks_build(&h, &s, &n) ? PC_EXIT_ERR : PC_EXIT_OK;
-	for (i = 0; !ret && i < n; i++) {
-		nfr += s[i].nframes;
-		for (j = 0; j < s[i].nframes; j++)
-			room += strlen(s[i].frames[j]) + 1;
-	}
-	/*
-	 * names without offsets are never longer; weights as --folded's, in
-	 * the histogram's unit: a count's (calls, samples), or a sum's (ns)
-	 */
 	if (!ret) {
 		fs = calloc(n ? n : 1, sizeof(*fs));
-		frames = calloc(nfr ? nfr : 1, sizeof(*frames));
-		names = malloc(room ? room : 1);
-		if (!fs || !frames || !names)
-			ret = error(env, "flamegraph %s: out of memory", a->name);
+		if (!fs)
+			ret = PC_EXIT_ERR;
 	}
-	for (i = 0, p = names; !ret && i < n; i++) {
-		if (!s[i].nframes)
+	if (ret)
+		ret = error(env, "flamegraph %s: out of memory", a->name);
+	/*
+	 * weights as --folded's, in the histogram's unit: a count's (calls,
+	 * samples), or a sum's (ns)
+	 */
+	for (i = 0; !ret && i < n; i++) {
+		if (!s[i].nfold)
 			continue;
-		fs[k].frames = &frames[used];
-		used += s[i].nframes;
-		fs[k].nframes = s[i].nframes;
-		fs[k].count = strcmp(e.hist_kind, "count") ? s[i].sum :
-			      s[i].count;
-		for (j = 0; j < s[i].nframes; j++) {
-			room = strlen(s[i].frames[s[i].nframes - 1 - j]) + 1;
-			fs[k].frames[j] = pc_stack_func(p, room,
-					s[i].frames[s[i].nframes - 1 - j]);
-			p += strlen(p) + 1;
-		}
-		k++;
+		fs[k].frames = s[i].fold;
+		fs[k].nframes = s[i].nfold;
+		fs[k].nuser = s[i].fold_user;
+		fs[k++].count = strcmp(e.hist_kind, "count") ? s[i].sum :
+				s[i].count;
 	}
 	if (!ret)
 		ret = flame_write(env, a, fs, k, e.unit);
 	free(fs);
-	free(frames);
-	free(names);
-	free(s);
+	pc_stacks_free(s, n);
 	pc_hist_free(&h);
 	return ret;
 }

@@ -29,7 +29,7 @@ int show_stacks(struct pc_env *env, const struct pc_args *a,
 		pc_fmt_show_text(env->out, h, a->full);
 		pc_fmt_stacks_text(env->out, h, s, n, a->top);
 	}
-	free(s);
+	pc_stacks_free(s, n);
 	pc_hist_free(h);
 	return PC_EXIT_OK;
 }

@@ -55,7 +55,7 @@
 #define MAX_LISTED	8	/* functions named in one error */
 
 /* An executable PT_LOAD segment: its addresses and where it is in the file. */
-struct seg {
+struct pc_elf_seg {
 	uint64_t vaddr;
 	uint64_t off;
 	uint64_t filesz;
@@ -88,7 +88,7 @@ struct ctx {
 	size_t errlen;
 	Elf *elf;
 	uint64_t size;
-	struct seg *segs;
+	struct pc_elf_seg *segs;
 	size_t nsegs;
 	struct vdef *vdefs;
 	size_t nvdefs;
@@ -297,7 +297,7 @@ static int open_elf(struct ctx *c)
 		    !ph.p_filesz || ph.p_offset > UINT64_MAX - ph.p_filesz ||
 		    ph.p_vaddr > UINT64_MAX - ph.p_filesz)
 			continue;
-		c->segs[c->nsegs++] = (struct seg){ .vaddr = ph.p_vaddr,
+		c->segs[c->nsegs++] = (struct pc_elf_seg){ .vaddr = ph.p_vaddr,
 			.off = ph.p_offset, .filesz = ph.p_filesz };
 	}
 	if (!c->nsegs)
@@ -705,4 +705,254 @@ int pc_elf_resolve(int fd, const char *path, const char *sym,
 	free(c.vdefs);
 	free(c.cands);
 	return ret;
+}
+
+/*
+ * ---- The other way: file offsets into functions, for user stacks ----
+ *
+ * probectl symbolizes the user frames of a stack (usym.c) with the same
+ * checks of the file as above (open_elf()): the functions of .symtab, or
+ * of .dynsym when there is no .symtab (a stripped file: fewer names), and
+ * the file's GNU build-id.
+ */
+
+/*
+ * A name from the file as probectl prints it: printable ASCII, '?' for
+ * blanks, control and other bytes and for ';' (the folded format's
+ * separator), cut at PC_ELF_NAME_MAX - 1 bytes.  Return: bytes used.
+ */
+static size_t copy_name(char *dst, const char *s)
+{
+	unsigned char ch;
+	size_t i;
+
+	for (i = 0; s[i] && i < PC_ELF_NAME_MAX - 1; i++) {
+		ch = s[i];
+		dst[i] = ch > ' ' && ch < 0x7f && ch != ';' ? ch : '?';
+	}
+	dst[i] = '\0';
+	return i + 1;
+}
+
+/* The first NT_GNU_BUILD_ID note of a SHT_NOTE section, in hex. */
+static void read_build_id(struct ctx *c, struct pc_elf_funcs *fs)
+{
+	const unsigned char *desc;
+	size_t off, next, noff, doff, i;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Nhdr nh;
+	Elf_Data *d;
+
+	fs->build_id[0] = '\0';
+	while ((scn = elf_nextscn(c->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf)
+			continue;
+		/* gelf_getnote() checks that the note lies within d */
+		for (off = 0; off < d->d_size; off = next) {
+			next = gelf_getnote(d, off, &nh, &noff, &doff);
+			if (next <= off)
+				break;
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((const char *)d->d_buf + noff, "GNU", 4) ||
+			    !nh.n_descsz || nh.n_descsz > PC_ELF_BUILD_ID_MAX)
+				continue;
+			desc = (const unsigned char *)d->d_buf + doff;
+			for (i = 0; i < nh.n_descsz; i++)
+				snprintf(fs->build_id + 2 * i, 3, "%02x",
+					 desc[i]);
+			return;
+		}
+	}
+}
+
+static int by_func_addr(const void *a, const void *b)
+{
+	const struct pc_elf_func *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Is symbol @s a defined function with a name? */
+static const char *func_name(struct ctx *c, const GElf_Shdr *sh,
+			     const GElf_Sym *s)
+{
+	const char *name;
+
+	if (GELF_ST_TYPE(s->st_info) != STT_FUNC || !s->st_name ||
+	    s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_ABS || !s->st_value)
+		return NULL;
+	name = elf_strptr(c->elf, sh->sh_link, s->st_name);
+	return name && *name ? name : NULL;
+}
+
+/* The functions of one symbol table, sorted, one per address. */
+static int load_funcs(struct ctx *c, Elf_Scn *scn, struct pc_elf_funcs *fs)
+{
+	size_t n, i, k = 0, room = 1, esz, used = 0;
+	const char *name;
+	GElf_Shdr sh;
+	GElf_Sym s;
+	Elf_Data *d;
+
+	d = gelf_getshdr(scn, &sh) ? elf_getdata(scn, NULL) : NULL;
+	if (!d)
+		return fail(c, -ENOEXEC, "%s: cannot read a symbol table: %s",
+			    c->path, elf_errmsg(-1));
+	esz = gelf_fsize(c->elf, ELF_T_SYM, 1, EV_CURRENT);
+	n = esz ? d->d_size / esz : 0;
+	for (i = 1; i < n; i++) {
+		if (!gelf_getsym(d, i, &s))
+			continue;
+		name = func_name(c, &sh, &s);
+		if (!name)
+			continue;
+		k++;
+		room += strnlen(name, PC_ELF_NAME_MAX - 1) + 1;
+	}
+	fs->funcs = calloc(k ? k : 1, sizeof(*fs->funcs));
+	fs->names = malloc(room);
+	if (!fs->funcs || !fs->names)
+		return fail(c, -ENOMEM, "out of memory");
+	for (i = 1, k = 0; i < n; i++) {
+		if (!gelf_getsym(d, i, &s))
+			continue;
+		name = func_name(c, &sh, &s);
+		if (!name || used + strnlen(name, PC_ELF_NAME_MAX - 1) + 1 >
+		    room)
+			continue;
+		fs->funcs[k++] = (struct pc_elf_func){ .addr = s.st_value,
+			.size = s.st_size, .name = fs->names + used };
+		used += copy_name(fs->names + used, name);
+	}
+	qsort(fs->funcs, k, sizeof(*fs->funcs), by_func_addr);
+	for (i = 0, fs->nfuncs = 0; i < k; i++) {
+		if (fs->nfuncs &&
+		    fs->funcs[fs->nfuncs - 1].addr == fs->funcs[i].addr) {
+			/* aliases: the first name, the largest size */
+			if (fs->funcs[i].size > fs->funcs[fs->nfuncs - 1].size)
+				fs->funcs[fs->nfuncs - 1].size =
+					fs->funcs[i].size;
+			continue;
+		}
+		fs->funcs[fs->nfuncs++] = fs->funcs[i];
+	}
+	/* a size of 0 (an assembly label): up to the next function */
+	for (i = 0; i + 1 < fs->nfuncs; i++)
+		if (!fs->funcs[i].size)
+			fs->funcs[i].size = fs->funcs[i + 1].addr -
+					    fs->funcs[i].addr;
+	return 0;
+}
+
+/**
+ * pc_elf_funcs_load() - the functions of an ELF file, to symbolize with
+ * @fd: the file, open for reading (its position is not used); it may be
+ *	closed once this returns
+ * @path: its name, for the messages
+ * @out: filled in; free it with pc_elf_funcs_free(), also on error
+ * @err: set to one sentence saying why, on error
+ * @errlen: size of @err
+ *
+ * The file is checked as pc_elf_resolve() checks it.  Its functions are
+ * the defined STT_FUNC symbols of .symtab, or of .dynsym when there is no
+ * .symtab; none at all is not an error (@out->table is NULL).  Names are
+ * printable ASCII: '?' for blanks, ';', control and other bytes, cut at
+ * PC_ELF_NAME_MAX - 1 bytes.
+ *
+ * Return: 0, or -errno as pc_elf_resolve() (-ENOEXEC, -ENOMEM, -EINVAL).
+ */
+int pc_elf_funcs_load(int fd, const char *path, struct pc_elf_funcs *out,
+		      char *err, size_t errlen)
+{
+	struct ctx c = { .fd = fd, .path = path, .err = err,
+			 .errlen = errlen };
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	GElf_Shdr sh;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (errlen)
+		err[0] = '\0';
+	ret = open_elf(&c);
+	while (!ret && (scn = elf_nextscn(c.elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !symtab)
+			symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM && !dynsym)
+			dynsym = scn;
+	}
+	if (!ret) {
+		read_build_id(&c, out);
+		out->table = symtab ? ".symtab" : dynsym ? ".dynsym" : NULL;
+		if (symtab || dynsym)
+			ret = load_funcs(&c, symtab ?: dynsym, out);
+	}
+	out->segs = c.segs;
+	out->nsegs = c.nsegs;
+	if (c.elf)
+		elf_end(c.elf);
+	return ret;
+}
+
+/**
+ * pc_elf_funcs_find() - the function at a file offset
+ * @fs: the file's functions, from pc_elf_funcs_load()
+ * @off: an offset in the file (an address of the mapping, minus the
+ *	mapping's start, plus its offset in the file)
+ * @func_off: set to @off's distance from the function's start
+ *
+ * Return: the function, or NULL: @off is in no executable segment, or in
+ * no function that the symbol table knows.
+ */
+const struct pc_elf_func *pc_elf_funcs_find(const struct pc_elf_funcs *fs,
+					    uint64_t off, uint64_t *func_off)
+{
+	size_t i, lo = 0, hi = fs->nfuncs;
+	uint64_t addr = 0;
+	bool in = false;
+
+	for (i = 0; i < fs->nsegs && !in; i++) {
+		if (off >= fs->segs[i].off &&
+		    off - fs->segs[i].off < fs->segs[i].filesz) {
+			addr = off - fs->segs[i].off + fs->segs[i].vaddr;
+			in = true;
+		}
+	}
+	if (!in)
+		return NULL;
+	/* the last function at or below addr */
+	while (lo < hi) {
+		i = lo + (hi - lo) / 2;
+		if (fs->funcs[i].addr <= addr)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	if (!lo)
+		return NULL;
+	i = lo - 1;
+	if (addr - fs->funcs[i].addr >= fs->funcs[i].size &&
+	    addr != fs->funcs[i].addr)
+		return NULL;
+	*func_off = addr - fs->funcs[i].addr;
+	return &fs->funcs[i];
+}
+
+/**
+ * pc_elf_funcs_free() - what pc_elf_funcs_load() allocated
+ * @fs: the functions (its fields are cleared)
+ */
+void pc_elf_funcs_free(struct pc_elf_funcs *fs)
+{
+	free(fs->funcs);
+	free(fs->segs);
+	free(fs->names);
+	memset(fs, 0, sizeof(*fs));
 }

@@ -13,6 +13,10 @@
 #include <stdint.h>
 
 #define PC_ELF_SYM_MAX		1024	/* SYMBOL, its version included */
+#define PC_ELF_BUILD_ID_MAX	64	/* bytes of a build-id (SHA-1: 20) */
+#define PC_ELF_NAME_MAX		256	/* a symbolized name, cut there */
+
+struct pc_elf_seg;
 
 /**
  * struct pc_elf_sym - SYMBOL of --uprobe PATH:SYMBOL, parsed
@@ -31,8 +35,46 @@ struct pc_elf_sym {
 	bool is_default;
 };
 
+/**
+ * struct pc_elf_func - one function of struct pc_elf_funcs
+ * @addr: its address in the file's own layout (st_value)
+ * @size: its size, or the distance to the next function when the
+ *	table gives 0 (an assembly label); 0 for the last such one
+ * @name: its name, printable (see pc_elf_funcs_load())
+ */
+struct pc_elf_func {
+	uint64_t addr;
+	uint64_t size;
+	const char *name;
+};
+
+/**
+ * struct pc_elf_funcs - the functions of an ELF file, for symbolizing
+ * @funcs: sorted by address, one per address
+ * @nfuncs: how many
+ * @segs: the executable PT_LOAD segments (file offset to address)
+ * @nsegs: how many
+ * @names: where the names are
+ * @table: ".symtab", ".dynsym" (the file is stripped), or NULL: none
+ * @build_id: its GNU build-id in hex, "" when it has none
+ */
+struct pc_elf_funcs {
+	struct pc_elf_func *funcs;
+	size_t nfuncs;
+	struct pc_elf_seg *segs;
+	size_t nsegs;
+	char *names;
+	const char *table;
+	char build_id[2 * PC_ELF_BUILD_ID_MAX + 1];
+};
+
 int pc_elf_parse_sym(const char *s, struct pc_elf_sym *q, const char **why);
 int pc_elf_resolve(int fd, const char *path, const char *sym,
 		   uint64_t *offset, char *err, size_t errlen);
+int pc_elf_funcs_load(int fd, const char *path, struct pc_elf_funcs *out,
+		      char *err, size_t errlen);
+const struct pc_elf_func *pc_elf_funcs_find(const struct pc_elf_funcs *fs,
+					    uint64_t off, uint64_t *func_off);
+void pc_elf_funcs_free(struct pc_elf_funcs *fs);
 
 #endif /* PROBECTL_ELFSYM_H */

@@ -50,12 +50,14 @@
  * @start: offset of its left edge, in samples from the root's left edge
  * @total: samples in it and under it
  * @depth: 0 for the root, 1 for the stacks' first frames
+ * @user: a user frame (struct pc_flame_stack's @nuser)
  */
 struct node {
 	const char *name;
 	unsigned long long start;
 	unsigned long long total;
 	unsigned int depth;
+	bool user;
 };
 
 /* Frame by frame, a stack before the stacks it is a prefix of. */
@@ -136,6 +138,7 @@ static int build_tree(const struct pc_flame_stack *s, size_t n,
 		for (j = k; j < cur->nframes; j++) {
 			t[used].name = cur->frames[j];
 			t[used].depth = j + 1;
+			t[used].user = j >= 1 && j <= cur->nuser;
 			path[j + 1] = used++;
 		}
 		for (j = 1; j <= cur->nframes; j++)
@@ -261,8 +264,10 @@ static uint32_t name_hash(const char *s)
 /*
  * A frame's colour, the same for the same function in every graph: warm
  * (red to yellow) for the kernel's own functions, blue-green for a
- * module's ("... [mod]"), green-grey for frames that are not functions
- * ("[user] comm", "[idle]") and grey for the root.
+ * module's ("... [mod]"), violet for a process's user frames (known
+ * from the device, not from a folded file), green-grey for frames that
+ * are not functions ("[user] comm", "[idle]", "[unknown]") and grey for
+ * the root.
  */
 static void colour(char *buf, size_t len, const struct node *nd)
 {
@@ -276,6 +281,10 @@ static void colour(char *buf, size_t len, const struct node *nd)
 		r = 200;
 		g = 200;
 		bl = 200;
+	} else if (nd->user && s[0] != '[') {
+		r = 160 + a * 60 / 255;
+		g = 110 + b * 50 / 255;
+		bl = 210 + c * 45 / 255;
 	} else if (s[0] == '[') {
 		r = 130 + a * 50 / 255;
 		g = 180 + a * 50 / 255;
@@ -599,6 +608,7 @@ static int parse_line(const char *line, size_t len, size_t lineno,
 	st->frames = frames;
 	st->nframes = nf;
 	st->count = count;
+	st->nuser = 0;	/* a folded line does not say */
 	return 0;
 }
 

@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define PC_FLAME_MAX_FRAMES	128		/* 127, and a cut stack's [...] */
-#define PC_FOLDED_MAX_LINE	(128 * 1024)	/* 127 frames of KSYM_NAME_LEN */
+#define PC_FLAME_MAX_FRAMES	260		/* comm, user and kernel frames, cut marks */
+#define PC_FOLDED_MAX_LINE	(256 * 1024)	/* 260 frames of KSYM_NAME_LEN or less */
 #define PC_FOLDED_MAX_LINES	(1U << 20)
 #define PC_FOLDED_MAX_BYTES	(64U << 20)	/* the whole input */
 #define PC_FLAME_WIDTH		1200		/* px, the default */
@@ -33,11 +33,15 @@
  * @nframes: 1 to PC_FLAME_MAX_FRAMES
  * @count: samples (or events) with this stack, or their weight (a sum,
  *	in the unit of struct pc_flame_opts)
+ * @nuser: frames[1] to frames[@nuser] are a process's user frames (and
+ *	frames[0] the process), drawn in a colour of their own; 0 when not
+ *	known (a folded file does not say)
  */
 struct pc_flame_stack {
 	const char **frames;
 	unsigned int nframes;
 	unsigned long long count;
+	unsigned int nuser;
 };
 
 /**

@@ -21,12 +21,32 @@
  * those of the keys read (pc_stacks_build()), so that the count is the
  * sum of the stacks shown.  (probectl profile -d stops its profiler
  * before it reads: there, nothing changes during the read at all.)
+ *
+ * User frames.  A stack whose last line is "[proc] TGID COMM" (ustack=1,
+ * or a process in the key) may have, after its kernel frames, "[u] 0xADDR"
+ * lines (leaf first) and "[u...]" when the user stack was cut.  They are
+ * symbolized here (usym.c: /proc/TGID/maps and the mapped files' symbol
+ * tables), once per pc_stacks_build(), while the process lives: show
+ * prints "func+0xOFF [FILE]", or "0xADDR [FILE+0xOFF]" in a file without
+ * a name there, or "0xADDR" when nothing is known (the process is gone,
+ * or the address in no mapping).  Folded lines and flame graphs put the
+ * process at the root, as perf and BCC do: "COMM;user frames root to
+ * leaf;kernel frames root to leaf", a user frame as "func", "[FILE]"
+ * (its base name: a file without a name there), "[vdso]" (a vDSO not
+ * probectl's: see usym.c) or "[unknown]"
+ * (never an address, so that stacks of a process gone merge).  Stacks are
+ * merged on the kernel's text (same process, same addresses), before
+ * symbolizing.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "format.h"
 #include "stacks.h"
+
+const char *pc_stacks_proc;	/* NULL: /proc */
 
 /* Control and non-ASCII bytes of the kernel's text as '?'. */
 static void sanitize(char *s)
@@ -120,6 +140,218 @@ static void total_of_keys(struct pc_hist *h)
 	}
 }
 
+
+/* "[proc] TGID COMM": TGID below 2^32, COMM one word, nothing after it. */
+static bool parse_proc(const char *line, uint32_t *tgid, const char **comm)
+{
+	const char *p = line + 7;
+	uint64_t v = 0;
+	unsigned int n = 0;
+
+	if (strncmp(line, "[proc] ", 7))
+		return false;
+	for (; *p >= '0' && *p <= '9' && n < 10; p++, n++)
+		v = v * 10 + (*p - '0');
+	if (!n || v > UINT32_MAX || *p != ' ' || !p[1] || strchr(p + 1, ' '))
+		return false;
+	*tgid = v;
+	*comm = p + 1;
+	return true;
+}
+
+/* "[u] 0x" and 1 to 16 hex digits, nothing after them. */
+static bool parse_u(const char *line, uint64_t *addr)
+{
+	const char *p = line + 6;
+	unsigned int n = 0;
+	int d;
+
+	if (strncmp(line, "[u] 0x", 6))
+		return false;
+	*addr = 0;
+	for (; *p && n < 16; p++, n++) {
+		if (*p >= '0' && *p <= '9')
+			d = *p - '0';
+		else if (*p >= 'a' && *p <= 'f')
+			d = *p - 'a' + 10;
+		else if (*p >= 'A' && *p <= 'F')
+			d = *p - 'A' + 10;
+		else
+			return false;
+		*addr = *addr << 4 | (uint64_t)d;
+	}
+	return n && !*p;
+}
+
+static bool is_user_line(const char *line)
+{
+	return !strncmp(line, "[u] ", 4) || !strcmp(line, "[u...]");
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* Room for a user frame's show text or folded name, at most. */
+static size_t uroom(const struct pc_uframe *uf)
+{
+	return strlen(uf->line) + 64 + 2 * (uf->res.file ?
+		strlen(uf->res.file) : 0) + (uf->res.func ?
+		strlen(uf->res.func) : 0);
+}
+
+/*
+ * A formatted string at *@st, which moves past it; cut at @end (the
+ * caller's room is counted to fit, the cut is a second bound).
+ */
+static __printf(3, 4) const char *put(char **st, const char *end,
+				      const char *fmt, ...)
+{
+	const char *s = *st;
+	size_t room = end - *st;
+	va_list ap;
+	int n;
+
+	if (!room)
+		return "";
+	va_start(ap, fmt);
+	n = vsnprintf(*st, room, fmt, ap);
+	va_end(ap);
+	*st += n < 0 ? 1 : (size_t)n + 1 < room ? (size_t)n + 1 : room;
+	return s;
+}
+
+/* A user frame as show prints it, and as folded lines name it. */
+static void user_names(char **st, const char *end,
+		       const struct pc_uframe *uf, const char **text,
+		       const char **fold)
+{
+	const struct pc_usym_res *r = &uf->res;
+	uint64_t a;
+
+	if (!strcmp(uf->line, "[u...]")) {
+		*text = *fold = "[...]";
+		return;
+	}
+	if (!parse_u(uf->line, &a)) {
+		*text = uf->line;	/* not the format: as it came */
+		*fold = "[unknown]";
+		return;
+	}
+	switch (r->kind) {
+	case PC_USYM_FUNC:	/* "[vdso]" is in brackets already */
+		*text = put(st, end, r->file[0] == '[' ? "%s+0x%llx %s" :
+			    "%s+0x%llx [%s]", r->func,
+			    (unsigned long long)r->func_off, r->file);
+		*fold = r->func;
+		break;
+	case PC_USYM_FILE:
+		*text = put(st, end, "0x%016llx [%s+0x%llx]", (unsigned long long)a,
+			    r->file,
+			    (unsigned long long)r->file_off);
+		*fold = put(st, end, "[%s]", base_name(r->file));
+		break;
+	case PC_USYM_VDSO:
+		*text = put(st, end, "0x%016llx [vdso]+0x%llx",
+			    (unsigned long long)a,
+			    (unsigned long long)r->file_off);
+		*fold = "[vdso]";
+		break;
+	case PC_USYM_ANON:
+		*text = put(st, end, "0x%016llx %s", (unsigned long long)a,
+			    r->file[0] ? r->file : "[anon]");
+		*fold = "[unknown]";
+		break;
+	default:
+		*text = put(st, end, "0x%016llx", (unsigned long long)a);
+		*fold = "[unknown]";
+	}
+}
+
+/*
+ * @s's user frames symbolized (with *@u, made at the first stack that
+ * has a process) and its folded frames: see the top of this file.
+ */
+static int symbolize(struct pc_stack *s, struct pc_usym **u)
+{
+	unsigned int i, k, nk, nu;
+	char *st, *comm, *p;
+	const char *text, *end;
+	size_t room = 1, len;
+
+	s->nkernel = s->nframes;
+	if (s->nframes &&
+	    parse_proc(s->frames[s->nframes - 1], &s->tgid, &s->comm)) {
+		for (nk = 0; nk + 1 < s->nframes &&
+			     !is_user_line(s->frames[nk]); nk++)
+			;
+		s->nkernel = nk;
+		s->nuser = s->nframes - 1 - nk;
+	}
+	nk = s->nkernel;
+	nu = s->nuser;
+	s->user = calloc(nu ? nu : 1, sizeof(*s->user));
+	s->fold = calloc(nk + nu + 1, sizeof(*s->fold));
+	if (!s->user || !s->fold)
+		return -ENOMEM;
+	if (nu && !*u) {
+		*u = pc_usym_new(pc_stacks_proc);
+		if (!*u)
+			return -ENOMEM;
+	}
+	for (i = 0; i < nu; i++) {
+		struct pc_uframe *uf = &s->user[i];
+
+		uf->line = s->frames[nk + i];
+		if (parse_u(uf->line, &uf->addr) &&
+		    pc_usym_lookup(*u, s->tgid, uf->addr, i > 0, &uf->res))
+			return -ENOMEM;
+		room += 2 * uroom(uf);
+	}
+	for (i = 0; i < nk; i++)
+		room += strlen(s->frames[i]) + 1;
+	if (s->comm)
+		room += strlen(s->comm) + 1;
+	s->store = malloc(room);
+	if (!s->store)
+		return -ENOMEM;
+	st = s->store;
+	end = s->store + room;
+	k = 0;
+	if (s->comm) {
+		/* the process at the root, then its user frames root first */
+		comm = (char *)put(&st, end, "%s", s->comm);
+		for (p = comm; (p = strchr(p, ';'));)
+			*p = ':';
+		s->fold[k++] = comm;
+		for (i = nu; i-- > 0;) {
+			user_names(&st, end, &s->user[i], &text,
+				   &s->fold[k + i]);
+			s->frames[nk + i] = text;
+		}
+		/* the fold of user frame i (leaf first) goes root first */
+		for (i = 0; i < nu / 2; i++) {
+			text = s->fold[k + i];
+			s->fold[k + i] = s->fold[k + nu - 1 - i];
+			s->fold[k + nu - 1 - i] = text;
+		}
+		k += nu;
+		s->fold_user = nu;
+	}
+	for (i = nk; i-- > 0;) {
+		len = strlen(s->frames[i]) + 1;
+		if (len > (size_t)(end - st))
+			len = end - st;
+		s->fold[k++] = len ? pc_stack_func(st, len, s->frames[i]) : "";
+		st += len ? strlen(st) + 1 : 0;
+	}
+	s->nfold = k;
+	return 0;
+}
+
 /**
  * pc_stacks_build() - the stacks of a histogram keyed by stack
  * @h: histogram, its keys read with their frames (pc_dev_hist()); their
@@ -133,6 +365,7 @@ static void total_of_keys(struct pc_hist *h)
  */
 int pc_stacks_build(struct pc_hist *h, struct pc_stack **out, unsigned int *n)
 {
+	struct pc_usym *u = NULL;
 	struct pc_stack *s;
 	unsigned int i, j;
 
@@ -157,10 +390,39 @@ int pc_stacks_build(struct pc_hist *h, struct pc_stack **out, unsigned int *n)
 		}
 		s[(*n)++] = s[i];
 	}
+	for (i = 0; i < *n; i++) {
+		if (symbolize(&s[i], &u)) {
+			pc_usym_free(u);
+			pc_stacks_free(s, *n);
+			*n = 0;
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < *n; i++)
+		s[i].usym = u;
 	qsort(s, *n, sizeof(*s), by_weight);
 	total_of_keys(h);
 	*out = s;
 	return 0;
+}
+
+/**
+ * pc_stacks_free() - what pc_stacks_build() made
+ * @s: the stacks, or NULL
+ * @n: how many
+ */
+void pc_stacks_free(struct pc_stack *s, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; s && i < n; i++) {
+		free(s[i].user);
+		free(s[i].fold);
+		free(s[i].store);
+	}
+	if (s && n)
+		pc_usym_free(s[0].usym);
+	free(s);
 }
 
 /**
@@ -259,17 +521,13 @@ static char *fold(const struct pc_stack *s)
 	unsigned int j;
 	char *t;
 
-	for (j = 0; j < s->nframes; j++)
-		room += strlen(s->frames[j]) + 1;
+	for (j = 0; j < s->nfold; j++)
+		room += strlen(s->fold[j]) + 1;
 	t = malloc(room);
 	if (!t)
 		return NULL;
-	for (j = s->nframes; j-- > 0;) {
-		pc_stack_func(t + len, room - len, s->frames[j]);
-		len += strlen(t + len);
-		if (j)
-			t[len++] = ';';
-	}
+	for (j = 0; j < s->nfold; j++)
+		len += sprintf(t + len, "%s%s", j ? ";" : "", s->fold[j]);
 	t[len] = '\0';
 	return t;
 }
@@ -288,7 +546,7 @@ static int fold_all(const struct pc_stack *s, unsigned int n, bool sum,
 	if (!l)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (!s[i].nframes)
+		if (!s[i].nfold)
 			continue;
 		l[k].text = fold(&s[i]);
 		l[k].w = sum ? s[i].sum : s[i].count;
@@ -332,7 +590,6 @@ void pc_fmt_stacks_folded(FILE *f, const struct pc_hist *h,
 {
 	bool sum = has_sum(h);
 	struct folded *l;
-	char buf[512];
 	unsigned int i, j;
 	int m;
 
@@ -347,14 +604,73 @@ void pc_fmt_stacks_folded(FILE *f, const struct pc_hist *h,
 		return;
 	}
 	for (i = 0; i < shown(n, top); i++) {
-		if (!s[i].nframes)
+		if (!s[i].nfold)
 			continue;
-		for (j = s[i].nframes; j-- > 0;)
-			fprintf(f, "%s%s", pc_stack_func(buf, sizeof(buf),
-							 s[i].frames[j]),
-				j ? ";" : "");
+		for (j = 0; j < s[i].nfold; j++)
+			fprintf(f, "%s%s", j ? ";" : "", s[i].fold[j]);
 		fprintf(f, " %llu\n", sum ? s[i].sum : s[i].count);
 	}
+}
+
+static void json_str(FILE *f, const char *key, const char *v)
+{
+	fprintf(f, ",\"%s\":", key);
+	pc_fmt_json_str(f, v, strlen(v));
+}
+
+/* A stack's process and its user frames (see pc_fmt_stacks_json()). */
+static void json_process(FILE *f, const struct pc_stack *s)
+{
+	static const char *const kinds[] = {
+		[PC_USYM_NOPROC] = "gone", [PC_USYM_UNMAPPED] = "unmapped",
+		[PC_USYM_ANON] = "anon", [PC_USYM_VDSO] = "vdso",
+		[PC_USYM_FILE] = "file", [PC_USYM_FUNC] = "func",
+	};
+	const struct pc_uframe *uf;
+	unsigned int j, k = 0;
+	bool cut = false;
+	uint64_t a;
+
+	fprintf(f, ",\"tgid\":%u", s->tgid);
+	json_str(f, "comm", s->comm);
+	fprintf(f, ",\"kernel_frames\":%u,\"folded\":[", s->nkernel);
+	for (j = 0; j < s->nfold; j++) {
+		fputs(j ? "," : "", f);
+		pc_fmt_json_str(f, s->fold[j], strlen(s->fold[j]));
+	}
+	fputs("],\"user\":[", f);
+	for (j = 0; j < s->nuser; j++) {
+		uf = &s->user[j];
+		if (!strcmp(uf->line, "[u...]")) {
+			cut = true;
+			continue;
+		}
+		fprintf(f, "%s{\"addr\":\"0x%016llx\"", k++ ? "," : "",
+			(unsigned long long)uf->addr);
+		if (!parse_u(uf->line, &a)) {
+			json_str(f, "kind", "bad");
+			json_str(f, "line", uf->line);
+			fputc('}', f);
+			continue;
+		}
+		json_str(f, "kind", kinds[uf->res.kind]);
+		if (uf->res.file) {
+			json_str(f, "file", uf->res.file);
+			fprintf(f, ",\"file_offset\":%llu",
+				(unsigned long long)uf->res.file_off);
+		}
+		if (uf->res.build_id && uf->res.build_id[0])
+			json_str(f, "build_id", uf->res.build_id);
+		if (uf->res.func) {
+			json_str(f, "func", uf->res.func);
+			fprintf(f, ",\"func_offset\":%llu",
+				(unsigned long long)uf->res.func_off);
+		}
+		if (uf->res.why)
+			json_str(f, "why", uf->res.why);
+		fputc('}', f);
+	}
+	fprintf(f, "],\"user_cut\":%s", cut ? "true" : "false");
 }
 
 /**
@@ -366,7 +682,13 @@ void pc_fmt_stacks_folded(FILE *f, const struct pc_hist *h,
  * @top: only the first @top (0: all)
  *
  * {"name":..., "unit":..., "stacks":N, "dropped":D, "missed":M,
- * "top":[{"count":C, "sum":S, "frames":[innermost, ...]}, ...]}
+ * "top":[{"count":C, "sum":S, "frames":[innermost, ...]}, ...]}; frames
+ * as show's text prints them.  A stack with a process has also "tgid",
+ * "comm", "kernel_frames" (how many of the frames are the kernel's),
+ * "folded" (root first, as --folded) and "user": per user frame, leaf
+ * first, {"addr":"0x...", "kind":"func"|"file"|"vdso"|"anon"|"unmapped"|
+ * "gone", "file", "file_offset", "build_id", "func", "func_offset"} (those
+ * known), and "user_cut":true when the user stack was cut.
  */
 void pc_fmt_stacks_json(FILE *f, const struct pc_hist *h,
 			const struct pc_stack *s, unsigned int n,
@@ -388,7 +710,10 @@ void pc_fmt_stacks_json(FILE *f, const struct pc_hist *h,
 			pc_fmt_json_str(f, s[i].frames[j],
 					strlen(s[i].frames[j]));
 		}
-		fputs("]}", f);
+		fputc(']', f);
+		if (s[i].comm)
+			json_process(f, &s[i]);
+		fputc('}', f);
 	}
 	fputs("]}\n", f);
 }

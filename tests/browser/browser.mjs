@@ -108,6 +108,7 @@ async function readFrames(page) {
 			shown: getComputedStyle(g).display !== 'none',
 			text: t.textContent,
 			textPx: t.textContent ? t.getComputedTextLength() : 0,
+			fill: getComputedStyle(r).fill,
 			cx: b.x + b.width / 2, cy: b.y + b.height / 2,
 		};
 	}));
@@ -204,6 +205,36 @@ async function checkSvg(browser, folded, svg, label) {
 		tap(missing.length === 0,
 			`${label}: a <title> for each of the ${mine.length} pcore_ frames: ${mine.map((n) => n.split('+')[0]).join(', ')}`,
 			missing.map((n) => `no frame titled '${n} (...)'`));
+	}
+
+	// a process's user frames (fixtures/ustack.folded): main, outer and
+	// spin_here drawn above it, each with its whole name as its label;
+	// drawn from the device (flamegraph NAME), in one colour of their own
+	// that no kernel frame has
+	const ustk = stacks.some((s) => s.frames.slice(0, 4).join(';') ===
+		'ustack;main;outer;spin_here');
+	if (ustk) {
+		const want = ['main', 'outer', 'spin_here'];
+		const got = want.map((n) => frames.find((f) => f.name === n &&
+			f.path && f.path.join(';') === ['ustack', ...want.slice(0,
+				want.indexOf(n) + 1)].join(';')));
+		const udiag = want.filter((n, i) => !got[i] || got[i].text !== n)
+			.map((n) => `'${n}' not drawn above ustack with its label`);
+		tap(udiag.length === 0,
+			`${label}: the user frames main, outer, spin_here drawn above their process, labelled`,
+			udiag);
+		if (svg.includes('flame_ustack')) {
+			const kfill = new Set(frames.filter((f) =>
+				f.path && f.path.length > 4 && f.path[0] === 'ustack')
+				.map((f) => f.fill));
+			const violet = got.filter((f) => f && /rgb\((\d+), (\d+), (\d+)\)/
+				.test(f.fill) && (([, r, g, b]) => +b > +r && +b > +g)(
+				f.fill.match(/rgb\((\d+), (\d+), (\d+)\)/)) &&
+				!kfill.has(f.fill));
+			tap(violet.length === 3,
+				`${label}: drawn from the device, the user frames are violet (blue above red and green), unlike the kernel frames above them`,
+				got.map((f) => f ? `${f.name}: ${f.fill}` : 'missing'));
+		}
 	}
 
 	// the test module's leaf under its two callers: e.g. 300 and 700

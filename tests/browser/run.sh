@@ -8,7 +8,10 @@
 # keeps it as build/results/browser.tap); exits 1 when anything failed.
 # For each folded stack file (default: fixtures/stackt.folded, stacks
 # named as the kernel test's module names its functions, its leaf called
-# 300 and 700 times from two callers):
+# 300 and 700 times from two callers; fixtures/ustack.folded, a profile
+# with user stacks, process at the root, drawn from it and, from the
+# device, by the host test flamegraph_ustack_golden as
+# tests/userspace/golden/flame_ustack.svg, user frames in their colour):
 #   1. probectl flamegraph draws it into OUTDIR/NAME.svg (or SVG, drawn
 #      elsewhere, e.g. in the VM, is taken as it is), and xmllint finds
 #      the SVG well-formed;
@@ -35,6 +38,8 @@ mkdir -p "$1" || exit 2
 out=$(cd "$1" && pwd)
 shift
 [ $# -gt 0 ] || set -- "$here/fixtures/stackt.folded" \
+	"$here/fixtures/ustack.folded" \
+	"$here/fixtures/ustack.folded:$top/tests/userspace/golden/flame_ustack.svg" \
 	"$top/tests/userspace/golden/heatmap.svg"
 probectl=${PROBECTL:-$top/build/userspace/probectl}
 chromium=${CHROMIUM:-/usr/bin/chromium}
@@ -74,6 +79,10 @@ pairs=()
 for arg in "$@"; do
 	n=$((n + 1))
 	case $arg in
+	*:*.svg)	# before *.svg, which FOLDED:SVG matches too
+		folded=${arg%:*}
+		svg=${arg##*:}
+		;;
 	*.svg)
 		if command -v xmllint > /dev/null; then
 			xmllint --noout "$arg" > "$log" 2>&1
@@ -81,10 +90,6 @@ for arg in "$@"; do
 		fi
 		[ -s "$arg" ] && pairs+=("heatmap:$arg:$out/$(basename "$arg" .svg).png")
 		continue
-		;;
-	*:*.svg)
-		folded=${arg%:*}
-		svg=${arg##*:}
 		;;
 	*)
 		folded=$arg

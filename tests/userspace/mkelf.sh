@@ -13,6 +13,10 @@
 #   prog                an executable (not PIE: addresses are not offsets)
 #                       with two static functions "helper"
 #   nosym               static, without a C library, stripped: no symbols
+#   ustack              a PIE with frame pointers, main -> outer ->
+#                       spin_here, which prints its frames' addresses and
+#                       waits (the user stack tests), with a build-id
+#   ustack-stripped     the same without .symtab
 #   lib32.so            a 32-bit library, when gcc -m32 can link one
 #                       (without a C library); absent otherwise
 #   a:b/libver.so       a PATH with a ':'
@@ -38,6 +42,9 @@ cp libver.so "a:b/libver.so"
 $cc -O0 -no-pie -o prog "$src/prog_a.c" "$src/prog_b.c"
 $cc -O0 -fno-stack-protector -nostdlib -static -o nosym "$src/nosym.c"
 strip -s nosym
+$cc -O0 -fno-omit-frame-pointer -pie -fPIE -Wl,--build-id -o ustack \
+	"$src/ustack.c"
+strip -s -o ustack-stripped ustack
 if ! $cc -m32 -O0 -fPIC -nostdlib -shared -o lib32.so "$src/lib32.c" \
 	2> lib32.log; then
 	echo "mkelf.sh: gcc -m32 cannot link; no lib32.so:" >&2
@@ -80,6 +87,12 @@ off() {
 		echo "prog.helper $(off prog "$v")"
 	done
 	echo "prog.main $(off prog "$(value prog main)")"
+	for f in main outer spin_here; do
+		echo "ustack.$f $(off ustack "$(value ustack "$f")")"
+	done
+	# readelf -n: "    Build ID: HEX"
+	echo "ustack.build_id $(readelf -n ustack |
+		awk '/Build ID:/ { print $3; exit }')"
 	if [ -e "$libc" ]; then
 		echo "libc $libc"
 		echo "libc.malloc $(off "$libc" \

@@ -51,7 +51,7 @@ tap $? "mkelf.sh builds the test ELF files (gcc, readelf)" "$out/mkelf.log"
 
 if make -C "$here" KSFT="$ksft" O="$out" all > "$out/test-build.log" 2>&1
 then
-	rm -f "$out"/*.got "$out"/export-*.prom
+	rm -f "$out"/*.got "$out"/export-*.prom "$out"/ustack-*.json
 	TEST_OUT=$out TEST_ELF=$out/elf ASAN_OPTIONS=detect_leaks=0 \
 		UBSAN_OPTIONS=print_stacktrace=1 "$out/test_probectl" ||
 		failed=1
@@ -100,6 +100,22 @@ jqcheck list_uprobes.json "uprobe kinds, the gone flag" \
 jqcheck watch.json "three intervals of 1, 2 and 3 values" \
 	-s 'map(.count) == [1, 2, 3] and map(.missed) == [0, 1, 2] and
 	    all(.[]; ([.buckets[].count] | add) == .count)'
+
+# The JSON of stacks with user frames that test_probectl kept: a live
+# process (names, build-id) and hostile input (bad lines, odd names).
+jq -e '.top[0].comm == "ustack" and .top[0].kernel_frames == 3 and
+	([.top[0].user[].func] == ["spin_here", "outer", "main"]) and
+	all(.top[0].user[]; .kind == "func" and (.build_id | length) == 40) and
+	.top[0].folded[0:4] == ["ustack", "main", "outer", "spin_here"]' \
+	"$out/ustack-live.json" > "$log" 2>&1
+tap $? "ustack-live.json: user frames named, with build-ids, under the process" "$log"
+jq -e '(.top | length) == 6 and
+	(.top[] | select(.comm == "bad;comm")) as $b |
+	$b.user_cut and ($b.user | length) == 16 and
+	([$b.user[].kind] | index("bad")) != null and
+	([$b.user[].kind] | index("vdso")) != null' \
+	"$out/ustack-bad.json" > "$log" 2>&1
+tap $? "ustack-bad.json: valid JSON from hostile maps, files and frames" "$log"
 
 # Prometheus goldens, and what test_probectl's textfile tests exported
 # around resets and a reload: promtool's parser and linter, then per

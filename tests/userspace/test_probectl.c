@@ -24,9 +24,12 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -36,6 +39,8 @@
 #include "flame.h"
 #include "format.h"
 #include "heatmap.h"
+#include "stacks.h"
+#include "usym.h"
 
 #ifndef GOLDEN_DIR
 #error "GOLDEN_DIR must name tests/userspace/golden"
@@ -3740,22 +3745,25 @@ TEST(folded_parse_bad)
 		EXPECT_EQ(0U, n);
 	}
 
-	/* 128 frames (the kernel's 127 and "[...]"), then 129 */
-	buf = repeat("f;", 130, &len);
+	/*
+	 * 260 frames (a process, 128 user and 128 kernel frames with their
+	 * cut marks, and one to spare), then 261
+	 */
+	buf = repeat("f;", PC_FLAME_MAX_FRAMES + 2, &len);
 	ASSERT_NE(NULL, buf);
-	strcpy(buf + 128 * 2 - 1, " 1\n");
+	strcpy(buf + PC_FLAME_MAX_FRAMES * 2 - 1, " 1\n");
 	ASSERT_EQ(0, parse_mem(buf, strlen(buf), &s, &n, err, sizeof(err)))
 		TH_LOG("%s", err);
 	ASSERT_EQ(1U, n);
-	ASSERT_EQ(128U, s[0].nframes);
+	ASSERT_EQ(260U, s[0].nframes);
 	pc_folded_free(s, n);
 	free(buf);
-	buf = repeat("f;", 130, &len);
+	buf = repeat("f;", PC_FLAME_MAX_FRAMES + 2, &len);
 	ASSERT_NE(NULL, buf);
-	strcpy(buf + 129 * 2 - 1, " 1\n");
+	strcpy(buf + (PC_FLAME_MAX_FRAMES + 1) * 2 - 1, " 1\n");
 	ASSERT_EQ(-EINVAL, parse_mem(buf, strlen(buf), &s, &n, err,
 				     sizeof(err)));
-	ASSERT_STREQ("line 1: more than 128 frames", err);
+	ASSERT_STREQ("line 1: more than 260 frames", err);
 	free(buf);
 
 	/* a line of PC_FOLDED_MAX_LINE bytes, then one more */
@@ -3770,7 +3778,7 @@ TEST(folded_parse_bad)
 	pc_folded_free(s, n);
 	memcpy(buf + PC_FOLDED_MAX_LINE - 2, "x 7", 3);
 	ASSERT_EQ(-EINVAL, parse_mem(buf, len, &s, &n, err, sizeof(err)));
-	ASSERT_STREQ("line 1: longer than 131072 bytes", err);
+	ASSERT_STREQ("line 1: longer than 262144 bytes", err);
 	free(buf);
 
 	/* PC_FOLDED_MAX_LINES stacks, then one more */
@@ -3886,8 +3894,8 @@ TEST(flame_svg_errors)
 
 	for (i = 0; i < ARRAY_SIZE(frames); i++)
 		frames[i] = "f";
-	s[0] = (struct pc_flame_stack){ frames, 1, 5 };
-	s[1] = (struct pc_flame_stack){ frames, PC_FLAME_MAX_FRAMES, 5 };
+	s[0] = (struct pc_flame_stack){ frames, 1, 5, 0 };
+	s[1] = (struct pc_flame_stack){ frames, PC_FLAME_MAX_FRAMES, 5, 0 };
 	m = open_memstream(&buf, &len);
 	ASSERT_EQ(0, pc_flame_svg(m, s, 2, NULL));
 	s[1].nframes = PC_FLAME_MAX_FRAMES + 1;
@@ -3930,7 +3938,7 @@ TEST(flame_svg_errors)
 
 	/* what XML cannot hold, and what it must escape */
 	frames[0] = "<&>\"'\x01\xff\xc3(\xed\xa0\x80\xf4\x90\x80\x80\xef\xbf\276caf\xc3\xa9";
-	s[0] = (struct pc_flame_stack){ frames, 1, 5 };
+	s[0] = (struct pc_flame_stack){ frames, 1, 5, 0 };
 	o.width = 0;
 	o.title = "t\x02<";
 	m = open_memstream(&buf, &len);
@@ -4702,6 +4710,769 @@ TEST(heatmap_on_a_terminal)
 		free(rd.buf);
 		fake_free(&f);
 	}
+}
+
+/* ---- user stacks: "[u]" and "[proc]" lines, symbolized (usym.c) ---- */
+
+/*
+ * A process of @path (ustack, or a copy) running: main -> outer ->
+ * spin_here, which printed its three frames' addresses (leaf first) and
+ * the addresses of spin_here, outer and main into @addr, and waits.
+ */
+static pid_t ustack_spawn(struct __test_metadata *_metadata, const char *path,
+			  unsigned long addr[6])
+{
+	int p[2];
+	pid_t pid;
+	FILE *f;
+	int n;
+
+	ASSERT_EQ(0, pipe(p));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		dup2(p[1], 1);
+		close(p[0]);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	f = fdopen(p[0], "r");
+	ASSERT_NE(NULL, f);
+	n = fscanf(f, "%lx %lx %lx %lx %lx %lx", &addr[0], &addr[1],
+		   &addr[2], &addr[3], &addr[4], &addr[5]);
+	fclose(f);
+	if (n != 6) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	ASSERT_EQ(6, n) TH_LOG("%s printed no addresses: did mkelf.sh run?",
+			       path);
+	return pid;
+}
+
+static void ustack_kill(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+#define USTK_KERNEL	"__x64_sys_pause+0x12/0x30\n" STK_SYS
+
+/*
+ * A profile histogram of 3 stacks: @pid's in the kernel (pause()) with
+ * its user frames, @pid's in user mode (no kernel frames), and a kernel
+ * thread's.
+ */
+static void ustack_fake(struct fake *f, pid_t pid, const char *comm,
+			const unsigned long addr[6])
+{
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	struct fake_hist *h;
+	char text[512];
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	h = fake_add(f, "profile", "profile", "99_Hz", "samples",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &count, "stack", 3);
+	snprintf(text, sizeof(text), USTK_KERNEL
+		 "[u] 0x%016lx\n[u] 0x%016lx\n[u] 0x%016lx\n[proc] %d %s\n",
+		 addr[0], addr[1], addr[2], (int)pid, comm);
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, text);
+	snprintf(text, sizeof(text),
+		 "[u] 0x%016lx\n[u] 0x%016lx\n[u] 0x%016lx\n[proc] %d %s\n",
+		 addr[0], addr[1], addr[2], (int)pid, comm);
+	fake_key(h, 1, 2, "");
+	fake_frames(h, 1, text);
+	fake_key(h, 2, 3, "");
+	fake_frames(h, 2, "worker_thread+0x1/0x40\nkthread+0x2/0x50\n[proc] 2 kworker/0:1\n");
+	for (i = 0; i < 5; i++)
+		fake_record(h, 0, 0, 0);
+	for (i = 0; i < 3; i++)
+		fake_record(h, 1, 1, 0);
+	fake_record(h, 0, 2, 0);
+}
+
+static struct result ustack_run(struct fake *f, const char *a1,
+				const char *a2)
+{
+	return RUN(f, "show", "profile", a1, a2);
+}
+
+/*
+ * A live process's frames: main;outer;spin_here under its comm, then the
+ * kernel's frames root first; show's text as "func+0xOFF [FILE]" leaf
+ * first, JSON with the build-id that readelf gives.
+ */
+TEST(ustack_live)
+{
+	unsigned long addr[6];
+	char path[512], want[2048], bid[128];
+	struct result r;
+	struct fake f;
+	pid_t pid;
+
+	elf_file(path, sizeof(path), "ustack");
+	pid = ustack_spawn(_metadata, path, addr);
+	ustack_fake(&f, pid, "ustack", addr);
+
+	r = ustack_run(&f, "--folded", NULL);
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("ustack;main;outer;spin_here;entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_pause 5\n"
+		     "ustack;main;outer;spin_here 3\n"
+		     "kworker/0:1;kthread;worker_thread 1\n", r.out);
+	result_free(&r);
+
+	/* show: leaf first, each function with its offset and file */
+	r = ustack_run(&f, NULL, NULL);
+	EXPECT_EQ(0, r.ret);
+	snprintf(want, sizeof(want),
+		 "\nstack count 5\n  __x64_sys_pause+0x12/0x30\n"
+		 "  do_syscall_64+0x5d/0x90\n"
+		 "  entry_SYSCALL_64_after_hwframe+0x6e/0xd8\n"
+		 "  spin_here+0x%lx [%s]\n  outer+0x%lx [%s]\n"
+		 "  main+0x%lx [%s]\n  [proc] %d ustack\n",
+		 addr[0] - addr[3], path, addr[1] - addr[4], path,
+		 addr[2] - addr[5], path, (int)pid);
+	EXPECT_NE(NULL, strstr(r.out, want)) TH_LOG("want %s in %s", want, r.out);
+	result_free(&r);
+
+	/* --top 1: the heaviest */
+	r = ustack_run(&f, "--folded", "--top=1");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("ustack;main;outer;spin_here;entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_pause 5\n",
+		     r.out);
+	result_free(&r);
+
+	r = ustack_run(&f, "--json", NULL);
+	EXPECT_EQ(0, r.ret);
+	keep_prom("ustack-live.json", r.out);	/* run.sh: jq reads it */
+	EXPECT_NE(NULL, strstr(r.out, "\"tgid\":")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\"comm\":\"ustack\",\"kernel_frames\":3,\"folded\":[\"ustack\",\"main\",\"outer\",\"spin_here\",\"entry_SYSCALL_64_after_hwframe\""))
+		TH_LOG("%s", r.out);
+	ASSERT_TRUE(expect_str("ustack.build_id", 0, bid, sizeof(bid)));
+	snprintf(want, sizeof(want), "\"build_id\":\"%s\",\"func\":\"outer\"",
+		 bid);
+	EXPECT_NE(NULL, strstr(r.out, want)) TH_LOG("%s", r.out);
+	/* spin_here's file offset: readelf's, plus the offset in it */
+	snprintf(want, sizeof(want), "\"file_offset\":%llu,\"build_id\":\"%s\",\"func\":\"spin_here\",\"func_offset\":%lu",
+		 (unsigned long long)expect_off(_metadata, "ustack.spin_here", 0) +
+		 addr[0] - addr[3], bid, addr[0] - addr[3]);
+	EXPECT_NE(NULL, strstr(r.out, want)) TH_LOG("want %s in %s", want, r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\"user_cut\":false")) TH_LOG("%s", r.out);
+	result_free(&r);
+
+	/* the flame graph: user frames under the process, drawn */
+	r = RUN(&f, "flamegraph", "profile");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "<title>ustack (8 samples,")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<title>spin_here (8 samples,")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<title>__x64_sys_pause (5 samples,")) TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
+
+	/* the process gone: no maps, so no names, and never an address */
+	ustack_kill(pid);
+	ustack_fake(&f, pid, "ustack", addr);
+	r = ustack_run(&f, "--folded", NULL);
+	EXPECT_EQ(0, r.ret);
+	EXPECT_STREQ("ustack;[unknown];[unknown];[unknown];entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_pause 5\n"
+		     "ustack;[unknown];[unknown];[unknown] 3\n"
+		     "kworker/0:1;kthread;worker_thread 1\n", r.out);
+	result_free(&r);
+	r = ustack_run(&f, NULL, NULL);
+	snprintf(want, sizeof(want), "\n  0x%016lx\n  0x%016lx\n  0x%016lx\n  [proc] %d ustack\n",
+		 addr[0], addr[1], addr[2], (int)pid);
+	EXPECT_NE(NULL, strstr(r.out, want)) TH_LOG("%s", r.out);
+	result_free(&r);
+	r = ustack_run(&f, "--json", NULL);
+	EXPECT_NE(NULL, strstr(r.out, "\"kind\":\"gone\",\"why\":\"the process is gone\""))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/*
+ * A process that has exited but is not reaped yet (a zombie: its maps
+ * file is there, and empty) is gone too, not "unmapped" (seen in the VM:
+ * probectl profile -d read a program that had just exited).
+ */
+TEST(ustack_zombie)
+{
+	unsigned long addr[6];
+	char path[512];
+	struct result r;
+	struct fake f;
+	pid_t pid;
+
+	elf_file(path, sizeof(path), "ustack");
+	pid = ustack_spawn(_metadata, path, addr);
+	kill(pid, SIGKILL);
+	/* not reaped: wait until it is a zombie */
+	for (int i = 0; i < 200; i++) {
+		char st[64], buf[256] = "";
+		FILE *s;
+
+		snprintf(st, sizeof(st), "/proc/%d/stat", (int)pid);
+		s = fopen(st, "r");
+		if (s) {
+			if (!fgets(buf, sizeof(buf), s))
+				buf[0] = '\0';
+			fclose(s);
+		}
+		if (strstr(buf, ") Z "))
+			break;
+		usleep(10000);
+	}
+	ustack_fake(&f, pid, "ustack", addr);
+	r = ustack_run(&f, "--json", NULL);
+	EXPECT_NE(NULL, strstr(r.out, "\"kind\":\"gone\",\"why\":\"the process has exited (no mappings)\""))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+	r = ustack_run(&f, "--folded", "--top=1");
+	EXPECT_STREQ("ustack;[unknown];[unknown];[unknown];entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_pause 5\n",
+		     r.out);
+	result_free(&r);
+	fake_free(&f);
+	waitpid(pid, NULL, 0);
+}
+
+/* A stripped PIE: main, outer and spin_here are not in .dynsym. */
+TEST(ustack_stripped)
+{
+	unsigned long addr[6];
+	char path[512];
+	struct result r;
+	struct fake f;
+	pid_t pid;
+
+	elf_file(path, sizeof(path), "ustack-stripped");
+	pid = ustack_spawn(_metadata, path, addr);
+	ustack_fake(&f, pid, "ustack-strippe", addr);
+	r = ustack_run(&f, "--folded", "--top=2");
+	ustack_kill(pid);
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("ustack-strippe;[ustack-stripped];[ustack-stripped];[ustack-stripped];entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_pause 5\n"
+		     "ustack-strippe;[ustack-stripped];[ustack-stripped];[ustack-stripped] 3\n",
+		     r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/*
+ * The program's file deleted while it runs: its mapping's own file
+ * (map_files, for root) still gives names; without that privilege, the
+ * path "... (deleted)" is not used: no names, rather than wrong ones.
+ */
+TEST(ustack_deleted)
+{
+	char dir[] = "/tmp/probectl-ustack-XXXXXX", src[512], dst[600];
+	char cmd[1400];
+	unsigned long addr[6];
+	struct result r;
+	struct fake f;
+	pid_t pid;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	elf_file(src, sizeof(src), "ustack");
+	snprintf(dst, sizeof(dst), "%s/ustack", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, dst);
+	ASSERT_EQ(0, system(cmd));
+	pid = ustack_spawn(_metadata, dst, addr);
+	unlink(dst);
+	rmdir(dir);
+	ustack_fake(&f, pid, "ustack", addr);
+	r = ustack_run(&f, "--folded", "--top=1");
+	ustack_kill(pid);
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	if (geteuid() == 0) {
+		EXPECT_STREQ("ustack;main;outer;spin_here;entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_pause 5\n",
+			     r.out);
+	} else {
+		EXPECT_STREQ("ustack;[ustack (deleted)];[ustack (deleted)];[ustack (deleted)];entry_SYSCALL_64_after_hwframe;do_syscall_64;__x64_sys_pause 5\n",
+			     r.out);
+	}
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* Lines of /proc/PID/maps: the good ones' fields, the bad ones refused. */
+TEST(usym_maps_lines)
+{
+	static const char *const bad[] = {
+		"", "garbage", "7f00-7e00 r-xp 00000000 08:01 12 /x",
+		"7f00-7f00 r-xp 00000000 08:01 12 /x",
+		"17f00000000000000-27f00000000000000 r-xp 0 08:01 12 /x",
+		"7f00 7f10 r-xp 00000000 08:01 12 /x",
+		"7f00-7f10 rwzp 00000000 08:01 12 /x",
+		"7f00-7f10 r-x 00000000 08:01 12 /x",
+		"7f00-7f10 r-xp 00000000 0801 12 /x",
+		"7f00-7f10 r-xp 00000000 08:01 /x",
+		"7f00-7f10 r-xp 00000000 08:01 123456789012345678901 /x",
+		"7f00-7f10 r-xp 00000000 08:01 99999999999999999999 /x",
+		"7f00-7f10 r-xp 00000000 08:01 12x /x",
+		"7f00-7f10 r-xp 0x000000 08:01 12 /x",
+		"-7f10 r-xp 00000000 08:01 12 /x",
+		"7f00-7f10 r-xp 00000000 123456789:01 12 /x",
+		"7f00-7f10\tr-xp 00000000 08:01 12 /x",
+	};
+	uint64_t start, end, off, ino;
+	unsigned int maj, min, i;
+	const char *path;
+	char perms[5];
+
+	ASSERT_EQ(0, pc_usym_parse_maps_line("55d0c8a00000-55d0c8a01000 r-xp 00001000 fd:01 1234567 /usr/bin/my prog (deleted)",
+					     &start, &end, perms, &off, &maj,
+					     &min, &ino, &path));
+	EXPECT_EQ(0x55d0c8a00000ULL, start);
+	EXPECT_EQ(0x55d0c8a01000ULL, end);
+	EXPECT_STREQ("r-xp", perms);
+	EXPECT_EQ(0x1000ULL, off);
+	EXPECT_EQ(0xfdU, maj);
+	EXPECT_EQ(1U, min);
+	EXPECT_EQ(1234567ULL, ino);
+	EXPECT_STREQ("/usr/bin/my prog (deleted)", path);
+	ASSERT_EQ(0, pc_usym_parse_maps_line("ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]",
+					     &start, &end, perms, &off, &maj,
+					     &min, &ino, &path));
+	EXPECT_STREQ("[vsyscall]", path);
+	ASSERT_EQ(0, pc_usym_parse_maps_line("7f00-7f10 rw-s 00000000 00:00 0",
+					     &start, &end, perms, &off, &maj,
+					     &min, &ino, &path));
+	EXPECT_STREQ("", path);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		EXPECT_EQ(-EINVAL, pc_usym_parse_maps_line(bad[i], &start,
+							   &end, perms, &off,
+							   &maj, &min, &ino,
+							   &path))
+			TH_LOG("case %u accepted", i);
+}
+
+/* A maps line for @path (its real device and inode, or @ino) at @start. */
+static void maps_line(FILE *m, unsigned long start, const char *path,
+		      unsigned long long ino)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		memset(&st, 0, sizeof(st));
+	fprintf(m, "%lx-%lx r-xp 00000000 %x:%x %llu %s\n", start,
+		start + 0x100000, major(st.st_dev), minor(st.st_dev),
+		ino ? ino : (unsigned long long)st.st_ino, path);
+}
+
+/*
+ * A process 4242 of a procfs of the test's own: bad maps lines around
+ * good ones, bad ELF files, a file replaced since it was mapped, the
+ * vDSO, anonymous memory, an unmapped address, bad "[u]" and "[proc]"
+ * lines: each frame gets its name or "[unknown]", nothing breaks.
+ */
+TEST(ustack_bad_input)
+{
+	char dir[] = "/tmp/probectl-proc-XXXXXX", path[700], elf[512];
+	char trunc[600], text[4096], *big;
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	uint64_t outer = expect_off(_metadata, "ustack.outer", 0);
+	struct fake_hist *h;
+	struct result r;
+	struct fake f;
+	FILE *m, *in, *out;
+	int c, i;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/4242", dir);
+	ASSERT_EQ(0, mkdir(path, 0700));
+	/* the first 3000 bytes of ustack: an ELF file cut short */
+	snprintf(trunc, sizeof(trunc), "%s/trunc", dir);
+	in = fopen(elf_file(elf, sizeof(elf), "ustack"), "r");
+	out = fopen(trunc, "w");
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, out);
+	for (i = 0; i < 3000 && (c = fgetc(in)) != EOF; i++)
+		fputc(c, out);
+	fclose(in);
+	fclose(out);
+
+	snprintf(path, sizeof(path), "%s/4242/maps", dir);
+	m = fopen(path, "w");
+	ASSERT_NE(NULL, m);
+	fputs("garbage line\n7f00-7e00 r-xp 00000000 08:01 12 /x\n", m);
+	big = malloc(20000);
+	ASSERT_NE(NULL, big);
+	memset(big, 'a', 19999);
+	big[19999] = '\0';
+	fprintf(m, "10000000-10100000 r-xp 00000000 08:01 12 /%s\n", big);
+	free(big);
+	maps_line(m, 0x20000000, elf, 0);			/* ustack */
+	maps_line(m, 0x30000000, elf, 1);			/* replaced */
+	maps_line(m, 0x40000000, elf_file(path, sizeof(path), "text.txt"), 0);
+	maps_line(m, 0x50000000, elf_file(path, sizeof(path), "empty"), 0);
+	maps_line(m, 0x60000000, elf_file(path, sizeof(path), "nosym"), 0);
+	maps_line(m, 0x70000000, trunc, 0);
+	maps_line(m, 0x80000000, elf_file(path, sizeof(path), "lib32.so"), 0);
+	fputs("90000000-90001000 r-xp 00000000 00:00 0                  [vdso]\n"
+	      "a0000000-a0001000 rwxp 00000000 00:00 0 \n"
+	      "b0000000-b0001000 rw-p 00000000 00:00 0 [heap]\n"
+	      "c0000000-c0001000 r-xp 00000000 08:01 12 /nonexistent/file\n"
+	      "d0000000-d0001000 r-xp 00000000 08:01 12 /tail-without-newline",
+	      m);
+	fclose(m);
+
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "profile", "profile", "99_Hz", "samples",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &count, "stack", 6);
+	snprintf(text, sizeof(text),
+		 "[u] 0x%016llx\n[u] 0x%016llx\n[u] 0x0000000040000010\n"
+		 "[u] 0x0000000050000010\n[u] 0x0000000060000010\n"
+		 "[u] 0x0000000070000010\n[u] 0x0000000080000010\n"
+		 "[u] 0x0000000090000010\n[u] 0x00000000a0000010\n"
+		 "[u] 0x00000000b0000010\n[u] 0x00000000c0000010\n"
+		 "[u] 0x00000000d0000010\n[u] 0x0000000010000010\n"
+		 "[u] 0x00000000f0000000\n[u] 0xzz\n[u] 0x00000000000000001\n"
+		 "[u...]\n[proc] 4242 bad;comm\n",
+		 0x20000000ULL + outer + 4, 0x30000000ULL + outer + 4);
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, text);
+	/* not a [proc] line: the kernel's text, as it came */
+	fake_key(h, 1, 2, "");
+	fake_frames(h, 1, "f+0x1/0x2\n[u] 0x0000000020001000\n[proc] 4242x c\n");
+	fake_key(h, 2, 3, "");
+	fake_frames(h, 2, "[u] 0x0000000020001000\n[proc] 99999999999 c\n");
+	fake_key(h, 3, 4, "");
+	fake_frames(h, 3, "[u] 0x0000000020001000\n[proc] 1 two words\n");
+	fake_key(h, 4, 5, "");
+	fake_frames(h, 4, "[proc] 4242 \n");
+	/* a process and nothing else: the user stack could not be read */
+	fake_key(h, 5, 6, "");
+	fake_frames(h, 5, "[proc] 4243 nostack\n");
+	for (i = 0; i < 6; i++)
+		fake_record(h, 0, i, 0);
+
+	pc_stacks_proc = dir;
+	r = RUN(&f, "show", "profile", "--folded");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "bad:comm;[...];[unknown];[unknown];[unknown];[unknown];[tail-without-newline];[file];[unknown];[unknown];[vdso];[lib32.so];[trunc];[nosym];[empty];[text.txt];[ustack];outer 1\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "[proc] 4242x c;[u] 0x0000000020001000;f 1\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "[proc] 99999999999 c;[u] 0x0000000020001000 1\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "[proc] 1 two words;[u] 0x0000000020001000 1\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "[proc] 4242  1\n")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\nnostack 1\n")) TH_LOG("%s", r.out);
+	result_free(&r);
+
+	r = RUN(&f, "show", "profile");
+	EXPECT_EQ(0, r.ret);
+	snprintf(text, sizeof(text), "\n  outer+0x4 [%s]\n  0x%016llx [%s+0x%llx]\n",
+		 elf, 0x30000000ULL + outer + 4, elf,
+		 (unsigned long long)outer + 4);
+	EXPECT_NE(NULL, strstr(r.out, text)) TH_LOG("want %s in %s", text, r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\n  0x0000000090000010 [vdso]+0x10\n  0x00000000a0000010 [anon]\n  0x00000000b0000010 [heap]\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\n  0x00000000f0000000\n  [u] 0xzz\n  [u] 0x00000000000000001\n  [...]\n  [proc] 4242 bad;comm\n"))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+
+	r = RUN(&f, "show", "profile", "--json");
+	EXPECT_EQ(0, r.ret);
+	keep_prom("ustack-bad.json", r.out);	/* run.sh: jq reads it */
+	EXPECT_NE(NULL, strstr(r.out, "\"why\":\"replaced since it was mapped\""))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\"kind\":\"bad\",\"line\":\"[u] 0xzz\""))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\"user_cut\":true")) TH_LOG("%s", r.out);
+	result_free(&r);
+	pc_stacks_proc = NULL;
+	fake_free(&f);
+
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(path));
+}
+
+/*
+ * 40 copies of ustack with random bytes changed (a seeded generator:
+ * USYM_SEED=N replays one), each mapped by a process of the test's own
+ * procfs: every frame gets a name or "[FILE]", nothing reads out of
+ * bounds (ASan).
+ */
+TEST(ustack_fuzzed_elf)
+{
+	char dir[] = "/tmp/probectl-fuzz-XXXXXX", path[700], elf[512];
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	uint64_t outer = expect_off(_metadata, "ustack.outer", 0);
+	unsigned int seed = getenv("USYM_SEED") ?
+			    strtoul(getenv("USYM_SEED"), NULL, 0) :
+			    (unsigned int)time(NULL);
+	unsigned char *img = NULL;
+	size_t size = 0, len;
+	struct fake_hist *h;
+	char *text, *cmd;
+	struct result r;
+	struct fake f;
+	unsigned int v, k;
+	FILE *m, *in;
+
+	TH_LOG("USYM_SEED=%u", seed);
+	srand(seed);
+	in = fopen(elf_file(elf, sizeof(elf), "ustack"), "r");
+	ASSERT_NE(NULL, in);
+	img = malloc(1 << 20);
+	ASSERT_NE(NULL, img);
+	size = fread(img, 1, 1 << 20, in);
+	fclose(in);
+	ASSERT_LT(4096U, size);
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/7", dir);
+	ASSERT_EQ(0, mkdir(path, 0700));
+	snprintf(path, sizeof(path), "%s/7/maps", dir);
+	m = fopen(path, "w");
+	ASSERT_NE(NULL, m);
+	text = malloc(40 * 32 + 64);
+	ASSERT_NE(NULL, text);
+	len = 0;
+	for (v = 0; v < 40; v++) {
+		unsigned char *c = malloc(size);
+		FILE *out;
+
+		ASSERT_NE(NULL, c);
+		memcpy(c, img, size);
+		/* the headers (ELF, program, section) and anywhere at all */
+		for (k = 0; k < 6; k++)
+			c[rand() % 64] = rand();
+		for (k = 0; k < 10; k++)
+			c[rand() % size] = rand();
+		for (k = 0; k < 10; k++)
+			c[size - 1 - rand() % 2048] = rand();
+		snprintf(path, sizeof(path), "%s/f%02u", dir, v);
+		out = fopen(path, "w");
+		ASSERT_NE(NULL, out);
+		fwrite(c, 1, size, out);
+		fclose(out);
+		free(c);
+		maps_line(m, 0x1000000UL * (v + 1), path, 0);
+		len += sprintf(text + len, "[u] 0x%016llx\n",
+			       0x1000000ULL * (v + 1) + outer + 4);
+	}
+	fclose(m);
+	sprintf(text + len, "[proc] 7 fuzz\n");
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "profile", "profile", "99_Hz", "samples",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &count, "stack", 1);
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, text);
+	fake_record(h, 0, 0, 0);
+	pc_stacks_proc = dir;
+	r = RUN(&f, "show", "profile", "--folded");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_EQ(0, strncmp(r.out, "fuzz;", 5)) TH_LOG("%s", r.out);
+	result_free(&r);
+	r = RUN(&f, "show", "profile", "--json");
+	EXPECT_EQ(0, r.ret);
+	result_free(&r);
+	pc_stacks_proc = NULL;
+	fake_free(&f);
+	free(text);
+	free(img);
+	cmd = malloc(800);
+	ASSERT_NE(NULL, cmd);
+	snprintf(cmd, 800, "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(cmd));
+	free(cmd);
+}
+
+/*
+ * The flame graph of a profile with user stacks, drawn from the device:
+ * a process 4242 of the test's own procfs running ustack (main -> outer
+ * -> spin_here, in user mode and in pause()), a kernel thread, and a
+ * process gone.  Its folded lines are tests/browser/fixtures/
+ * ustack.folded, which the browser test draws and checks against this
+ * SVG (golden/flame_ustack.svg): the user frames' names are drawn, in
+ * violet, under the process.
+ */
+TEST(flamegraph_ustack_golden)
+{
+	char dir[] = "/tmp/probectl-proc-XXXXXX", path[700], elf[512];
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	uint64_t fmain = expect_off(_metadata, "ustack.main", 0);
+	uint64_t fouter = expect_off(_metadata, "ustack.outer", 0);
+	uint64_t fspin = expect_off(_metadata, "ustack.spin_here", 0);
+	char user[256], text[1024], *want;
+	struct fake_hist *h;
+	struct result r;
+	struct fake f;
+	unsigned int i;
+	FILE *m;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/4242", dir);
+	ASSERT_EQ(0, mkdir(path, 0700));
+	snprintf(path, sizeof(path), "%s/4242/maps", dir);
+	m = fopen(path, "w");
+	ASSERT_NE(NULL, m);
+	maps_line(m, 0x20000000, elf_file(elf, sizeof(elf), "ustack"), 0);
+	fclose(m);
+
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "profile", "profile", "99_Hz", "samples",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &count, "stack", 4);
+	snprintf(user, sizeof(user),
+		 "[u] 0x%016llx\n[u] 0x%016llx\n[u] 0x%016llx\n[proc] 4242 ustack\n",
+		 0x20000000ULL + fspin + 4, 0x20000000ULL + fouter + 4,
+		 0x20000000ULL + fmain + 4);
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, user);
+	snprintf(text, sizeof(text), USTK_KERNEL "%s", user);
+	fake_key(h, 1, 2, "");
+	fake_frames(h, 1, text);
+	fake_key(h, 2, 3, "");
+	fake_frames(h, 2, "worker_thread+0x1/0x40\nkthread+0x2/0x50\n[proc] 2 kworker/0:1\n");
+	fake_key(h, 3, 4, "");
+	fake_frames(h, 3, "[u] 0x00007f0000001234\n[u] 0x00007f0000005678\n[proc] 4243 gone\n");
+	for (i = 0; i < 700; i++)
+		fake_record(h, i % 2, 0, 0);
+	for (i = 0; i < 300; i++)
+		fake_record(h, 0, 1, 0);
+	for (i = 0; i < 20; i++)
+		fake_record(h, 1, 2, 0);
+	for (i = 0; i < 5; i++)
+		fake_record(h, 1, 3, 0);
+	pc_stacks_proc = dir;
+
+	r = RUN(&f, "show", "profile", "--folded");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	want = slurp(GOLDEN_DIR "/../../browser/fixtures/ustack.folded");
+	ASSERT_NE(NULL, want);
+	EXPECT_STREQ(want, r.out);
+	free(want);
+	result_free(&r);
+
+	r = RUN(&f, "flamegraph", "profile", "--width", "800", "--title",
+		"ustack: user stacks");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "<title>spin_here (1000 samples, 97.56%)</title>"))
+		TH_LOG("%s", r.out);
+	check_golden(_metadata, "flame_ustack.svg", r.out);
+	result_free(&r);
+	pc_stacks_proc = NULL;
+	fake_free(&f);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(path));
+}
+
+/*
+ * The first function of probectl's own vDSO (this process's), found
+ * here apart from elfsym.c: its value, and of the names at that value
+ * the first in strcmp() order (the one probectl shows).  Its image's size
+ * from /proc/self/maps.  Return: false when there is none.
+ */
+static bool own_vdso_func(unsigned long *value, char *name, size_t len,
+			  unsigned long *size)
+{
+	const Elf64_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Shdr *sh, *sym = NULL;
+	const Elf64_Sym *s;
+	unsigned long lo, hi;
+	char line[512];
+	unsigned int i;
+	size_t n;
+	FILE *f;
+
+	*size = 0;
+	f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
+		    lo == (unsigned long)eh)
+			*size = hi - lo;
+	if (f)
+		fclose(f);
+	if (!eh || !*size)
+		return false;
+	sh = (const void *)((const char *)eh + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_DYNSYM)
+			sym = &sh[i];
+	if (!sym)
+		return false;
+	s = (const void *)((const char *)eh + sym->sh_offset);
+	n = sym->sh_size / sizeof(*s);
+	*value = 0;
+	for (i = 1; i < n; i++) {
+		const char *nm = (const char *)eh +
+				 sh[sym->sh_link].sh_offset + s[i].st_name;
+
+		if (ELF64_ST_TYPE(s[i].st_info) != STT_FUNC ||
+		    s[i].st_shndx == SHN_UNDEF || !s[i].st_value ||
+		    s[i].st_size < 4)
+			continue;
+		if (!*value || s[i].st_value < *value ||
+		    (s[i].st_value == *value && strcmp(nm, name) < 0)) {
+			*value = s[i].st_value;
+			snprintf(name, len, "%s", nm);
+		}
+	}
+	return *value != 0;
+}
+
+/*
+ * A process's "[vdso]" of the size of probectl's is probectl's: its
+ * functions are named; of another size (a 32-bit process's), "[vdso]".
+ */
+TEST(ustack_vdso)
+{
+	char dir[] = "/tmp/probectl-proc-XXXXXX", path[700], name[128];
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	unsigned long value, size;
+	char text[256], want[512];
+	struct fake_hist *h;
+	struct result r;
+	struct fake f;
+	FILE *m;
+
+	if (!own_vdso_func(&value, name, sizeof(name), &size))
+		SKIP(return, "this process has no vDSO with functions");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/77", dir);
+	ASSERT_EQ(0, mkdir(path, 0700));
+	snprintf(path, sizeof(path), "%s/77/maps", dir);
+	m = fopen(path, "w");
+	ASSERT_NE(NULL, m);
+	fprintf(m, "7ff000000000-%lx r-xp 00000000 00:00 0 [vdso]\n",
+		0x7ff000000000UL + size);
+	fprintf(m, "7ff100000000-%lx r-xp 00000000 00:00 0 [vdso]\n",
+		0x7ff100000000UL + size + 0x1000);
+	fclose(m);
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "profile", "profile", "99_Hz", "samples",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &count, "stack", 1);
+	snprintf(text, sizeof(text), "[u] 0x%016lx\n[u] 0x%016lx\n[proc] 77 v\n",
+		 0x7ff000000000UL + value + 2, 0x7ff100000000UL + value + 2);
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, text);
+	fake_record(h, 0, 0, 0);
+	pc_stacks_proc = dir;
+	r = RUN(&f, "show", "profile", "--folded");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	snprintf(want, sizeof(want), "v;[vdso];%s 1\n", name);
+	EXPECT_STREQ(want, r.out);
+	result_free(&r);
+	r = RUN(&f, "show", "profile");
+	snprintf(want, sizeof(want), "\n  %s+0x2 [vdso]\n  0x%016lx [vdso]+0x%lx\n",
+		 name, 0x7ff100000000UL + value + 2, value + 2);
+	EXPECT_NE(NULL, strstr(r.out, want)) TH_LOG("want %s in %s", want, r.out);
+	result_free(&r);
+	pc_stacks_proc = NULL;
+	fake_free(&f);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	EXPECT_EQ(0, system(path));
 }
 
 TEST_HARNESS_MAIN
