@@ -633,4 +633,76 @@ TEST_F_TIMEOUT(us, bad, 120)
 	ASSERT_EQ(0, pcore_load(NULL));
 }
 
+/* The weight of the folded lines of @out that hold @frames. */
+static unsigned long long folded_weight(const char *o, const char *frames,
+					unsigned long long *all)
+{
+	unsigned long long w = 0, c;
+	const char *nl, *sp;
+	char line[4096];
+
+	*all = 0;
+	for (; *o; o = nl + 1) {
+		nl = strchr(o, '\n');
+		if (!nl)
+			break;
+		snprintf(line, sizeof(line), "%.*s", (int)(nl - o), o);
+		sp = strrchr(line, ' ');
+		if (!sp)
+			continue;
+		c = strtoull(sp + 1, NULL, 10);
+		*all += c;
+		if (strstr(line, frames))
+			w += c;
+	}
+	return w;
+}
+
+/*
+ * probectl names the user frames (issue 25's test): a profile of the
+ * program spinning in main -> outer -> spin_here, read while it runs,
+ * has most of its samples in "ustack;...;main;outer;spin_here" (root
+ * first, the process at the root); off CPU, its naps in
+ * "main;outer_nap;nap_here".  The program spins for a minute, naps for
+ * 8 s: killed once read (probectl names a process's frames while it
+ * lives, from its /proc/PID/maps).
+ */
+TEST_F_TIMEOUT(us, probectl_names, 120)
+{
+	unsigned long long w, all;
+	struct uprog u;
+	char pid[16];
+
+	ASSERT_EQ(0, uprog_start(&u, "spin", "60000", NULL));
+	snprintf(pid, sizeof(pid), "%d", u.pid);
+	ASSERT_EQ(1, write(u.in, "g", 1));
+	ASSERT_EQ(0, CTL("profile", "-F", "499", "-d", "1", "--user-stacks",
+			 "--pid", pid, "--folded"))
+		TH_LOG("%s", out);
+	TH_LOG("profile --folded:\n%s", out);
+	w = folded_weight(out, ";main;outer;spin_here", &all);
+	EXPECT_EQ(0, strncmp(out, "ustack;", 7)) TH_LOG("%s", out);
+	EXPECT_LT(all / 2, w) TH_LOG("%llu of %llu samples", w, all);
+	kill(u.pid, SIGKILL);
+	close(u.in);
+	ASSERT_EQ(u.pid, waitpid(u.pid, NULL, 0));
+
+	ASSERT_EQ(0, uprog_start(&u, "nap", "32", "250"));
+	ASSERT_EQ(0, CTL("attach", "--offcpu", "--user-stacks",
+			 "--no-kthreads", "--comm", USTACK_COMM))
+		TH_LOG("%s", out);
+	ASSERT_EQ(1, write(u.in, "g", 1));
+	usleep(1100 * 1000);	/* 4 naps done, the program naps on */
+	ASSERT_EQ(0, CTL("show", "offcpu", "--folded")) TH_LOG("%s", out);
+	TH_LOG("offcpu --folded:\n%s", out);
+	w = folded_weight(out, "ustack;", &all);
+	EXPECT_EQ(all, w) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, ";main;outer_nap;nap_here;"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("detach", "offcpu"));
+	kill(u.pid, SIGKILL);
+	close(u.in);
+	ASSERT_EQ(u.pid, waitpid(u.pid, NULL, 0));
+}
+
 TEST_HARNESS_MAIN
