@@ -5113,7 +5113,7 @@ TEST(ustack_bad_input)
 	maps_line(m, 0x70000000, trunc, 0);
 	maps_line(m, 0x80000000, elf_file(path, sizeof(path), "lib32.so"), 0);
 	fputs("90000000-90001000 r-xp 00000000 00:00 0                  [vdso]\n"
-	      "a0000000-a0001000 rwxp 00000000 00:00 0 \n"
+	      "a0000000-a0001000 rwxp 00000000 00:00 0\x20\n"
 	      "b0000000-b0001000 rw-p 00000000 00:00 0 [heap]\n"
 	      "c0000000-c0001000 r-xp 00000000 08:01 12 /nonexistent/file\n"
 	      "d0000000-d0001000 r-xp 00000000 08:01 12 /tail-without-newline",
@@ -5144,7 +5144,7 @@ TEST(ustack_bad_input)
 	fake_key(h, 3, 4, "");
 	fake_frames(h, 3, "[u] 0x0000000020001000\n[proc] 1 two words\n");
 	fake_key(h, 4, 5, "");
-	fake_frames(h, 4, "[proc] 4242 \n");
+	fake_frames(h, 4, "[proc] 4242\x20\n");
 	/* a process and nothing else: the user stack could not be read */
 	fake_key(h, 5, 6, "");
 	fake_frames(h, 5, "[proc] 4243 nostack\n");
