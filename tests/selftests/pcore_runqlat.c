@@ -203,7 +203,7 @@ TEST_F_TIMEOUT(rq, bad, 300)
 	EXPECT_EQ(NULL, strstr(out, "runqlat")) TH_LOG("%s", out);
 	close(fd);
 	EXPECT_EQ(2, CTL("attach", "--tracepoint", "sched_switch", "--by-pid"));
-	EXPECT_NE(NULL, strstr(out, "are for function probes")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "--by-pid is for function probes and runqlat, not --tracepoint")) TH_LOG("%s", out);
 }
 
 TEST_HARNESS_MAIN
