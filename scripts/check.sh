@@ -413,18 +413,24 @@ browser_file() {
 }
 
 # browser_check RELEASE TESTS: on the cloud kernels, what the guest drew
-# for the browser tests: the folded stacks pcore_stacks printed (probectl's
-# flame graph of them in Chromium, and speedscope) and the heatmap SVG
+# for the browser tests: the folded stacks pcore_stacks printed and the
+# profile with user stacks pcore_ustack printed (probectl's flame graph of
+# each in Chromium, and speedscope) and the heatmap SVG
 # pcore_probectl printed (in Chromium, whose screenshot of it stays as
 # build/browser-RELEASE/heatmap.png: the user guide's docs/heatmap.png).
 browser_check() {
 	local kver=$1 dir=$top/build/vm-$1/files files=()
 	case $kver in *-cloud-*) ;; *) return 0 ;; esac
-	case " $2 " in *" pcore_stacks "* | *" pcore_probectl "*) ;; *) return 0 ;; esac
+	case " $2 " in
+	*" pcore_stacks "* | *" pcore_probectl "* | *" pcore_ustack "*) ;;
+	*) return 0 ;;
+	esac
 	guest_files "$kver" "$dir"
 	{
 		browser_file "$2" pcore_stacks "$dir/stacks.folded" \
 			"printed no folded stacks"
+		browser_file "$2" pcore_ustack "$dir/ustack-profile.folded" \
+			"printed no profile with user stacks"
 		browser_file "$2" pcore_probectl "$dir/heatmap.svg" \
 			"drew no heatmap"
 		[ ${#files[@]} = 0 ] ||

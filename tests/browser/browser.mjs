@@ -207,25 +207,32 @@ async function checkSvg(browser, folded, svg, label) {
 			missing.map((n) => `no frame titled '${n} (...)'`));
 	}
 
-	// a process's user frames (fixtures/ustack.folded): main, outer and
-	// spin_here drawn above it, each with its whole name as its label;
-	// drawn from the device (flamegraph NAME), in one colour of their own
-	// that no kernel frame has
-	const ustk = stacks.some((s) => s.frames.slice(0, 4).join(';') ===
-		'ustack;main;outer;spin_here');
+	// a process's user frames (fixtures/ustack.folded, or the profile of
+	// pcore_ustack's program in the VM, where libc's start code comes
+	// between the process and main): main, outer and spin_here drawn
+	// above it, each with its whole name as its label; drawn from the
+	// device (flamegraph NAME), in one colour of their own that no kernel
+	// frame has
+	const ustk = stacks.find((s) => s.frames[0] === 'ustack' &&
+		s.frames.join(';').includes(';main;outer;spin_here'));
+	if (!ustk && label.startsWith('ustack'))
+		tap(false, `${label}: a stack of the process ustack through main;outer;spin_here`,
+			stacks.slice(0, 5).map((s) => s.frames.join(';')));
 	if (ustk) {
 		const want = ['main', 'outer', 'spin_here'];
-		const got = want.map((n) => frames.find((f) => f.name === n &&
-			f.path && f.path.join(';') === ['ustack', ...want.slice(0,
-				want.indexOf(n) + 1)].join(';')));
+		const root = ustk.frames.slice(0, ustk.frames.indexOf('main'));
+		const got = want.map((n, i) => frames.find((f) => f.name === n &&
+			f.path && f.path.join(';') ===
+			[...root, ...want.slice(0, i + 1)].join(';')));
 		const udiag = want.filter((n, i) => !got[i] || got[i].text !== n)
-			.map((n) => `'${n}' not drawn above ustack with its label`);
+			.map((n) => `'${n}' not drawn above ${root.join(';')} with its label`);
 		tap(udiag.length === 0,
 			`${label}: the user frames main, outer, spin_here drawn above their process, labelled`,
 			udiag);
 		if (svg.includes('flame_ustack')) {
 			const kfill = new Set(frames.filter((f) =>
-				f.path && f.path.length > 4 && f.path[0] === 'ustack')
+				f.path && f.path.length > root.length + 3 &&
+				f.path[0] === 'ustack')
 				.map((f) => f.fill));
 			const violet = got.filter((f) => f && /rgb\((\d+), (\d+), (\d+)\)/
 				.test(f.fill) && (([, r, g, b]) => +b > +r && +b > +g)(

@@ -11,7 +11,10 @@
 # 300 and 700 times from two callers; fixtures/ustack.folded, a profile
 # with user stacks, process at the root, drawn from it and, from the
 # device, by the host test flamegraph_ustack_golden as
-# tests/userspace/golden/flame_ustack.svg, user frames in their colour):
+# tests/userspace/golden/flame_ustack.svg, user frames in their colour;
+# check.sh adds the folded stacks pcore_stacks and pcore_ustack printed in
+# the VM, the latter a real profile of a program spinning in
+# main -> outer -> spin_here, whose frames probectl named):
 #   1. probectl flamegraph draws it into OUTDIR/NAME.svg (or SVG, drawn
 #      elsewhere, e.g. in the VM, is taken as it is), and xmllint finds
 #      the SVG well-formed;

@@ -680,6 +680,10 @@ TEST_F_TIMEOUT(us, probectl_names, 120)
 			 "--pid", pid, "--folded"))
 		TH_LOG("%s", out);
 	TH_LOG("profile --folded:\n%s", out);
+	/* for the browser tests (scripts/check.sh takes it from the log) */
+	printf("# PCORE-FILE-BEGIN ustack-profile.folded\n%s# PCORE-FILE-END\n",
+	       out);
+	fflush(stdout);
 	w = folded_weight(out, ";main;outer;spin_here", &all);
 	EXPECT_EQ(0, strncmp(out, "ustack;", 7)) TH_LOG("%s", out);
 	EXPECT_LT(all / 2, w) TH_LOG("%llu of %llu samples", w, all);
