@@ -1216,7 +1216,7 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 	case OPT_TOP:
 		ret = pc_parse_u64(v, 1000000, &n);
 		if (ret || !n)
-			return fail(a, "%s: '%s' is not a number of stacks from 1 to 1000000",
+			return fail(a, "%s: '%s' is not a number from 1 to 1000000 (of stacks, or with --keys of keys)",
 				    shown, v);
 		a->top = n;
 		return 0;
