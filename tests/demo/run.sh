@@ -32,6 +32,14 @@ for p in chromium nodejs npm prometheus prometheus-node-exporter \
 	! grep -qw -- "$p" "$out/pkgs" || { echo "has $p" >> "$out/pkgs"; rc=1; }
 done
 tap $rc "scripts/deps.sh demo installs the demo's packages, none that only make check uses" "$out/pkgs"
+# Bad arguments: exit 2 and the usage line, nothing else (none installed).
+for bad in bogus "demo extra" --print=1; do
+	# shellcheck disable=SC2086
+	scripts/deps.sh --print $bad > "$out/bad" 2>&1
+	rc=$?
+	[ $rc = 2 ] && [ "$(cat "$out/bad")" = "usage: scripts/deps.sh [--print] [demo]" ]
+	tap $? "scripts/deps.sh --print $bad: exit 2 (got $rc) and its usage line alone" "$out/bad"
+done
 make -n demo > "$out/make-n" 2>&1
 grep -q 'scripts/deps.sh demo$' "$out/make-n"
 tap $? "make demo runs scripts/deps.sh demo" "$out/make-n"
