@@ -230,9 +230,13 @@ static void std_fake(struct fake *f)
 	fake_record(h, 1, 0, 1 << 20);
 }
 
-/* Runs probectl ARGS... on the standard fake; compares stdout with file. */
-static void golden_case(struct __test_metadata *_metadata, const char *file,
-			...)
+/*
+ * Runs probectl ARGS... (up to the first NULL) on the fake @setup fills:
+ * exit 0, nothing on stderr, stdout as the golden @file, every open
+ * closed.
+ */
+static void fake_golden(struct __test_metadata *_metadata,
+			void (*setup)(struct fake *f), const char *file, ...)
 {
 	char *argv[16] = { "probectl" };
 	struct fake f;
@@ -241,10 +245,10 @@ static void golden_case(struct __test_metadata *_metadata, const char *file,
 	va_list ap;
 
 	va_start(ap, file);
-	while ((argv[argc] = va_arg(ap, char *)))
+	while (argc < 15 && (argv[argc] = va_arg(ap, char *)))
 		argc++;
 	va_end(ap);
-	std_fake(&f);
+	setup(&f);
 	r = run_argv(&f, argc, argv);
 	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
 	ASSERT_STREQ("", r.err);
@@ -254,7 +258,9 @@ static void golden_case(struct __test_metadata *_metadata, const char *file,
 	fake_free(&f);
 }
 
-#define GOLDEN(file, ...)	golden_case(_metadata, file, __VA_ARGS__, NULL)
+#define FAKE_GOLDEN(setup, file, ...)	\
+	fake_golden(_metadata, setup, file, __VA_ARGS__, (char *)NULL)
+#define GOLDEN(file, ...)	FAKE_GOLDEN(std_fake, file, __VA_ARGS__)
 
 TEST(show_loglinear_text)
 {
@@ -385,16 +391,7 @@ static void uprobe_fake(struct fake *f)
 static void uprobe_golden(struct __test_metadata *_metadata,
 			  const char *file, const char *cmd, const char *arg)
 {
-	struct result r;
-	struct fake f;
-
-	uprobe_fake(&f);
-	r = arg ? RUN(&f, cmd, arg) : RUN(&f, cmd);
-	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
-	ASSERT_STREQ("", r.err);
-	check_golden(_metadata, file, r.out);
-	result_free(&r);
-	fake_free(&f);
+	FAKE_GOLDEN(uprobe_fake, file, cmd, arg);
 }
 
 TEST(list_uprobes_text)
@@ -448,16 +445,7 @@ static void glob_fake(struct fake *f)
 static void glob_golden(struct __test_metadata *_metadata,
 			const char *file, const char *arg)
 {
-	struct result r;
-	struct fake f;
-
-	glob_fake(&f);
-	r = arg ? RUN(&f, "list", arg) : RUN(&f, "list");
-	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
-	ASSERT_STREQ("", r.err);
-	check_golden(_metadata, file, r.out);
-	result_free(&r);
-	fake_free(&f);
+	FAKE_GOLDEN(glob_fake, file, "list", arg);
 }
 
 /* list names each histogram's probe: a glob's on each of its functions. */
@@ -600,21 +588,7 @@ static void keys_golden(struct __test_metadata *_metadata, const char *file,
 			const char *name, const char *a1, const char *a2,
 			const char *a3, const char *a4)
 {
-	char *argv[9] = { "probectl", "show", (char *)name, "--keys",
-			  (char *)a1, (char *)a2, (char *)a3, (char *)a4 };
-	struct result r;
-	struct fake f;
-	int argc = 4;
-
-	while (argc < 8 && argv[argc])
-		argc++;
-	keys_fake(&f);
-	r = run_argv(&f, argc, argv);
-	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
-	ASSERT_STREQ("", r.err);
-	check_golden(_metadata, file, r.out);
-	result_free(&r);
-	fake_free(&f);
+	FAKE_GOLDEN(keys_fake, file, "show", name, "--keys", a1, a2, a3, a4);
 }
 
 /* One line per key, the most calls first (the default sort). */
@@ -675,17 +649,7 @@ static void graph_fake(struct fake *f)
 static void graph_golden(struct __test_metadata *_metadata, const char *file,
 			 const char *a1)
 {
-	char *argv[5] = { "probectl", "show", "vfs_read:graph", (char *)a1 };
-	struct result r;
-	struct fake f;
-
-	graph_fake(&f);
-	r = run_argv(&f, a1 ? 4 : 3, argv);
-	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
-	ASSERT_STREQ("", r.err);
-	check_golden(_metadata, file, r.out);
-	result_free(&r);
-	fake_free(&f);
+	FAKE_GOLDEN(graph_fake, file, "show", "vfs_read:graph", a1);
 }
 
 /* The tree: F, its callees indented, the self line last. */
@@ -788,17 +752,7 @@ static void stack_golden(struct __test_metadata *_metadata,
 			 const char *file, const char *a1, const char *a2,
 			 const char *a3)
 {
-	struct result r;
-	struct fake f;
-
-	stack_fake(&f);
-	r = RUN(&f, "show", "vfs_read:stacks", a1, a2, a3);
-	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
-	ASSERT_STREQ("", r.err);
-	check_golden(_metadata, file, r.out);
-	ASSERT_EQ(f.opens, f.closes);
-	result_free(&r);
-	fake_free(&f);
+	FAKE_GOLDEN(stack_fake, file, "show", "vfs_read:stacks", a1, a2, a3);
 }
 
 /* Twins merged (8 calls), the most counted first, frames as sent. */
