@@ -383,13 +383,28 @@ static const char *vdef_name(const struct ctx *c, unsigned int ndx)
 	return NULL;
 }
 
+/* The symbols of table @scn: its header in @sh, its data in @d, @n of them. */
+static int sym_table(struct ctx *c, Elf_Scn *scn, GElf_Shdr *sh,
+		     Elf_Data **d, size_t *n)
+{
+	size_t esz;
+
+	*d = gelf_getshdr(scn, sh) ? elf_getdata(scn, NULL) : NULL;
+	if (!*d)
+		return fail(c, -ENOEXEC, "%s: cannot read a symbol table: %s",
+			    c->path, elf_errmsg(-1));
+	esz = gelf_fsize(c->elf, ELF_T_SYM, 1, EV_CURRENT);
+	*n = esz ? (*d)->d_size / esz : 0;
+	return 0;
+}
+
 /*
  * Every defined symbol of one table whose name is the first @len
  * characters of c->sym, alone or followed by its version.
  */
 static int scan(struct ctx *c, Elf_Scn *scn, Elf_Data *versym, size_t len)
 {
-	size_t n, i, nversym = 0, esz;
+	size_t n, i, nversym = 0;
 	const char *name, *ver;
 	struct cand *bigger;
 	GElf_Versym vs;
@@ -397,13 +412,11 @@ static int scan(struct ctx *c, Elf_Scn *scn, Elf_Data *versym, size_t len)
 	GElf_Sym s;
 	Elf_Data *d;
 	bool def;
+	int ret;
 
-	d = gelf_getshdr(scn, &sh) ? elf_getdata(scn, NULL) : NULL;
-	if (!d)
-		return fail(c, -ENOEXEC, "%s: cannot read a symbol table: %s",
-			    c->path, elf_errmsg(-1));
-	esz = gelf_fsize(c->elf, ELF_T_SYM, 1, EV_CURRENT);
-	n = esz ? d->d_size / esz : 0;
+	ret = sym_table(c, scn, &sh, &d, &n);
+	if (ret)
+		return ret;
 	if (versym)
 		nversym = versym->d_size / sizeof(GElf_Versym);
 	for (i = 1; i < n; i++) {
@@ -794,18 +807,16 @@ static const char *func_name(struct ctx *c, const GElf_Shdr *sh,
 /* The functions of one symbol table, sorted, one per address. */
 static int load_funcs(struct ctx *c, Elf_Scn *scn, struct pc_elf_funcs *fs)
 {
-	size_t n, i, k = 0, room = 1, esz, used = 0;
+	size_t n, i, k = 0, room = 1, used = 0;
 	const char *name;
 	GElf_Shdr sh;
 	GElf_Sym s;
 	Elf_Data *d;
+	int ret;
 
-	d = gelf_getshdr(scn, &sh) ? elf_getdata(scn, NULL) : NULL;
-	if (!d)
-		return fail(c, -ENOEXEC, "%s: cannot read a symbol table: %s",
-			    c->path, elf_errmsg(-1));
-	esz = gelf_fsize(c->elf, ELF_T_SYM, 1, EV_CURRENT);
-	n = esz ? d->d_size / esz : 0;
+	ret = sym_table(c, scn, &sh, &d, &n);
+	if (ret)
+		return ret;
 	for (i = 1; i < n; i++) {
 		if (!gelf_getsym(d, i, &s))
 			continue;
