@@ -287,10 +287,13 @@ TEST_F_TIMEOUT(us, profile, 120)
  * offcpu of the workload's process (pid=) with user stacks: 10 naps of
  * 30 ms in main -> outer_nap -> nap_here are one stack, kernel frames
  * first, then the user frames nap_here (the ip after its syscall),
- * outer_nap, main, then [proc]; the stack's count is the 10 naps and its
- * sum about 300 ms: 250 ms at least (a wait starts when the task leaves
- * its CPU, a little after its timer was set: each may be short of 30 ms
- * by that much, a fraction of a ms even under emulation).  A nap's
+ * outer_nap, main, then [proc]; the stack's count is the waits of the 10
+ * naps and its sum about 300 ms: 250 ms at least (a wait starts when the
+ * task leaves its CPU, a little after its timer was set: each may be
+ * short of 30 ms by that much, a fraction of a ms even under emulation).
+ * A nap is one wait, or more when the task is woken before its timer
+ * and do_nanosleep() calls schedule() again (on rt-6.1 once: 11 waits,
+ * 300.7 ms in all, one stack): 10 to 20 waits.  A nap's
  * kernel stack goes through hrtimer_nanosleep: the task may also be
  * preempted in nap_here, in user mode (on rt-6.1 once, by the tick just
  * after a nap's syscall returned: the same user frames under
@@ -324,7 +327,8 @@ TEST_F_TIMEOUT(us, offcpu, 120)
 	}
 	TH_LOG("naps in main;outer_nap;nap_here: %llu, %llu ns; the stacks file begins:\n%.1200s",
 	       naps, sum, text);
-	EXPECT_EQ(10, naps) TH_LOG("%s", text);
+	EXPECT_LE(10, naps) TH_LOG("%s", text);
+	EXPECT_GE(20, naps) TH_LOG("%s", text);
 	EXPECT_LE(250000000ULL, sum);
 }
 
