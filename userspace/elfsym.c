@@ -587,42 +587,54 @@ static int fail_ambiguous(struct ctx *c, size_t namelen, uint64_t *addrs,
 		    list, c->path);
 }
 
-static int find_function(struct ctx *c, const struct pc_elf_sym *q,
-			 uint64_t *offset)
-{
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
-	Elf_Scn *versym_scn = NULL, *verdef = NULL;
-	Elf_Data *versym = NULL;
-	uint64_t *addrs, addr;
-	size_t i, j, naddrs = 0, ntaken = 0;
-	GElf_Shdr sh;
-	int ret;
+/* The sections of symbols and versions of a file: the first of each type. */
+struct scns {
+	Elf_Scn *symtab, *dynsym, *versym, *verdef;
+};
 
+static void find_scns(struct ctx *c, struct scns *s)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	memset(s, 0, sizeof(*s));
 	while ((scn = elf_nextscn(c->elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
-		if (sh.sh_type == SHT_SYMTAB && !symtab)
-			symtab = scn;
-		else if (sh.sh_type == SHT_DYNSYM && !dynsym)
-			dynsym = scn;
-		else if (sh.sh_type == SHT_GNU_versym && !versym_scn)
-			versym_scn = scn;
-		else if (sh.sh_type == SHT_GNU_verdef && !verdef)
-			verdef = scn;
+		if (sh.sh_type == SHT_SYMTAB && !s->symtab)
+			s->symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM && !s->dynsym)
+			s->dynsym = scn;
+		else if (sh.sh_type == SHT_GNU_versym && !s->versym)
+			s->versym = scn;
+		else if (sh.sh_type == SHT_GNU_verdef && !s->verdef)
+			s->verdef = scn;
 	}
-	if (!symtab && !dynsym)
+}
+
+static int find_function(struct ctx *c, const struct pc_elf_sym *q,
+			 uint64_t *offset)
+{
+	Elf_Data *versym = NULL;
+	uint64_t *addrs, addr;
+	size_t i, j, naddrs = 0, ntaken = 0;
+	struct scns s;
+	int ret;
+
+	find_scns(c, &s);
+	if (!s.symtab && !s.dynsym)
 		return fail(c, -ENOENT, "%s has no symbols (no .symtab: stripped; no .dynsym: not dynamically linked): give the function's file offset instead of its name (PATH:0xOFFSET)",
 			    c->path);
-	if (verdef) {
-		ret = read_verdefs(c, verdef);
+	if (s.verdef) {
+		ret = read_verdefs(c, s.verdef);
 		if (ret)
 			return ret;
 	}
-	if (versym_scn)
-		versym = elf_getdata(versym_scn, NULL);
-	ret = symtab ? scan(c, symtab, NULL, q->name_len) : 0;
-	if (!ret && dynsym)
-		ret = scan(c, dynsym, versym, q->name_len);
+	if (s.versym)
+		versym = elf_getdata(s.versym, NULL);
+	ret = s.symtab ? scan(c, s.symtab, NULL, q->name_len) : 0;
+	if (!ret && s.dynsym)
+		ret = scan(c, s.dynsym, versym, q->name_len);
 	if (ret)
 		return ret;
 
@@ -643,7 +655,7 @@ static int find_function(struct ctx *c, const struct pc_elf_sym *q,
 		ntaken = c->ncands;
 	}
 	if (!ntaken)
-		return fail_not_found(c, q->name_len, symtab, dynsym);
+		return fail_not_found(c, q->name_len, s.symtab, s.dynsym);
 
 	addrs = calloc(c->ncands, sizeof(*addrs));
 	if (!addrs)
@@ -883,27 +895,19 @@ int pc_elf_funcs_load(int fd, const char *path, struct pc_elf_funcs *out,
 {
 	struct ctx c = { .fd = fd, .path = path, .err = err,
 			 .errlen = errlen };
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
-	GElf_Shdr sh;
+	struct scns s;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	if (errlen)
 		err[0] = '\0';
 	ret = open_elf(&c);
-	while (!ret && (scn = elf_nextscn(c.elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB && !symtab)
-			symtab = scn;
-		else if (sh.sh_type == SHT_DYNSYM && !dynsym)
-			dynsym = scn;
-	}
 	if (!ret) {
+		find_scns(&c, &s);
 		read_build_id(&c, out);
-		out->table = symtab ? ".symtab" : dynsym ? ".dynsym" : NULL;
-		if (symtab || dynsym)
-			ret = load_funcs(&c, symtab ?: dynsym, out);
+		out->table = s.symtab ? ".symtab" : s.dynsym ? ".dynsym" : NULL;
+		if (s.symtab || s.dynsym)
+			ret = load_funcs(&c, s.symtab ?: s.dynsym, out);
 	}
 	out->segs = c.segs;
 	out->nsegs = c.nsegs;
