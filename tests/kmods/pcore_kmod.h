@@ -11,6 +11,7 @@
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/uaccess.h>
 
 /* The file_operations @name of a write-only debugfs file: @write_fn. */
 #define PCORE_KMOD_FOPS(name, write_fn)					\
@@ -33,6 +34,27 @@ static inline int pcore_kmod_uint(const char __user *ubuf, size_t count,
 	if (ret)
 		return ret;
 	return *n > max ? -EINVAL : 0;
+}
+
+/*
+ * The two numbers a user wrote ("A B"), each from 0 to @max, into @a and
+ * @b: 0, -EFAULT, or -EINVAL when they are not two numbers or one is
+ * over @max.
+ */
+static inline int pcore_kmod_uint2(const char __user *ubuf, size_t count,
+				   unsigned int max, unsigned int *a,
+				   unsigned int *b)
+{
+	char buf[32];
+
+	if (!count || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "%u %u", a, b) != 2 || *a > max || *b > max)
+		return -EINVAL;
+	return 0;
 }
 
 /* A write-only file of a test module's debugfs directory. */

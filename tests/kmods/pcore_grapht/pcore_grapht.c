@@ -70,17 +70,11 @@ static ssize_t grapht_run_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
 	unsigned int n, m, i;
-	char buf[32];
-	int v = 0;
+	int v = 0, ret;
 
-	if (!count || count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	if (sscanf(buf, "%u %u", &n, &m) != 2 || n > GRAPHT_MAX ||
-	    m > GRAPHT_MAX)
-		return -EINVAL;
+	ret = pcore_kmod_uint2(ubuf, count, GRAPHT_MAX, &n, &m);
+	if (ret)
+		return ret;
 	for (i = 0; i < n; i++)
 		v += pcore_grapht_f(i);
 	for (i = 0; i < m; i++)

@@ -143,17 +143,11 @@ static ssize_t stackt_run_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
 	unsigned int a, b, i;
-	char buf[32];
-	int v = 0;
+	int v = 0, ret;
 
-	if (!count || count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	if (sscanf(buf, "%u %u", &a, &b) != 2 || a > STACKT_MAX ||
-	    b > STACKT_MAX)
-		return -EINVAL;
+	ret = pcore_kmod_uint2(ubuf, count, STACKT_MAX, &a, &b);
+	if (ret)
+		return ret;
 	for (i = 0; i < a; i++)
 		v += pcore_stackt_a(i);
 	for (i = 0; i < b; i++)
