@@ -37,6 +37,13 @@
  * that is runnable and not current (the one a switch puts back) through
  * a kretprobe's trampoline (rethook_find_ret_addr() warns).
  *
+ * Clocks: a CPU timer reads local_clock() (a start and its stop are on
+ * one CPU), a task timer ktime_get_mono_fast_ns() (they may be on two).
+ * Where the kernel found the TSC unstable, local_clock() is kept within a
+ * tick of the last tick (kernel/sched/clock.c): on a CPU whose ticks come
+ * late (a starved virtual machine), a CPU timer then measures short
+ * times, down to 0.
+ *
  * Every timer is also on pcore_timers (RCU), which the exit handler and
  * the hotplug callback walk; a timer is freed a grace period after it
  * leaves it.  The slots' protocol is slot.h's; call tables (calls.c)
