@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fleet_feed: one "host" of the fleet test (tests/prometheus/fleet.sh).
+ *
+ *   fleet_feed HOST PHASE TIME_MS probectl-args...
+ *   fleet_feed --values HOST FROM TO
+ *
+ * The first form fills a fake /dev/probe_core (fake.c, over the engine the
+ * module runs) as host HOST ("a" or "b") has it at PHASE, sets the fake's
+ * wall clock to TIME_MS (ms since the epoch) and runs probectl's code on it
+ * with the remaining arguments (export --remote-write URL ..., or export
+ * --textfile-dir DIR); probectl's output and exit code are this program's.
+ * The second prints, one a line, the values (ns) HOST recorded after PHASE
+ * FROM up to PHASE TO (FROM 0: from its creation), for the test's exact
+ * percentiles.
+ *
+ * Each host has one histogram, "fleet/lat", of the exp kind, schema
+ * FLEET_SCHEMA (the loglinear kind where the tree has no exp kind yet),
+ * in ns, with its own known values:
+ *   phase 1: the first half of the host's values;
+ *   phase 2: all of them (totals since creation only grow);
+ *   phase 3: host "b" loaded again: a new creation time, FLEET_RELOAD
+ *            new values (its totals drop); host "a" as at phase 2.
+ * The values come from a fixed linear congruential generator: host "a"
+ * mostly 20 to 420 us with 1 % from 1 to 5 ms, host "b" 50 us to 1 ms
+ * with 2 % from 2 to 10 ms, so the union's p99 depends on both.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fake.h"
+
+#define FLEET_SCHEMA	3
+#define FLEET_RELOAD	10
+
+struct host {
+	const char *name;
+	unsigned int n;			/* values by phase 2 */
+	unsigned long long base, span;	/* most values: base + [0, span) */
+	unsigned int tail_pct;		/* and this many % in the tail */
+	unsigned long long tbase, tspan;
+	unsigned long long seed;
+	unsigned long long created_s;	/* before TIME_MS, seconds */
+};
+
+static const struct host hosts[] = {
+	{ "a", 3000, 20000, 400000, 1, 1000000, 4000000, 12345, 100 },
+	{ "b", 2000, 50000, 950000, 2, 2000000, 8000000, 67890, 50 },
+};
+
+static unsigned long long lcg(unsigned long long *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *s >> 33;
+}
+
+/* The host's values from index @from to @to (phases 1 and 2). */
+static void values(const struct host *h, unsigned int from, unsigned int to,
+		   void (*fn)(void *arg, unsigned int i, unsigned long long v),
+		   void *arg)
+{
+	unsigned long long s = h->seed, v;
+	unsigned int i;
+
+	for (i = 0; i < to; i++) {
+		if (lcg(&s) % 100 < h->tail_pct)
+			v = h->tbase + lcg(&s) % h->tspan;
+		else
+			v = h->base + lcg(&s) % h->span;
+		if (i >= from)
+			fn(arg, i, v);
+	}
+}
+
+/* The reloaded host's values (phase 3). */
+static void reload_values(void (*fn)(void *arg, unsigned int i,
+				     unsigned long long v), void *arg)
+{
+	unsigned int i;
+
+	for (i = 0; i < FLEET_RELOAD; i++)
+		fn(arg, i, 100000 + 10000 * i);
+}
+
+static unsigned int upto(const struct host *h, unsigned int phase)
+{
+	return phase == 0 ? 0 : phase == 1 ? h->n / 2 : h->n;
+}
+
+static void print_value(void *arg, unsigned int i, unsigned long long v)
+{
+	printf("%llu\n", v);
+}
+
+static void record_value(void *arg, unsigned int i, unsigned long long v)
+{
+	fake_record(arg, i % 2, 0, v);
+}
+
+static const struct host *find_host(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hosts); i++)
+		if (!strcmp(hosts[i].name, name))
+			return &hosts[i];
+	fprintf(stderr, "fleet_feed: no host %s\n", name);
+	exit(2);
+}
+
+static int print_values(const char *name, unsigned int from, unsigned int to)
+{
+	const struct host *h = find_host(name);
+
+	if (to == 3 && h == &hosts[1]) {	/* a new histogram */
+		reload_values(print_value, NULL);
+		return 0;
+	}
+	if (to == 3)
+		to = 2;
+	if (from == 3)
+		from = 2;
+	values(h, upto(h, from), upto(h, to), print_value, NULL);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct pcore_hist_spec spec = {
+#ifdef PCORE_UAPI_HIST_EXP
+		.kind = PCORE_HIST_EXP, .precision = FLEET_SCHEMA,
+#else
+		.kind = PCORE_HIST_LOGLINEAR,
+#endif
+	};
+	static struct fake f;
+	struct pc_env env = { 0 };
+	const struct host *h;
+	struct fake_hist *fh;
+	unsigned long long ms;
+	unsigned int phase;
+	bool reloaded;
+	int ret;
+
+	if (argc == 5 && !strcmp(argv[1], "--values"))
+		return print_values(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (argc < 5) {
+		fprintf(stderr, "usage: fleet_feed HOST PHASE TIME_MS probectl-args...\n"
+			"       fleet_feed --values HOST FROM TO\n");
+		return 2;
+	}
+	h = find_host(argv[1]);
+	phase = atoi(argv[2]);
+	ms = strtoull(argv[3], NULL, 10);
+	if (phase < 1 || phase > 3 || ms / 1000 < 1735787045ULL + 3600) {
+		fprintf(stderr, "fleet_feed: bad phase %s or time %s\n",
+			argv[2], argv[3]);
+		return 2;
+	}
+	reloaded = phase == 3 && h == &hosts[1];
+	fh = fake_add(&f, "fleet/lat", "kretprobe", "vfs_read", "ns",
+		      PCORE_ENT_HAS_PROBE, &spec, "", 1);
+	/* created_s before TIME_MS; loaded again 1 s before it */
+	fh->created_ns = (ms / 1000 - (reloaded ? 1 : h->created_s)) *
+			 1000000000ULL;
+	if (reloaded)
+		reload_values(record_value, fh);
+	else
+		values(h, 0, upto(h, phase > 2 ? 2 : phase), record_value, fh);
+	fh->e.hits = fh->e.count;
+	fake_env(&env, &f);
+	/* the fake's wall clock is 2025-01-02T03:04:05Z + its monotonic one */
+	f.mono_ns = (ms - 1735787045000ULL) * 1000000ULL;
+	env.out = stdout;
+	env.err = stderr;
+	argv[3] = "probectl";
+	ret = pc_run(argc - 3, argv + 3, &env);
+	fake_free(&f);
+	return ret;
+}
