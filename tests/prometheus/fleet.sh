@@ -153,9 +153,9 @@ push() {
 	sleep_until "$2"
 	for h in a b; do
 		echo "phase $1 host $h at $2" >> "$out/push.log"
-		"$feed" $h "$1" "$2" export --remote-write "$write_url" \
+		"$feed" $h "$1" "$t1" "$2" export --remote-write "$write_url" \
 			--instance host-$h >> "$out/push.log" 2>&1 || st=1
-		"$feed" $h "$1" "$2" export --prometheus \
+		"$feed" $h "$1" "$t1" "$2" export --prometheus \
 			--textfile-dir "$out/tf-$h" >> "$out/push.log" 2>&1 || st=1
 	done
 	return $st
@@ -197,7 +197,7 @@ tap $? "Prometheus has the native histogram of both hosts ($metric)" "$log"
 sel="$metric{probe=\"fleet/lat\",job!=\"classic\"}"
 # values in the metric's unit: seconds or ns
 scale=1
-case $metric in *seconds*) scale=1000000000 ;; esac
+case $metric in *_nanoseconds) ;; *_seconds) scale=1000000000 ;; esac
 
 # ---- 2. count and sum ----
 c=$(q "histogram_count(sum by (probe) ($sel))" "$tq")
@@ -211,8 +211,11 @@ awk -v s="$s" -v w="$sum" -v k="$scale" 'BEGIN {
 }'
 tap $? "histogram_sum of the sum of both hosts is the union's sum ($sum ns)" "$log"
 
-# The native buckets' relative error: the widest bucket's hi / lo - 1.
-err=$(api "sum by (probe) ($sel)" "$tq" | jq -r '[.data.result[0].histogram[1].buckets[] |
+# The relative error of a quantile read from the native histogram: for
+# the exp kind, a native bucket's hi / lo - 1 (fleet_feed --bound); the
+# widest bucket sent is printed beside it.
+err=$("$feed" --bound)
+width=$(api "sum by (probe) ($sel)" "$tq" | jq -r '[.data.result[0].histogram[1].buckets[] |
 	(.[1] | tonumber) as $lo | (.[2] | tonumber) as $hi |
 	select($lo > 0) | $hi / $lo - 1] | max // empty')
 
@@ -239,7 +242,7 @@ relerr() {
 # ---- 3. p99 of the summed totals ----
 p99=$(exact_p 0.99 "$out/all-a" "$out/all-b")
 np99=$(q "histogram_quantile(0.99, sum by (probe) ($sel))" "$tq")
-echo "exact p99 $p99 ns; native '$np99' ($(relerr "$np99" "$p99")); bucket error '$err'" > "$log"
+echo "exact p99 $p99 ns; native '$np99' ($(relerr "$np99" "$p99")); error bound $err (widest bucket sent: hi / lo - 1 = '$width')" > "$log"
 within "$np99" "$p99" "$err"
 tap $? "native p99 of both hosts' totals ($np99) is within the buckets' error ($err) of the exact p99 ($p99 ns)" "$log"
 

@@ -2,17 +2,26 @@
 /*
  * fleet_feed: one "host" of the fleet test (tests/prometheus/fleet.sh).
  *
- *   fleet_feed HOST PHASE TIME_MS probectl-args...
+ *   fleet_feed HOST PHASE START_MS TIME_MS probectl-args...
  *   fleet_feed --values HOST FROM TO
+ *   fleet_feed --bound
  *
  * The first form fills a fake /dev/probe_core (fake.c, over the engine the
  * module runs) as host HOST ("a" or "b") has it at PHASE, sets the fake's
  * wall clock to TIME_MS (ms since the epoch) and runs probectl's code on it
  * with the remaining arguments (export --remote-write URL ..., or export
  * --textfile-dir DIR); probectl's output and exit code are this program's.
- * The second prints, one a line, the values (ns) HOST recorded after PHASE
- * FROM up to PHASE TO (FROM 0: from its creation), for the test's exact
- * percentiles.
+ * The host's histogram was created a fixed time before START_MS (the
+ * fleet's first phase), the same at every phase; host b loaded again
+ * (phase 3) 1 s before TIME_MS.  The second form prints, one a line, the
+ * values (ns) HOST recorded after PHASE FROM up to PHASE TO (FROM 0: from
+ * its creation), for the test's exact percentiles.  The third prints the
+ * relative error a quantile read from the exported native histogram may
+ * have, at most: for the exp kind of schema S, a native bucket's hi / lo
+ * - 1 = 2^(2^-S) - 1 (the exact value and the one read lie in the same
+ * bucket); for the loglinear kind (until the tree has the exp kind), its
+ * stated error plus a native bucket of schema 8, 2^(1/256) - 1, as remote
+ * write maps it (userspace/remote_write.c).
  *
  * Each host has one histogram, "fleet/lat", of the exp kind, schema
  * FLEET_SCHEMA (the loglinear kind where the tree has no exp kind yet),
@@ -25,6 +34,7 @@
  * mostly 20 to 420 us with 1 % from 1 to 5 ms, host "b" 50 us to 1 ms
  * with 2 % from 2 to 10 ms, so the union's p99 depends on both.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,45 +134,68 @@ static int print_values(const char *name, unsigned int from, unsigned int to)
 	return 0;
 }
 
+static const struct pcore_hist_spec spec = {
+#ifdef PCORE_UAPI_HIST_EXP
+	.kind = PCORE_HIST_EXP, .precision = FLEET_SCHEMA,
+#else
+	.kind = PCORE_HIST_LOGLINEAR,
+#endif
+};
+
+static int print_bound(void)
+{
+#ifdef PCORE_UAPI_HIST_EXP
+	printf("%.9f\n", pow(2, pow(2, -FLEET_SCHEMA)) - 1);
+#else
+	struct pcore_layout l;
+	const char *why;
+	u64 abs_err;
+
+	if (pcore_layout_init(&l, &spec, &why))
+		return 1;
+	printf("%.9f\n", pcore_layout_error_ppm(&l, &abs_err) / 1e6 +
+	       pow(2, 1.0 / 256) - 1);
+#endif
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	struct pcore_hist_spec spec = {
-#ifdef PCORE_UAPI_HIST_EXP
-		.kind = PCORE_HIST_EXP, .precision = FLEET_SCHEMA,
-#else
-		.kind = PCORE_HIST_LOGLINEAR,
-#endif
-	};
 	static struct fake f;
 	struct pc_env env = { 0 };
 	const struct host *h;
 	struct fake_hist *fh;
-	unsigned long long ms;
+	unsigned long long start, ms;
 	unsigned int phase;
 	bool reloaded;
 	int ret;
 
 	if (argc == 5 && !strcmp(argv[1], "--values"))
 		return print_values(argv[2], atoi(argv[3]), atoi(argv[4]));
-	if (argc < 5) {
-		fprintf(stderr, "usage: fleet_feed HOST PHASE TIME_MS probectl-args...\n"
-			"       fleet_feed --values HOST FROM TO\n");
+	if (argc == 2 && !strcmp(argv[1], "--bound"))
+		return print_bound();
+	if (argc < 6) {
+		fprintf(stderr, "usage: fleet_feed HOST PHASE START_MS TIME_MS probectl-args...\n"
+			"       fleet_feed --values HOST FROM TO\n"
+			"       fleet_feed --bound\n");
 		return 2;
 	}
 	h = find_host(argv[1]);
 	phase = atoi(argv[2]);
-	ms = strtoull(argv[3], NULL, 10);
-	if (phase < 1 || phase > 3 || ms / 1000 < 1735787045ULL + 3600) {
-		fprintf(stderr, "fleet_feed: bad phase %s or time %s\n",
-			argv[2], argv[3]);
+	start = strtoull(argv[3], NULL, 10);
+	ms = strtoull(argv[4], NULL, 10);
+	if (phase < 1 || phase > 3 || start > ms ||
+	    start / 1000 < 1735787045ULL + 3600) {
+		fprintf(stderr, "fleet_feed: bad phase %s or times %s %s\n",
+			argv[2], argv[3], argv[4]);
 		return 2;
 	}
 	reloaded = phase == 3 && h == &hosts[1];
 	fh = fake_add(&f, "fleet/lat", "kretprobe", "vfs_read", "ns",
 		      PCORE_ENT_HAS_PROBE, &spec, "", 1);
-	/* created_s before TIME_MS; loaded again 1 s before it */
-	fh->created_ns = (ms / 1000 - (reloaded ? 1 : h->created_s)) *
-			 1000000000ULL;
+	/* created_s before START_MS; loaded again 1 s before TIME_MS */
+	fh->created_ns = (reloaded ? ms / 1000 - 1 :
+			  start / 1000 - h->created_s) * 1000000000ULL;
 	if (reloaded)
 		reload_values(record_value, fh);
 	else
@@ -173,8 +206,8 @@ int main(int argc, char **argv)
 	f.mono_ns = (ms - 1735787045000ULL) * 1000000ULL;
 	env.out = stdout;
 	env.err = stderr;
-	argv[3] = "probectl";
-	ret = pc_run(argc - 3, argv + 3, &env);
+	argv[4] = "probectl";
+	ret = pc_run(argc - 4, argv + 4, &env);
 	fake_free(&f);
 	return ret;
 }
