@@ -279,14 +279,26 @@ echo "classic count '$cc' (union $n); classic p99 '$cp99' s ($(scale=1000000000 
 	x /= 1e9; exit !(g != "" && g >= x / 2 && g <= x * 2) }'
 tap $? "classic p99 from the le buckets of both hosts ($cp99 s) is within a factor of 2 of the exact p99" "$log"
 
-# The numbers for docs/user-guide.md
+# The numbers for docs/user-guide.md, with those of fleet/lat_loglinear,
+# the same values in a histogram of the default kind (loglinear: classic
+# "le" at powers of two only, native by remote write's mapping).
+lsel="$metric{probe=\"fleet/lat_loglinear\",job!=\"classic\"}"
+lp99=$(q "histogram_quantile(0.99, sum by (probe) ($lsel))" "$tq")
+lcp99=$(q 'histogram_quantile(0.99, sum by (le) (probe_core_latency_seconds_bucket{job="classic",probe="fleet/lat_loglinear"}))')
+nle=$(q 'count(probe_core_latency_seconds_bucket{job="classic",probe="fleet/lat",instance="host-a"})')
+nlle=$(q 'count(probe_core_latency_seconds_bucket{job="classic",probe="fleet/lat_loglinear",instance="host-a"})')
+nnat=$(api "$sel" "$tq" | jq -r '[.data.result[] | select(.metric.instance == "host-a") |
+	.histogram[1].buckets | length][0] // empty')
 {
 	echo "exact_p99_ns $p99"
 	echo "native_metric $metric"
-	echo "native_p99 $np99 $(relerr "$np99" "$p99") bound $err"
+	echo "native_p99 $np99 $(relerr "$np99" "$p99") bound $err buckets_host_a $nnat"
 	echo "native_rate_p99 $rp99 $(relerr "$rp99" "$wp99") weighted_exact_ns $wp99"
-	echo "classic_p99_s $cp99 $(scale=1000000000 relerr "$cp99" "$p99")"
+	echo "classic_p99_s $cp99 $(scale=1000000000 relerr "$cp99" "$p99") le_series_host_a $nle"
+	echo "loglinear_native_p99 $lp99 $(relerr "$lp99" "$p99")"
+	echo "loglinear_classic_p99_s $lcp99 $(scale=1000000000 relerr "$lcp99" "$p99") le_series_host_a $nlle"
 } > "$out/numbers.txt"
+sed 's/^/# /' "$out/numbers.txt"
 
 # ---- 6. host b loaded again ----
 push 3 $t3

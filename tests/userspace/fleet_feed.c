@@ -23,9 +23,11 @@
  * stated error plus a native bucket of schema 8, 2^(1/256) - 1, as remote
  * write maps it (userspace/remote_write.c).
  *
- * Each host has one histogram, "fleet/lat", of the exp kind, schema
- * FLEET_SCHEMA (the loglinear kind where the tree has no exp kind yet),
- * in ns, with its own known values:
+ * Each host has two histograms of the same values, in ns: "fleet/lat", of
+ * the exp kind, schema FLEET_SCHEMA (the loglinear kind where the tree has
+ * no exp kind yet), which the test checks, and "fleet/lat_loglinear", of
+ * the default kind (loglinear, whose classic export has an "le" only at
+ * powers of two), for the docs' comparison.  The host's values:
  *   phase 1: the first half of the host's values;
  *   phase 2: all of them (totals since creation only grow);
  *   phase 3: host "b" loaded again: a new creation time, FLEET_RELOAD
@@ -142,6 +144,10 @@ static const struct pcore_hist_spec spec = {
 #endif
 };
 
+static const struct pcore_hist_spec loglinear = {
+	.kind = PCORE_HIST_LOGLINEAR,
+};
+
 static int print_bound(void)
 {
 #ifdef PCORE_UAPI_HIST_EXP
@@ -166,7 +172,7 @@ int main(int argc, char **argv)
 	const struct host *h;
 	struct fake_hist *fh;
 	unsigned long long start, ms;
-	unsigned int phase;
+	unsigned int phase, i;
 	bool reloaded;
 	int ret;
 
@@ -191,16 +197,21 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	reloaded = phase == 3 && h == &hosts[1];
-	fh = fake_add(&f, "fleet/lat", "kretprobe", "vfs_read", "ns",
-		      PCORE_ENT_HAS_PROBE, &spec, "", 1);
-	/* created_s before START_MS; loaded again 1 s before TIME_MS */
-	fh->created_ns = (reloaded ? ms / 1000 - 1 :
-			  start / 1000 - h->created_s) * 1000000000ULL;
-	if (reloaded)
-		reload_values(record_value, fh);
-	else
-		values(h, 0, upto(h, phase > 2 ? 2 : phase), record_value, fh);
-	fh->e.hits = fh->e.count;
+	for (i = 0; i < 2; i++) {
+		fh = fake_add(&f, i ? "fleet/lat_loglinear" : "fleet/lat",
+			      "kretprobe", "vfs_read", "ns",
+			      PCORE_ENT_HAS_PROBE, i ? &loglinear : &spec,
+			      "", 1);
+		/* created_s before START_MS; loaded again 1 s before TIME_MS */
+		fh->created_ns = (reloaded ? ms / 1000 - 1 :
+				  start / 1000 - h->created_s) * 1000000000ULL;
+		if (reloaded)
+			reload_values(record_value, fh);
+		else
+			values(h, 0, upto(h, phase > 2 ? 2 : phase),
+			       record_value, fh);
+		fh->e.hits = fh->e.count;
+	}
 	fake_env(&env, &f);
 	/* the fake's wall clock is 2025-01-02T03:04:05Z + its monotonic one */
 	f.mono_ns = (ms - 1735787045000ULL) * 1000000ULL;
