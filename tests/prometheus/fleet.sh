@@ -22,10 +22,10 @@
 #   2. histogram_count and histogram_sum of sum by (probe) of the native
 #      histograms equal the union's count and sum (the sum in seconds is a
 #      float: equal to 1e-12);
-#   3. histogram_quantile(0.99) of the summed totals is within the native
-#      buckets' error (the widest bucket's hi/lo - 1: 2^(2^-3) - 1 = 9.05 %
-#      for exp:3) of the exact p99 (nearest rank) of the union of both
-#      hosts' values;
+#   3. histogram_quantile(0.99) of the summed totals is within the exp
+#      kind's error (fleet_feed --bound: a native bucket's hi / lo - 1,
+#      2^(2^-3) - 1 = 9.05 % for exp:3) of the exact p99 (nearest rank)
+#      of the union of both hosts' values;
 #   4. the same through rate(): histogram_quantile(0.99, sum by (probe)
 #      (rate(M[1800ms]))) at phase 2 + 600 ms (the samples of phases 1 and
 #      2 in the window) against the exact p99 of the union of the values
@@ -38,7 +38,9 @@
 #      way, and the test says the factors);
 #   5. the classic export's histogram_quantile(0.99) over the le buckets
 #      of both hosts (summed by le): printed with its error for the docs,
-#      checked only to be within the classic buckets (a factor of 2);
+#      checked only to be within the classic buckets (a factor of 2); the
+#      same for fleet/lat_loglinear (the same values, the default kind),
+#      printed only, and kept in OUTDIR/numbers.txt;
 #   6. host b loaded again (totals drop, a new creation time): a counter
 #      reset, not a drop: resets() of its histogram_count is 1,
 #      histogram_count(increase()) is at least the values it got before
