@@ -42,7 +42,8 @@
 #      same for fleet/lat_loglinear (the same values, the default kind),
 #      printed only, and kept in OUTDIR/numbers.txt;
 #   6. host b loaded again (totals drop, a new creation time): a counter
-#      reset, not a drop: resets() of its histogram_count is 1,
+#      reset, not a drop: resets() of its histogram_count and of its
+#      probe_core_probe_hits_total (a float counter of the push) is 1,
 #      histogram_count(increase()) is at least the values it got before
 #      and after the reload (never negative); its created timestamp
 #      changes once.  (Prometheus 2.42's resets() reads only float samples:
@@ -313,8 +314,9 @@ r=$(q "resets(histogram_count($selb)[3s:100ms])" "$tq3")
 rn=$(q "resets(${selb}[3s])" "$tq3")
 inc=$(q "histogram_count(increase(${selb}[3s]))" "$tq3")
 ch=$(q "changes(probe_core_created_timestamp_seconds{probe=\"fleet/lat\",instance=\"host-b\",job!=\"classic\"}[3s])" "$tq3")
-echo "host-b count '$nb' (10), resets of its count '$r', resets of the histogram '$rn' (2.42: floats only), increase '$inc' (>= 1010), created changes '$ch'" > "$log"
-[ "$nb" = 10 ] && [ "$r" = 1 ] && [ "$ch" = 1 ] &&
+rh=$(q "resets(probe_core_probe_hits_total{probe=\"fleet/lat\",instance=\"host-b\",job!=\"classic\"}[3s])" "$tq3")
+echo "host-b count '$nb' (10), resets of its count '$r', of its hits_total '$rh', of the histogram '$rn' (2.42: floats only), increase '$inc' (>= 1010), created changes '$ch'" > "$log"
+[ "$nb" = 10 ] && [ "$r" = 1 ] && [ "$rh" = 1 ] && [ "$ch" = 1 ] &&
 	awk -v i="$inc" 'BEGIN { exit !(i != "" && i + 0 >= 1010) }'
 tap $? "a reload of host b is one counter reset: increase() $inc, not negative; a new creation time" "$log"
 
