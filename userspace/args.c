@@ -24,7 +24,8 @@ static const struct pc_opt load_opts[] = {
 	PC_OPT_VALUE(0, "tracepoints", "TP", OPT_TRACEPOINTS,
 		"tracepoints with built-in handlers (tracepoints=)"),
 	PC_OPT_VALUE(0, "hist", "SPEC", OPT_HIST_SPEC,
-		"loglinear[:P], log2 or linear:MIN,MAX,STEP (hist=)"),
+		"loglinear[:P], log2, linear:MIN,MAX,STEP or exp[:S]\n"
+		"(hist=)"),
 	PC_OPT_VALUE(0, "maxactive", "N", OPT_MAXACTIVE,
 		"calls of one target in flight, 0 to 4096 (maxactive=)"),
 	PC_OPT_VALUE(0, "mechanism", "M", OPT_MECHANISM,
@@ -119,7 +120,7 @@ static const struct pc_opt attach_opts[] = {
 	PC_OPT_VALUE(0, "unit", "UNIT", OPT_UNIT,
 		"--arg, --retval: the unit shown (default: value)"),
 	PC_OPT_VALUE(0, "hist", "SPEC", OPT_HIST_SPEC,
-		"loglinear[:P], log2 or linear:MIN,MAX,STEP"),
+		"loglinear[:P], log2, linear:MIN,MAX,STEP or exp[:S]"),
 	PC_OPT_VALUE(0, "maxactive", "N", OPT_MAXACTIVE,
 		"kretprobe, uretprobe: calls in flight, 0 to 4096\n"
 		"(0: default)"),
@@ -727,7 +728,7 @@ int pc_parse_seconds(const char *s, unsigned long long *ns)
 /* "A,B,C" into three numbers */
 /**
  * pc_parse_hist() - a histogram spec, as hist= takes it
- * @s: loglinear, loglinear:P, log2 or linear:MIN,MAX,STEP
+ * @s: loglinear, loglinear:P, log2, linear:MIN,MAX,STEP, exp or exp:S
  * @h: filled in
  * @why: set to the reason when refused
  *
@@ -743,6 +744,7 @@ int pc_parse_hist(const char *s, struct pc_hist_arg *h, const char **why)
 		[PCORE_HIST_LOG2] = PCORE_UAPI_HIST_LOG2,
 		[PCORE_HIST_LINEAR] = PCORE_UAPI_HIST_LINEAR,
 		[PCORE_HIST_LOGLINEAR] = PCORE_UAPI_HIST_LOGLINEAR,
+		[PCORE_HIST_EXP] = PCORE_UAPI_HIST_EXP,
 	};
 	struct pcore_hist_spec spec;
 

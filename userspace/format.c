@@ -371,17 +371,41 @@ void pc_fmt_value_word(char *buf, size_t len, unsigned long long v,
 }
 
 /**
+ * pc_hist_schema() - the schema of an exp histogram, from its entry
+ * @e: entry; its hist_kind is "exp:S" for the exp kind
+ *
+ * With pcore_exp_native() (pcore_engine.h), a bucket's position gives its
+ * native histogram's (schema, index): an exporter needs no rebinning.
+ *
+ * Return: the schema, 0 to PCORE_EXP_MAX_SCHEMA, or -1 when @e is not an
+ * exp histogram.
+ */
+int pc_hist_schema(const struct pcore_ioc_entry *e)
+{
+	const char *k = e->hist_kind;
+
+	if (strncmp(k, "exp:", 4) || k[4] < '0' ||
+	    k[4] > '0' + PCORE_EXP_MAX_SCHEMA || k[5])
+		return -1;
+	return k[4] - '0';
+}
+
+/**
  * pc_hist_kind() - the engine's kind of a histogram, from its entry
  * @e: entry
  *
- * Return: PCORE_HIST_LOG2, _LINEAR, _LOGLINEAR or _COUNT; 0 for a name
- * this probectl does not know (its buckets are then merged as log2's).
+ * Return: PCORE_HIST_LOG2, _LINEAR, _LOGLINEAR, _COUNT or _EXP ("exp:S");
+ * 0 for a name this probectl does not know (its buckets are then merged
+ * as log2's).
  */
 unsigned int pc_hist_kind(const struct pcore_ioc_entry *e)
 {
 	static const unsigned int kinds[] = { PCORE_HIST_LOG2,
 		PCORE_HIST_LINEAR, PCORE_HIST_LOGLINEAR, PCORE_HIST_COUNT };
 	size_t i;
+
+	if (pc_hist_schema(e) >= 0)
+		return PCORE_HIST_EXP;
 
 	for (i = 0; i < ARRAY_SIZE(kinds); i++)
 		if (!strncmp(e->hist_kind, pcore_kind_name(kinds[i]),

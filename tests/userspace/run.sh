@@ -77,6 +77,12 @@ jqcheck show_loglinear.json "203 values, buckets add up to count, p50 <= p90 <= 
 	'.total.count == 203 and ([.total.buckets[].count] | add) == .total.count and
 	 .total.p50 <= .total.p90 and .total.p90 <= .total.p99 and
 	 .total.p99 <= .total.p999 and .error_ppm == 31250 and .missed == 7'
+jqcheck show_exp.json "exp:3: 116 values, buckets add up, native bounds (2^(79/8), 2^(80/8)] = [940, 1025), 3 in the overflow bucket" \
+	'.hist_kind == "exp:3" and .total.count == 116 and
+	 ([.total.buckets[].count] | add) == .total.count and
+	 .error_ppm == 45254 and .nbuckets == 337 and
+	 (.total.buckets[] | select(.lo == 940) | .hi) == 1025 and
+	 (.total.buckets[-1] | .hi == null and .count == 3)'
 jqcheck keys_sum.json "show --keys --sort sum: every key, largest sum first" \
 	'(.keys | length) == 4 and [.keys[].sum] == ([.keys[].sum] | sort | reverse)'
 jqcheck list_glob.json "each glob histogram names its probe, which detach takes" \

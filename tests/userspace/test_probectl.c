@@ -269,6 +269,115 @@ static void fake_golden(struct __test_metadata *_metadata,
 	fake_golden(_metadata, setup, file, __VA_ARGS__, (char *)NULL)
 #define GOLDEN(file, ...)	FAKE_GOLDEN(std_fake, file, __VA_ARGS__)
 
+/*
+ * One exp:3 histogram (hist=exp:3): 0, 1, 2, then 1000 to 1099 and 5000
+ * ten times, 3 out of range (above 1 hour).  Buckets of schema 3: (1000,
+ * 1000] ... as a native histogram of schema 3 holds them.
+ */
+static void exp_fake(struct fake *f)
+{
+	struct pcore_hist_spec exp3 = { .kind = PCORE_HIST_EXP,
+					.precision = 3 };
+	struct fake_hist *h;
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	h = fake_add(f, "vfs_write", "kretprobe", "vfs_write", "ns",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE, &exp3, "", 1);
+	fake_record(h, 0, 0, 0);
+	fake_record(h, 0, 0, 1);
+	fake_record(h, 0, 0, 2);
+	for (i = 0; i < 100; i++)
+		fake_record(h, i & 1, 0, 1000 + i);
+	for (i = 0; i < 10; i++)
+		fake_record(h, 1, 0, 5000);
+	for (i = 0; i < 3; i++)
+		fake_record(h, 1, 0, 4000000000000ULL);
+	h->e.hits = 116;
+}
+
+TEST(show_exp_text)
+{
+	FAKE_GOLDEN(exp_fake, "show_exp.txt", "show", "vfs_write");
+}
+
+TEST(show_exp_json)
+{
+	FAKE_GOLDEN(exp_fake, "show_exp.json", "show", "vfs_write", "--json");
+}
+
+/* --hist exp[:S]: the schema in precision exactly, the kind in the list */
+TEST(attach_hist_exp)
+{
+	static const char *const bad[] = { "exp:9", "exp:-1", "exp:x", "exp:",
+					   "exp:3,1" };
+	struct fake f;
+	struct result r;
+	size_t i;
+
+	std_fake(&f);
+	r = RUN(&f, "attach", "--kretprobe", "vfs_write", "--hist", "exp:3");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ((unsigned int)PCORE_UAPI_HIST_EXP, f.attached.hist_kind);
+	ASSERT_EQ(3U, f.attached.precision);
+	ASSERT_EQ(0ULL, f.attached.max);
+	ASSERT_STREQ("exp:3", fake_find(&f, "vfs_write")->e.hist_kind);
+	ASSERT_EQ(3, pc_hist_schema(&fake_find(&f, "vfs_write")->e));
+	ASSERT_EQ((unsigned int)PCORE_HIST_EXP,
+		  pc_hist_kind(&fake_find(&f, "vfs_write")->e));
+	result_free(&r);
+	r = RUN(&f, "list", "--json");
+	ASSERT_EQ(0, r.ret);
+	ASSERT_NE(NULL, strstr(r.out, "\"hist_kind\":\"exp:3\""))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+
+	/* schema 0 is schema 0; "exp" alone is the default */
+	r = RUN(&f, "attach", "--kretprobe", "vfs_fsync", "--hist", "exp:0");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ((unsigned int)PCORE_UAPI_HIST_EXP, f.attached.hist_kind);
+	ASSERT_EQ(0U, f.attached.precision);
+	ASSERT_STREQ("exp:0", fake_find(&f, "vfs_fsync")->e.hist_kind);
+	result_free(&r);
+	r = RUN(&f, "attach", "--kretprobe", "vfs_open", "--hist", "exp");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ((unsigned int)PCORE_EXP_DEFAULT_SCHEMA, f.attached.precision);
+	result_free(&r);
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		memset(&f.attached, 0, sizeof(f.attached));
+		r = RUN(&f, "attach", "--kretprobe", "vfs_read_iter", "--hist",
+			bad[i]);
+		EXPECT_EQ(PC_EXIT_USAGE, r.ret) TH_LOG("%s taken", bad[i]);
+		EXPECT_NE(NULL, strstr(r.err, "exp schema must be 0 to 8"))
+			TH_LOG("%s: %s", bad[i], r.err);
+		EXPECT_EQ(NULL, fake_find(&f, "vfs_read_iter"));
+		result_free(&r);
+	}
+	fake_free(&f);
+}
+
+/* pc_hist_schema(): only "exp:0" to "exp:8" */
+TEST(hist_schema_of_entries)
+{
+	static const struct {
+		const char *kind;
+		int schema;
+	} t[] = {
+		{ "exp:0", 0 }, { "exp:8", 8 }, { "exp:9", -1 }, { "exp", -1 },
+		{ "exp:", -1 }, { "exp:10", -1 }, { "loglinear", -1 },
+		{ "exp:3x", -1 },
+	};
+	struct pcore_ioc_entry e;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		memset(&e, 0, sizeof(e));
+		strcpy(e.hist_kind, t[i].kind);
+		EXPECT_EQ(t[i].schema, pc_hist_schema(&e)) TH_LOG("%s", t[i].kind);
+	}
+}
+
 TEST(show_loglinear_text)
 {
 	GOLDEN("show_loglinear.txt", "show", "do_fork");
