@@ -25,7 +25,10 @@ linux-headers-cloud-amd64 cpio gcc make libc6-dev bc kmod"
 # what building the debug kernel from linux-source-6.1 takes (flex, bison,
 # libssl-dev for module signing, libelf-dev for objtool, pahole (Debian's
 # name for dwarves' pahole) for its BTF).  probectl links
-# libkmod and libelf (the ELF symbols of attach --uprobe).  dpkg-dev
+# libkmod and libelf (the ELF symbols of attach --uprobe), and for export
+# --remote-write libprotobuf-c, libsnappy and libcurl (their -dev
+# packages) with protoc-c (protobuf-c-compiler), which compiles the
+# remote write messages at build time.  dpkg-dev
 # unpacks Debian's qemu source package, whose plugin header make bench's
 # instruction counts build with (scripts/qemu-plugin-h.sh).  The flame
 # graph tests: xmllint (libxml2-utils) checks the SVGs, and the browser
@@ -42,6 +45,7 @@ linux-headers-cloud-amd64 linux-image-6.12-cloud-amd64
 linux-headers-6.12-cloud-amd64 linux-image-rt-amd64 linux-headers-rt-amd64
 linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 dkms
 libkmod-dev linux-source-6.1 valgrind sparse kmod
+libprotobuf-c-dev protobuf-c-compiler libsnappy-dev libcurl4-openssl-dev
 cpio jq gcc make libc6-dev libelf-dev bc perl
 prometheus flex bison libssl-dev openssl xz-utils dpkg-dev pahole
 chromium libxml2-utils fonts-dejavu-core systemd prometheus-node-exporter
@@ -82,7 +86,7 @@ missing() {
 		kmod bc perl flex bison openssl xz pahole \
 		promtool prometheus prometheus-node-exporter dpkg-source xmllint \
 		chromium node npm systemd-analyze \
-		dpkg-buildpackage dh dh_dkms lintian; do
+		dpkg-buildpackage dh dh_dkms lintian protoc-c; do
 		command -v "$cmd" >/dev/null 2>&1 || echo "$cmd"
 	done
 	# The guest has no libc, so its busybox must be the static one
@@ -94,6 +98,8 @@ missing() {
 	for f in /usr/src/linux-source-6.1.tar.xz /usr/include/libkmod.h \
 		/usr/include/gelf.h /usr/lib/x86_64-linux-gnu/libc.a \
 		/usr/include/openssl/evp.h \
+		/usr/include/protobuf-c/protobuf-c.h /usr/include/snappy-c.h \
+		/usr/include/x86_64-linux-gnu/curl/curl.h \
 		/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf \
 		/usr/sbin/debootstrap /sbin/mkfs.ext4; do
 		[ -e "$f" ] || echo "$f"
