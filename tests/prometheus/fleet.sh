@@ -26,6 +26,8 @@
 #      kind's error (fleet_feed --bound: a native bucket's hi / lo - 1,
 #      2^(2^-3) - 1 = 9.05 % for exp:3) of the exact p99 (nearest rank)
 #      of the union of both hosts' values;
+#      and every native bucket of the exp histogram is one of its schema
+#      (hi / lo - 1 is that error: sent as it is, no rebinning);
 #   4. the same through rate(): histogram_quantile(0.99, sum by (probe)
 #      (rate(M[1800ms]))) at phase 2 + 600 ms (the samples of phases 1 and
 #      2 in the window) against the exact p99 of the union of the values
@@ -221,6 +223,15 @@ err=$("$feed" --bound)
 width=$(api "sum by (probe) ($sel)" "$tq" | jq -r '[.data.result[0].histogram[1].buckets[] |
 	(.[1] | tonumber) as $lo | (.[2] | tonumber) as $hi |
 	select($lo > 0) | $hi / $lo - 1] | max // empty')
+# ... and the narrowest: the exp kind goes as it is, so every bucket of
+# fleet/lat is one of its schema's, hi / lo - 1 = the bound
+narrow=$(api "sum by (probe) ($sel)" "$tq" | jq -r '[.data.result[0].histogram[1].buckets[] |
+	(.[1] | tonumber) as $lo | (.[2] | tonumber) as $hi |
+	select($lo > 0) | $hi / $lo - 1] | min // empty')
+echo "bucket widths (hi / lo - 1) from '$narrow' to '$width', the exp kind's $err" > "$log"
+awk -v a="$narrow" -v b="$width" -v e="$err" 'BEGIN {
+	exit !(a != "" && b != "" && a > e * (1 - 1e-6) && b < e * (1 + 1e-6)) }'
+tap $? "the exp histogram arrives as it is: every native bucket is one of its schema (hi / lo = 1 + $err)" "$log"
 
 # exact_p Q FILE...: the nearest-rank quantile Q of the values (ns)
 exact_p() {
