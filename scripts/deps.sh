@@ -35,7 +35,9 @@ linux-headers-cloud-amd64 cpio gcc make libc6-dev bc kmod"
 # tests (tests/browser) drive Chromium with playwright-core from npm; a
 # known font makes the labels' widths the same on every machine.
 # systemd-analyze (systemd) verifies the exporter's units; its exports are
-# scraped through node_exporter (prometheus-node-exporter) by prometheus.
+# scraped through node_exporter (prometheus-node-exporter) by prometheus;
+# the fleet test (tests/prometheus/fleet.sh) asks Prometheus' HTTP API
+# with curl (promtool prints a native histogram's value as 0).
 # The Debian packages (debian/, tests/deb/run.sh): debhelper and
 # dh-dkms build them, lintian checks them.  debootstrap builds the guest
 # root of bpftrace (scripts/bpf-root.sh; mkfs.ext4, of e2fsprogs, makes
@@ -48,7 +50,7 @@ libkmod-dev linux-source-6.1 valgrind sparse kmod
 libprotobuf-c-dev protobuf-c-compiler libsnappy-dev libcurl4-openssl-dev
 cpio jq gcc make libc6-dev libelf-dev bc perl
 prometheus flex bison libssl-dev openssl xz-utils dpkg-dev pahole
-chromium libxml2-utils fonts-dejavu-core systemd prometheus-node-exporter
+chromium libxml2-utils fonts-dejavu-core systemd prometheus-node-exporter curl
 debhelper dh-dkms lintian debootstrap e2fsprogs"
 
 # Node.js and npm (tests/browser installs its npm packages with them):
@@ -84,7 +86,7 @@ missing() {
 	fi
 	for cmd in qemu-system-x86_64 cpio gzip valgrind sparse gcc make jq \
 		kmod bc perl flex bison openssl xz pahole \
-		promtool prometheus prometheus-node-exporter dpkg-source xmllint \
+		promtool prometheus prometheus-node-exporter curl dpkg-source xmllint \
 		chromium node npm systemd-analyze \
 		dpkg-buildpackage dh dh_dkms lintian protoc-c; do
 		command -v "$cmd" >/dev/null 2>&1 || echo "$cmd"
