@@ -37,6 +37,13 @@
  *
  * How each kind becomes a native histogram of schema s (bucket i holds
  * (2^((i-1)/2^s), 2^(i/2^s)]; the zero bucket, threshold 0, holds 0):
+ *   exp:S      schema S, as it is: its buckets are the native ones
+ *              (pcore_exp_native() gives each position's index), no
+ *              rebinning and no error beyond the kind's own.  The overflow
+ *              bucket (values above max, when max is not in the bucket
+ *              that ends at 2^64) goes to the native bucket after the
+ *              last, whose lower bound all its values exceed: a quantile
+ *              there reads "just above max".
  *   log2       schema 0.  The log2 bucket [2^(i-1), 2^i) holds the integers
  *              2^(i-1) .. 2^i - 1, native bucket i holds (2^(i-1), 2^i]:
  *              all of them but 2^(i-1) itself, which is native bucket
@@ -81,6 +88,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "format.h"
+#include "pcore_engine.h"
 #include "remote_write.h"
 #include "remote.pb-c.h"
 
@@ -161,12 +169,13 @@ int pc_native_of(const struct pc_hist *h, const struct pc_snap *s,
 		 struct pc_native *nat)
 {
 	bool log2 = kind_is(h, "log2"), linear = kind_is(h, "linear");
+	int exp = pc_hist_schema(&h->e);
 	unsigned int i;
 
 	memset(nat, 0, sizeof(*nat));
 	if (kind_is(h, "count"))
 		return -EINVAL;
-	nat->schema = log2 ? 0 : PC_NATIVE_FINE_SCHEMA;
+	nat->schema = exp >= 0 ? exp : log2 ? 0 : PC_NATIVE_FINE_SCHEMA;
 	nat->idx = calloc(s->r.nbuckets + 1, sizeof(*nat->idx));
 	nat->cnt = calloc(s->r.nbuckets + 1, sizeof(*nat->cnt));
 	if (!nat->idx || !nat->cnt) {
@@ -182,6 +191,17 @@ int pc_native_of(const struct pc_hist *h, const struct pc_snap *s,
 		if (!b->count || b->hi == b->lo)
 			continue;
 		nat->count += b->count;
+		if (exp >= 0) {
+			int ni;
+
+			if (pcore_exp_native(i, s->r.nbuckets, exp, &ni) ==
+			    PCORE_EXP_ZERO) {
+				nat->zero += b->count;
+				continue;
+			}
+			idx = ni;	/* a bucket, or the overflow's next */
+			goto add;
+		}
 		/* the bucket's values: lo to top */
 		top = b->hi == U64_MAX_VAL ? U64_MAX_VAL : b->hi - 1;
 		if (!top) {
@@ -200,6 +220,7 @@ int pc_native_of(const struct pc_hist *h, const struct pc_snap *s,
 				return -EINVAL;
 			}
 		}
+add:
 		if (nat->n && nat->idx[nat->n - 1] == idx) {
 			nat->cnt[nat->n - 1] += b->count;
 			continue;

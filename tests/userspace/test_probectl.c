@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <limits.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -5738,7 +5739,8 @@ static void rw_buckets(const Prometheus__Histogram *m, char *buf, size_t len)
 static int rw_quantile_bucket(const Prometheus__Histogram *m, double q,
 			      double *lo, double *hi)
 {
-	double base = exp2(exp2(-m->schema)), rank = q * m->count_int;
+	/* the rank as the callers' ceil(q * n - 1e-9), not 1 ulp above it */
+	double base = exp2(exp2(-m->schema)), rank = q * m->count_int - 1e-9;
 	long long idx = 0, cnt = 0;
 	unsigned long long cum = m->zero_count_int;
 	size_t s, b = 0;
@@ -6136,6 +6138,129 @@ TEST(export_remote_write_errors)
 	p = (struct pollfd){ .fd = rv.lfd, .events = POLLIN };
 	ASSERT_EQ(0, poll(&p, 1, 0));
 	close(rv.lfd);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* The native index of @v at @schema by the definition, in long double. */
+static long long rw_def_index(int schema, unsigned long long v)
+{
+	long long i = (long long)ceill(log2l((long double)v) * (1 << schema));
+
+	/* settle the rounding: the smallest i with 2^(i/2^s) >= v */
+	while (exp2l((long double)(i - 1) / (1 << schema)) >= (long double)v)
+		i--;
+	while (exp2l((long double)i / (1 << schema)) < (long double)v)
+		i++;
+	return i;
+}
+
+/*
+ * exp:S goes as it is: schema S, every value in the native bucket the
+ * definition gives it (floor(base^i) and floor(base^i) + 1 for i from 32
+ * to 320, 0 in the zero bucket, 1 in bucket 0), the overflow bucket (above
+ * max = 2^30) in the native bucket after the last; every q-quantile's
+ * native bucket holds the exact q-quantile.
+ */
+TEST(export_remote_write_exp)
+{
+	struct pcore_hist_spec e3 = { .kind = PCORE_HIST_EXP, .precision = 3,
+				      .max = 1ULL << 30 };
+	static unsigned long long v[700];
+	static long long want[700];
+	const Prometheus__TimeSeries *ts;
+	const Prometheus__Histogram *m;
+	Prometheus__WriteRequest *wr;
+	unsigned long long sum = 0;
+	unsigned int n = 0, i, k, zero = 0;
+	char url[64], *got, *exp, *p;
+	long long last, idx;
+	struct fake_hist *h;
+	struct rw_recv rv;
+	struct result r;
+	struct fake f;
+	size_t used;
+
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "e3", "", "", "ns", 0, &e3, "", 1);
+	ASSERT_STREQ("exp:3", h->e.hist_kind);
+	v[n++] = 0;
+	v[n++] = 0;
+	v[n++] = 1;
+	v[n++] = 2;
+	v[n++] = 3;
+	for (i = 32; i <= 240; i++) {
+		unsigned long long b = (unsigned long long)floorl(exp2l(i / 8.0L));
+
+		v[n++] = b;
+		v[n++] = b + 1;
+	}
+	v[n++] = 5000000000ULL;		/* above max: the overflow bucket */
+	v[n++] = 7000000000ULL;
+	for (i = 0; i < n; i++) {
+		fake_record(h, i % 2, 0, v[i]);
+		sum += v[i];
+	}
+
+	ASSERT_EQ(0, rw_start(&rv, 200, ""));
+	snprintf(url, sizeof(url), RW_URL_FMT, rv.port);
+	r = RUN(&f, "export", "--remote-write", url, "--instance", "h");
+	rw_stop(&rv);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	wr = rw_decode(&rv);
+	ASSERT_NE(NULL, wr);
+	ts = rw_find(wr, "probe_core_latency_nanoseconds", "e3");
+	ASSERT_NE(NULL, ts);
+	m = ts->histograms[0];
+	ASSERT_EQ(3, m->schema);
+	ASSERT_EQ((unsigned long long)n, m->count_int);
+	ASSERT_EQ((double)sum, m->sum);
+	ASSERT_EQ(0.0, m->zero_threshold);
+
+	/* what the definition says, as rw_buckets() prints it */
+	last = rw_def_index(3, 1ULL << 30);
+	for (i = 0; i < n; i++) {
+		if (!v[i]) {
+			zero++;
+			want[i] = LLONG_MIN;
+			continue;
+		}
+		idx = rw_def_index(3, v[i]);
+		want[i] = idx > last ? last + 1 : idx;
+	}
+	exp = malloc(65536);
+	got = malloc(65536);
+	used = snprintf(exp, 65536, "z:%u", zero);
+	for (i = 0; i < n; i = k) {
+		for (k = i; k < n && want[k] == want[i]; k++)
+			;
+		if (want[i] != LLONG_MIN)
+			used += snprintf(exp + used, 65536 - used, " %lld:%u",
+					 want[i], k - i);
+	}
+	rw_buckets(m, got, 65536);
+	ASSERT_STREQ(exp, got);
+	/*
+	 * by hand: 16 = 2^4 in 32; 17 (twice: i = 32's + 1 and floor(base^33)
+	 * = floor(17.45)) in 33; 18 and 19 in 34 (base^34 = 19.03)
+	 */
+	p = strstr(got, " 32:1 33:2 34:2 ");
+	ASSERT_NE(NULL, p);
+	for (k = 1; k <= 1000; k++) {
+		double q = k / 1000.0, lo, hi, x;
+		unsigned int rank = (unsigned int)ceil(q * n - 1e-9);
+
+		x = (double)v[rank - 1];
+		ASSERT_EQ(0, rw_quantile_bucket(m, q, &lo, &hi));
+		if (x > 1ULL << 30)
+			continue;	/* overflow: above max, not inside */
+		ASSERT_TRUE(x == 0 ? lo == 0 && hi == 0 : x > lo * (1 + 1e-12) && x <= hi * (1 + 1e-12))
+			TH_LOG("q %.3f exact %.0f, native bucket (%.3f, %.3f]", q, x, lo, hi);
+	}
+	free(exp);
+	free(got);
+	prometheus__write_request__free_unpacked(wr, NULL);
+	rw_free(&rv);
 	result_free(&r);
 	fake_free(&f);
 }
