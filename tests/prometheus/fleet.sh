@@ -50,9 +50,14 @@
 #      and after the reload (never negative); its created timestamp
 #      changes once.  (Prometheus 2.42's resets() reads only float samples:
 #      resets() of the native histogram itself is 0 there; printed.)
-#   7. DASHBOARD (docs/grafana/probe_core.json): every panel's expr, with
+#   7. fleet/bycg, native histograms labelled cgroup="<path>" as a
+#      histogram keyed by cgroup would be pushed (fleet_feed --cgroups
+#      builds them: this tree's export has no cgroup label yet): sum by
+#      (cgroup) adds both hosts' counts per cgroup;
+#   8. DASHBOARD (docs/grafana/probe_core.json): every panel's expr, with
 #      the template variables given values of this fleet, passes
-#      promtool check rules and returns data from this Prometheus.
+#      promtool check rules and returns data from this Prometheus; the
+#      per-cgroup panels' exprs on fleet/bycg give one series per cgroup.
 set -u
 
 [ $# -ge 2 ] || { echo "usage: $0 OUTDIR FLEET_FEED [DASHBOARD]" >&2; exit 2; }
@@ -162,6 +167,7 @@ push() {
 			--instance host-$h >> "$out/push.log" 2>&1 || st=1
 		"$feed" $h "$1" "$t1" "$2" export --prometheus \
 			--textfile-dir "$out/tf-$h" >> "$out/push.log" 2>&1 || st=1
+		"$feed" --cgroups $h "$1" "$2" "$write_url" >> "$out/push.log" 2>&1 || st=1
 	done
 	return $st
 }
@@ -314,6 +320,14 @@ nnat=$(api "$sel" "$tq" | jq -r '[.data.result[] | select(.metric.instance == "h
 } > "$out/numbers.txt"
 sed 's/^/# /' "$out/numbers.txt"
 
+# ---- fleet/bycg: as a histogram keyed by cgroup would be pushed ----
+cg=$(api 'histogram_count(sum by (cgroup) (probe_core_latency_nanoseconds{probe="fleet/bycg"}))' "$tq" |
+	jq -r '[.data.result[] | "\(.metric.cgroup)=\(.value[1])"] | sort | join(" ")')
+want="/system.slice/nginx.service=1000 /system.slice/postgresql.service=100 /user.slice=200"
+echo "per cgroup: '$cg', want '$want'" > "$log"
+[ "$cg" = "$want" ]
+tap $? "sum by (cgroup) of both hosts' per-cgroup histograms (fleet_feed --cgroups): one per cgroup, counts added" "$log"
+
 # ---- 6. host b loaded again ----
 push 3 $t3
 tap $? "remote write of both hosts after host b is loaded again" "$out/push.log"
@@ -363,6 +377,17 @@ if [ -n "$dash" ]; then
 		case $k in '' | 0 | error*) st=1 ;; esac
 	done < "$out/exprs"
 	tap $st "every dashboard expr returns data from the fleet's Prometheus" "$log"
+	# The per-cgroup panels on fleet/bycg: one series per cgroup.
+	st=0
+	: > "$log"
+	grep 'by (cgroup' "$out/exprs" | sed 's|fleet/lat|fleet/bycg|g' > "$out/exprs-cgroup"
+	while IFS= read -r e; do
+		k=$(api "$e" "$tq3" | jq -r '[.data.result[].metric.cgroup] | sort | join(" ")' 2> /dev/null)
+		echo "cgroups '$k': $e" >> "$log"
+		[ "$k" = "/system.slice/nginx.service /system.slice/postgresql.service /user.slice" ] || st=1
+	done < "$out/exprs-cgroup"
+	[ -s "$out/exprs-cgroup" ] || st=1
+	tap $st "the dashboard's $(wc -l < "$out/exprs-cgroup") per-cgroup exprs show one line per cgroup of fleet/bycg" "$log"
 fi
 
 exit $failed

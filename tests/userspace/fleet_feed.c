@@ -5,6 +5,7 @@
  *   fleet_feed HOST PHASE START_MS TIME_MS probectl-args...
  *   fleet_feed --values HOST FROM TO
  *   fleet_feed --bound
+ *   fleet_feed --cgroups HOST PHASE TIME_MS URL
  *
  * The first form fills a fake /dev/probe_core (fake.c, over the engine the
  * module runs) as host HOST ("a" or "b") has it at PHASE, sets the fake's
@@ -22,6 +23,15 @@
  * bucket); for the loglinear kind (until the tree has the exp kind), its
  * stated error plus a native bucket of schema 8, 2^(1/256) - 1, as remote
  * write maps it (userspace/remote_write.c).
+ *
+ * The fourth pushes, to the remote write URL, what a host's histogram
+ * "fleet/bycg" keyed by cgroup would look like once its export carries a
+ * cgroup label (item 4 of issue 26, not in this tree's export yet): one
+ * native histogram (schema 3) per cgroup, labelled cgroup="<path>", with
+ * PHASE (1 to 3; 3 as 2) times the counts of cgroups[] in one bucket each,
+ * stamped TIME_MS; encoded here with the protobuf-c messages of
+ * userspace/prompb, sent by pc_rw_post().  For the dashboard's per-cgroup
+ * panels: they must show one line per cgroup.
  *
  * Each host has two histograms of the same values, in ns: "fleet/lat", of
  * the exp kind, schema FLEET_SCHEMA (the loglinear kind where the tree has
@@ -41,6 +51,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fake.h"
+#include "remote_write.h"
+#include "remote.pb-c.h"
 
 #define FLEET_SCHEMA	3
 #define FLEET_RELOAD	10
@@ -144,6 +156,97 @@ static const struct pcore_hist_spec spec = {
 #endif
 };
 
+/* fleet/bycg: per host and cgroup, values per phase in one native bucket */
+static const struct {
+	const char *host, *cgroup;
+	unsigned int n;		/* values per phase */
+	int idx;		/* their native bucket, schema 3 */
+} cgroups[] = {
+	{ "a", "/system.slice/nginx.service", 300, 100 },
+	{ "a", "/user.slice", 100, 120 },
+	{ "b", "/system.slice/nginx.service", 200, 104 },
+	{ "b", "/system.slice/postgresql.service", 50, 130 },
+};
+
+static int push_cgroups(const char *host, unsigned int phase,
+			long long ms, const char *url)
+{
+	Prometheus__WriteRequest wr = PROMETHEUS__WRITE_REQUEST__INIT;
+	Prometheus__TimeSeries ts[ARRAY_SIZE(cgroups)], *tsp[ARRAY_SIZE(cgroups)];
+	Prometheus__Label lab[ARRAY_SIZE(cgroups)][5];
+	Prometheus__Label *labp[ARRAY_SIZE(cgroups)][5];
+	Prometheus__Histogram hi[ARRAY_SIZE(cgroups)], *hip[ARRAY_SIZE(cgroups)];
+	Prometheus__BucketSpan sp[ARRAY_SIZE(cgroups)], *spp[ARRAY_SIZE(cgroups)];
+	int64_t delta[ARRAY_SIZE(cgroups)];
+	/* sorted by name, as remote write asks */
+	const char *names[5] = { "__name__", "cgroup", "instance", "job",
+				 "probe" };
+	char instance[32], why[256];
+	unsigned int i, j, n = 0;
+	size_t len;
+	void *body;
+	int ret;
+
+	snprintf(instance, sizeof(instance), "host-%s", host);
+	if (phase > 2)
+		phase = 2;
+	for (i = 0; i < ARRAY_SIZE(cgroups); i++) {
+		const char *values[5] = { "probe_core_latency_nanoseconds",
+					  cgroups[i].cgroup, instance,
+					  "probe_core", "fleet/bycg" };
+		unsigned long long count = (unsigned long long)phase *
+					   cgroups[i].n;
+
+		if (strcmp(cgroups[i].host, host))
+			continue;
+		prometheus__time_series__init(&ts[n]);
+		for (j = 0; j < 5; j++) {
+			prometheus__label__init(&lab[n][j]);
+			lab[n][j].name = (char *)names[j];
+			lab[n][j].value = (char *)values[j];
+			labp[n][j] = &lab[n][j];
+		}
+		ts[n].n_labels = 5;
+		ts[n].labels = labp[n];
+		prometheus__histogram__init(&hi[n]);
+		hi[n].count_case = PROMETHEUS__HISTOGRAM__COUNT_COUNT_INT;
+		hi[n].count_int = count;
+		hi[n].zero_count_case =
+			PROMETHEUS__HISTOGRAM__ZERO_COUNT_ZERO_COUNT_INT;
+		hi[n].zero_count_int = 0;
+		/* each value the bucket's top, 2^(idx/8) */
+		hi[n].sum = count * pow(2, cgroups[i].idx / 8.0);
+		hi[n].schema = 3;
+		prometheus__bucket_span__init(&sp[n]);
+		sp[n].offset = cgroups[i].idx;
+		sp[n].length = 1;
+		spp[n] = &sp[n];
+		hi[n].n_positive_spans = 1;
+		hi[n].positive_spans = &spp[n];
+		delta[n] = count;
+		hi[n].n_positive_deltas = 1;
+		hi[n].positive_deltas = &delta[n];
+		hi[n].timestamp = ms;
+		hip[n] = &hi[n];
+		ts[n].n_histograms = 1;
+		ts[n].histograms = &hip[n];
+		tsp[n] = &ts[n];
+		n++;
+	}
+	wr.n_timeseries = n;
+	wr.timeseries = tsp;
+	len = prometheus__write_request__get_packed_size(&wr);
+	body = malloc(len ? len : 1);
+	if (!body)
+		return 1;
+	prometheus__write_request__pack(&wr, body);
+	ret = pc_rw_post(url, body, len, why, sizeof(why));
+	free(body);
+	if (ret)
+		fprintf(stderr, "fleet_feed: --cgroups: %s\n", why);
+	return !!ret;
+}
+
 static const struct pcore_hist_spec loglinear = {
 	.kind = PCORE_HIST_LOGLINEAR,
 };
@@ -180,10 +283,14 @@ int main(int argc, char **argv)
 		return print_values(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc == 2 && !strcmp(argv[1], "--bound"))
 		return print_bound();
+	if (argc == 6 && !strcmp(argv[1], "--cgroups"))
+		return push_cgroups(argv[2], atoi(argv[3]),
+				    strtoll(argv[4], NULL, 10), argv[5]);
 	if (argc < 6) {
 		fprintf(stderr, "usage: fleet_feed HOST PHASE START_MS TIME_MS probectl-args...\n"
 			"       fleet_feed --values HOST FROM TO\n"
-			"       fleet_feed --bound\n");
+			"       fleet_feed --bound\n"
+			"       fleet_feed --cgroups HOST PHASE TIME_MS URL\n");
 		return 2;
 	}
 	h = find_host(argv[1]);
