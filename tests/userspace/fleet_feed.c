@@ -173,8 +173,7 @@ static int push_cgroups(const char *host, unsigned int phase,
 {
 	Prometheus__WriteRequest wr = PROMETHEUS__WRITE_REQUEST__INIT;
 	Prometheus__TimeSeries ts[ARRAY_SIZE(cgroups)], *tsp[ARRAY_SIZE(cgroups)];
-	Prometheus__Label lab[ARRAY_SIZE(cgroups)][5];
-	Prometheus__Label *labp[ARRAY_SIZE(cgroups)][5];
+	Prometheus__Label lab[ARRAY_SIZE(cgroups)][5], *labp[ARRAY_SIZE(cgroups)][5];
 	Prometheus__Histogram hi[ARRAY_SIZE(cgroups)], *hip[ARRAY_SIZE(cgroups)];
 	Prometheus__BucketSpan sp[ARRAY_SIZE(cgroups)], *spp[ARRAY_SIZE(cgroups)];
 	int64_t delta[ARRAY_SIZE(cgroups)];
