@@ -8,13 +8,17 @@
 #
 # T[j] = floor(2^63 * 2^(j/256)), j = 0..255: the 2^8-th root of
 # 2^(63*256 + j), by eight nested integer square roots (floor(sqrt(floor(
-# sqrt(x)))) = floor(x^(1/4)) for integers).  Schema s uses T[j << (8-s)].
-# The lookup splits the mantissa [2^63, 2^64) into 512 sub-intervals of
-# 2^54; thresholds are at least ln2 * 2^-8 * 2^63 > 2^54 apart, so each
-# sub-interval holds at most one, T: thr[q] = T - 1 (or U64_MAX, for
-# none) and base[q], the number of thresholds j >= 1 below the
-# sub-interval.  pcore_bucket() compares v * 2^(63-k) - 1 > thr[q].  tests/host checks
-# all of it against an independent computation.
+# sqrt(x)))) = floor(x^(1/4)) for integers).  Schema s's thresholds are
+# T[j << (8-s)], j = 1 .. 2^s - 1.
+#
+# The lookup of schema s: pcore_bucket() takes x = v * 2^(63-k) - 1 in
+# [2^63, 2^64) and q = x >> (62 - s), in [2^(s+1), 2^(s+2)): the
+# sub-intervals of schema s, each of width 2^(62-s), sit at their own
+# indices of one table of 1024 (0 and 1 unused).  Thresholds of schema s
+# are at least ln2 * 2^-s * 2^63 > 2^(62-s) apart, so each sub-interval
+# holds at most one, T: thr[q] = T - 1 (x > T - 1: x >= T), else U64_MAX;
+# and base[q] = 63 * 2^s + 2 + the thresholds below the sub-interval, so
+# that the bucket is base[q] + (x > thr[q]) - (63 - k) * 2^s.
 from math import isqrt
 
 
@@ -30,14 +34,18 @@ for j in range(1, 256):
     assert T[j] ** 256 < 1 << (63 * 256 + j) < (T[j] + 1) ** 256
     assert T[j] - T[j - 1] > 1 << 54
 
-thr, base = [], []
-for q in range(512):
-    lo = (1 << 63) + (q << 54)
-    hi = lo + (1 << 54)
-    inside = [t for t in T[1:] if lo <= t < hi]
-    assert len(inside) <= 1
-    thr.append(inside[0] - 1 if inside else (1 << 64) - 1)
-    base.append(sum(1 for t in T[1:] if t < lo))
+thr = [0] * 1024
+base = [0] * 1024
+for sc in range(9):
+    ts = [T[j << (8 - sc)] for j in range(1, 1 << sc)]
+    w = 1 << (62 - sc)
+    for q in range(2 << sc, 4 << sc):
+        lo = q * w
+        inside = [t for t in ts if lo <= t < lo + w]
+        assert len(inside) <= 1
+        thr[q] = inside[0] - 1 if inside else (1 << 64) - 1
+        base[q] = (63 << sc) + 2 + sum(1 for t in ts if t < lo)
+        assert base[q] < 1 << 16
 
 # ceil(10^6 * (2^(2^-s) - 1) / 2): the percentile error bound in ppm
 ppm = []
@@ -67,14 +75,14 @@ const u64 pcore_exp_t[256] = {""")
 print(rows(T, "0x%016xULL", 3))
 print("""};
 
-/* the threshold inside mantissa sub-interval q, minus 1; or U64_MAX */
-const u64 pcore_exp_thr[512] = {""")
+/* schema s at [2^(s+1), 2^(s+2)): the threshold inside, minus 1; or U64_MAX */
+const u64 pcore_exp_thr[1024] = {""")
 print(rows(thr, "0x%016xULL", 3))
 print("""};
 
-/* thresholds j >= 1 below sub-interval q */
-const u8 pcore_exp_base[512] = {""")
-print(rows(base, "%3d", 12))
+/* 63 * 2^s + 2 + the thresholds of schema s below sub-interval q */
+const u16 pcore_exp_base[1024] = {""")
+print(rows(base, "%5d", 9))
 print("""};
 
 /* ceil(10^6 * (2^(2^-s) - 1) / 2), s = 0..8 */

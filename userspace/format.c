@@ -955,8 +955,11 @@ static void prom_labels(FILE *f, const struct pc_hist *h,
  * One series.  A bucket [lo, hi) of integer values holds exactly the
  * values <= hi - 1, so "le" is hi - 1: the cumulative counts are exact.
  * Loglinear histograms get an "le" only where a bucket ends at a power of
- * two (their bucket bounds include every power of two in their range), the
- * other kinds at every bucket's end; the boundaries depend only on the
+ * two (their bucket bounds include every power of two in their range), exp
+ * ones where a bucket's last value is 0 or a power of two (their native
+ * buckets end at every power of two, upper bound included; buckets that
+ * hold no integer give none), the other kinds at every bucket's end; the
+ * boundaries depend only on the
  * histogram's layout, so they are the same at every scrape.  A bucket
  * without an upper end goes into "+Inf" only.  _count is the sum of the
  * buckets, as the engine defines a histogram's count.
@@ -966,6 +969,7 @@ static void prom_series(FILE *f, const char *metric, const struct pc_hist *h,
 {
 	bool seconds = !strcmp(h->e.unit, "ns");
 	bool loglin = !strcmp(h->e.hist_kind, "loglinear");
+	bool exp = pc_hist_kind(&h->e) == PCORE_HIST_EXP;
 	unsigned long long cum = 0;
 	char v[32];
 	unsigned int i;
@@ -975,6 +979,9 @@ static void prom_series(FILE *f, const char *metric, const struct pc_hist *h,
 		if (s->b[i].hi == U64_MAX_VAL || !s->b[i].hi)
 			continue;
 		if (loglin && !is_pow2(s->b[i].hi))
+			continue;
+		if (exp && (s->b[i].lo == s->b[i].hi ||
+			    (s->b[i].hi > 1 && !is_pow2(s->b[i].hi - 1))))
 			continue;
 		prom_value(v, sizeof(v), s->b[i].hi - 1, seconds);
 		fprintf(f, "%s_bucket", metric);

@@ -28,7 +28,7 @@ static u64 exp_floor(const struct pcore_layout *l, u32 i)
 {
 	u32 k = i >> l->prec, j = i & ((1U << l->prec) - 1);
 
-	return pcore_exp_t[j << l->shift] >> (63 - k);
+	return pcore_exp_t[j << (PCORE_EXP_MAX_SCHEMA - l->prec)] >> (63 - k);
 }
 
 /**
@@ -79,7 +79,8 @@ int pcore_layout_init(struct pcore_layout *l, const struct pcore_hist_spec *s,
 			return -EINVAL;
 		}
 		l->prec = s->precision;
-		l->shift = PCORE_EXP_MAX_SCHEMA - l->prec;
+		l->shift = 62 - l->prec;
+		l->nsub = 1ULL << l->prec;
 		l->last = U32_MAX;	/* no clamping while sizing */
 		n = (u64)pcore_bucket(l, s->max ? s->max :
 				      PCORE_EXP_DEFAULT_MAX) + 2;

@@ -2608,10 +2608,13 @@ static int exp_ref_index(u64 v, u32 schema)
 /* The engine's native index of @v (>= 1): its bucket without clamping. */
 static int exp_engine_index(u32 schema, u64 v)
 {
-	/* as pcore_layout_init() sizes a layout: no last bucket to clamp to */
-	struct pcore_layout l = { .kind = PCORE_HIST_EXP, .prec = schema,
-				  .shift = 8 - schema, .last = U32_MAX };
+	struct pcore_hist_spec spec = EXP(schema, 1ULL);
+	struct pcore_layout l;
+	const char *why;
 
+	if (pcore_layout_init(&l, &spec, &why))
+		return -2;
+	l.last = U32_MAX;	/* as pcore_layout_init() sizes: no clamping */
 	return (int)pcore_bucket(&l, v) - 1;
 }
 
@@ -2712,24 +2715,31 @@ TEST(exp_bounds_are_native)
 /* The generated tables, against the reference. */
 TEST(exp_tables_are_exact)
 {
-	u32 j, q, n;
+	u32 j, q, n, sc, w;
 
 	ASSERT_EQ(P2(63), pcore_exp_t[0]);
 	for (j = 1; j < 256; j++) {
 		/* T = floor(2^63 * 2^(j/256)): the integer 2^(63 + j/256) ends */
 		ASSERT_GT(pcore_exp_t[j], pcore_exp_t[j - 1]);
 	}
-	for (q = 0; q < 512; q++) {
-		n = 0;
-		for (j = 1; j < 256; j++)
-			n += pcore_exp_t[j] < P2(63) + ((u64)q << 54);
-		ASSERT_EQ(n, pcore_exp_base[q]) TH_LOG("q %u", q);
-		if (pcore_exp_thr[q] != U64_MAX) {
-			ASSERT_EQ(q, ((pcore_exp_thr[q] + 1) >> 54) & 511);
-			ASSERT_EQ(pcore_exp_t[n + 1] - 1, pcore_exp_thr[q]);
-		} else {
-			ASSERT_TRUE(n == 255 || pcore_exp_t[n + 1] >=
-				    P2(63) + ((u64)(q + 1) << 54));
+	for (sc = 0; sc <= PCORE_EXP_MAX_SCHEMA; sc++) {
+		/* schema sc's sub-intervals [q << w, (q + 1) << w) */
+		w = 62 - sc;
+		for (q = 2U << sc; q < 4U << sc; q++) {
+			n = 0;
+			for (j = 1; j < 1U << sc; j++)
+				n += pcore_exp_t[j << (8 - sc)] < (u64)q << w;
+			ASSERT_EQ((63U << sc) + 2 + n, pcore_exp_base[q])
+				TH_LOG("schema %u q %u", sc, q);
+			if (pcore_exp_thr[q] != U64_MAX) {
+				ASSERT_EQ(q, (pcore_exp_thr[q] + 1) >> w);
+				ASSERT_EQ(pcore_exp_t[(n + 1) << (8 - sc)] - 1,
+					  pcore_exp_thr[q]);
+			} else {
+				ASSERT_TRUE(n + 1 == 1U << sc ||
+					    pcore_exp_t[(n + 1) << (8 - sc)] >=
+					    (u64)(q + 1) << w);
+			}
 		}
 	}
 	/*

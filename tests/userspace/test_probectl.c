@@ -307,6 +307,15 @@ TEST(show_exp_json)
 	FAKE_GOLDEN(exp_fake, "show_exp.json", "show", "vfs_write", "--json");
 }
 
+/*
+ * The classic export of an exp histogram: an "le" at 0 and at each power
+ * of two (a native bucket's inclusive end), none twice.
+ */
+TEST(export_exp_prom)
+{
+	FAKE_GOLDEN(exp_fake, "export_exp.prom", "export", "--prometheus");
+}
+
 /* --hist exp[:S]: the schema in precision exactly, the kind in the list */
 TEST(attach_hist_exp)
 {
