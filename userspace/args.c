@@ -146,7 +146,7 @@ static const struct pc_opt attach_opts[] = {
 
 static const struct pc_opt export_opts[] = {
 	PC_OPT_FLAG(0, "prometheus", OPT_PROMETHEUS,
-		"the format (required)"),
+		"Prometheus' text format (this or --remote-write)"),
 	PC_OPT_VALUE(0, "textfile-dir", "DIR", OPT_TEXTFILE_DIR,
 		"replace DIR/probe_core.prom atomically, for\n"
 		"node_exporter's textfile collector; on an\n"

@@ -14,7 +14,8 @@
  * as the protocol asks.  Every series is labelled, sorted by name:
  * __name__, instance (--instance, default the host's name), job (--job,
  * default probe_core) and probe (the histogram's name, as in the textfile
- * export).  All samples have one timestamp: now, in ms.
+ * export), their values made valid UTF-8 (pc_utf8_fix()).  All samples
+ * have one timestamp: now, in ms.
  *
  * Names and units.  A histogram whose unit is ns is sent in nanoseconds,
  * as probe_core_latency_nanoseconds, where the textfile export says
@@ -260,7 +261,64 @@ struct rw_req {
 	struct rw_series **s;
 	unsigned int n, room;
 	const struct pc_rw_opts *o;
+	char instance[256];
+	char job[256];
 };
+
+/*
+ * pc_utf8_fix() - make @s valid UTF-8: each byte that does not start or
+ * continue a well-formed sequence (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF) becomes '?'.  Protobuf strings and
+ * Prometheus label values are UTF-8, a receiver may refuse a request
+ * with one that is not, and one request carries every series: a uprobe's
+ * file name with a Latin-1 byte must not cost the whole push.
+ *
+ * Return: how many bytes were replaced.
+ */
+unsigned int pc_utf8_fix(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	unsigned int fixed = 0;
+
+	while (*p) {
+		unsigned int n, i, cp;
+
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		if (*p >= 0xc2 && *p <= 0xdf) {
+			n = 1;
+			cp = *p & 0x1f;
+		} else if (*p >= 0xe0 && *p <= 0xef) {
+			n = 2;
+			cp = *p & 0x0f;
+		} else if (*p >= 0xf0 && *p <= 0xf4) {
+			n = 3;
+			cp = *p & 0x07;
+		} else {
+			n = 0;
+			cp = 0;
+		}
+		for (i = 1; n && i <= n; i++) {
+			if ((p[i] & 0xc0) != 0x80) {
+				n = 0;
+				break;
+			}
+			cp = cp << 6 | (p[i] & 0x3f);
+		}
+		if (n && ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+			  (n == 3 && (cp < 0x10000 || cp > 0x10ffff))))
+			n = 0;
+		if (!n) {
+			*p++ = '?';
+			fixed++;
+			continue;
+		}
+		p += n + 1;
+	}
+	return fixed;
+}
 
 static void series_free(struct rw_series *s)
 {
@@ -300,6 +358,7 @@ static struct rw_series *series_new(struct rw_req *q, const char *name,
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	snprintf(s->probe, sizeof(s->probe), "%.*s",
 		 (int)strnlen(h->e.name, sizeof(h->e.name)), h->e.name);
+	pc_utf8_fix(s->probe);
 #define LABEL(k, v) do {						\
 		prometheus__label__init(&s->lab[n]);			\
 		s->lab[n].name = (char *)(k);				\
@@ -308,10 +367,10 @@ static struct rw_series *series_new(struct rw_req *q, const char *name,
 		n++;							\
 	} while (0)
 	LABEL("__name__", s->name);
-	if (q->o->instance && q->o->instance[0])
-		LABEL("instance", q->o->instance);
-	if (q->o->job && q->o->job[0])
-		LABEL("job", q->o->job);
+	if (q->instance[0])
+		LABEL("instance", q->instance);
+	if (q->job[0])
+		LABEL("job", q->job);
 	LABEL("probe", s->probe);
 #undef LABEL
 	qsort(s->labp, n, sizeof(s->labp[0]), label_cmp);
@@ -443,6 +502,10 @@ int pc_rw_encode(const struct pc_hist *h, unsigned int n,
 	int ret = 0;
 
 	*body = NULL;
+	snprintf(q.instance, sizeof(q.instance), "%s", o->instance ? o->instance : "");
+	snprintf(q.job, sizeof(q.job), "%s", o->job ? o->job : "");
+	pc_utf8_fix(q.instance);
+	pc_utf8_fix(q.job);
 	for (i = 0; i < n && !ret; i++)
 		ret = add_hist(&q, &h[i]);
 	for (i = 0; i < n && !ret; i++) {

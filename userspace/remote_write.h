@@ -54,5 +54,6 @@ int pc_rw_encode(const struct pc_hist *h, unsigned int n,
 int pc_rw_post(const char *url, const void *body, size_t len, char *why,
 	       size_t whylen);
 void pc_rw_url_shown(char *buf, size_t len, const char *url);
+unsigned int pc_utf8_fix(char *s);
 
 #endif /* PROBECTL_REMOTE_WRITE_H */

@@ -6274,4 +6274,56 @@ TEST(export_remote_write_exp)
 	fake_free(&f);
 }
 
+/*
+ * Label values are valid UTF-8 (a receiver refuses the whole request
+ * otherwise): each byte of an ill-formed sequence becomes '?', valid ones
+ * stay, from the probe's name to what is sent.
+ */
+TEST(export_remote_write_utf8)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{ "plain/name", "plain/name" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+		{ "latin1 \xe9t\xe9", "latin1 ?t?" },
+		{ "overlong \xc0\xaf \xe0\x80\xaf", "overlong ?? ???" },
+		{ "surrogate \xed\xa0\x80", "surrogate ???" },
+		{ "too big \xf4\x90\x80\x80 \xf5\x80", "too big ???? ??" },
+		{ "cut \xe2\x82", "cut ??" },
+		{ "stray \x80\xbf", "stray ??" },
+	};
+	struct pcore_hist_spec l2 = { .kind = PCORE_HIST_LOG2 };
+	const Prometheus__TimeSeries *ts;
+	Prometheus__WriteRequest *wr;
+	struct rw_recv rv;
+	struct result r;
+	struct fake f;
+	char buf[64], url[64], lbl[256];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		snprintf(buf, sizeof(buf), "%s", t[i].in);
+		pc_utf8_fix(buf);
+		EXPECT_STREQ(t[i].out, buf) TH_LOG("%s", t[i].out);
+	}
+	memset(&f, 0, sizeof(f));
+	fake_add(&f, "/opt/\xe9t\xe9:main", "uprobe", "main", "ns", 0, &l2, "", 1);
+	ASSERT_EQ(0, rw_start(&rv, 200, ""));
+	snprintf(url, sizeof(url), RW_URL_FMT, rv.port);
+	r = RUN(&f, "export", "--remote-write", url, "--instance", "h\xffst");
+	rw_stop(&rv);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	wr = rw_decode(&rv);
+	ASSERT_NE(NULL, wr);
+	ts = rw_find(wr, "probe_core_latency_nanoseconds", "/opt/?t?:main");
+	ASSERT_NE(NULL, ts);
+	rw_labels(ts, lbl, sizeof(lbl));
+	ASSERT_STREQ("__name__=probe_core_latency_nanoseconds,instance=h?st,job=probe_core,probe=/opt/?t?:main", lbl);
+	prometheus__write_request__free_unpacked(wr, NULL);
+	rw_free(&rv);
+	result_free(&r);
+	fake_free(&f);
+}
+
 TEST_HARNESS_MAIN
