@@ -58,8 +58,8 @@ probectl:
 	@$(MAKE) --no-print-directory -C $(TOP)/userspace O=$(BUILD)/userspace
 
 # make install: the modules for KDIR's kernel (then depmod), probectl,
-# its man page, the exporter's systemd units (probectl-export.service and
-# .timer, in /lib/systemd/system whatever PREFIX, their ExecStart pointing
+# its man page, the exporters' systemd units (probectl-export.service and
+# .timer, probectl-remote-write.service and .timer, in /lib/systemd/system whatever PREFIX, their ExecStart pointing
 # at $(PREFIX)/sbin/probectl) and the development files; DESTDIR and
 # PREFIX as usual.
 # The test modules (tests/kmods/, built with the others) are not
@@ -69,7 +69,8 @@ INSTALL_MODULES := core/probe_core cpuhists/cpuhists thardirq/thardirq \
 	tirqthread/tirqthread tsoftirq/tsoftirq tcpsize/tcpsize blklat/blklat
 MODDIR = $(DESTDIR)/lib/modules/$(KVER)/extra/probe_core
 UNITDIR := $(DESTDIR)/lib/systemd/system
-UNITS := probectl-export.service probectl-export.timer
+UNITS := probectl-export.service probectl-export.timer \
+	probectl-remote-write.service probectl-remote-write.timer
 DEPMOD = depmod $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 
 install: modules probectl install-dev
@@ -79,10 +80,12 @@ install: modules probectl install-dev
 	install -D -m 755 $(BUILD)/userspace/probectl $(DESTDIR)$(PREFIX)/sbin/probectl
 	install -D -m 644 $(TOP)/userspace/probectl.8 $(DESTDIR)$(PREFIX)/share/man/man8/probectl.8
 	install -d $(UNITDIR)
-	sed 's|/usr/sbin/probectl|$(PREFIX)/sbin/probectl|' \
-		$(TOP)/userspace/systemd/probectl-export.service > $(UNITDIR)/probectl-export.service
-	install -m 644 $(TOP)/userspace/systemd/probectl-export.timer $(UNITDIR)/
-	chmod 644 $(UNITDIR)/probectl-export.service
+	for u in probectl-export probectl-remote-write; do \
+		sed 's|/usr/sbin/probectl|$(PREFIX)/sbin/probectl|' \
+			$(TOP)/userspace/systemd/$$u.service > $(UNITDIR)/$$u.service && \
+		chmod 644 $(UNITDIR)/$$u.service && \
+		install -m 644 $(TOP)/userspace/systemd/$$u.timer $(UNITDIR)/ || exit 1; \
+	done
 
 uninstall:
 	rm -rf $(MODDIR) $(PCORE_DEV)

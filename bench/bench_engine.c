@@ -84,11 +84,16 @@ static const struct kind kinds[] = {
 	{ "linear step 100000", { .kind = PCORE_HIST_LINEAR,
 				  .max = 2046ULL * 100000, .step = 100000 } },
 	{ "loglinear default", { .kind = PCORE_HIST_LOGLINEAR } },
+	{ "exp default (S 4)", { .kind = PCORE_HIST_EXP,
+				 .precision = PCORE_EXP_DEFAULT_SCHEMA } },
+	{ "exp schema 3", { .kind = PCORE_HIST_EXP, .precision = 3 } },
 };
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NKINDS		ARRAY_SIZE(kinds)
 #define LOGLINEAR	3	/* the kind compared with the target */
+#define EXP		4	/* hist=exp: within EXP_MARGIN of loglinear */
+#define EXP_MARGIN	4
 
 static noipa void rec_one(const struct pcore_layout *l,
 			    struct pcore_cpu_hist *c, u64 v)
@@ -390,6 +395,10 @@ int main(int argc, char **argv)
 	printf("%s: %.2f instructions per record, target <= %d: %s\n",
 	       kinds[LOGLINEAR].name, ir[LOGLINEAR], TARGET_INSNS,
 	       ir[LOGLINEAR] <= TARGET_INSNS ? "PASS" : "ABOVE TARGET");
+	printf("%s: %.2f instructions per record, target <= %s + %d = %.2f: %s\n",
+	       kinds[EXP].name, ir[EXP], kinds[LOGLINEAR].name, EXP_MARGIN,
+	       ir[LOGLINEAR] + EXP_MARGIN,
+	       ir[EXP] <= ir[LOGLINEAR] + EXP_MARGIN ? "PASS" : "ABOVE TARGET");
 	return interval_report(self, dir, size);
 }
 

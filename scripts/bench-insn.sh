@@ -98,6 +98,7 @@ direct-ref|ftrace direct call, C this_cpu_inc() (reference)|insmod kmods/insn_di
 pcore|probe_core target= (loglinear)|insmod modules/probe_core.ko target=$fn|pcore_direct_hits|rmmod probe_core
 pcore-log2|probe_core target= hist=log2|insmod modules/probe_core.ko target=$fn hist=log2|pcore_direct_hits|rmmod probe_core
 pcore-linear|probe_core target= hist=linear:0,100000,100|insmod modules/probe_core.ko target=$fn hist=linear:0,100000,100|pcore_direct_hits|rmmod probe_core
+pcore-exp|probe_core target= hist=exp (schema 4)|insmod modules/probe_core.ko target=$fn hist=exp|pcore_direct_hits|rmmod probe_core
 pcore-kprobe|probe_core target= mechanism=kprobe (kretprobe)|insmod modules/probe_core.ko target=$fn mechanism=kprobe|pcore_kprobe_hits|rmmod probe_core
 pcore-count|probe_core target=F:count|insmod modules/probe_core.ko target=$fn:count|pcore_direct_hits :count|rmmod probe_core
 pcore-count-kprobe|probe_core target=F:count mechanism=kprobe (counting kprobe)|insmod modules/probe_core.ko target=$fn:count mechanism=kprobe|pcore_kprobe_hits :count|rmmod probe_core

@@ -7,7 +7,9 @@
 #   2. runs checkpatch and kernel-doc: each clean run is a passed test;
 #   3. host unit tests of the engine, of probectl and of the VM runner's
 #      judge of the kernel log; probectl's exports in node_exporter and
-#      Prometheus; probectl's flame graphs in Chromium;
+#      Prometheus; a fleet of two hosts pushing native histograms to
+#      Prometheus (remote write) and the Grafana dashboard's queries on
+#      it; probectl's flame graphs in Chromium;
 #   4. for each kernel of KERNELS: builds every module with W=1 and
 #      sparse, checks that tracepoint handlers of the wrong prototype do
 #      not build (tests/tptype/run.sh), boots the kernel in QEMU and
@@ -541,6 +543,17 @@ tests/prometheus/run.sh "$top/build/prometheus" \
 	> "$res/prometheus.tap" 2> "$res/prometheus.log" ||
 	grep -q '^not ok' "$res/prometheus.tap" ||
 	echo "not ok - prometheus tests did not run (see build/results/prometheus.log)" >> "$res/prometheus.tap"
+
+# A fleet of two hosts (fake devices with known values, probectl's code)
+# pushing native histograms with remote write to Debian's Prometheus, and
+# the same data as classic textfiles through node_exporter; the Grafana
+# dashboard's queries against it.
+stage "a fleet in Prometheus: remote write, native histograms, the dashboard"
+tests/prometheus/fleet.sh "$top/build/prometheus-fleet" \
+	"$top/build/userspace/fleet_feed" docs/grafana/probe_core.json \
+	> "$res/fleet.tap" 2> "$res/fleet.log" ||
+	grep -q '^not ok' "$res/fleet.tap" ||
+	echo "not ok - fleet tests did not run (see build/results/fleet.log)" >> "$res/fleet.tap"
 
 # probectl flamegraph's SVGs in Chromium and folded stacks in speedscope,
 # with the probectl that the step above built.

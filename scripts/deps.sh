@@ -25,14 +25,19 @@ linux-headers-cloud-amd64 cpio gcc make libc6-dev bc kmod"
 # what building the debug kernel from linux-source-6.1 takes (flex, bison,
 # libssl-dev for module signing, libelf-dev for objtool, pahole (Debian's
 # name for dwarves' pahole) for its BTF).  probectl links
-# libkmod and libelf (the ELF symbols of attach --uprobe).  dpkg-dev
+# libkmod and libelf (the ELF symbols of attach --uprobe), and for export
+# --remote-write libprotobuf-c, libsnappy and libcurl (their -dev
+# packages) with protoc-c (protobuf-c-compiler), which compiles the
+# remote write messages at build time.  dpkg-dev
 # unpacks Debian's qemu source package, whose plugin header make bench's
 # instruction counts build with (scripts/qemu-plugin-h.sh).  The flame
 # graph tests: xmllint (libxml2-utils) checks the SVGs, and the browser
 # tests (tests/browser) drive Chromium with playwright-core from npm; a
 # known font makes the labels' widths the same on every machine.
 # systemd-analyze (systemd) verifies the exporter's units; its exports are
-# scraped through node_exporter (prometheus-node-exporter) by prometheus.
+# scraped through node_exporter (prometheus-node-exporter) by prometheus;
+# the fleet test (tests/prometheus/fleet.sh) asks Prometheus' HTTP API
+# with curl (promtool prints a native histogram's value as 0).
 # The Debian packages (debian/, tests/deb/run.sh): debhelper and
 # dh-dkms build them, lintian checks them.  debootstrap builds the guest
 # root of bpftrace (scripts/bpf-root.sh; mkfs.ext4, of e2fsprogs, makes
@@ -42,9 +47,10 @@ linux-headers-cloud-amd64 linux-image-6.12-cloud-amd64
 linux-headers-6.12-cloud-amd64 linux-image-rt-amd64 linux-headers-rt-amd64
 linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64 dkms
 libkmod-dev linux-source-6.1 valgrind sparse kmod
+libprotobuf-c-dev protobuf-c-compiler libsnappy-dev libcurl4-openssl-dev
 cpio jq gcc make libc6-dev libelf-dev bc perl
 prometheus flex bison libssl-dev openssl xz-utils dpkg-dev pahole
-chromium libxml2-utils fonts-dejavu-core systemd prometheus-node-exporter
+chromium libxml2-utils fonts-dejavu-core systemd prometheus-node-exporter curl
 debhelper dh-dkms lintian debootstrap e2fsprogs"
 
 # Node.js and npm (tests/browser installs its npm packages with them):
@@ -80,9 +86,9 @@ missing() {
 	fi
 	for cmd in qemu-system-x86_64 cpio gzip valgrind sparse gcc make jq \
 		kmod bc perl flex bison openssl xz pahole \
-		promtool prometheus prometheus-node-exporter dpkg-source xmllint \
+		promtool prometheus prometheus-node-exporter curl dpkg-source xmllint \
 		chromium node npm systemd-analyze \
-		dpkg-buildpackage dh dh_dkms lintian; do
+		dpkg-buildpackage dh dh_dkms lintian protoc-c; do
 		command -v "$cmd" >/dev/null 2>&1 || echo "$cmd"
 	done
 	# The guest has no libc, so its busybox must be the static one
@@ -94,6 +100,8 @@ missing() {
 	for f in /usr/src/linux-source-6.1.tar.xz /usr/include/libkmod.h \
 		/usr/include/gelf.h /usr/lib/x86_64-linux-gnu/libc.a \
 		/usr/include/openssl/evp.h \
+		/usr/include/protobuf-c/protobuf-c.h /usr/include/snappy-c.h \
+		/usr/include/x86_64-linux-gnu/curl/curl.h \
 		/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf \
 		/usr/sbin/debootstrap /sbin/mkfs.ext4; do
 		[ -e "$f" ] || echo "$f"

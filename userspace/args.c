@@ -24,7 +24,8 @@ static const struct pc_opt load_opts[] = {
 	PC_OPT_VALUE(0, "tracepoints", "TP", OPT_TRACEPOINTS,
 		"tracepoints with built-in handlers (tracepoints=)"),
 	PC_OPT_VALUE(0, "hist", "SPEC", OPT_HIST_SPEC,
-		"loglinear[:P], log2 or linear:MIN,MAX,STEP (hist=)"),
+		"loglinear[:P], log2, linear:MIN,MAX,STEP or exp[:S]\n"
+		"(hist=)"),
 	PC_OPT_VALUE(0, "maxactive", "N", OPT_MAXACTIVE,
 		"calls of one target in flight, 0 to 4096 (maxactive=)"),
 	PC_OPT_VALUE(0, "mechanism", "M", OPT_MECHANISM,
@@ -119,7 +120,7 @@ static const struct pc_opt attach_opts[] = {
 	PC_OPT_VALUE(0, "unit", "UNIT", OPT_UNIT,
 		"--arg, --retval: the unit shown (default: value)"),
 	PC_OPT_VALUE(0, "hist", "SPEC", OPT_HIST_SPEC,
-		"loglinear[:P], log2 or linear:MIN,MAX,STEP"),
+		"loglinear[:P], log2, linear:MIN,MAX,STEP or exp[:S]"),
 	PC_OPT_VALUE(0, "maxactive", "N", OPT_MAXACTIVE,
 		"kretprobe, uretprobe: calls in flight, 0 to 4096\n"
 		"(0: default)"),
@@ -145,7 +146,7 @@ static const struct pc_opt attach_opts[] = {
 
 static const struct pc_opt export_opts[] = {
 	PC_OPT_FLAG(0, "prometheus", OPT_PROMETHEUS,
-		"the format (required)"),
+		"Prometheus' text format (this or --remote-write)"),
 	PC_OPT_VALUE(0, "textfile-dir", "DIR", OPT_TEXTFILE_DIR,
 		"replace DIR/probe_core.prom atomically, for\n"
 		"node_exporter's textfile collector; on an\n"
@@ -153,6 +154,16 @@ static const struct pc_opt export_opts[] = {
 	PC_OPT_FLAG(0, "per-cpu", OPT_PER_CPU,
 		"one series per CPU (and key), with a cpu\n"
 		"label, since the last interval read or reset"),
+	PC_OPT_VALUE(0, "remote-write", "URL", OPT_REMOTE_WRITE,
+		"push every histogram as a Prometheus native\n"
+		"histogram to URL (http:// or https://), with\n"
+		"one remote write request"),
+	PC_OPT_VALUE(0, "instance", "NAME", OPT_INSTANCE,
+		"--remote-write: the instance label (default:\n"
+		"the host's name)"),
+	PC_OPT_VALUE(0, "job", "NAME", OPT_JOB,
+		"--remote-write: the job label (default:\n"
+		"probe_core)"),
 	PC_OPT_END
 };
 
@@ -433,18 +444,22 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 	[PC_CMD_EXPORT] = {
 		.name = "export",
 		.opts = export_opts,
-		.synopsis = "export --prometheus [--textfile-dir DIR] [--per-cpu]",
+		.synopsis = "export --prometheus [--textfile-dir DIR] [--per-cpu] | export --remote-write URL [--instance NAME] [--job NAME]",
 		.about =
 			"Prints every histogram in Prometheus' text format: cumulative\n"
 			"'le' buckets (at powers of two for loglinear histograms), _sum and\n"
 			"_count of every value since the histogram was created (interval\n"
 			"reads and resets do not lower them), the counters\n"
 			"probe_core_probe_hits_total and probe_core_probe_missed_total, and\n"
-			"the gauge probe_core_created_timestamp_seconds.\n",
+			"the gauge probe_core_created_timestamp_seconds.\n"
+			"With --remote-write, pushes the same, each histogram as a native\n"
+			"histogram, in one Prometheus remote write request (protobuf, snappy);\n"
+			"an HTTP error or a failed connection is one line and exit status 1.\n",
 		.examples =
 			"Examples:\n"
 			"  probectl export --prometheus\n"
-			"  probectl export --prometheus --textfile-dir /var/lib/prometheus/node-exporter\n",
+			"  probectl export --prometheus --textfile-dir /var/lib/prometheus/node-exporter\n"
+			"  probectl export --remote-write http://prometheus:9090/api/v1/write\n",
 	},
 	[PC_CMD_PROFILE] = {
 		.name = "profile",
@@ -619,6 +634,15 @@ void pc_usage(FILE *f, enum pc_cmd cmd, bool full)
 }
 
 /* The reason for a usage error, into a->err; evaluates to PC_EXIT_USAGE. */
+/* Whether @v has a blank, a control character or DEL. */
+static bool has_ctl_or_blank(const char *v)
+{
+	for (; *v; v++)
+		if ((unsigned char)*v <= ' ' || *v == 0x7f)
+			return true;
+	return false;
+}
+
 static __printf(2, 3) int fail(struct pc_args *a, const char *fmt, ...)
 {
 	va_list ap;
@@ -704,7 +728,7 @@ int pc_parse_seconds(const char *s, unsigned long long *ns)
 /* "A,B,C" into three numbers */
 /**
  * pc_parse_hist() - a histogram spec, as hist= takes it
- * @s: loglinear, loglinear:P, log2 or linear:MIN,MAX,STEP
+ * @s: loglinear, loglinear:P, log2, linear:MIN,MAX,STEP, exp or exp:S
  * @h: filled in
  * @why: set to the reason when refused
  *
@@ -720,6 +744,7 @@ int pc_parse_hist(const char *s, struct pc_hist_arg *h, const char **why)
 		[PCORE_HIST_LOG2] = PCORE_UAPI_HIST_LOG2,
 		[PCORE_HIST_LINEAR] = PCORE_UAPI_HIST_LINEAR,
 		[PCORE_HIST_LOGLINEAR] = PCORE_UAPI_HIST_LOGLINEAR,
+		[PCORE_HIST_EXP] = PCORE_UAPI_HIST_EXP,
 	};
 	struct pcore_hist_spec spec;
 
@@ -1238,6 +1263,23 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 			return fail(a, "%s: empty or too long path", shown);
 		a->textfile_dir = v;
 		return 0;
+	case OPT_REMOTE_WRITE:
+		if (strncasecmp(v, "http://", 7) && strncasecmp(v, "https://", 8))
+			return fail(a, "%s: not an http:// or https:// URL", shown);
+		if (!v[strcspn(v, ":") + 3] || strlen(v) >= 4000 || has_ctl_or_blank(v))
+			return fail(a, "%s: no host, too long, or a blank or control character", shown);
+		a->remote_write = v;
+		return 0;
+	case OPT_INSTANCE:
+	case OPT_JOB:
+		if (!*v || strlen(v) > 255 || has_ctl_or_blank(v))
+			return fail(a, "%s: 1 to 255 characters, no blank or control character",
+				    shown);
+		if (o->id == OPT_INSTANCE)
+			a->rw_instance = v;
+		else
+			a->rw_job = v;
+		return 0;
 	case OPT_INPUT:
 	case OPT_OUTPUT:
 		if (!*v || strlen(v) >= PC_PATH_MAX)
@@ -1454,8 +1496,15 @@ static int check_cmd(struct pc_args *a, unsigned long long seen)
 			return fail(a, "give one of --json and --folded");
 		break;
 	case PC_CMD_EXPORT:
+		if (a->remote_write) {
+			if (a->textfile_dir || a->percpu)
+				return fail(a, "--remote-write sends the totals since creation: no --textfile-dir or --per-cpu");
+			break;
+		}
+		if ((seen & 1ULL << OPT_INSTANCE) || (seen & 1ULL << OPT_JOB))
+			return fail(a, "--instance and --job label what --remote-write sends");
 		if (!a->prometheus)
-			return fail(a, "export needs a format: --prometheus");
+			return fail(a, "export needs a format: --prometheus or --remote-write URL");
 		break;
 	case PC_CMD_HEATMAP:
 		if (a->count && a->duration_ns)

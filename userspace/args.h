@@ -74,6 +74,9 @@ enum pc_opt_id {
 	OPT_PROMETHEUS,
 	OPT_TEXTFILE_DIR,
 	OPT_PER_CPU,
+	OPT_REMOTE_WRITE,
+	OPT_INSTANCE,
+	OPT_JOB,
 	OPT_KPROBE,
 	OPT_ARG,
 	OPT_RETVAL,
@@ -219,6 +222,9 @@ struct pc_hist_arg {
  * @attach_mech: attach --mechanism as PCORE_ATTACH_MECH_*, or 0
  * @prometheus: export --prometheus
  * @textfile_dir: export --textfile-dir
+ * @remote_write: export --remote-write URL, or NULL
+ * @rw_instance: export --instance, or NULL (the host's name)
+ * @rw_job: export --job, or NULL (probe_core)
  * @flame_in: flamegraph -i FILE ("-": standard input), or NULL
  * @flame_out: flamegraph -o FILE, or NULL for standard output
  * @flame_title: flamegraph and heatmap --title, or NULL
@@ -277,6 +283,9 @@ struct pc_args {
 	unsigned int attach_mech;
 	bool prometheus;
 	const char *textfile_dir;
+	const char *remote_write;
+	const char *rw_instance;
+	const char *rw_job;
 	const char *flame_in;
 	const char *flame_out;
 	const char *flame_title;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "format.h"
 #include "cmd_priv.h"
+#include "remote_write.h"
 
 /*
  * export --textfile-dir: node_exporter's textfile collector reads *.prom
@@ -102,6 +103,43 @@ static int write_textfile(struct pc_env *env, const char *dir, int dfd,
 	return PC_EXIT_OK;
 }
 
+/*
+ * export --remote-write: the histograms read (all of them, before
+ * anything is sent: a read error sends nothing) go in ONE request, so a
+ * receiver stores every series of a push or none; the message names the
+ * URL without its password.
+ */
+static int push_remote(struct pc_env *env, const struct pc_args *a,
+		       const struct pc_hist *h, unsigned int n)
+{
+	struct pc_rw_opts o = { .instance = a->rw_instance,
+				.job = a->rw_job ? a->rw_job : "probe_core" };
+	char host[256], shown[4096], why[512];
+	struct timespec real, mono;
+	size_t len;
+	void *body;
+	int ret;
+
+	if (!o.instance) {
+		if (gethostname(host, sizeof(host)))
+			return error(env, "--remote-write: the host has no name: %s; give --instance",
+				     strerror(errno));
+		host[sizeof(host) - 1] = '\0';
+		o.instance = host;
+	}
+	env->now(env, &real, &mono);
+	o.ts_ms = (long long)real.tv_sec * 1000 + real.tv_nsec / 1000000;
+	ret = pc_rw_encode(h, n, &o, &body, &len);
+	if (ret)
+		return error(env, "remote write: %s", strerror(-ret));
+	ret = pc_rw_post(a->remote_write, body, len, why, sizeof(why));
+	free(body);
+	if (!ret)
+		return PC_EXIT_OK;
+	pc_rw_url_shown(shown, sizeof(shown), a->remote_write);
+	return error(env, "remote write to %s: %s", shown, why);
+}
+
 int cmd_export(struct pc_env *env, const struct pc_args *a)
 {
 	struct pcore_ioc_entry *e;
@@ -148,6 +186,8 @@ int cmd_export(struct pc_env *env, const struct pc_args *a)
 	env->dev_close(env, &d);
 	if (ret)
 		ret = dev_error(env, ret, "read", e[i].name);
+	else if (a->remote_write)
+		ret = push_remote(env, a, h, nh);
 	else if (a->textfile_dir)
 		ret = write_textfile(env, a->textfile_dir, dfd, h, nh);
 	else

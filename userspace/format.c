@@ -371,17 +371,41 @@ void pc_fmt_value_word(char *buf, size_t len, unsigned long long v,
 }
 
 /**
+ * pc_hist_schema() - the schema of an exp histogram, from its entry
+ * @e: entry; its hist_kind is "exp:S" for the exp kind
+ *
+ * With pcore_exp_native() (pcore_engine.h), a bucket's position gives its
+ * native histogram's (schema, index): an exporter needs no rebinning.
+ *
+ * Return: the schema, 0 to PCORE_EXP_MAX_SCHEMA, or -1 when @e is not an
+ * exp histogram.
+ */
+int pc_hist_schema(const struct pcore_ioc_entry *e)
+{
+	const char *k = e->hist_kind;
+
+	if (strncmp(k, "exp:", 4) || k[4] < '0' ||
+	    k[4] > '0' + PCORE_EXP_MAX_SCHEMA || k[5])
+		return -1;
+	return k[4] - '0';
+}
+
+/**
  * pc_hist_kind() - the engine's kind of a histogram, from its entry
  * @e: entry
  *
- * Return: PCORE_HIST_LOG2, _LINEAR, _LOGLINEAR or _COUNT; 0 for a name
- * this probectl does not know (its buckets are then merged as log2's).
+ * Return: PCORE_HIST_LOG2, _LINEAR, _LOGLINEAR, _COUNT or _EXP ("exp:S");
+ * 0 for a name this probectl does not know (its buckets are then merged
+ * as log2's).
  */
 unsigned int pc_hist_kind(const struct pcore_ioc_entry *e)
 {
 	static const unsigned int kinds[] = { PCORE_HIST_LOG2,
 		PCORE_HIST_LINEAR, PCORE_HIST_LOGLINEAR, PCORE_HIST_COUNT };
 	size_t i;
+
+	if (pc_hist_schema(e) >= 0)
+		return PCORE_HIST_EXP;
 
 	for (i = 0; i < ARRAY_SIZE(kinds); i++)
 		if (!strncmp(e->hist_kind, pcore_kind_name(kinds[i]),
@@ -931,8 +955,11 @@ static void prom_labels(FILE *f, const struct pc_hist *h,
  * One series.  A bucket [lo, hi) of integer values holds exactly the
  * values <= hi - 1, so "le" is hi - 1: the cumulative counts are exact.
  * Loglinear histograms get an "le" only where a bucket ends at a power of
- * two (their bucket bounds include every power of two in their range), the
- * other kinds at every bucket's end; the boundaries depend only on the
+ * two (their bucket bounds include every power of two in their range), exp
+ * ones where a bucket's last value is 0 or a power of two (their native
+ * buckets end at every power of two, upper bound included; buckets that
+ * hold no integer give none), the other kinds at every bucket's end; the
+ * boundaries depend only on the
  * histogram's layout, so they are the same at every scrape.  A bucket
  * without an upper end goes into "+Inf" only.  _count is the sum of the
  * buckets, as the engine defines a histogram's count.
@@ -942,6 +969,7 @@ static void prom_series(FILE *f, const char *metric, const struct pc_hist *h,
 {
 	bool seconds = !strcmp(h->e.unit, "ns");
 	bool loglin = !strcmp(h->e.hist_kind, "loglinear");
+	bool exp = pc_hist_kind(&h->e) == PCORE_HIST_EXP;
 	unsigned long long cum = 0;
 	char v[32];
 	unsigned int i;
@@ -951,6 +979,9 @@ static void prom_series(FILE *f, const char *metric, const struct pc_hist *h,
 		if (s->b[i].hi == U64_MAX_VAL || !s->b[i].hi)
 			continue;
 		if (loglin && !is_pow2(s->b[i].hi))
+			continue;
+		if (exp && (s->b[i].lo == s->b[i].hi ||
+			    (s->b[i].hi > 1 && !is_pow2(s->b[i].hi - 1))))
 			continue;
 		prom_value(v, sizeof(v), s->b[i].hi - 1, seconds);
 		fprintf(f, "%s_bucket", metric);

@@ -27,6 +27,7 @@ void pc_fmt_list_json(FILE *f, const struct pcore_ioc_entry *e,
 		      unsigned int n);
 struct pcore_rows;
 unsigned int pc_hist_kind(const struct pcore_ioc_entry *e);
+int pc_hist_schema(const struct pcore_ioc_entry *e);
 unsigned int pc_rows_of(const struct pc_snap *s, unsigned int kind,
 			unsigned int max_rows, struct pcore_rows *r,
 			unsigned int *first, unsigned int *last);

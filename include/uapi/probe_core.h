@@ -76,7 +76,9 @@ struct pcore_ioc_version {
  * @probe_kind: "kprobe", "kretprobe", "tracepoint", "uprobe", "uretprobe",
  *	"functions", "profile", "direct" (an ftrace direct call) or ""
  * @unit: unit of the values, e.g. "ns"
- * @hist_kind: "log2", "linear" or "loglinear"
+ * @hist_kind: "log2", "linear", "loglinear", "count" or "exp:S" (S the
+ *	schema, 0 to 8: the buckets are those of a native histogram of
+ *	schema S; position 0 the zero bucket, position p native index p - 1)
  * @key_name: what a key is ("irq", "pid"...), "" when not keyed
  * @hits: calls of its probe's handler
  * @missed: events its probe missed (kprobe and kretprobe nmissed)
@@ -297,6 +299,7 @@ struct pcore_ioc_name {
 #define PCORE_UAPI_HIST_LOG2		1
 #define PCORE_UAPI_HIST_LINEAR		2
 #define PCORE_UAPI_HIST_LOGLINEAR	3
+#define PCORE_UAPI_HIST_EXP		5	/* a module before it: EINVAL */
 
 /**
  * struct pcore_ioc_attach - PCORE_IOC_ATTACH: a probe of probe_core's own
@@ -307,10 +310,12 @@ struct pcore_ioc_name {
  * @kind: PCORE_ATTACH_*
  * @maxactive: kretprobe: as maxactive=, 0 for the default
  * @hist_kind: PCORE_UAPI_HIST_*
- * @precision: loglinear sub-bucket bits, 0 for the default
+ * @precision: loglinear sub-bucket bits, 0 for the default; exp: the
+ *	schema, 0 to 8, exactly (0 is schema 0)
  * @min: linear: lower end
- * @max: linear: upper end (exclusive); loglinear: the largest value with a
- *	bucket of its own, 0 for the default (an hour in ns)
+ * @max: linear: upper end (exclusive); loglinear and exp: the largest
+ *	value with a bucket of its own, 0 for the default (an hour in ns; exp
+ *	schemas 6 to 8: as far as 2048 buckets reach)
  * @step: linear: bucket width
  * @offset: uprobe: offset in the file of the function's first
  *	instruction (not its address: probectl turns an ELF symbol into it)

@@ -79,8 +79,7 @@ static void pcore_fill_entry(struct pcore_hist *h, struct pcore_ioc_entry *e)
 
 	pcore_full_name(h, e->name, sizeof(e->name));
 	strscpy(e->unit, h->unit, sizeof(e->unit));
-	strscpy(e->hist_kind, pcore_kind_name(h->layout.kind),
-		sizeof(e->hist_kind));
+	pcore_layout_kind_text(&h->layout, e->hist_kind, sizeof(e->hist_kind));
 	if (h->map.key_mode)
 		strscpy(e->key_name, h->key_name, sizeof(e->key_name));
 	if (h->map.key_mode == PCORE_KEYS_STACK)
@@ -510,6 +509,7 @@ static bool pcore_attach_spec_ok(const struct pcore_ioc_attach *a)
 	case PCORE_UAPI_HIST_LINEAR:
 		return !a->precision;
 	case PCORE_UAPI_HIST_LOGLINEAR:
+	case PCORE_UAPI_HIST_EXP:
 		return !a->min && !a->step;
 	}
 	return false;

@@ -209,6 +209,7 @@ static void pcore_seq_about(struct seq_file *m, const struct pcore_hist *h,
 {
 	u64 abs_err;
 	u32 ppm = pcore_layout_error_ppm(&h->layout, &abs_err);
+	char kind[16];	/* "exp:8" */
 
 	seq_printf(m, "missed: %lu\n", a->missed);
 	if (a->unsampled >= 0)	/* a profiler's */
@@ -221,7 +222,8 @@ static void pcore_seq_about(struct seq_file *m, const struct pcore_hist *h,
 		seq_printf(m, " (no direct call: %s)", a->why_kprobe);
 	seq_putc(m, '\n');
 	seq_printf(m, "unit: %s\n", h->unit);
-	seq_printf(m, "kind: %s\n", pcore_kind_name(h->layout.kind));
+	pcore_layout_kind_text(&h->layout, kind, sizeof(kind));
+	seq_printf(m, "kind: %s\n", kind);
 	if (h->layout.kind == PCORE_HIST_COUNT)
 		;	/* no percentiles, no error */
 	else if (ppm)

@@ -4,6 +4,7 @@
  * No kernel dependencies: see pcore_engine.h.
  */
 #include "pcore_engine.h"
+#include "pcore_exp_table.h"
 
 static int is_pow2(u64 x)
 {
@@ -14,6 +15,20 @@ static int is_pow2(u64 x)
 static u32 loglin_top(u32 prec)
 {
 	return (64 - prec) << prec | ((1U << prec) - 1);
+}
+
+/* The exp bucket (stored index) that holds U64_MAX and ends at 2^64. */
+static u32 exp_top(u32 schema)
+{
+	return (64U << schema) + 1;
+}
+
+/* floor(2^(i / 2^schema)), 0 <= i < 64 * 2^schema: a native bucket's end */
+static u64 exp_floor(const struct pcore_layout *l, u32 i)
+{
+	u32 k = i >> l->prec, j = i & ((1U << l->prec) - 1);
+
+	return pcore_exp_t[j << (PCORE_EXP_MAX_SCHEMA - l->prec)] >> (63 - k);
 }
 
 /**
@@ -57,6 +72,23 @@ int pcore_layout_init(struct pcore_layout *l, const struct pcore_hist_spec *s,
 		/* max in the top bucket: there is nothing to overflow */
 		if (n > loglin_top(l->prec) + 1)
 			n = loglin_top(l->prec) + 1;
+		break;
+	case PCORE_HIST_EXP:
+		if (s->precision > PCORE_EXP_MAX_SCHEMA) {
+			*why = "exp schema must be 0 to 8";
+			return -EINVAL;
+		}
+		l->prec = s->precision;
+		l->shift = 62 - l->prec;
+		l->nsub = 1ULL << l->prec;
+		l->last = U32_MAX;	/* no clamping while sizing */
+		n = (u64)pcore_bucket(l, s->max ? s->max :
+				      PCORE_EXP_DEFAULT_MAX) + 2;
+		/* the default range: as far as the buckets allowed reach */
+		if (!s->max && n > PCORE_MAX_BUCKETS)
+			n = PCORE_MAX_BUCKETS;
+		if (n > exp_top(l->prec) + 1)
+			n = exp_top(l->prec) + 1;
 		break;
 	case PCORE_HIST_LINEAR:
 		if (!s->step) {
@@ -102,6 +134,10 @@ int pcore_layout_init(struct pcore_layout *l, const struct pcore_hist_spec *s,
  * @lo: lowest value of the bucket
  * @hi: first value above the bucket; U64_MAX for a bucket without an
  *	upper end (it then also holds U64_MAX itself)
+ *
+ * An exp bucket (base^(i-1), base^i] holds the integers [floor(base^(i-1))
+ * + 1, floor(base^i) + 1), none when the two are equal (narrow buckets
+ * below 1/(base - 1)).
  */
 void pcore_bucket_bounds(const struct pcore_layout *l, u32 idx,
 			 u64 *lo, u64 *hi)
@@ -116,6 +152,18 @@ void pcore_bucket_bounds(const struct pcore_layout *l, u32 idx,
 	case PCORE_HIST_LOG2:
 		*lo = idx ? 1ULL << (idx - 1) : 0;
 		*hi = idx == 0 ? 1 : idx < 64 ? 1ULL << idx : U64_MAX;
+		return;
+	case PCORE_HIST_EXP:
+		if (idx <= 1) {		/* the zero bucket; 1, native 0 */
+			*lo = idx;
+			*hi = idx + 1;
+		} else {
+			*lo = exp_floor(l, idx - 2) + 1;
+			*hi = idx == exp_top(l->prec) ? U64_MAX :
+			      exp_floor(l, idx - 1) + 1;
+		}
+		if (idx == last)
+			*hi = U64_MAX;
 		return;
 	case PCORE_HIST_LOGLINEAR:
 		if (idx < (1U << l->prec)) {
@@ -296,6 +344,8 @@ static int is_overflow(const struct pcore_layout *l, u32 idx)
 	if (l->kind == PCORE_HIST_LOG2 || l->kind == PCORE_HIST_COUNT ||
 	    idx != l->nbuckets - 1)
 		return 0;
+	if (l->kind == PCORE_HIST_EXP)
+		return idx != exp_top(l->prec);
 	return l->kind == PCORE_HIST_LINEAR || idx != loglin_top(l->prec);
 }
 
@@ -412,7 +462,9 @@ static u64 log2_interpolate(const struct pcore_snap *s, u64 a, u64 z,
  * that at least @ppm/10^6 of all values are <= v.  Linear and log-linear
  * answers are the middle of the bucket holding that value, clamped to the
  * recorded min and max; their error is at most half a bucket (see
- * pcore_layout_error_ppm()).  Log2 answers are interpolated by rank inside
+ * pcore_layout_error_ppm()).  Exp answers are the lower middle of the
+ * integers of the bucket (lo + (n - 1) / 2 of its n), clamped alike.  Log2
+ * answers are interpolated by rank inside
  * the bucket, from its lower end (or the min) towards its upper end (or
  * the max), but never above 1.5 times the lower end, which keeps them
  * within 50% of the true value as the middle was.  A value in the
@@ -466,6 +518,15 @@ u64 pcore_snap_percentile(const struct pcore_layout *l,
 	n = s->b[i];
 	if (l->kind == PCORE_HIST_LOG2 && i > 1) {
 		v = log2_interpolate(s, a, z, r, n);
+	} else if (l->kind == PCORE_HIST_EXP) {
+		/*
+		 * The lower middle: within (base - 1) / 2 of lo, and of the
+		 * top z but for the half unit of rounding (n - 1 < lo *
+		 * (base - 1)); see pcore_layout_error_ppm().
+		 */
+		v = hi == U64_MAX ? U64_MAX : hi - 1;
+		v = lo + (v - lo) / 2;
+		v = v < a ? a : v > z ? z : v;
 	} else {
 		/* a hi of U64_MAX may stand for 2^64: still a fair middle */
 		v = lo + (hi - lo) / 2;
@@ -503,7 +564,10 @@ u64 pcore_snap_percentile(const struct pcore_layout *l,
  * 1/2^(precision+1) of the true percentile, log2 answers within 1/2 (the
  * middle of a bucket or below), and linear answers within step/2 (values
  * in the under- or overflow bucket are reported as the recorded min or
- * max).
+ * max).  Exp answers are within (base - 1) / 2 of the true percentile,
+ * relatively, plus half a unit (the answer is an integer, and a bucket
+ * may hold two integers a unit apart yet less than base - 1 relatively):
+ * |answer - true| <= true * (base - 1) / 2 + 1/2, where base = 2^(2^-S).
  *
  * Return: the relative error bound in parts per million, 0 for linear and
  * for count layouts (which have no percentiles).
@@ -516,6 +580,8 @@ u32 pcore_layout_error_ppm(const struct pcore_layout *l, u64 *abs_err)
 		return (1000000U + (2U << l->prec) - 1) >> (l->prec + 1);
 	case PCORE_HIST_LOG2:
 		return 500000;
+	case PCORE_HIST_EXP:	/* rounded up: 22137 for schema 4 */
+		return pcore_exp_err_ppm[l->prec];
 	case PCORE_HIST_COUNT:
 		return 0;
 	default:
@@ -592,7 +658,8 @@ u32 pcore_rows_plan(struct pcore_rows *r, u32 kind, u32 nbuckets, u32 first,
 
 	*r = (struct pcore_rows){ .kind = kind, .nbuckets = nbuckets,
 				  .width = 1,
-				  .base = kind == PCORE_HIST_LINEAR ? 1 : 0 };
+				  .base = kind == PCORE_HIST_LINEAR ? 1 :
+					  kind == PCORE_HIST_EXP ? 2 : 0 };
 	if (last >= nbuckets)
 		last = nbuckets - 1;
 	if (first > last)
@@ -611,7 +678,7 @@ u32 pcore_rows_plan(struct pcore_rows *r, u32 kind, u32 nbuckets, u32 first,
  * pcore_kind_name() - the name users write for a histogram kind
  * @kind: an enum pcore_hist_kind
  *
- * Return: "log2", "linear", "loglinear", "count" or "unknown".
+ * Return: "log2", "linear", "loglinear", "count", "exp" or "unknown".
  */
 const char *pcore_kind_name(u32 kind)
 {
@@ -624,9 +691,40 @@ const char *pcore_kind_name(u32 kind)
 		return "loglinear";
 	case PCORE_HIST_COUNT:
 		return "count";
+	case PCORE_HIST_EXP:
+		return "exp";
 	default:
 		return "unknown";
 	}
+}
+
+/**
+ * pcore_layout_kind_text() - a layout's kind as debugfs and the list show it
+ * @l: layout
+ * @buf: output, NUL-terminated
+ * @len: its size, at least 6 ("exp:8" and the NUL)
+ *
+ * The kind's name, with the schema for exp ("exp:4", as hist= takes it),
+ * so that a reader (an exporter of native histograms) knows the bounds.
+ *
+ * Return: the length of the text, 0 (and @buf untouched) when @len is too
+ * small.
+ */
+size_t pcore_layout_kind_text(const struct pcore_layout *l, char *buf,
+			      size_t len)
+{
+	const char *name = pcore_kind_name(l->kind);
+	size_t n = strlen(name);
+
+	if (n + 3 > len)
+		return 0;
+	memcpy(buf, name, n + 1);
+	if (l->kind == PCORE_HIST_EXP) {
+		buf[n++] = ':';
+		buf[n++] = '0' + (char)l->prec;
+		buf[n] = '\0';
+	}
+	return n;
 }
 
 /* 10^0 .. 10^19: every power of ten below 2^64 */

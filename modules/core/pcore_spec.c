@@ -38,8 +38,9 @@ static int spec_u64(const char **s, char end, u64 *v)
 
 /**
  * pcore_hist_spec_parse() - a histogram spec from its text, as hist= takes it
- * @s: "loglinear", "loglinear:P", "log2" or "linear:MIN,MAX,STEP", numbers
- *	in decimal digits
+ * @s: "loglinear", "loglinear:P", "log2", "linear:MIN,MAX,STEP", "exp" or
+ *	"exp:S" (S the schema, 0 to 8; "exp" is schema
+ *	%PCORE_EXP_DEFAULT_SCHEMA), numbers in decimal digits
  * @spec: filled in
  * @why: set to a short reason when the text is refused
  *
@@ -70,6 +71,17 @@ int pcore_hist_spec_parse(const char *s, struct pcore_hist_spec *spec,
 			return -EINVAL;
 		}
 		spec->precision = v[0];
+	} else if (!strcmp(s, "exp")) {
+		spec->kind = PCORE_HIST_EXP;
+		spec->precision = PCORE_EXP_DEFAULT_SCHEMA;
+	} else if (!strncmp(s, "exp:", 4)) {
+		s += 4;
+		if (spec_u64(&s, '\0', &v[0]) || v[0] > PCORE_EXP_MAX_SCHEMA) {
+			*why = "exp schema must be 0 to 8";
+			return -EINVAL;
+		}
+		spec->kind = PCORE_HIST_EXP;
+		spec->precision = v[0];
 	} else if (!strncmp(s, "linear:", 7)) {
 		s += 7;
 		for (i = 0; i < 3; i++) {
@@ -82,7 +94,7 @@ int pcore_hist_spec_parse(const char *s, struct pcore_hist_spec *spec,
 		*spec = (struct pcore_hist_spec){ .kind = PCORE_HIST_LINEAR,
 			.min = v[0], .max = v[1], .step = v[2] };
 	} else {
-		*why = "unknown kind; use loglinear[:PRECISION], log2 or linear:MIN,MAX,STEP";
+		*why = "unknown kind; use loglinear[:PRECISION], log2, linear:MIN,MAX,STEP or exp[:SCHEMA]";
 		return -EINVAL;
 	}
 	return pcore_layout_init(&l, spec, why);

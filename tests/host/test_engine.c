@@ -104,6 +104,8 @@ struct lcase {
 			  .max = (lo) + (st) * (n), .step = (st) }
 #define LOGLIN(p, mx)	{ .kind = PCORE_HIST_LOGLINEAR,		\
 			  .precision = (p), .max = (mx) }
+#define EXP(sc, mx)	{ .kind = PCORE_HIST_EXP,			\
+			  .precision = (sc), .max = (mx) }
 #define P2(n)		(1ULL << (n))
 
 static const struct lcase lcases[] = {
@@ -134,6 +136,20 @@ static const struct lcase lcases[] = {
 	{ "loglinear p1 max U64_MAX", LOGLIN(1, U64_MAX) },
 	{ "loglinear p4 max U64_MAX", LOGLIN(4, U64_MAX) },
 	{ "loglinear p5 max U64_MAX", LOGLIN(5, U64_MAX) },
+	{ "exp 0", EXP(0, 0ULL) },
+	{ "exp 1", EXP(1, 0ULL) },
+	{ "exp 2", EXP(2, 0ULL) },
+	{ "exp 3", EXP(3, 0ULL) },
+	{ "exp 4", EXP(4, 0ULL) },
+	{ "exp 5", EXP(5, 0ULL) },
+	{ "exp 6", EXP(6, 0ULL) },
+	{ "exp 7", EXP(7, 0ULL) },
+	{ "exp 8", EXP(8, 0ULL) },
+	{ "exp 0 max U64_MAX", EXP(0, U64_MAX) },
+	{ "exp 4 max U64_MAX", EXP(4, U64_MAX) },
+	{ "exp 3 max 1000", EXP(3, 1000ULL) },
+	{ "exp 8 max 200", EXP(8, 200ULL) },
+	{ "exp 2 max 1", EXP(2, 1ULL) },
 };
 
 #define NLCASES		ARRAY_SIZE(lcases)
@@ -173,6 +189,8 @@ static u32 loglin_top(u32 prec)
 /* Bucket @i holds values above the layout's range and has no upper end. */
 static bool is_overflow(const struct pcore_layout *l, u32 i)
 {
+	if (l->kind == PCORE_HIST_EXP)	/* native 64 * 2^S ends at 2^64 */
+		return i == l->nbuckets - 1 && i != (64U << l->prec) + 1;
 	if (l->kind == PCORE_HIST_LINEAR)
 		return i == l->nbuckets - 1;
 	if (l->kind == PCORE_HIST_LOGLINEAR)
@@ -463,7 +481,7 @@ TEST(layout_refuses_unknown_kind)
 {
 	static const struct refused t[] = {
 		{ { .kind = 0, .max = 10, .step = 1 }, "kind" },
-		{ { .kind = 5, .max = 10, .step = 1 }, "kind" },
+		{ { .kind = 6, .max = 10, .step = 1 }, "kind" },
 		{ { .kind = 0x80000002, .max = 10, .step = 1 }, "kind" },
 		{ { .kind = U32_MAX }, "kind" },
 	};
@@ -487,6 +505,11 @@ TEST(spec_text_accepted)
 		{ "loglinear", { .kind = PCORE_HIST_LOGLINEAR } },
 		{ "loglinear:1", { .kind = PCORE_HIST_LOGLINEAR, .precision = 1 } },
 		{ "loglinear:05", { .kind = PCORE_HIST_LOGLINEAR, .precision = 5 } },
+		{ "exp", { .kind = PCORE_HIST_EXP,
+			   .precision = PCORE_EXP_DEFAULT_SCHEMA } },
+		{ "exp:0", { .kind = PCORE_HIST_EXP, .precision = 0 } },
+		{ "exp:3", { .kind = PCORE_HIST_EXP, .precision = 3 } },
+		{ "exp:08", { .kind = PCORE_HIST_EXP, .precision = 8 } },
 		{ "linear:0,100,10", { .kind = PCORE_HIST_LINEAR, .max = 100,
 				       .step = 10 } },
 		{ "linear:1000,1000000,1000", { .kind = PCORE_HIST_LINEAR,
@@ -525,6 +548,15 @@ TEST(spec_text_refused)
 		{ "loglinear:3\n", "precision must be 1 to 7" },
 		{ "loglinear:-1", "precision must be 1 to 7" },
 		{ "loglinear:99999999999999999999", "precision must be 1 to 7" },
+		{ "exp:", "exp schema must be 0 to 8" },
+		{ "exp:9", "exp schema must be 0 to 8" },
+		{ "exp:-1", "exp schema must be 0 to 8" },
+		{ "exp:x", "exp schema must be 0 to 8" },
+		{ "exp:3x", "exp schema must be 0 to 8" },
+		{ "exp:+3", "exp schema must be 0 to 8" },
+		{ "exp:4294967300", "exp schema must be 0 to 8" },
+		{ "exp ", "unknown kind" },
+		{ "exp4", "unknown kind" },
 		{ "linear:", "MIN,MAX,STEP" },
 		{ "linear:0,100", "MIN,MAX,STEP" },
 		{ "linear:0,100,10,5", "MIN,MAX,STEP" },
@@ -806,7 +838,8 @@ TEST(kind_names)
 	ASSERT_STREQ("loglinear", pcore_kind_name(PCORE_HIST_LOGLINEAR));
 	ASSERT_STREQ("count", pcore_kind_name(PCORE_HIST_COUNT));
 	ASSERT_STREQ("unknown", pcore_kind_name(0));
-	ASSERT_STREQ("unknown", pcore_kind_name(5));
+	ASSERT_STREQ("exp", pcore_kind_name(PCORE_HIST_EXP));
+	ASSERT_STREQ("unknown", pcore_kind_name(6));
 	ASSERT_STREQ("unknown", pcore_kind_name(U32_MAX));
 }
 
@@ -845,7 +878,9 @@ static void check_layout(struct __test_metadata *_metadata,
 		ASSERT_EQ(prev_hi, lo)
 			TH_LOG("%s: bucket %u [%llu, %llu) after %llu",
 			       c->name, i, lo, hi, prev_hi);
-		ASSERT_TRUE(lo < hi || is_underflow(&l, i) || i == last)
+		/* exp: a bucket narrower than 1 may hold no integer */
+		ASSERT_TRUE(lo < hi || is_underflow(&l, i) || i == last ||
+			    (l.kind == PCORE_HIST_EXP && lo == hi))
 			TH_LOG("%s: bucket %u [%llu, %llu)",
 			       c->name, i, lo, hi);
 		ASSERT_TRUE(i < last || hi == U64_MAX)
@@ -904,6 +939,11 @@ TEST(bucket_bounds_linear)
 TEST(bucket_bounds_loglinear)
 {
 	check_layouts_of(_metadata, PCORE_HIST_LOGLINEAR);
+}
+
+TEST(bucket_bounds_exp)
+{
+	check_layouts_of(_metadata, PCORE_HIST_EXP);
 }
 
 /* A value and the bucket it falls in; a bucket and its bounds [lo, hi). */
@@ -1515,6 +1555,12 @@ static void check_percentile(struct __test_metadata *_metadata,
 		ASSERT_LE(diff, abs_err)
 			TH_LOG("%s p%u ppm: exact %llu got %llu, bound %llu",
 			       what, ppm, exact, got, abs_err);
+	} else if (l->kind == PCORE_HIST_EXP) {
+		/* |got - exact| <= exact * err + 1/2 (integer rounding) */
+		ASSERT_TRUE((__uint128_t)diff * 2 * MILLION <=
+			    (__uint128_t)err * 2 * exact + MILLION)
+			TH_LOG("%s p%u ppm: exact %llu got %llu, bound %u ppm + 1/2",
+			       what, ppm, exact, got, err);
 	} else {
 		ASSERT_TRUE((__uint128_t)diff * MILLION <=
 			    (__uint128_t)err * exact)
@@ -2483,6 +2529,383 @@ TEST(fmt_ns_bounds_apart)
 			strcpy(prev, cur);
 		}
 	}
+}
+
+/* ---- the exponential kind against the native layout ---- */
+
+/*
+ * An independent reference for the native bucket index of v >= 1 in
+ * schema S: bucket i holds (2^((i-1)/2^S), 2^(i/2^S)], so i is the
+ * smallest integer with v^(2^S) <= 2^i: ceil(log2(v^(2^S))).  v^(2^S) is
+ * squared S times in interval arithmetic: a lower and an upper bound, each
+ * a 128-bit mantissa (top bit set) times 2^e, rounded down and up.  For v
+ * not a power of two, v^(2^S) is not one either, so its ceil(log2) is
+ * 128 + e when both bounds have the same e; the reference refuses (returns
+ * -1) when they do not, which no tested value hits (the test asserts it).
+ * No table, no floating point, nothing of the engine.
+ */
+struct xnum {
+	__uint128_t m;
+	int e;
+};
+
+/* @a squared, rounded down (@up 0) or up (@up 1) to 128 bits */
+static struct xnum xsquare(struct xnum a, int up)
+{
+	u64 a1 = (u64)(a.m >> 64), a0 = (u64)a.m;
+	__uint128_t p00 = (__uint128_t)a0 * a0, p01 = (__uint128_t)a0 * a1,
+		    p11 = (__uint128_t)a1 * a1, mid, lo, hi, c;
+	struct xnum r;
+	bool sticky;
+
+	/* a^2 = hi * 2^128 + lo, with mid = 2 * p01 spread over both */
+	mid = p01 << 1;
+	c = (p01 >> 127);			/* bit lost by the doubling */
+	lo = p00 + (mid << 64);
+	hi = p11 + (mid >> 64) + (c << 64) + (lo < p00);
+	if (hi >> 127) {
+		r.m = hi;
+		r.e = 2 * a.e + 128;
+		sticky = lo != 0;
+	} else {
+		r.m = hi << 1 | lo >> 127;
+		r.e = 2 * a.e + 127;
+		sticky = (lo << 1) != 0;
+	}
+	if (up && sticky) {
+		r.m++;
+		if (!r.m) {
+			r.m = (__uint128_t)1 << 127;
+			r.e++;
+		}
+	}
+	return r;
+}
+
+static int exp_ref_index(u64 v, u32 schema)
+{
+	struct xnum lo, hi;
+	int z;
+	u32 k;
+
+	if (v == 1)
+		return 0;
+	if (!(v & (v - 1)))	/* v = 2^k: v^(2^S) = 2^(k * 2^S) exactly */
+		return (int)((63 - __builtin_clzll(v)) << schema);
+	z = __builtin_clzll(v);
+	lo.m = (__uint128_t)(v << z) << 64;
+	lo.e = -64 - z;		/* v = m * 2^e, m in [2^127, 2^128) */
+	hi = lo;
+	for (k = 0; k < schema; k++) {
+		lo = xsquare(lo, 0);
+		hi = xsquare(hi, 1);
+	}
+	if (lo.e != hi.e)
+		return -1;
+	return 128 + lo.e;
+}
+
+/* The engine's native index of @v (>= 1): its bucket without clamping. */
+static int exp_engine_index(u32 schema, u64 v)
+{
+	struct pcore_hist_spec spec = EXP(schema, 1ULL);
+	struct pcore_layout l;
+	const char *why;
+
+	if (pcore_layout_init(&l, &spec, &why))
+		return -2;
+	l.last = U32_MAX;	/* as pcore_layout_init() sizes: no clamping */
+	return (int)pcore_bucket(&l, v) - 1;
+}
+
+/* The integers near floor(2^(i/2^S)) land where the reference says. */
+static void exp_check_near(struct __test_metadata *_metadata, u32 schema,
+			   u64 v, u64 *checked)
+{
+	int want = exp_ref_index(v, schema), got;
+
+	ASSERT_LE(0, want)
+		TH_LOG("schema %u: reference undecided at %llu", schema, v);
+	got = exp_engine_index(schema, v);
+	ASSERT_EQ(want, got)
+		TH_LOG("schema %u: value %llu in native bucket %d, not %d",
+		       schema, v, got, want);
+	(*checked)++;
+}
+
+/*
+ * Every boundary base^i, i = 1 .. 64 * 2^S, of every schema: the integers
+ * floor(base^i) - 2 .. floor(base^i) + 2 (long double finds floor(base^i)
+ * to within one; the neighbours cover it), up to U64_MAX, plus 0 .. 5000
+ * and random values.
+ */
+TEST(exp_index_is_native_at_every_boundary)
+{
+	struct rng r = rng_init(SEED);
+	u64 checked = 0, v;
+	long double f;
+	u32 schema, i;
+	int d, k;
+
+	ASSERT_EQ(0U, pcore_bucket(&(struct pcore_layout){
+			.kind = PCORE_HIST_EXP, .shift = 8, .last = 9 }, 0));
+	for (schema = 0; schema <= PCORE_EXP_MAX_SCHEMA; schema++) {
+		for (i = 1; i <= 64U << schema; i++) {
+			f = floorl(powl(2.0L, (long double)i / (1U << schema)));
+			for (d = -2; d <= 2; d++) {
+				if (f + d < 1.0L || f + d > 18446744073709551615.0L)
+					continue;
+				v = (u64)(f + d);
+				exp_check_near(_metadata, schema, v, &checked);
+			}
+		}
+		exp_check_near(_metadata, schema, U64_MAX, &checked);
+		for (v = 1; v <= 5000; v++)
+			exp_check_near(_metadata, schema, v, &checked);
+		for (k = 0; k < 20000; k++) {
+			v = rng_mag(&r);
+			exp_check_near(_metadata, schema, v ? v : 1, &checked);
+		}
+	}
+	ASSERT_LT(200000ULL, checked);
+}
+
+/* Each bucket's bounds [lo, hi) are the native bucket's integers. */
+TEST(exp_bounds_are_native)
+{
+	static const struct pcore_hist_spec specs[] = {
+		EXP(0, U64_MAX), EXP(1, U64_MAX), EXP(2, U64_MAX),
+		EXP(3, U64_MAX), EXP(4, U64_MAX), EXP(5, 0ULL), EXP(6, 0ULL),
+		EXP(7, 0ULL), EXP(8, 0ULL),
+	};
+	struct pcore_layout l;
+	const char *why;
+	u64 lo, hi;
+	size_t c;
+	u32 i;
+
+	for (c = 0; c < ARRAY_SIZE(specs); c++) {
+		ASSERT_EQ(0, pcore_layout_init(&l, &specs[c], &why));
+		ASSERT_EQ(specs[c].precision, l.prec);
+		pcore_bucket_bounds(&l, 0, &lo, &hi);
+		ASSERT_TRUE(lo == 0 && hi == 1);	/* the zero bucket */
+		/* every bucket but the last: it may be an overflow bucket */
+		for (i = 1; i + 1 < l.nbuckets; i++) {
+			pcore_bucket_bounds(&l, i, &lo, &hi);
+			ASSERT_LE(lo, hi);
+			/* lo - 1 is in native bucket i - 2 or below */
+			if (lo > 1) {
+				ASSERT_GT((int)i - 1, exp_ref_index(lo - 1, l.prec))
+					TH_LOG("schema %u bucket %u lo %llu", l.prec, i, lo);
+			}
+			if (lo < hi) {
+				ASSERT_EQ((int)i - 1, exp_ref_index(lo, l.prec))
+					TH_LOG("schema %u bucket %u lo %llu", l.prec, i, lo);
+				ASSERT_EQ((int)i - 1, exp_ref_index(hi - 1, l.prec))
+					TH_LOG("schema %u bucket %u hi %llu", l.prec, i, hi);
+			}
+			if (hi != U64_MAX) {
+				ASSERT_LT((int)i - 1, exp_ref_index(hi, l.prec))
+					TH_LOG("schema %u bucket %u hi %llu", l.prec, i, hi);
+			}
+		}
+	}
+}
+
+/* The generated tables, against the reference. */
+TEST(exp_tables_are_exact)
+{
+	u32 j, q, n, sc, w;
+
+	ASSERT_EQ(P2(63), pcore_exp_t[0]);
+	for (j = 1; j < 256; j++) {
+		/* T = floor(2^63 * 2^(j/256)): the integer 2^(63 + j/256) ends */
+		ASSERT_GT(pcore_exp_t[j], pcore_exp_t[j - 1]);
+	}
+	for (sc = 0; sc <= PCORE_EXP_MAX_SCHEMA; sc++) {
+		/* schema sc's sub-intervals [q << w, (q + 1) << w) */
+		w = 62 - sc;
+		for (q = 2U << sc; q < 4U << sc; q++) {
+			n = 0;
+			for (j = 1; j < 1U << sc; j++)
+				n += pcore_exp_t[j << (8 - sc)] < (u64)q << w;
+			ASSERT_EQ((63U << sc) + 2 + n, pcore_exp_base[q])
+				TH_LOG("schema %u q %u", sc, q);
+			if (pcore_exp_thr[q] != U64_MAX) {
+				ASSERT_EQ(q, (pcore_exp_thr[q] + 1) >> w);
+				ASSERT_EQ(pcore_exp_t[(n + 1) << (8 - sc)] - 1,
+					  pcore_exp_thr[q]);
+			} else {
+				ASSERT_TRUE(n + 1 == 1U << sc ||
+					    pcore_exp_t[(n + 1) << (8 - sc)] >=
+					    (u64)(q + 1) << w);
+			}
+		}
+	}
+	/*
+	 * Each threshold against the reference, at 2^63 scale: schema 8's
+	 * native index of T is 63 * 256 + j (T <= 2^63 * 2^(j/256)) and of
+	 * T + 1 one more (above it).
+	 */
+	for (j = 1; j < 256; j++) {
+		ASSERT_EQ((int)(63 * 256 + j), exp_ref_index(pcore_exp_t[j], 8));
+		if (pcore_exp_t[j] < U64_MAX) {
+			ASSERT_EQ((int)(63 * 256 + j + 1),
+				  exp_ref_index(pcore_exp_t[j] + 1, 8));
+		}
+	}
+}
+
+TEST(exp_layouts)
+{
+	static const struct {
+		struct pcore_hist_spec spec;
+		u32 nbuckets;
+	} t[] = {
+		/* zero, 1, native 1 .. ceil(2^S log2(3.6e12)), overflow */
+		{ EXP(0, 0ULL), 45 }, { EXP(3, 0ULL), 337 },
+		{ EXP(4, 0ULL), 671 }, { EXP(5, 0ULL), 1338 },
+		{ EXP(6, 0ULL), 2048 }, { EXP(8, 0ULL), 2048 },
+		/* up to 2^64: no overflow bucket */
+		{ EXP(0, U64_MAX), 66 }, { EXP(4, U64_MAX), 1026 },
+		{ EXP(0, 2ULL), 4 }, { EXP(0, 3ULL), 5 },
+	};
+	struct pcore_layout l;
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		ASSERT_EQ(0, pcore_layout_init(&l, &t[i].spec, &why));
+		EXPECT_EQ(t[i].nbuckets, l.nbuckets)
+			TH_LOG("schema %u max %llu", t[i].spec.precision,
+			       (u64)t[i].spec.max);
+	}
+}
+
+TEST(exp_layout_refused)
+{
+	static const struct refused t[] = {
+		{ EXP(9, 0ULL), "schema must be 0 to 8" },
+		{ EXP(U32_MAX, 0ULL), "schema must be 0 to 8" },
+		{ EXP(5, U64_MAX), "buckets" },
+		{ EXP(8, P2(20)), "buckets" },
+	};
+
+	REFUSE(t);
+}
+
+/* The error bound: ceil(10^6 * (2^(2^-S) - 1) / 2), by long double. */
+TEST(exp_error_bound_values)
+{
+	struct pcore_hist_spec spec = EXP(0, 100ULL);
+	struct pcore_layout l;
+	long double want;
+	const char *why;
+	u64 abs_err;
+	u32 s;
+
+	for (s = 0; s <= PCORE_EXP_MAX_SCHEMA; s++) {
+		spec.precision = s;
+		ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
+		want = ceill(1e6L * (powl(2.0L, 1.0L / (1U << s)) - 1) / 2 - 1e-9L);
+		EXPECT_EQ((u32)want, pcore_layout_error_ppm(&l, &abs_err))
+			TH_LOG("schema %u", s);
+		EXPECT_EQ(0ULL, abs_err);
+	}
+}
+
+/*
+ * Percentiles of every schema against an exact sort, within the stated
+ * bound: values spread log-uniformly over 1 .. 2^40 and packed near small
+ * ones (where buckets hold few integers), at every percent and the tail.
+ */
+TEST(exp_percentiles_within_bound)
+{
+	static const u64 tops[] = { 40, 12, 4 };
+	u64 *v = malloc(MAX_N * sizeof(*v)), n, k, seed;
+	struct pcore_hist_spec spec = EXP(0, U64_MAX);
+	struct pcore_layout l;
+	struct pcore_snap *s;
+	char what[96];
+	const char *why;
+	struct rng r;
+	u32 sc, t, p;
+
+	ASSERT_NE(NULL, v);
+	for (sc = 0; sc <= PCORE_EXP_MAX_SCHEMA; sc++) {
+		spec.precision = sc;
+		spec.max = sc <= 4 ? U64_MAX : 0;
+		ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why)) TH_LOG("%s", why);
+		for (t = 0; t < ARRAY_SIZE(tops); t++) {
+			seed = SEED + sc * 16 + t;
+			r = rng_init(seed);
+			n = 1 + rng_below(&r, MAX_N);
+			for (k = 0; k < n; k++) {
+				/* 2^(top * x), x uniform: log-uniform */
+				v[k] = (u64)powl(2.0L, (long double)tops[t] *
+						 rng_below(&r, 1000000) / 1e6L);
+				if (sc >= 6 && v[k] > P2(8))	/* in range */
+					v[k] = 1 + v[k] % P2(8);
+			}
+			s = snap_of(&l, v, n, &r);
+			ASSERT_NE(NULL, s);
+			qsort(v, n, sizeof(*v), cmp_u64);
+			snprintf(what, sizeof(what), "seed %#llx schema %u n %llu",
+				 seed, sc, n);
+			for (p = 0; p <= 100; p++)
+				check_percentile(_metadata, &l, s, v, n,
+						 p * 10000, what);
+			check_percentile(_metadata, &l, s, v, n, 999000, what);
+			check_percentile(_metadata, &l, s, v, n, 999900, what);
+			free(s);
+		}
+	}
+	free(v);
+}
+
+/* pcore_exp_native(): positions to native (schema, index) */
+TEST(exp_native_positions)
+{
+	struct pcore_hist_spec spec = EXP(3, 0ULL);
+	struct pcore_layout l;
+	const char *why;
+	int idx = -5;
+
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
+	ASSERT_EQ((int)PCORE_EXP_ZERO, (int)pcore_exp_native(0, l.nbuckets, 3, &idx));
+	ASSERT_EQ(0, idx);
+	ASSERT_EQ((int)PCORE_EXP_BUCKET, (int)pcore_exp_native(1, l.nbuckets, 3, &idx));
+	ASSERT_EQ(0, idx);	/* the value 1: native bucket 0, (2^-1/8, 1] */
+	ASSERT_EQ((int)PCORE_EXP_BUCKET,
+		  (int)pcore_exp_native(pcore_bucket(&l, 1000), l.nbuckets, 3, &idx));
+	ASSERT_EQ(exp_ref_index(1000, 3), idx);
+	ASSERT_EQ((int)PCORE_EXP_OVERFLOW,
+		  (int)pcore_exp_native(l.nbuckets - 1, l.nbuckets, 3, &idx));
+	ASSERT_EQ((int)l.nbuckets - 2, idx);
+	/* up to 2^64: the last bucket is native 64 * 2^S, no overflow */
+	spec = (struct pcore_hist_spec)EXP(0, U64_MAX);
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
+	ASSERT_EQ((int)PCORE_EXP_BUCKET,
+		  (int)pcore_exp_native(l.nbuckets - 1, l.nbuckets, 0, &idx));
+	ASSERT_EQ(64, idx);
+	ASSERT_EQ(exp_ref_index(U64_MAX, 0), idx);
+}
+
+TEST(exp_kind_text)
+{
+	struct pcore_hist_spec spec = EXP(3, 0ULL);
+	struct pcore_layout l;
+	const char *why;
+	char buf[16];
+
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
+	ASSERT_EQ(5U, pcore_layout_kind_text(&l, buf, sizeof(buf)));
+	ASSERT_STREQ("exp:3", buf);
+	ASSERT_EQ(0U, pcore_layout_kind_text(&l, buf, 5));
+	spec = (struct pcore_hist_spec)LOG2();
+	ASSERT_EQ(0, pcore_layout_init(&l, &spec, &why));
+	ASSERT_EQ(4U, pcore_layout_kind_text(&l, buf, sizeof(buf)));
+	ASSERT_STREQ("log2", buf);
 }
 
 TEST_HARNESS_MAIN

@@ -29,6 +29,8 @@ make -s --no-print-directory -C "$top" KDIR="$kdir" DESTDIR="$root" install ||
 want=(usr/local/sbin/probectl usr/local/share/man/man8/probectl.8
 	lib/systemd/system/probectl-export.service
 	lib/systemd/system/probectl-export.timer
+	lib/systemd/system/probectl-remote-write.service
+	lib/systemd/system/probectl-remote-write.timer
 	usr/src/probe_core/include/probe_core/probe_core.h
 	usr/src/probe_core/include/uapi/probe_core.h
 	"usr/src/probe_core/$kver/Module.symvers")
@@ -42,6 +44,9 @@ done
 grep -qx 'ExecStart=/usr/local/sbin/probectl export --prometheus --textfile-dir ${TEXTFILE_DIR}' \
 	"$root/lib/systemd/system/probectl-export.service" ||
 	echo "error: probectl-export.service does not run /usr/local/sbin/probectl"
+grep -qx 'ExecStart=/usr/local/sbin/probectl export --remote-write ${REMOTE_WRITE_URL} $REMOTE_WRITE_OPTS' \
+	"$root/lib/systemd/system/probectl-remote-write.service" ||
+	echo "error: probectl-remote-write.service does not run /usr/local/sbin/probectl"
 grep -q '^extra/probe_core/cpuhists.ko: extra/probe_core/probe_core.ko$' \
 	"$mods/modules.dep" ||
 	echo "error: modules.dep does not know cpuhists needs probe_core"

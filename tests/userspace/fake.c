@@ -39,8 +39,8 @@ struct fake_hist *fake_add(struct fake *f, const char *name,
 	snprintf(h->e.probe_kind, sizeof(h->e.probe_kind), "%s", probe_kind);
 	snprintf(h->e.symbol, sizeof(h->e.symbol), "%s", symbol);
 	snprintf(h->e.unit, sizeof(h->e.unit), "%s", unit);
-	snprintf(h->e.hist_kind, sizeof(h->e.hist_kind), "%s",
-		 pcore_kind_name(spec->kind));
+	/* as the kernel: "exp:S" */
+	pcore_layout_kind_text(&h->l, h->e.hist_kind, sizeof(h->e.hist_kind));
 	snprintf(h->e.key_name, sizeof(h->e.key_name), "%s", key_name);
 	h->e.flags = flags;
 	/* probe_core's own, fed by a probe: the probe detach takes */

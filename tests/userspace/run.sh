@@ -22,8 +22,9 @@
 #      its SYNOPSIS, the help's usage lines and the bash completion list
 #      exactly the options of probectl's option tables (optcheck.sh,
 #      with optdump);
-#      the exporter's systemd units pass systemd-analyze verify (with
-#      ExecStart on the probectl just built) and agree with each other;
+#      the exporter's systemd units (textfile and remote write) pass
+#      systemd-analyze verify (with ExecStart on the probectl just built)
+#      and agree with each other;
 #   5. the built binary: exit status 2 on usage errors, 0 for --help;
 #      flamegraph draws well-formed XML from hostile frame names and
 #      refuses a malformed line with its number.
@@ -76,6 +77,12 @@ jqcheck show_loglinear.json "203 values, buckets add up to count, p50 <= p90 <= 
 	'.total.count == 203 and ([.total.buckets[].count] | add) == .total.count and
 	 .total.p50 <= .total.p90 and .total.p90 <= .total.p99 and
 	 .total.p99 <= .total.p999 and .error_ppm == 31250 and .missed == 7'
+jqcheck show_exp.json "exp:3: 116 values, buckets add up, native bounds (2^(79/8), 2^(80/8)] = [940, 1025), 3 in the overflow bucket" \
+	'.hist_kind == "exp:3" and .total.count == 116 and
+	 ([.total.buckets[].count] | add) == .total.count and
+	 .error_ppm == 45254 and .nbuckets == 337 and
+	 (.total.buckets[] | select(.lo == 940) | .hi) == 1025 and
+	 (.total.buckets[-1] | .hi == null and .count == 3)'
 jqcheck keys_sum.json "show --keys --sort sum: every key, largest sum first" \
 	'(.keys | length) == 4 and [.keys[].sum] == ([.keys[].sum] | sort | reverse)'
 jqcheck list_glob.json "each glob histogram names its probe, which detach takes" \
@@ -188,23 +195,26 @@ tap $? "probectl.8, the help's usage lines and the bash completion list exactly 
 # prints every unknown key, bad value or missing program, and checks the
 # man page that Documentation= names (MANPATH: the one in this tree).  The
 # program is the probectl just built, where the units say /usr/sbin.
+# Both pairs: probectl-export (textfile) and probectl-remote-write.
 units=$top/userspace/systemd
 rm -rf "$out/units"
 mkdir -p "$out/units" "$out/units/man/man8"
 cp "$top/userspace/probectl.8" "$out/units/man/man8/"
-sed "s|^ExecStart=/usr/sbin/probectl |ExecStart=$bin |" \
-	"$units/probectl-export.service" > "$out/units/probectl-export.service"
-cp "$units/probectl-export.timer" "$out/units/"
-if command -v systemd-analyze > /dev/null; then
-	MANPATH=$out/units/man systemd-analyze verify \
-		"$out/units/probectl-export.service" \
-		"$out/units/probectl-export.timer" > "$log" 2>&1 &&
-		! grep -q . "$log"
-	tap $? "probectl-export.service and .timer pass systemd-analyze verify" "$log"
-else
-	echo "systemd-analyze is missing (scripts/deps.sh installs systemd)" > "$log"
-	tap 1 "probectl-export.service and .timer pass systemd-analyze verify" "$log"
-fi
+for u in probectl-export probectl-remote-write; do
+	sed "s|^ExecStart=/usr/sbin/probectl |ExecStart=$bin |" \
+		"$units/$u.service" > "$out/units/$u.service"
+	cp "$units/$u.timer" "$out/units/"
+	if command -v systemd-analyze > /dev/null; then
+		MANPATH=$out/units/man systemd-analyze verify \
+			"$out/units/$u.service" \
+			"$out/units/$u.timer" > "$log" 2>&1 &&
+			! grep -q . "$log"
+		tap $? "$u.service and .timer pass systemd-analyze verify" "$log"
+	else
+		echo "systemd-analyze is missing (scripts/deps.sh installs systemd)" > "$log"
+		tap 1 "$u.service and .timer pass systemd-analyze verify" "$log"
+	fi
+done
 # What the service runs is export into TEXTFILE_DIR, which is node_exporter's
 # directory by default, and the one directory the sandbox lets it write.
 svc=$units/probectl-export.service
@@ -221,6 +231,20 @@ dir=$(sed -n 's/^Environment=TEXTFILE_DIR=//p' "$svc")
 	grep -qx 'OnUnitActiveSec=15s' "$units/probectl-export.timer" &&
 	grep -qx 'AccuracySec=1s' "$units/probectl-export.timer"
 tap $? "the service exports to node_exporter's directory, the one it may write; the timer runs it every 15 s" "$log"
+# The remote write service: the URL and options of its EnvironmentFile,
+# the network its sandbox allows, every 15 s.
+svc=$units/probectl-remote-write.service
+{
+	grep '^ExecStart=\|^EnvironmentFile=\|^RestrictAddressFamilies=\|^PrivateNetwork=\|^IPAddressDeny=\|^ReadWritePaths=' "$svc"
+} > "$log"
+[ "$(grep -c '^ExecStart=' "$svc")" = 1 ] &&
+	grep -qx 'ExecStart=/usr/sbin/probectl export --remote-write ${REMOTE_WRITE_URL} $REMOTE_WRITE_OPTS' "$svc" &&
+	grep -qx 'EnvironmentFile=/etc/default/probectl-remote-write' "$svc" &&
+	grep -qx 'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK' "$svc" &&
+	! grep -q '^PrivateNetwork=yes\|^IPAddressDeny=\|^ReadWritePaths=' "$svc" &&
+	grep -qx 'OnUnitActiveSec=15s' "$units/probectl-remote-write.timer" &&
+	grep -qx 'AccuracySec=1s' "$units/probectl-remote-write.timer"
+tap $? "the remote write service pushes to the URL of /etc/default/probectl-remote-write, with the network; every 15 s" "$log"
 
 # The binary as a shell script sees it: exit status and streams.
 if [ -x "$bin" ]; then

@@ -31,6 +31,12 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <limits.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <snappy-c.h>
 
 #include "kselftest_harness.h"
 #include "args.h"
@@ -41,6 +47,8 @@
 #include "heatmap.h"
 #include "stacks.h"
 #include "usym.h"
+#include "remote_write.h"
+#include "remote.pb-c.h"
 
 #ifndef GOLDEN_DIR
 #error "GOLDEN_DIR must name tests/userspace/golden"
@@ -261,6 +269,124 @@ static void fake_golden(struct __test_metadata *_metadata,
 #define FAKE_GOLDEN(setup, file, ...)	\
 	fake_golden(_metadata, setup, file, __VA_ARGS__, (char *)NULL)
 #define GOLDEN(file, ...)	FAKE_GOLDEN(std_fake, file, __VA_ARGS__)
+
+/*
+ * One exp:3 histogram (hist=exp:3): 0, 1, 2, then 1000 to 1099 and 5000
+ * ten times, 3 out of range (above 1 hour).  Buckets of schema 3: (1000,
+ * 1000] ... as a native histogram of schema 3 holds them.
+ */
+static void exp_fake(struct fake *f)
+{
+	struct pcore_hist_spec exp3 = { .kind = PCORE_HIST_EXP,
+					.precision = 3 };
+	struct fake_hist *h;
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	h = fake_add(f, "vfs_write", "kretprobe", "vfs_write", "ns",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE, &exp3, "", 1);
+	fake_record(h, 0, 0, 0);
+	fake_record(h, 0, 0, 1);
+	fake_record(h, 0, 0, 2);
+	for (i = 0; i < 100; i++)
+		fake_record(h, i & 1, 0, 1000 + i);
+	for (i = 0; i < 10; i++)
+		fake_record(h, 1, 0, 5000);
+	for (i = 0; i < 3; i++)
+		fake_record(h, 1, 0, 4000000000000ULL);
+	h->e.hits = 116;
+}
+
+TEST(show_exp_text)
+{
+	FAKE_GOLDEN(exp_fake, "show_exp.txt", "show", "vfs_write");
+}
+
+TEST(show_exp_json)
+{
+	FAKE_GOLDEN(exp_fake, "show_exp.json", "show", "vfs_write", "--json");
+}
+
+/*
+ * The classic export of an exp histogram: an "le" at 0 and at each power
+ * of two (a native bucket's inclusive end), none twice.
+ */
+TEST(export_exp_prom)
+{
+	FAKE_GOLDEN(exp_fake, "export_exp.prom", "export", "--prometheus");
+}
+
+/* --hist exp[:S]: the schema in precision exactly, the kind in the list */
+TEST(attach_hist_exp)
+{
+	static const char *const bad[] = { "exp:9", "exp:-1", "exp:x", "exp:",
+					   "exp:3,1" };
+	struct fake f;
+	struct result r;
+	size_t i;
+
+	std_fake(&f);
+	r = RUN(&f, "attach", "--kretprobe", "vfs_write", "--hist", "exp:3");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ((unsigned int)PCORE_UAPI_HIST_EXP, f.attached.hist_kind);
+	ASSERT_EQ(3U, f.attached.precision);
+	ASSERT_EQ(0ULL, f.attached.max);
+	ASSERT_STREQ("exp:3", fake_find(&f, "vfs_write")->e.hist_kind);
+	ASSERT_EQ(3, pc_hist_schema(&fake_find(&f, "vfs_write")->e));
+	ASSERT_EQ((unsigned int)PCORE_HIST_EXP,
+		  pc_hist_kind(&fake_find(&f, "vfs_write")->e));
+	result_free(&r);
+	r = RUN(&f, "list", "--json");
+	ASSERT_EQ(0, r.ret);
+	ASSERT_NE(NULL, strstr(r.out, "\"hist_kind\":\"exp:3\""))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+
+	/* schema 0 is schema 0; "exp" alone is the default */
+	r = RUN(&f, "attach", "--kretprobe", "vfs_fsync", "--hist", "exp:0");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ((unsigned int)PCORE_UAPI_HIST_EXP, f.attached.hist_kind);
+	ASSERT_EQ(0U, f.attached.precision);
+	ASSERT_STREQ("exp:0", fake_find(&f, "vfs_fsync")->e.hist_kind);
+	result_free(&r);
+	r = RUN(&f, "attach", "--kretprobe", "vfs_open", "--hist", "exp");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ((unsigned int)PCORE_EXP_DEFAULT_SCHEMA, f.attached.precision);
+	result_free(&r);
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		memset(&f.attached, 0, sizeof(f.attached));
+		r = RUN(&f, "attach", "--kretprobe", "vfs_read_iter", "--hist",
+			bad[i]);
+		EXPECT_EQ(PC_EXIT_USAGE, r.ret) TH_LOG("%s taken", bad[i]);
+		EXPECT_NE(NULL, strstr(r.err, "exp schema must be 0 to 8"))
+			TH_LOG("%s: %s", bad[i], r.err);
+		EXPECT_EQ(NULL, fake_find(&f, "vfs_read_iter"));
+		result_free(&r);
+	}
+	fake_free(&f);
+}
+
+/* pc_hist_schema(): only "exp:0" to "exp:8" */
+TEST(hist_schema_of_entries)
+{
+	static const struct {
+		const char *kind;
+		int schema;
+	} t[] = {
+		{ "exp:0", 0 }, { "exp:8", 8 }, { "exp:9", -1 }, { "exp", -1 },
+		{ "exp:", -1 }, { "exp:10", -1 }, { "loglinear", -1 },
+		{ "exp:3x", -1 },
+	};
+	struct pcore_ioc_entry e;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		memset(&e, 0, sizeof(e));
+		strcpy(e.hist_kind, t[i].kind);
+		EXPECT_EQ(t[i].schema, pc_hist_schema(&e)) TH_LOG("%s", t[i].kind);
+	}
+}
 
 TEST(show_loglinear_text)
 {
@@ -5431,6 +5557,773 @@ TEST(ustack_vdso)
 	fake_free(&f);
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	EXPECT_EQ(0, system(path));
+}
+
+/* ---- export --remote-write ---- */
+
+/*
+ * A receiver of one HTTP request on 127.0.0.1 (a port the kernel picks),
+ * in a thread: it keeps the request (headers and body) and answers
+ * @status with @answer as the body.
+ */
+struct rw_recv {
+	int lfd;
+	int port;
+	int status;
+	const char *answer;
+	char *head;		/* the request line and headers */
+	char *body;
+	size_t bodylen;
+	pthread_t t;
+};
+
+static void *rw_serve(void *arg)
+{
+	struct rw_recv *r = arg;
+	size_t len = 0, room = 1 << 16, want = 0, hlen = 0;
+	char *buf = malloc(room + 1), *end, *cl, out[512];
+	int fd = accept(r->lfd, NULL, NULL);
+	ssize_t got;
+
+	if (fd < 0 || !buf)
+		goto out;
+	for (;;) {
+		if (len == room) {
+			room *= 2;
+			buf = realloc(buf, room + 1);
+		}
+		got = read(fd, buf + len, room - len);
+		if (got <= 0)
+			break;
+		len += got;
+		buf[len] = '\0';
+		end = hlen ? NULL : strstr(buf, "\r\n\r\n");
+		if (end) {
+			hlen = end + 4 - buf;
+			cl = strcasestr(buf, "\r\nContent-Length:");
+			want = cl && cl < end ? strtoul(cl + 17, NULL, 10) : 0;
+		}
+		if (hlen && len >= hlen + want)
+			break;
+	}
+	if (hlen) {
+		r->head = strndup(buf, hlen);
+		r->bodylen = want;
+		r->body = malloc(want + 1);
+		memcpy(r->body, buf + hlen, want);
+	}
+	snprintf(out, sizeof(out),
+		 "HTTP/1.1 %d X\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+		 r->status, strlen(r->answer), r->answer);
+	if (write(fd, out, strlen(out)) < 0)
+		r->status = -1;
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* A listening socket on 127.0.0.1, its port in r->port. */
+static int rw_listen(struct rw_recv *r)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+
+	r->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (r->lfd < 0 || bind(r->lfd, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(r->lfd, 4) ||
+	    getsockname(r->lfd, (struct sockaddr *)&a, &alen))
+		return -1;
+	r->port = ntohs(a.sin_port);
+	return 0;
+}
+
+static int rw_start(struct rw_recv *r, int status, const char *answer)
+{
+	memset(r, 0, sizeof(*r));
+	r->status = status;
+	r->answer = answer;
+	if (rw_listen(r))
+		return -1;
+	return pthread_create(&r->t, NULL, rw_serve, r);
+}
+
+/*
+ * After the run: a probectl that never connected leaves the thread in
+ * accept(), which shutdown() ends (EINVAL); one that did was answered.
+ */
+static void rw_stop(struct rw_recv *r)
+{
+	shutdown(r->lfd, SHUT_RDWR);
+	pthread_join(r->t, NULL);
+	close(r->lfd);
+}
+
+static void rw_free(struct rw_recv *r)
+{
+	free(r->head);
+	free(r->body);
+}
+
+/* The request's body, snappy-decompressed and decoded; NULL if not. */
+static Prometheus__WriteRequest *rw_decode(const struct rw_recv *r)
+{
+	Prometheus__WriteRequest *wr;
+	size_t n;
+	char *pb;
+
+	if (!r->body || snappy_uncompressed_length(r->body, r->bodylen, &n) !=
+	    SNAPPY_OK)
+		return NULL;
+	pb = malloc(n ? n : 1);
+	if (snappy_uncompress(r->body, r->bodylen, pb, &n) != SNAPPY_OK) {
+		free(pb);
+		return NULL;
+	}
+	wr = prometheus__write_request__unpack(NULL, n, (uint8_t *)pb);
+	free(pb);
+	return wr;
+}
+
+/* The series @name{probe=@probe} of @wr, or NULL. */
+static const Prometheus__TimeSeries *
+rw_find(const Prometheus__WriteRequest *wr, const char *name,
+	const char *probe)
+{
+	size_t i, j;
+
+	for (i = 0; i < wr->n_timeseries; i++) {
+		const Prometheus__TimeSeries *ts = wr->timeseries[i];
+		bool nm = false, pr = false;
+
+		for (j = 0; j < ts->n_labels; j++) {
+			if (!strcmp(ts->labels[j]->name, "__name__"))
+				nm = !strcmp(ts->labels[j]->value, name);
+			if (!strcmp(ts->labels[j]->name, "probe"))
+				pr = !strcmp(ts->labels[j]->value, probe);
+		}
+		if (nm && pr)
+			return ts;
+	}
+	return NULL;
+}
+
+/* Labels as "k=v,k=v" in the order sent. */
+static void rw_labels(const Prometheus__TimeSeries *ts, char *buf,
+		      size_t len)
+{
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ts->n_labels; i++)
+		used += snprintf(buf + used, used < len ? len - used : 0,
+				 "%s%s=%s", i ? "," : "", ts->labels[i]->name,
+				 ts->labels[i]->value);
+}
+
+/*
+ * A native histogram's buckets as "index:count ..." (absolute counts,
+ * from the spans and deltas), and the zero bucket as "z:count".
+ */
+static void rw_buckets(const Prometheus__Histogram *m, char *buf, size_t len)
+{
+	long long idx = 0, cnt = 0;
+	size_t s, b = 0, used = 0;
+	unsigned int k;
+
+	used += snprintf(buf, len, "z:%llu", (unsigned long long)m->zero_count_int);
+	for (s = 0; s < m->n_positive_spans; s++) {
+		idx += m->positive_spans[s]->offset;
+		for (k = 0; k < m->positive_spans[s]->length; k++, idx++) {
+			cnt += m->positive_deltas[b++];
+			used += snprintf(buf + used, used < len ? len - used : 0,
+					 " %lld:%lld", idx, cnt);
+		}
+	}
+}
+
+/* The bounds (lo, hi] of the native bucket holding the q-quantile rank */
+static int rw_quantile_bucket(const Prometheus__Histogram *m, double q,
+			      double *lo, double *hi)
+{
+	/* the rank as the callers' ceil(q * n - 1e-9), not 1 ulp above it */
+	double base = exp2(exp2(-m->schema)), rank = q * m->count_int - 1e-9;
+	long long idx = 0, cnt = 0;
+	unsigned long long cum = m->zero_count_int;
+	size_t s, b = 0;
+	unsigned int k;
+
+	if (cum >= rank && cum) {
+		*lo = *hi = 0;
+		return 0;
+	}
+	for (s = 0; s < m->n_positive_spans; s++) {
+		idx += m->positive_spans[s]->offset;
+		for (k = 0; k < m->positive_spans[s]->length; k++, idx++) {
+			cnt += m->positive_deltas[b++];
+			cum += cnt;
+			if (cum >= rank) {
+				*lo = pow(base, idx - 1);
+				*hi = pow(base, idx);
+				return 0;
+			}
+		}
+	}
+	return -1;
+}
+
+#define RW_URL_FMT	"http://127.0.0.1:%d/api/v1/write"
+
+/*
+ * export --remote-write: one POST with the protocol's headers; its body,
+ * snappy-decompressed, is a WriteRequest with a native histogram per
+ * histogram, labelled __name__, instance, job, probe in that order,
+ * stamped now (the fake clock); log2 to schema 0 bucket by bucket, the
+ * value 2^(i-1) one native bucket high (4096 and 65536 here); the
+ * counters and the gauge of the textfile export.
+ */
+TEST(export_remote_write)
+{
+	const Prometheus__TimeSeries *ts;
+	const Prometheus__Histogram *m;
+	Prometheus__WriteRequest *wr;
+	struct rw_recv rv;
+	char url[64], buf[1024];
+	struct result r;
+	struct fake f;
+
+	std_fake(&f);
+	ASSERT_EQ(0, rw_start(&rv, 200, ""));
+	snprintf(url, sizeof(url), RW_URL_FMT, rv.port);
+	r = RUN(&f, "export", "--remote-write", url, "--instance", "host-a");
+	rw_stop(&rv);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_STREQ("", r.out);
+	ASSERT_STREQ("", r.err);
+	ASSERT_NE(NULL, rv.head);
+	ASSERT_EQ(0, strncmp(rv.head, "POST /api/v1/write HTTP/1.1\r\n", 29));
+	ASSERT_NE(NULL, strstr(rv.head, "\r\nContent-Encoding: snappy\r\n"));
+	ASSERT_NE(NULL, strstr(rv.head, "\r\nContent-Type: application/x-protobuf\r\n"));
+	ASSERT_NE(NULL, strstr(rv.head, "\r\nX-Prometheus-Remote-Write-Version: 0.1.0\r\n"));
+	wr = rw_decode(&rv);
+	ASSERT_NE(NULL, wr);
+	/* 6 histograms, 5 with a probe (hits, missed), 1 keyed, 6 created */
+	ASSERT_EQ((size_t)(6 + 10 + 1 + 6), wr->n_timeseries);
+
+	/* tcpsize/size: log2, bytes: 0, 1, 100, 50 x 1448, 10 x 4096, 3 x 65536 */
+	ts = rw_find(wr, "probe_core_value_bytes", "tcpsize/size");
+	ASSERT_NE(NULL, ts);
+	rw_labels(ts, buf, sizeof(buf));
+	ASSERT_STREQ("__name__=probe_core_value_bytes,instance=host-a,job=probe_core,probe=tcpsize/size", buf);
+	ASSERT_EQ(0U, ts->n_samples);
+	ASSERT_EQ(1U, ts->n_histograms);
+	m = ts->histograms[0];
+	ASSERT_EQ(0, m->schema);
+	ASSERT_EQ((int)PROMETHEUS__HISTOGRAM__COUNT_COUNT_INT, (int)m->count_case);
+	ASSERT_EQ(66ULL, m->count_int);
+	ASSERT_EQ(310069.0, m->sum);
+	ASSERT_EQ(0.0, m->zero_threshold);
+	ASSERT_EQ((int)PROMETHEUS__HISTOGRAM__RESET_HINT__UNKNOWN, (int)m->reset_hint);
+	ASSERT_EQ(1735787045000LL + (long long)(f.mono_ns / 1000000), m->timestamp);
+	/*
+	 * 1 is (0.5, 1]: 0; 100 (64, 128]: 7; 1448 (1024, 2048]: 11; 4096 is
+	 * native 12 but its log2 bucket [4096, 8191] goes to 13, 65536 to 17
+	 */
+	rw_buckets(m, buf, sizeof(buf));
+	ASSERT_STREQ("z:1 0:1 7:1 11:50 13:10 17:3", buf);
+	ASSERT_EQ(5U, m->n_positive_spans);
+	ASSERT_EQ(0, m->positive_spans[0]->offset);
+	ASSERT_EQ(6, m->positive_spans[1]->offset);
+	ASSERT_EQ(3, m->positive_spans[2]->offset);
+	ASSERT_EQ(1, m->positive_spans[3]->offset);
+	ASSERT_EQ(3, m->positive_spans[4]->offset);
+	ASSERT_EQ(5U, m->n_positive_deltas);
+	ASSERT_EQ(49, m->positive_deltas[2]);
+	ASSERT_EQ(-40, m->positive_deltas[3]);
+	ASSERT_EQ(0U, m->n_negative_spans);
+
+	/* ns: in nanoseconds, whole (no rebinning to seconds) */
+	ts = rw_find(wr, "probe_core_latency_nanoseconds", "do_fork");
+	ASSERT_NE(NULL, ts);
+	ASSERT_EQ(1U, ts->n_histograms);
+	ASSERT_EQ(8, ts->histograms[0]->schema);
+	ASSERT_EQ(203ULL, ts->histograms[0]->count_int);
+	ASSERT_EQ(140605550.0, ts->histograms[0]->sum);
+	/* vfs_read: its total since creation, 1000 << 0..4, log2 */
+	ts = rw_find(wr, "probe_core_latency_nanoseconds", "vfs_read");
+	ASSERT_NE(NULL, ts);
+	rw_buckets(ts->histograms[0], buf, sizeof(buf));
+	ASSERT_STREQ("z:0 10:1 11:1 12:1 13:1 14:1", buf);
+	ASSERT_EQ(1U, ts->histograms[0]->n_positive_spans);
+	/* the empty linear one: a histogram of nothing */
+	ts = rw_find(wr, "probe_core_latency_nanoseconds", "tpsrc/waiting");
+	ASSERT_NE(NULL, ts);
+	ASSERT_EQ(0ULL, ts->histograms[0]->count_int);
+	ASSERT_EQ(0U, ts->histograms[0]->n_positive_spans);
+
+	/* the textfile export's counters and gauge, as float samples */
+	ts = rw_find(wr, "probe_core_probe_hits_total", "do_fork");
+	ASSERT_NE(NULL, ts);
+	ASSERT_EQ(1U, ts->n_samples);
+	ASSERT_EQ(210.0, ts->samples[0]->value);
+	ASSERT_EQ(1735787045000LL + (long long)(f.mono_ns / 1000000),
+		  ts->samples[0]->timestamp);
+	ts = rw_find(wr, "probe_core_probe_missed_total", "do_fork");
+	ASSERT_NE(NULL, ts);
+	ASSERT_EQ(7.0, ts->samples[0]->value);
+	ts = rw_find(wr, "probe_core_dropped_total", "thardirq/irq_time");
+	ASSERT_NE(NULL, ts);
+	ASSERT_EQ(2.0, ts->samples[0]->value);
+	ts = rw_find(wr, "probe_core_created_timestamp_seconds", "tcpsize/size");
+	ASSERT_NE(NULL, ts);
+	ASSERT_EQ(1735787046.0, ts->samples[0]->value);
+	ASSERT_EQ(NULL, rw_find(wr, "probe_core_probe_hits_total", "cpuhists/offcpu"));
+
+	prometheus__write_request__free_unpacked(wr, NULL);
+	rw_free(&rv);
+	result_free(&r);
+	fake_free(&f);
+}
+
+static int cmp_ull(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Whether the native bucket holding @q's rank in @m has both ends within
+ * @rel of the exact quantile of @v (@n sorted values) plus @abs: any
+ * interpolation inside that bucket (histogram_quantile's) is then within
+ * the bound.  Says which quantile failed.
+ */
+static bool rw_quantiles_within(struct __test_metadata *_metadata,
+				const Prometheus__Histogram *m,
+				const unsigned long long *v, unsigned int n,
+				double rel, double abs, const char *what)
+{
+	unsigned int k;
+
+	for (k = 1; k <= 1000; k++) {
+		double q = k / 1000.0, lo, hi, x;
+		unsigned int rank = (unsigned int)ceil(q * n - 1e-9);
+
+		x = (double)v[(rank ? rank : 1) - 1];
+		if (rw_quantile_bucket(m, q, &lo, &hi))
+			return false;
+		if (fabs(lo - x) > rel * x + abs || fabs(hi - x) > rel * x + abs) {
+			TH_LOG("%s: q %.3f exact %.0f, native bucket (%.2f, %.2f]",
+			       what, q, x, lo, hi);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Each kind's mapping to a native histogram and its stated error: 2000
+ * values spread over 20 octaves (a seeded generator), and 1000 in a
+ * linear range; for every q from 0.001 to 1, the native bucket that
+ * holds the q-quantile's rank lies, both ends, within the stated bound of
+ * the exact q-quantile: loglinear:P 2^-(P+1) + 0.3 %, log2 a factor of 2,
+ * linear half a step + 0.3 %.  Count and sum are exact; a count
+ * histogram is a counter.
+ */
+TEST(export_remote_write_mapping)
+{
+	struct pcore_hist_spec ll4 = { .kind = PCORE_HIST_LOGLINEAR, .precision = 4 };
+	struct pcore_hist_spec ll2 = { .kind = PCORE_HIST_LOGLINEAR, .precision = 2 };
+	struct pcore_hist_spec l2 = { .kind = PCORE_HIST_LOG2 };
+	struct pcore_hist_spec lin = { .kind = PCORE_HIST_LINEAR, .min = 1000,
+				       .max = 101000, .step = 1000 };
+	struct pcore_hist_spec cnt = { .kind = PCORE_HIST_COUNT };
+	static unsigned long long v[2000], w[1000];
+	struct fake_hist *a, *b, *c, *d, *e;
+	unsigned long long x = 20261128, sum = 0, wsum = 0;
+	const Prometheus__TimeSeries *ts;
+	Prometheus__WriteRequest *wr;
+	struct rw_recv rv;
+	struct result r;
+	struct fake f;
+	char url[64];
+	unsigned int i;
+
+	memset(&f, 0, sizeof(f));
+	a = fake_add(&f, "ll4", "", "", "ns", 0, &ll4, "", 1);
+	b = fake_add(&f, "ll2", "", "", "ns", 0, &ll2, "", 1);
+	c = fake_add(&f, "l2", "", "", "ns", 0, &l2, "", 1);
+	d = fake_add(&f, "lin", "", "", "bytes", 0, &lin, "", 1);
+	e = fake_add(&f, "calls", "", "", "", 0, &cnt, "", 1);
+	for (i = 0; i < 2000; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		v[i] = (unsigned long long)exp2(3 + 20 * ((x >> 11) / 9007199254740992.0));
+		sum += v[i];
+		fake_record(a, i % 2, 0, v[i]);
+		fake_record(b, i % 2, 0, v[i]);
+		fake_record(c, i % 2, 0, v[i]);
+	}
+	for (i = 0; i < 1000; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		w[i] = 1000 + (x >> 33) % 100000;
+		wsum += w[i];
+		fake_record(d, 0, 0, w[i]);
+	}
+	for (i = 0; i < 7; i++)
+		fake_record(e, 0, 0, 0);
+	qsort(v, 2000, sizeof(v[0]), cmp_ull);
+	qsort(w, 1000, sizeof(w[0]), cmp_ull);
+
+	ASSERT_EQ(0, rw_start(&rv, 204, ""));
+	snprintf(url, sizeof(url), RW_URL_FMT, rv.port);
+	r = RUN(&f, "export", "--remote-write", url, "--instance", "h", "--job", "j");
+	rw_stop(&rv);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	wr = rw_decode(&rv);
+	ASSERT_NE(NULL, wr);
+
+	ts = rw_find(wr, "probe_core_latency_nanoseconds", "ll4");
+	ASSERT_NE(NULL, ts);
+	ASSERT_EQ(8, ts->histograms[0]->schema);
+	ASSERT_EQ(2000ULL, ts->histograms[0]->count_int);
+	ASSERT_EQ((double)sum, ts->histograms[0]->sum);
+	ASSERT_TRUE(rw_quantiles_within(_metadata, ts->histograms[0], v, 2000,
+					1.0 / 32 + 0.003, 0, "loglinear:4"));
+	ts = rw_find(wr, "probe_core_latency_nanoseconds", "ll2");
+	ASSERT_NE(NULL, ts);
+	ASSERT_TRUE(rw_quantiles_within(_metadata, ts->histograms[0], v, 2000,
+					1.0 / 8 + 0.003, 0, "loglinear:2"));
+	/* and not within loglinear:4's: the bound is the precision's */
+	ASSERT_FALSE(rw_quantiles_within(_metadata, ts->histograms[0], v, 2000,
+					 1.0 / 32 + 0.003, 0, "loglinear:2 (expected to fail)"));
+	ts = rw_find(wr, "probe_core_latency_nanoseconds", "l2");
+	ASSERT_NE(NULL, ts);
+	ASSERT_EQ(0, ts->histograms[0]->schema);
+	ASSERT_EQ(2000ULL, ts->histograms[0]->count_int);
+	ASSERT_TRUE(rw_quantiles_within(_metadata, ts->histograms[0], v, 2000,
+					1.0, 0, "log2"));
+	ts = rw_find(wr, "probe_core_value_bytes", "lin");
+	ASSERT_NE(NULL, ts);
+	ASSERT_EQ(8, ts->histograms[0]->schema);
+	ASSERT_EQ(1000ULL, ts->histograms[0]->count_int);
+	ASSERT_EQ((double)wsum, ts->histograms[0]->sum);
+	ASSERT_TRUE(rw_quantiles_within(_metadata, ts->histograms[0], w, 1000,
+					0.003, 500, "linear"));
+	ts = rw_find(wr, "probe_core_value_count", "calls");
+	ASSERT_NE(NULL, ts);
+	ASSERT_EQ(0U, ts->n_histograms);
+	ASSERT_EQ(1U, ts->n_samples);
+	ASSERT_EQ(7.0, ts->samples[0]->value);
+
+	prometheus__write_request__free_unpacked(wr, NULL);
+	rw_free(&rv);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/*
+ * log2 to schema 0, at every bucket's edges: the values 2^(i-1) - 1,
+ * 2^(i-1), 2^(i-1) + 1 for i = 1..64 go where the stated conversion says:
+ * the native bucket of the log2 bucket's largest value, so 2^(i-1) (the
+ * only value whose own native bucket differs) is one bucket high.
+ */
+TEST(export_remote_write_log2_edges)
+{
+	struct pcore_hist_spec l2 = { .kind = PCORE_HIST_LOG2 };
+	struct pcore_ioc_bucket bk[65];
+	struct pc_native nat;
+	struct pc_hist h;
+	unsigned int i;
+
+	memset(&h, 0, sizeof(h));
+	strcpy(h.e.hist_kind, "log2");
+	h.total.b = bk;
+	h.total.r.nbuckets = 65;
+	(void)l2;
+	for (i = 0; i < 65; i++) {
+		bk[i].lo = i ? 1ULL << (i - 1) : 0;
+		bk[i].hi = i == 0 ? 1 : i < 64 ? 1ULL << i : ~0ULL;
+		bk[i].count = i + 1;
+	}
+	ASSERT_EQ(0, pc_native_of(&h, &h.total, &nat));
+	ASSERT_EQ(0, nat.schema);
+	ASSERT_EQ(1ULL, nat.zero);		/* [0, 1): the value 0 */
+	ASSERT_EQ(64U, nat.n);
+	for (i = 1; i < 65; i++) {
+		long long own;
+
+		/* log2 bucket i -> native i - 1 + (i > 1) */
+		ASSERT_EQ((long long)(i == 1 ? 0 : i), nat.idx[i - 1]);
+		ASSERT_EQ((unsigned long long)i + 1, nat.cnt[i - 1]);
+		if (i < 2 || i > 53)
+			continue;	/* 2^(i-1) + 1 is a double up to 2^53 */
+		/* its values but the lowest are in that native bucket */
+		ASSERT_EQ(0, pc_native_index(0, (double)bk[i].lo + 1, &own));
+		ASSERT_EQ(nat.idx[i - 1], own);
+		ASSERT_EQ(0, pc_native_index(0, (double)bk[i].lo, &own));
+		ASSERT_EQ(nat.idx[i - 1] - 1, own);
+	}
+	pc_native_free(&nat);
+}
+
+/*
+ * What goes wrong is one line on stderr and exit status 1 (2 for a usage
+ * error): a URL that is not http(s) (nothing read); a refused
+ * connection; HTTP 400 (refused, not to be retried) and 500 (the
+ * receiver's trouble) with the start of the answer; a password in the URL
+ * is not shown.  A device read that fails sends nothing.
+ */
+TEST(export_remote_write_errors)
+{
+	struct rw_recv rv;
+	char url[256], *nl;
+	struct result r;
+	struct fake f;
+	struct pollfd p;
+
+	std_fake(&f);
+	r = RUN(&f, "export", "--remote-write", "ftp://127.0.0.1/x");
+	ASSERT_EQ(2, r.ret);
+	ASSERT_STREQ("", r.out);
+	ASSERT_NE(NULL, strstr(r.err, "not an http:// or https:// URL"));
+	ASSERT_EQ(0U, f.opens);
+	result_free(&r);
+	r = RUN(&f, "export", "--remote-write", "http://x", "--per-cpu");
+	ASSERT_EQ(2, r.ret);
+	result_free(&r);
+	r = RUN(&f, "export", "--prometheus", "--instance", "x");
+	ASSERT_EQ(2, r.ret);
+	result_free(&r);
+
+	/* refused: a port nobody listens on (bound, then closed) */
+	ASSERT_EQ(0, rw_listen(&rv));
+	close(rv.lfd);
+	snprintf(url, sizeof(url), "http://u:secret@127.0.0.1:%d/api/v1/write", rv.port);
+	r = RUN(&f, "export", "--remote-write", url);
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("", r.out);
+	nl = strchr(r.err, '\n');
+	ASSERT_NE(NULL, nl);
+	ASSERT_EQ('\0', nl[1]) TH_LOG("more than one line: %s", r.err);
+	ASSERT_EQ(NULL, strstr(r.err, "secret"));
+	snprintf(url, sizeof(url), "probectl: remote write to http://***@127.0.0.1:%d/api/v1/write: ", rv.port);
+	ASSERT_EQ(0, strncmp(r.err, url, strlen(url))) TH_LOG("%s", r.err);
+	ASSERT_NE(NULL, strstr(r.err, "not retried: the next run sends the totals again)\n"));
+	result_free(&r);
+
+	ASSERT_EQ(0, rw_start(&rv, 400, "out of order sample\nmore"));
+	snprintf(url, sizeof(url), RW_URL_FMT, rv.port);
+	r = RUN(&f, "export", "--remote-write", url);
+	rw_stop(&rv);
+	ASSERT_EQ(1, r.ret);
+	snprintf(url, sizeof(url), "probectl: remote write to " RW_URL_FMT
+		 ": HTTP 400: out of order sample (refused: not retried, the request is at fault)\n",
+		 rv.port);
+	ASSERT_STREQ(url, r.err);
+	rw_free(&rv);
+	result_free(&r);
+
+	ASSERT_EQ(0, rw_start(&rv, 500, ""));
+	snprintf(url, sizeof(url), RW_URL_FMT, rv.port);
+	r = RUN(&f, "export", "--remote-write", url);
+	rw_stop(&rv);
+	ASSERT_EQ(1, r.ret);
+	snprintf(url, sizeof(url), "probectl: remote write to " RW_URL_FMT
+		 ": HTTP 500 (not retried: the next run sends the totals again)\n",
+		 rv.port);
+	ASSERT_STREQ(url, r.err);
+	rw_free(&rv);
+	result_free(&r);
+
+	/* a read that fails: no connection at all */
+	ASSERT_EQ(0, rw_listen(&rv));
+	f.read_err = EIO;
+	snprintf(url, sizeof(url), RW_URL_FMT, rv.port);
+	r = RUN(&f, "export", "--remote-write", url);
+	ASSERT_EQ(1, r.ret);
+	p = (struct pollfd){ .fd = rv.lfd, .events = POLLIN };
+	ASSERT_EQ(0, poll(&p, 1, 0));
+	close(rv.lfd);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/* The native index of @v at @schema by the definition, in long double. */
+static long long rw_def_index(int schema, unsigned long long v)
+{
+	long long i = (long long)ceill(log2l((long double)v) * (1 << schema));
+
+	/* settle the rounding: the smallest i with 2^(i/2^s) >= v */
+	while (exp2l((long double)(i - 1) / (1 << schema)) >= (long double)v)
+		i--;
+	while (exp2l((long double)i / (1 << schema)) < (long double)v)
+		i++;
+	return i;
+}
+
+/*
+ * exp:S goes as it is: schema S, every value in the native bucket the
+ * definition gives it (floor(base^i) and floor(base^i) + 1 for i from 32
+ * to 320, 0 in the zero bucket, 1 in bucket 0), the overflow bucket (above
+ * max = 2^30) in the native bucket after the last; every q-quantile's
+ * native bucket holds the exact q-quantile.
+ */
+TEST(export_remote_write_exp)
+{
+	struct pcore_hist_spec e3 = { .kind = PCORE_HIST_EXP, .precision = 3,
+				      .max = 1ULL << 30 };
+	static unsigned long long v[700];
+	static long long want[700];
+	const Prometheus__TimeSeries *ts;
+	const Prometheus__Histogram *m;
+	Prometheus__WriteRequest *wr;
+	unsigned long long sum = 0;
+	unsigned int n = 0, i, k, zero = 0;
+	char url[64], *got, *exp, *p;
+	long long last, idx;
+	struct fake_hist *h;
+	struct rw_recv rv;
+	struct result r;
+	struct fake f;
+	size_t used;
+
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "e3", "", "", "ns", 0, &e3, "", 1);
+	ASSERT_STREQ("exp:3", h->e.hist_kind);
+	v[n++] = 0;
+	v[n++] = 0;
+	v[n++] = 1;
+	v[n++] = 2;
+	v[n++] = 3;
+	for (i = 32; i <= 240; i++) {
+		unsigned long long b = (unsigned long long)floorl(exp2l(i / 8.0L));
+
+		v[n++] = b;
+		v[n++] = b + 1;
+	}
+	v[n++] = 5000000000ULL;		/* above max: the overflow bucket */
+	v[n++] = 7000000000ULL;
+	for (i = 0; i < n; i++) {
+		fake_record(h, i % 2, 0, v[i]);
+		sum += v[i];
+	}
+
+	ASSERT_EQ(0, rw_start(&rv, 200, ""));
+	snprintf(url, sizeof(url), RW_URL_FMT, rv.port);
+	r = RUN(&f, "export", "--remote-write", url, "--instance", "h");
+	rw_stop(&rv);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	wr = rw_decode(&rv);
+	ASSERT_NE(NULL, wr);
+	ts = rw_find(wr, "probe_core_latency_nanoseconds", "e3");
+	ASSERT_NE(NULL, ts);
+	m = ts->histograms[0];
+	ASSERT_EQ(3, m->schema);
+	ASSERT_EQ((unsigned long long)n, m->count_int);
+	ASSERT_EQ((double)sum, m->sum);
+	ASSERT_EQ(0.0, m->zero_threshold);
+
+	/* what the definition says, as rw_buckets() prints it */
+	last = rw_def_index(3, 1ULL << 30);
+	for (i = 0; i < n; i++) {
+		if (!v[i]) {
+			zero++;
+			want[i] = LLONG_MIN;
+			continue;
+		}
+		idx = rw_def_index(3, v[i]);
+		want[i] = idx > last ? last + 1 : idx;
+	}
+	exp = malloc(65536);
+	got = malloc(65536);
+	used = snprintf(exp, 65536, "z:%u", zero);
+	for (i = 0; i < n; i = k) {
+		for (k = i; k < n && want[k] == want[i]; k++)
+			;
+		if (want[i] != LLONG_MIN)
+			used += snprintf(exp + used, 65536 - used, " %lld:%u",
+					 want[i], k - i);
+	}
+	rw_buckets(m, got, 65536);
+	ASSERT_STREQ(exp, got);
+	/*
+	 * by hand: 16 = 2^4 in 32; 17 (twice: i = 32's + 1 and floor(base^33)
+	 * = floor(17.45)) in 33; 18 and 19 in 34 (base^34 = 19.03)
+	 */
+	p = strstr(got, " 32:1 33:2 34:2 ");
+	ASSERT_NE(NULL, p);
+	for (k = 1; k <= 1000; k++) {
+		double q = k / 1000.0, lo, hi, x;
+		unsigned int rank = (unsigned int)ceil(q * n - 1e-9);
+
+		x = (double)v[rank - 1];
+		ASSERT_EQ(0, rw_quantile_bucket(m, q, &lo, &hi));
+		if (x > 1ULL << 30)
+			continue;	/* overflow: above max, not inside */
+		ASSERT_TRUE(x == 0 ? lo == 0 && hi == 0 : x > lo * (1 + 1e-12) && x <= hi * (1 + 1e-12))
+			TH_LOG("q %.3f exact %.0f, native bucket (%.3f, %.3f]", q, x, lo, hi);
+	}
+	free(exp);
+	free(got);
+	prometheus__write_request__free_unpacked(wr, NULL);
+	rw_free(&rv);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/*
+ * Label values are valid UTF-8 (a receiver refuses the whole request
+ * otherwise): each byte of an ill-formed sequence becomes '?', valid ones
+ * stay, from the probe's name to what is sent.
+ */
+TEST(export_remote_write_utf8)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{ "plain/name", "plain/name" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80" },
+		{ "latin1 \xe9t\xe9", "latin1 ?t?" },
+		{ "overlong \xc0\xaf \xe0\x80\xaf", "overlong ?? ???" },
+		{ "surrogate \xed\xa0\x80", "surrogate ???" },
+		{ "too big \xf4\x90\x80\x80 \xf5\x80", "too big ???? ??" },
+		{ "cut \xe2\x82", "cut ??" },
+		{ "stray \x80\xbf", "stray ??" },
+	};
+	struct pcore_hist_spec l2 = { .kind = PCORE_HIST_LOG2 };
+	const Prometheus__TimeSeries *ts;
+	Prometheus__WriteRequest *wr;
+	struct rw_recv rv;
+	struct result r;
+	struct fake f;
+	char buf[64], url[64], lbl[256];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		snprintf(buf, sizeof(buf), "%s", t[i].in);
+		pc_utf8_fix(buf);
+		EXPECT_STREQ(t[i].out, buf) TH_LOG("%s", t[i].out);
+	}
+	memset(&f, 0, sizeof(f));
+	fake_add(&f, "/opt/\xe9t\xe9:main", "uprobe", "main", "ns", 0, &l2, "", 1);
+	ASSERT_EQ(0, rw_start(&rv, 200, ""));
+	snprintf(url, sizeof(url), RW_URL_FMT, rv.port);
+	r = RUN(&f, "export", "--remote-write", url, "--instance", "h\xffst");
+	rw_stop(&rv);
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	wr = rw_decode(&rv);
+	ASSERT_NE(NULL, wr);
+	ts = rw_find(wr, "probe_core_latency_nanoseconds", "/opt/?t?:main");
+	ASSERT_NE(NULL, ts);
+	rw_labels(ts, lbl, sizeof(lbl));
+	ASSERT_STREQ("__name__=probe_core_latency_nanoseconds,instance=h?st,job=probe_core,probe=/opt/?t?:main", lbl);
+	prometheus__write_request__free_unpacked(wr, NULL);
+	rw_free(&rv);
+	result_free(&r);
+	fake_free(&f);
 }
 
 TEST_HARNESS_MAIN

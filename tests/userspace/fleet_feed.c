@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fleet_feed: one "host" of the fleet test (tests/prometheus/fleet.sh).
+ *
+ *   fleet_feed HOST PHASE START_MS TIME_MS probectl-args...
+ *   fleet_feed --values HOST FROM TO
+ *   fleet_feed --bound
+ *   fleet_feed --cgroups HOST PHASE TIME_MS URL
+ *
+ * The first form fills a fake /dev/probe_core (fake.c, over the engine the
+ * module runs) as host HOST ("a" or "b") has it at PHASE, sets the fake's
+ * wall clock to TIME_MS (ms since the epoch) and runs probectl's code on it
+ * with the remaining arguments (export --remote-write URL ..., or export
+ * --textfile-dir DIR); probectl's output and exit code are this program's.
+ * The host's histogram was created a fixed time before START_MS (the
+ * fleet's first phase), the same at every phase; host b loaded again
+ * (phase 3) 1 s before TIME_MS.  The second form prints, one a line, the
+ * values (ns) HOST recorded after PHASE FROM up to PHASE TO (FROM 0: from
+ * its creation), for the test's exact percentiles.  The third prints the
+ * relative error a quantile read from the exported native histogram may
+ * have, at most: for the exp kind of schema S, a native bucket's hi / lo
+ * - 1 = 2^(2^-S) - 1 (the exact value and the one read lie in the same
+ * bucket); for the loglinear kind (until the tree has the exp kind), its
+ * stated error plus a native bucket of schema 8, 2^(1/256) - 1, as remote
+ * write maps it (userspace/remote_write.c).
+ *
+ * The fourth pushes, to the remote write URL, what a host's histogram
+ * "fleet/bycg" keyed by cgroup would look like once its export carries a
+ * cgroup label (item 4 of issue 26, not in this tree's export yet): one
+ * native histogram (schema 3) per cgroup, labelled cgroup="<path>", with
+ * PHASE (1 to 3; 3 as 2) times the counts of cgroups[] in one bucket each,
+ * stamped TIME_MS; encoded here with the protobuf-c messages of
+ * userspace/prompb, sent by pc_rw_post().  For the dashboard's per-cgroup
+ * panels: they must show one line per cgroup.
+ *
+ * Each host has two histograms of the same values, in ns: "fleet/lat", of
+ * the exp kind, schema FLEET_SCHEMA (the loglinear kind where the tree has
+ * no exp kind yet), which the test checks, and "fleet/lat_loglinear", of
+ * the default kind (loglinear, whose classic export has an "le" only at
+ * powers of two), for the docs' comparison.  The host's values:
+ *   phase 1: the first half of the host's values;
+ *   phase 2: all of them (totals since creation only grow);
+ *   phase 3: host "b" loaded again: a new creation time, FLEET_RELOAD
+ *            new values (its totals drop); host "a" as at phase 2.
+ * The values come from a fixed linear congruential generator: host "a"
+ * mostly 20 to 420 us with 1 % from 1 to 5 ms, host "b" 50 us to 1 ms
+ * with 2 % from 2 to 10 ms, so the union's p99 depends on both.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fake.h"
+#include "remote_write.h"
+#include "remote.pb-c.h"
+
+#define FLEET_SCHEMA	3
+#define FLEET_RELOAD	10
+
+struct host {
+	const char *name;
+	unsigned int n;			/* values by phase 2 */
+	unsigned long long base, span;	/* most values: base + [0, span) */
+	unsigned int tail_pct;		/* and this many % in the tail */
+	unsigned long long tbase, tspan;
+	unsigned long long seed;
+	unsigned long long created_s;	/* before TIME_MS, seconds */
+};
+
+static const struct host hosts[] = {
+	{ "a", 3000, 20000, 400000, 1, 1000000, 4000000, 12345, 100 },
+	{ "b", 2000, 50000, 950000, 2, 2000000, 8000000, 67890, 50 },
+};
+
+static unsigned long long lcg(unsigned long long *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *s >> 33;
+}
+
+/* The host's values from index @from to @to (phases 1 and 2). */
+static void values(const struct host *h, unsigned int from, unsigned int to,
+		   void (*fn)(void *arg, unsigned int i, unsigned long long v),
+		   void *arg)
+{
+	unsigned long long s = h->seed, v;
+	unsigned int i;
+
+	for (i = 0; i < to; i++) {
+		if (lcg(&s) % 100 < h->tail_pct)
+			v = h->tbase + lcg(&s) % h->tspan;
+		else
+			v = h->base + lcg(&s) % h->span;
+		if (i >= from)
+			fn(arg, i, v);
+	}
+}
+
+/* The reloaded host's values (phase 3). */
+static void reload_values(void (*fn)(void *arg, unsigned int i,
+				     unsigned long long v), void *arg)
+{
+	unsigned int i;
+
+	for (i = 0; i < FLEET_RELOAD; i++)
+		fn(arg, i, 100000 + 10000 * i);
+}
+
+static unsigned int upto(const struct host *h, unsigned int phase)
+{
+	return phase == 0 ? 0 : phase == 1 ? h->n / 2 : h->n;
+}
+
+static void print_value(void *arg, unsigned int i, unsigned long long v)
+{
+	printf("%llu\n", v);
+}
+
+static void record_value(void *arg, unsigned int i, unsigned long long v)
+{
+	fake_record(arg, i % 2, 0, v);
+}
+
+static const struct host *find_host(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hosts); i++)
+		if (!strcmp(hosts[i].name, name))
+			return &hosts[i];
+	fprintf(stderr, "fleet_feed: no host %s\n", name);
+	exit(2);
+}
+
+static int print_values(const char *name, unsigned int from, unsigned int to)
+{
+	const struct host *h = find_host(name);
+
+	if (to == 3 && h == &hosts[1]) {	/* a new histogram */
+		reload_values(print_value, NULL);
+		return 0;
+	}
+	if (to == 3)
+		to = 2;
+	if (from == 3)
+		from = 2;
+	values(h, upto(h, from), upto(h, to), print_value, NULL);
+	return 0;
+}
+
+static const struct pcore_hist_spec spec = {
+#ifdef PCORE_UAPI_HIST_EXP
+	.kind = PCORE_HIST_EXP, .precision = FLEET_SCHEMA,
+#else
+	.kind = PCORE_HIST_LOGLINEAR,
+#endif
+};
+
+/* fleet/bycg: per host and cgroup, values per phase in one native bucket */
+static const struct {
+	const char *host, *cgroup;
+	unsigned int n;		/* values per phase */
+	int idx;		/* their native bucket, schema 3 */
+} cgroups[] = {
+	{ "a", "/system.slice/nginx.service", 300, 100 },
+	{ "a", "/user.slice", 100, 120 },
+	{ "b", "/system.slice/nginx.service", 200, 104 },
+	{ "b", "/system.slice/postgresql.service", 50, 130 },
+};
+
+static int push_cgroups(const char *host, unsigned int phase,
+			long long ms, const char *url)
+{
+	Prometheus__WriteRequest wr = PROMETHEUS__WRITE_REQUEST__INIT;
+	Prometheus__TimeSeries ts[ARRAY_SIZE(cgroups)], *tsp[ARRAY_SIZE(cgroups)];
+	Prometheus__Label lab[ARRAY_SIZE(cgroups)][5], *labp[ARRAY_SIZE(cgroups)][5];
+	Prometheus__Histogram hi[ARRAY_SIZE(cgroups)], *hip[ARRAY_SIZE(cgroups)];
+	Prometheus__BucketSpan sp[ARRAY_SIZE(cgroups)], *spp[ARRAY_SIZE(cgroups)];
+	int64_t delta[ARRAY_SIZE(cgroups)];
+	/* sorted by name, as remote write asks */
+	const char *names[5] = { "__name__", "cgroup", "instance", "job",
+				 "probe" };
+	char instance[32], why[256];
+	unsigned int i, j, n = 0;
+	size_t len;
+	void *body;
+	int ret;
+
+	snprintf(instance, sizeof(instance), "host-%s", host);
+	if (phase > 2)
+		phase = 2;
+	for (i = 0; i < ARRAY_SIZE(cgroups); i++) {
+		const char *values[5] = { "probe_core_latency_nanoseconds",
+					  cgroups[i].cgroup, instance,
+					  "probe_core", "fleet/bycg" };
+		unsigned long long count = (unsigned long long)phase *
+					   cgroups[i].n;
+
+		if (strcmp(cgroups[i].host, host))
+			continue;
+		prometheus__time_series__init(&ts[n]);
+		for (j = 0; j < 5; j++) {
+			prometheus__label__init(&lab[n][j]);
+			lab[n][j].name = (char *)names[j];
+			lab[n][j].value = (char *)values[j];
+			labp[n][j] = &lab[n][j];
+		}
+		ts[n].n_labels = 5;
+		ts[n].labels = labp[n];
+		prometheus__histogram__init(&hi[n]);
+		hi[n].count_case = PROMETHEUS__HISTOGRAM__COUNT_COUNT_INT;
+		hi[n].count_int = count;
+		hi[n].zero_count_case =
+			PROMETHEUS__HISTOGRAM__ZERO_COUNT_ZERO_COUNT_INT;
+		hi[n].zero_count_int = 0;
+		/* each value the bucket's top, 2^(idx/8) */
+		hi[n].sum = count * pow(2, cgroups[i].idx / 8.0);
+		hi[n].schema = 3;
+		prometheus__bucket_span__init(&sp[n]);
+		sp[n].offset = cgroups[i].idx;
+		sp[n].length = 1;
+		spp[n] = &sp[n];
+		hi[n].n_positive_spans = 1;
+		hi[n].positive_spans = &spp[n];
+		delta[n] = count;
+		hi[n].n_positive_deltas = 1;
+		hi[n].positive_deltas = &delta[n];
+		hi[n].timestamp = ms;
+		hip[n] = &hi[n];
+		ts[n].n_histograms = 1;
+		ts[n].histograms = &hip[n];
+		tsp[n] = &ts[n];
+		n++;
+	}
+	wr.n_timeseries = n;
+	wr.timeseries = tsp;
+	len = prometheus__write_request__get_packed_size(&wr);
+	body = malloc(len ? len : 1);
+	if (!body)
+		return 1;
+	prometheus__write_request__pack(&wr, body);
+	ret = pc_rw_post(url, body, len, why, sizeof(why));
+	free(body);
+	if (ret)
+		fprintf(stderr, "fleet_feed: --cgroups: %s\n", why);
+	return !!ret;
+}
+
+static const struct pcore_hist_spec loglinear = {
+	.kind = PCORE_HIST_LOGLINEAR,
+};
+
+static int print_bound(void)
+{
+#ifdef PCORE_UAPI_HIST_EXP
+	printf("%.9f\n", pow(2, pow(2, -FLEET_SCHEMA)) - 1);
+#else
+	struct pcore_layout l;
+	const char *why;
+	u64 abs_err;
+
+	if (pcore_layout_init(&l, &spec, &why))
+		return 1;
+	printf("%.9f\n", pcore_layout_error_ppm(&l, &abs_err) / 1e6 +
+	       pow(2, 1.0 / 256) - 1);
+#endif
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct fake f;
+	struct pc_env env = { 0 };
+	const struct host *h;
+	struct fake_hist *fh;
+	unsigned long long start, ms;
+	unsigned int phase, i;
+	bool reloaded;
+	int ret;
+
+	if (argc == 5 && !strcmp(argv[1], "--values"))
+		return print_values(argv[2], atoi(argv[3]), atoi(argv[4]));
+	if (argc == 2 && !strcmp(argv[1], "--bound"))
+		return print_bound();
+	if (argc == 6 && !strcmp(argv[1], "--cgroups"))
+		return push_cgroups(argv[2], atoi(argv[3]),
+				    strtoll(argv[4], NULL, 10), argv[5]);
+	if (argc < 6) {
+		fprintf(stderr, "usage: fleet_feed HOST PHASE START_MS TIME_MS probectl-args...\n"
+			"       fleet_feed --values HOST FROM TO\n"
+			"       fleet_feed --bound\n"
+			"       fleet_feed --cgroups HOST PHASE TIME_MS URL\n");
+		return 2;
+	}
+	h = find_host(argv[1]);
+	phase = atoi(argv[2]);
+	start = strtoull(argv[3], NULL, 10);
+	ms = strtoull(argv[4], NULL, 10);
+	if (phase < 1 || phase > 3 || start > ms ||
+	    start / 1000 < 1735787045ULL + 3600) {
+		fprintf(stderr, "fleet_feed: bad phase %s or times %s %s\n",
+			argv[2], argv[3], argv[4]);
+		return 2;
+	}
+	reloaded = phase == 3 && h == &hosts[1];
+	for (i = 0; i < 2; i++) {
+		fh = fake_add(&f, i ? "fleet/lat_loglinear" : "fleet/lat",
+			      "kretprobe", "vfs_read", "ns",
+			      PCORE_ENT_HAS_PROBE, i ? &loglinear : &spec,
+			      "", 1);
+		/* created_s before START_MS; loaded again 1 s before TIME_MS */
+		fh->created_ns = (reloaded ? ms / 1000 - 1 :
+				  start / 1000 - h->created_s) * 1000000000ULL;
+		if (reloaded)
+			reload_values(record_value, fh);
+		else
+			values(h, 0, upto(h, phase > 2 ? 2 : phase),
+			       record_value, fh);
+		fh->e.hits = fh->e.count;
+	}
+	fake_env(&env, &f);
+	/* the fake's wall clock is 2025-01-02T03:04:05Z + its monotonic one */
+	f.mono_ns = (ms - 1735787045000ULL) * 1000000ULL;
+	env.out = stdout;
+	env.err = stderr;
+	argv[4] = "probectl";
+	ret = pc_run(argc - 4, argv + 4, &env);
+	fake_free(&f);
+	return ret;
+}
