@@ -132,6 +132,10 @@ static const struct pc_opt attach_opts[] = {
 		"one histogram per process, keyed by pid and\n"
 		"labelled with its name (not with --retval;\n"
 		"with --tracepoint, runqlat only)"),
+	PC_OPT_FLAG(0, "by-cgroup", OPT_BY_CGROUP,
+		"one histogram per cgroup v2, keyed by its id\n"
+		"and labelled with its path (as --by-pid,\n"
+		"not with it)"),
 	PC_OPT_FLAG(0, "user-stacks", OPT_USER_STACKS,
 		"--stacks, --offcpu: the user stack (frame\n"
 		"pointers) and the process too (:stacks:ustack)"),
@@ -352,7 +356,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 	[PC_CMD_ATTACH] = {
 		.name = "attach",
 		.opts = attach_opts,
-		.synopsis = "attach (--kprobe FUNC (--arg N | --count | --stacks [--depth N]) | --kretprobe FUNC [--retval | --graph[=GLOB]] | --uprobe PATH:SYMBOL (--arg N | --count | --stacks) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP | --offcpu [--no-kthreads]) [--user-stacks] [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid] [--mechanism M]",
+		.synopsis = "attach (--kprobe FUNC (--arg N | --count | --stacks [--depth N]) | --kretprobe FUNC [--retval | --graph[=GLOB]] | --uprobe PATH:SYMBOL (--arg N | --count | --stacks) | --uretprobe PATH:SYMBOL [--retval] | --tracepoint TP | --offcpu [--no-kthreads]) [--user-stacks] [--name NAME] [--unit UNIT] [--hist SPEC] [--maxactive N] [--pid PID] [--comm COMM] [--by-pid | --by-cgroup] [--mechanism M]",
 		.about =
 			"Adds a probe of probe_core's own and a histogram of the same name\n"
 			"while probe_core is loaded (needs CAP_SYS_ADMIN).  The name is FUNC\n"
@@ -387,6 +391,7 @@ static const struct pc_cmd_info cmds[PC_NR_CMDS] = {
 			"  probectl attach --tracepoint sched_switch\n"
 			"  probectl attach --offcpu\n"
 			"  probectl attach --tracepoint runqlat --by-pid\n"
+			"  probectl attach --tracepoint runqlat --by-cgroup\n"
 			"  probectl attach --offcpu --user-stacks --comm nginx\n"
 			"  probectl attach --uprobe /lib/x86_64-linux-gnu/libc.so.6:malloc --arg 1\n"
 			"  probectl attach --uretprobe /lib/x86_64-linux-gnu/libc.so.6:getaddrinfo\n"
@@ -1174,6 +1179,9 @@ static int set_opt(struct pc_args *a, const struct pc_opt *o, const char *v,
 	case OPT_BY_PID:
 		a->attach_by_pid = true;
 		return 0;
+	case OPT_BY_CGROUP:
+		a->attach_by_cgroup = true;
+		return 0;
 	case OPT_MECHANISM:
 		if (!strcmp(v, "kprobe"))
 			a->attach_mech = PCORE_ATTACH_MECH_KPROBE;
@@ -1372,6 +1380,8 @@ static int attach_probe(struct pc_args *a)
 		snprintf(ps->func, sizeof(ps->func), "%s", a->attach_name);
 	if (a->attach_by_pid)
 		ps->flags |= PCORE_ATTACH_BY_PID;
+	if (a->attach_by_cgroup)
+		ps->flags |= PCORE_ATTACH_BY_CGROUP;
 	if (a->user_stacks && a->attach_stacks)
 		ps->flags |= PCORE_ATTACH_USTACK;
 	if (a->attach_kind != PCORE_ATTACH_TRACEPOINT &&
@@ -1445,6 +1455,14 @@ static int check_attach(struct pc_args *a)
 		return fail(a, "--no-kthreads is for --offcpu only");
 	if (a->attach_by_pid && (a->attach_retval || a->attach_stacks))
 		return fail(a, "--by-pid does not go with --%s",
+			    a->attach_retval ? "retval" : "stacks");
+	if (a->attach_by_cgroup && a->attach_by_pid)
+		return fail(a, "--by-cgroup does not go with --by-pid");
+	if (a->attach_by_cgroup && a->attach_kind == PCORE_ATTACH_TRACEPOINT &&
+	    strcmp(a->attach_name, "runqlat"))
+		return fail(a, "--by-cgroup is for function probes and runqlat, not --tracepoint");
+	if (a->attach_by_cgroup && (a->attach_retval || a->attach_stacks))
+		return fail(a, "--by-cgroup does not go with --%s",
 			    a->attach_retval ? "retval" : "stacks");
 	if (a->attach_mech && a->attach_kind != PCORE_ATTACH_KRETPROBE)
 		return fail(a, "--mechanism is for --kprobe and --kretprobe only");

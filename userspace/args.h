@@ -88,6 +88,7 @@ enum pc_opt_id {
 	OPT_PID,
 	OPT_COMM,
 	OPT_BY_PID,
+	OPT_BY_CGROUP,
 	OPT_USER_STACKS,
 	OPT_NO_KTHREADS,
 	OPT_MECHANISM,
@@ -213,6 +214,7 @@ struct pc_hist_arg {
  * @attach_graph_glob: attach --graph=GLOB: the functions F may call
  *	indirectly, the suffix ":graph:GLOB"; NULL without
  * @attach_by_pid: attach --by-pid: the suffix ":by=pid"
+ * @attach_by_cgroup: attach --by-cgroup: the suffix ":by=cgroup"
  * @user_stacks: attach (--stacks, --offcpu) and profile --user-stacks:
  *	PCORE_ATTACH_USTACK (":stacks:ustack")
  * @no_kthreads: attach --offcpu and profile --no-kthreads:
@@ -277,6 +279,7 @@ struct pc_args {
 	unsigned int attach_pid;
 	const char *attach_comm;
 	bool attach_by_pid;
+	bool attach_by_cgroup;
 	bool user_stacks;
 	bool no_kthreads;
 	const char *mechanism;

@@ -932,6 +932,22 @@ static bool is_pow2(unsigned long long x)
 	return x && !(x & (x - 1));
 }
 
+/**
+ * pc_fmt_prom_label_name() - the Prometheus label a key's label goes in
+ * @h: a keyed histogram
+ *
+ * "cgroup" for a histogram keyed by cgroup (attach --by-cgroup, key name
+ * "cgroup": the label is the cgroup's path, "(removed)" when it is gone,
+ * and key="<id>" tells apart two cgroups made at one path), "label" for
+ * the others.  One place for every exporter (textfile, remote write).
+ *
+ * Return: the label's name.
+ */
+const char *pc_fmt_prom_label_name(const struct pc_hist *h)
+{
+	return strcmp(h->e.key_name, "cgroup") ? "label" : "cgroup";
+}
+
 /* {probe="...",key="...",label="...",cpu="N" without the closing brace */
 static void prom_labels(FILE *f, const struct pc_hist *h,
 			const struct pc_snap *s, int cpu, bool key)
@@ -942,7 +958,7 @@ static void prom_labels(FILE *f, const struct pc_hist *h,
 	if (key) {
 		fprintf(f, ",key=\"%llu\"", s->r.key);
 		if (s->r.label[0]) {
-			fputs(",label=\"", f);
+			fprintf(f, ",%s=\"", pc_fmt_prom_label_name(h));
 			prom_str(f, s->r.label, sizeof(s->r.label));
 			fputc('"', f);
 		}
@@ -1070,7 +1086,8 @@ static void prom_counter(FILE *f, const struct pc_hist *h, unsigned int n,
  *
  * One histogram family per unit (see pc_fmt_metric_name()), its series
  * labelled probe="<name>"; a per-key series with key="<key>" and
- * label="<label>" when it has one.  Then the counters
+ * label="<label>" when it has one (cgroup="<path>" for a histogram keyed
+ * by cgroup: pc_fmt_prom_label_name()).  Then the counters
  * probe_core_probe_hits_total and probe_core_probe_missed_total for
  * histograms fed by a probe, probe_core_dropped_total for keyed ones, and
  * the gauge probe_core_created_timestamp_seconds of every histogram.

@@ -41,6 +41,7 @@ void pc_fmt_value_word(char *buf, size_t len, unsigned long long v,
 void pc_fmt_hist_text(FILE *f, const struct pc_snap *s, const char *unit,
 		      const char *indent, unsigned int kind, bool full);
 void pc_fmt_show_text(FILE *f, const struct pc_hist *h, bool full);
+const char *pc_fmt_prom_label_name(const struct pc_hist *h);
 void pc_fmt_show_json(FILE *f, const struct pc_hist *h);
 void pc_fmt_show_csv(FILE *f, const struct pc_hist *h);
 void pc_fmt_watch_text(FILE *f, const struct pcore_ioc_entry *e,

@@ -369,4 +369,70 @@ static inline int pcore_ftrace_set_filter_ips(struct ftrace_ops *ops,
 #endif
 #endif
 
+/*
+ * The cgroup v2 id of @t (its cgroup in the default hierarchy), read as
+ * bpf_get_current_cgroup_id() reads it: cgroup_id(task_dfl_cgroup())
+ * under RCU.  Any context, NMI included: rcu_read_lock() is NMI-safe,
+ * nothing is taken or allocated; for a task other than current, the
+ * caller keeps it alive (sched_switch's next, a woken task: their run
+ * queue's lock is held).  The same on v6.1 and v6.12: task_dfl_cgroup()
+ * and cgroup_id() (kn->id) have not changed since v5.7 (743210386c03,
+ * "cgroup: use cgrp->kn->id as the cgroup ID").  Without cgroups every
+ * task is in the root, id 1, as cgroup_id() says then.
+ */
+#ifdef CONFIG_CGROUPS
+#include <linux/cgroup.h>
+static __always_inline u64 pcore_task_cgroup_id(struct task_struct *t)
+{
+	u64 id;
+
+	rcu_read_lock();
+	id = cgroup_id(task_dfl_cgroup(t));
+	rcu_read_unlock();
+	return id;
+}
+
+/*
+ * The path of cgroup v2 @id into @buf (@len bytes), relative to the
+ * cgroup2 root ("/" for the root): cgroup_get_from_id(), which finds
+ * a cgroup under the reader's cgroup namespace that is not released yet
+ * (v6.1 and v6.12 alike), online (not removed), and cgroup_path().  Process context: it may
+ * take kernfs's spinlocks.  Return: the path's length (the path is cut
+ * at @len - 1 when longer), or -ENOENT when there is no such cgroup (any
+ * more).
+ */
+static inline int pcore_cgroup_path(u64 id, char *buf, size_t len)
+{
+	struct cgroup *cgrp = cgroup_get_from_id(id);
+	int n;
+
+	if (IS_ERR(cgrp))
+		return -ENOENT;
+	/*
+	 * A removed cgroup that something still holds is found (its
+	 * reference is not dead yet), and its kernfs node still has its
+	 * parent: offline since its rmdir (cgroup_destroy_locked()).
+	 */
+	if (!(READ_ONCE(cgrp->self.flags) & CSS_ONLINE)) {
+		cgroup_put(cgrp);
+		return -ENOENT;
+	}
+	n = cgroup_path(cgrp, buf, len);
+	cgroup_put(cgrp);
+	return n < 0 ? -ENOENT : n;
+}
+#else
+static __always_inline u64 pcore_task_cgroup_id(struct task_struct *t)
+{
+	return 1;
+}
+
+static inline int pcore_cgroup_path(u64 id, char *buf, size_t len)
+{
+	if (id != 1)
+		return -ENOENT;
+	return strscpy(buf, "/", len);
+}
+#endif
+
 #endif /* PROBE_CORE_COMPAT_H */

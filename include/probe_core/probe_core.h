@@ -162,7 +162,8 @@ enum pcore_key_mode {
  * @key_name: what a key is, for display ("irq", "vec", "dev", "pid");
  *	default "key" ("stack" for %PCORE_KEYS_STACK); the same rules as
  *	@unit
- * @flags: %PCORE_HIST_KEY_ADDR, %PCORE_HIST_USTACK, or 0
+ * @flags: %PCORE_HIST_KEY_ADDR, %PCORE_HIST_USTACK, %PCORE_HIST_KEY_CGROUP,
+ *	or 0
  * @depth: %PCORE_KEYS_STACK: the innermost frames kept of each stack, 1
  *	to %PCORE_STACK_DEPTH_MAX, 0 for %PCORE_STACK_DEPTH_DEFAULT (a deeper
  *	stack is kept cut, and shown so); with %PCORE_HIST_USTACK, its kernel
@@ -206,6 +207,18 @@ struct pcore_hist_opts {
  * user ip is kept.  A 32-bit task gives its ip only.
  */
 #define PCORE_HIST_USTACK	(1U << 1)
+
+/*
+ * PCORE_HIST_KEY_CGROUP: the keys of a %PCORE_KEYS_HASHED histogram are
+ * cgroup v2 ids (pcore_task_cgroup_id() gives a task's; give the value no
+ * label).  Readers see each key labelled with its cgroup's path relative
+ * to the cgroup2 root, "/" for the root, looked up when they read it
+ * (process context: the path cannot be read in a handler): a path longer
+ * than %PCORE_LABEL_MAX - 1 characters shows as "..." and its last
+ * characters; a key whose cgroup was removed before the read (or is
+ * outside the reader's cgroup namespace) as "(removed)", with its id.
+ */
+#define PCORE_HIST_KEY_CGROUP	(1U << 2)
 
 struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 				     const struct pcore_hist_opts *o);

@@ -31,6 +31,7 @@
  * @arg, @unit, @flags), the ABI 4 call as PCORE_IOC_ATTACH_V4.
  * Still 5, compatible additions: PCORE_ATTACH_USTACK and
  * PCORE_ATTACH_NO_KTHREADS (a module before them refuses them: EINVAL),
+ * PCORE_ATTACH_BY_CGROUP (likewise refused by older modules),
  * @pid and @comm for the "offcpu" tracepoint, and the lines "[u] ...",
  * "[u...]" and "[proc] ..." in the frames of histograms with user stacks
  * only (no histogram an older probectl can make has them): a probectl of
@@ -278,6 +279,12 @@ struct pcore_ioc_name {
 /* struct pcore_ioc_attach.flags (ABI 5) */
 #define PCORE_ATTACH_BY_PID	0x1	/* ":by=pid": keyed by process */
 /*
+ * ":by=cgroup": keyed by the cgroup v2 id of the task the event is for,
+ * labelled with the cgroup's path at read time; wherever
+ * PCORE_ATTACH_BY_PID goes, never with it
+ */
+#define PCORE_ATTACH_BY_CGROUP	0x20
+/*
  * User stacks and processes too: PCORE_WHAT_STACKS (":stacks:ustack"),
  * PCORE_ATTACH_PROFILE and the tracepoint "offcpu" (see @frames of
  * struct pcore_ioc_read)
@@ -339,7 +346,8 @@ struct pcore_ioc_name {
  * @arg: (ABI 5) PCORE_WHAT_ARG: the argument, 1 to 6; else 0
  * @unit: (ABI 5) PCORE_WHAT_ARG and PCORE_WHAT_RETVAL: the values' unit,
  *	1 to 15 characters without blank, ':' or ','; "" for "value"
- * @flags: (ABI 5) PCORE_ATTACH_BY_PID, and for PCORE_ATTACH_KRETPROBE
+ * @flags: (ABI 5) PCORE_ATTACH_BY_PID or PCORE_ATTACH_BY_CGROUP (not
+ *	both), and for PCORE_ATTACH_KRETPROBE
  *	one of PCORE_ATTACH_MECH_* (a kernel without direct calls refuses
  *	PCORE_ATTACH_MECH_DIRECT: EOPNOTSUPP), or 0; PCORE_ATTACH_USTACK
  *	with PCORE_WHAT_STACKS; PCORE_ATTACH_USTACK and
@@ -353,8 +361,8 @@ struct pcore_ioc_name {
  * be zero for the kinds other than PCORE_ATTACH_UPROBE.  @what, @arg,
  * @unit and @flags must be zero when @target is "".  The rules of the
  * fields are those of the text (a glob takes PCORE_WHAT_TIME or
- * PCORE_WHAT_COUNT; PCORE_ATTACH_BY_PID does not go with
- * PCORE_WHAT_RETVAL or PCORE_WHAT_STACKS; a unit only with a value):
+ * PCORE_WHAT_COUNT; PCORE_ATTACH_BY_PID and PCORE_ATTACH_BY_CGROUP do
+ * not go with PCORE_WHAT_RETVAL or PCORE_WHAT_STACKS; a unit only with a value):
  * EINVAL and one log line naming the problem.
  *
  * PCORE_WHAT_GRAPH (PCORE_ATTACH_KRETPROBE only, one function, no
@@ -367,7 +375,9 @@ struct pcore_ioc_name {
  * call), PCORE_WHAT_RETVAL (a uretprobe, the return value),
  * PCORE_WHAT_COUNT or PCORE_WHAT_ARG (a uprobe at the entry).  Every
  * kind but the tracepoint and the profiler takes PCORE_ATTACH_BY_PID: one
- * histogram per process, keyed by its pid and labelled with its name.
+ * histogram per process, keyed by its pid and labelled with its name;
+ * PCORE_ATTACH_BY_CGROUP likewise, per cgroup v2 (the "runqlat"
+ * tracepoint takes either).
  * The probe holds the file's inode, not its path or mount: when the file
  * is deleted or its filesystem unmounted, the probe and its histogram go
  * away (since ABI version 2).

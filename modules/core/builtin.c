@@ -55,6 +55,7 @@ struct pcore_builtin {
 	struct pid *fpid;		/* offcpu: filter.pid's process, held */
 	u64 min_ns;			/* offcpu: shorter waits are not counted */
 	bool by_pid;			/* ":by=pid": keyed by process */
+	bool by_cgroup;			/* ":by=cgroup": keyed by cgroup v2 */
 	bool no_kthreads;		/* offcpu: kernel threads left out */
 	enum pcore_mech mech;		/* a kernel function's mechanism */
 	bool user;			/* a uprobe or uretprobe */
@@ -63,6 +64,42 @@ struct pcore_builtin {
 
 /* Processes told apart by a ":by=pid" histogram in an interval. */
 #define PCORE_BUILTIN_PIDS	256
+
+/*
+ * Cgroups told apart by a ":by=cgroup" histogram in an interval
+ * (cgroup_keys=, 256 by default): the bound on the series of one such
+ * histogram.  As for ":by=pid", the keys are reclaimed by every interval
+ * read and reset (see "Keys" in map.h); the values of a cgroup that
+ * finds no slot are counted as dropped (the histogram's "dropped",
+ * probectl's and the export's probe_core_dropped_total).  Read when a
+ * probe is attached.
+ */
+unsigned int pcore_cgroup_keys = 256;
+
+/* Is @b keyed by the task an event is for (":by=pid", ":by=cgroup")? */
+static __always_inline bool pcore_builtin_by_task(const struct pcore_builtin *b)
+{
+	return b->by_pid || b->by_cgroup;
+}
+
+/*
+ * The key of task @t in @b, keyed by task: ":by=pid", its process (its
+ * tgid), labelled with its name (the comm of its main thread, as ps
+ * shows it); ":by=cgroup", its cgroup v2 id, labelled with the cgroup's
+ * path when the key is read (the path cannot be read here: see
+ * %PCORE_HIST_KEY_CGROUP).  Hot path: @t is current, or a task whose run
+ * queue's lock is held.
+ */
+static __always_inline void pcore_builtin_add_task(struct pcore_builtin *b,
+						   struct task_struct *t,
+						   u64 v)
+{
+	if (b->by_cgroup)
+		pcore_hist_add_key(b->hist, pcore_task_cgroup_id(t), NULL, v);
+	else
+		pcore_hist_add_key(b->hist, task_tgid_nr(t),
+				   READ_ONCE(t->group_leader)->comm, v);
+}
 
 /* Protects the table; taken before pcore_lock (inside the API calls). */
 static DEFINE_MUTEX(pcore_builtin_lock);
@@ -130,7 +167,8 @@ static void notrace pcore_tp_offcpu(PCORE_SCHED_SWITCH_PROTO)
  * when a switch takes it off while it stays runnable (preempted, or its
  * state TASK_RUNNING: a yield, or a sleep that a pending signal ended);
  * the switch that puts it back records the time since, under the CPU it
- * switches on, by process with ":by=pid".  prev's state is read here, as
+ * switches on, by process with ":by=pid", by cgroup with ":by=cgroup"
+ * (the task's that waited).  prev's state is read here, as
  * BCC's runqlat reads prev->__state, not the tracepoint's prev_state:
  * that one is from before __schedule() found a signal pending and left
  * the task on the run queue.
@@ -169,9 +207,8 @@ static void notrace pcore_tp_runqlat(PCORE_SCHED_SWITCH_PROTO)
 	if (is_idle_task(next) || !pcore_timer_stop(b->timer, next, &ns))
 		return;
 	/* next is not current: its process, read under the run queue lock */
-	if (b->by_pid)
-		pcore_hist_add_key(b->hist, task_tgid_nr(next),
-				   READ_ONCE(next->group_leader)->comm, ns);
+	if (pcore_builtin_by_task(b))
+		pcore_builtin_add_task(b, next, ns);
 	else
 		pcore_hist_add(b->hist, ns);
 }
@@ -254,9 +291,9 @@ static int pcore_builtin_tracepoint(struct pcore_client *c,
 		       param, b->symbol);
 		return -EINVAL;
 	}
-	if (b->by_pid && !runqlat) {
-		pr_err("%s=%s: ':by=pid' is for runqlat only\n", param,
-		       b->name);
+	if (pcore_builtin_by_task(b) && !runqlat) {
+		pr_err("%s=%s: '%s' is for runqlat only\n", param, b->name,
+		       b->by_pid ? ":by=pid" : ":by=cgroup");
 		return -EINVAL;
 	}
 	b->min_ns = (u64)READ_ONCE(pcore_offcpu_min_us) * NSEC_PER_USEC;
@@ -357,15 +394,11 @@ static int pcore_builtin_check(const struct pcore_builtin_req *r)
 	return -EINVAL;
 }
 
-/*
- * ":by=pid": under the process (its tgid), labelled with its name (the
- * comm of its main thread, as ps shows it).
- */
-static __always_inline void pcore_builtin_add_pid(struct pcore_builtin *b,
-						  u64 v)
+/* ":by=pid", ":by=cgroup": under current's process or cgroup. */
+static __always_inline void pcore_builtin_add_current(struct pcore_builtin *b,
+						      u64 v)
 {
-	pcore_hist_add_key(b->hist, task_tgid_nr(current),
-			   current->group_leader->comm, v);
+	pcore_builtin_add_task(b, current, v);
 }
 
 /* The latency of a call, by process (a kretprobe's or uretprobe's return). */
@@ -373,7 +406,7 @@ static void notrace pcore_builtin_time_pid(struct pcore_probe *p,
 					   struct pt_regs *regs, void *data,
 					   u64 ns)
 {
-	pcore_builtin_add_pid(pcore_probe_priv(p), ns);
+	pcore_builtin_add_current(pcore_probe_priv(p), ns);
 }
 NOKPROBE_SYMBOL(pcore_builtin_time_pid);
 
@@ -381,7 +414,7 @@ NOKPROBE_SYMBOL(pcore_builtin_time_pid);
 static void notrace pcore_builtin_count_pid(struct pcore_probe *p,
 					    struct pt_regs *regs)
 {
-	pcore_builtin_add_pid(pcore_probe_priv(p), 0);
+	pcore_builtin_add_current(pcore_probe_priv(p), 0);
 }
 NOKPROBE_SYMBOL(pcore_builtin_count_pid);
 
@@ -391,7 +424,7 @@ static void notrace pcore_builtin_arg_pid(struct pcore_probe *p,
 {
 	struct pcore_builtin *b = pcore_probe_priv(p);
 
-	pcore_builtin_add_pid(b, pcore_arg(regs, b->arg));
+	pcore_builtin_add_current(b, pcore_arg(regs, b->arg));
 }
 NOKPROBE_SYMBOL(pcore_builtin_arg_pid);
 
@@ -402,8 +435,8 @@ static int notrace pcore_builtin_uarg(struct pcore_probe *p,
 	struct pcore_builtin *b = pcore_probe_priv(p);
 	u64 v = b->mode == PCORE_BUILTIN_ARG ? pcore_arg(regs, b->arg) : 0;
 
-	if (b->by_pid)
-		pcore_builtin_add_pid(b, v);
+	if (pcore_builtin_by_task(b))
+		pcore_builtin_add_current(b, v);
 	else
 		pcore_hist_add(b->hist, v);
 	return 0;
@@ -424,7 +457,7 @@ static int notrace pcore_builtin_ustack(struct pcore_probe *p,
 }
 NOKPROBE_SYMBOL(pcore_builtin_ustack);
 
-/* The histogram of @b: keyed by process with ":by=pid". */
+/* The histogram of @b: keyed by process or cgroup with ":by=...". */
 static struct pcore_hist *pcore_builtin_hist(struct pcore_client *c,
 					     struct pcore_builtin *b,
 					     const char *unit,
@@ -438,6 +471,11 @@ static struct pcore_hist *pcore_builtin_hist(struct pcore_client *c,
 		o.key_mode = PCORE_KEYS_HASHED;
 		o.keys = PCORE_BUILTIN_PIDS;
 		o.key_name = "pid";
+	} else if (b->by_cgroup) {
+		o.key_mode = PCORE_KEYS_HASHED;
+		o.keys = READ_ONCE(pcore_cgroup_keys);
+		o.key_name = "cgroup";
+		o.flags = PCORE_HIST_KEY_CGROUP;
 	}
 	return pcore_hist_create(c, &o);
 }
@@ -470,7 +508,7 @@ static struct pcore_probe *pcore_builtin_uprobe(struct pcore_client *c,
 	};
 
 	if (b->mode == PCORE_BUILTIN_ARG ||
-	    (b->mode == PCORE_BUILTIN_COUNT && b->by_pid))
+	    (b->mode == PCORE_BUILTIN_COUNT && pcore_builtin_by_task(b)))
 		o.entry = pcore_builtin_uarg;
 	if (b->mode == PCORE_BUILTIN_STACKS)
 		o.entry = pcore_builtin_ustack;
@@ -480,7 +518,7 @@ static struct pcore_probe *pcore_builtin_uprobe(struct pcore_client *c,
 	}
 	if (b->mode == PCORE_BUILTIN_RETVAL)
 		o.ret = pcore_builtin_retval;
-	else if (b->mode == PCORE_BUILTIN_TIME && b->by_pid)
+	else if (b->mode == PCORE_BUILTIN_TIME && pcore_builtin_by_task(b))
 		o.ret = pcore_builtin_time_pid;
 	return pcore_uprobe_attach(c, &o);
 }
@@ -566,7 +604,7 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 		return PTR_ERR_OR_ZERO(b->probe);
 	}
 	if (b->mode == PCORE_BUILTIN_ARG) {
-		return pcore_builtin_func(c, b, b->by_pid ?
+		return pcore_builtin_func(c, b, pcore_builtin_by_task(b) ?
 					  pcore_builtin_arg_pid :
 					  pcore_builtin_arg, NULL, false, 0);
 	}
@@ -684,8 +722,9 @@ static int pcore_builtin_count(struct pcore_client *c, struct pcore_builtin *b,
 		b->probe = pcore_builtin_uprobe(c, b, file, offset, 0);
 		return PTR_ERR_OR_ZERO(b->probe);
 	}
-	return pcore_builtin_func(c, b, b->by_pid ? pcore_builtin_count_pid :
-					      NULL, NULL, false, 0);
+	return pcore_builtin_func(c, b, pcore_builtin_by_task(b) ?
+				  pcore_builtin_count_pid : NULL, NULL, false,
+				  0);
 }
 
 /*
@@ -746,7 +785,7 @@ static int pcore_builtin_glob(struct pcore_client *c, struct pcore_builtin *b,
 static int pcore_builtin_time(struct pcore_client *c, struct pcore_builtin *b,
 			      const struct pcore_builtin_req *r)
 {
-	return pcore_builtin_func(c, b, NULL, b->by_pid ?
+	return pcore_builtin_func(c, b, NULL, pcore_builtin_by_task(b) ?
 				  pcore_builtin_time_pid : NULL, true,
 				  r->maxactive);
 }
@@ -813,6 +852,12 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 		       param, name);
 		return -EINVAL;
 	}
+	if ((r->probe.flags & PCORE_ATTACH_BY_PID) &&
+	    (r->probe.flags & PCORE_ATTACH_BY_CGROUP)) {
+		pr_err("%s=%s: ':by=pid' and ':by=cgroup' are one or the other\n",
+		       param, name);
+		return -EINVAL;
+	}
 	for (i = 0; i < ARRAY_SIZE(pcore_builtins) && !b; i++)
 		if (!pcore_builtins[i].used)
 			b = &pcore_builtins[i];
@@ -831,6 +876,7 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 	b->mode = r->probe.what;
 	b->arg = r->probe.what == PCORE_WHAT_ARG ? r->probe.arg - 1 : 0;
 	b->by_pid = r->probe.flags & PCORE_ATTACH_BY_PID;
+	b->by_cgroup = r->probe.flags & PCORE_ATTACH_BY_CGROUP;
 	b->no_kthreads = r->no_kthreads;
 	b->mech = r->mech ?: pcore_mechanism;
 	ret = r->tracepoint || r->hz ? 0 : pcore_builtin_check(r);
@@ -884,7 +930,7 @@ static int pcore_builtin_add_locked(const struct pcore_builtin_req *r)
 		if (q == b || !q->used || q->timer || q->user || q->hists ||
 		    b->hists ||
 		    q->mode != b->mode || q->arg != b->arg ||
-		    q->by_pid != b->by_pid ||
+		    q->by_pid != b->by_pid || q->by_cgroup != b->by_cgroup ||
 		    q->filter.pid != b->filter.pid ||
 		    strncmp(q->filter.comm, b->filter.comm,
 			    sizeof(q->filter.comm)) ||
@@ -918,17 +964,27 @@ int pcore_builtin_attach(const struct pcore_builtin_req *r)
 
 /*
  * A tracepoint's name as tracepoints= gives it (@n characters): the
- * tracepoint, and a last ":by=pid" (runqlat's) as the flag.
+ * tracepoint, and a last ":by=pid" or ":by=cgroup" (runqlat's) as the
+ * flag.
  */
 static void pcore_builtin_tp_text(struct pcore_builtin_req *r, size_t n)
 {
-	static const char by_pid[] = ":by=pid";
-	size_t len = sizeof(by_pid) - 1;
+	static const struct {
+		const char *s;
+		u32 flag;
+	} by[] = {
+		{ ":by=pid", PCORE_ATTACH_BY_PID },
+		{ ":by=cgroup", PCORE_ATTACH_BY_CGROUP },
+	};
+	size_t i, len;
 
 	memcpy(r->probe.func, r->name, n + 1);
-	if (n > len && !strcmp(r->name + n - len, by_pid)) {
-		r->probe.func[n - len] = '\0';
-		r->probe.flags = PCORE_ATTACH_BY_PID;
+	for (i = 0; i < ARRAY_SIZE(by); i++) {
+		len = strlen(by[i].s);
+		if (n > len && !strcmp(r->name + n - len, by[i].s)) {
+			r->probe.func[n - len] = '\0';
+			r->probe.flags = by[i].flag;
+		}
 	}
 }
 

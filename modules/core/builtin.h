@@ -50,6 +50,7 @@ struct pcore_builtin_req {
 extern enum pcore_mech pcore_mechanism;
 extern unsigned int pcore_offcpu_min_us;
 extern unsigned int pcore_offcpu_tasks;
+extern unsigned int pcore_cgroup_keys;
 
 int pcore_builtin_attach(const struct pcore_builtin_req *r);
 int pcore_builtin_attach_text(struct pcore_builtin_req *r);

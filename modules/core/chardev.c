@@ -541,9 +541,13 @@ static bool pcore_attach_probe_ok(const struct pcore_ioc_attach *a,
 	bool func = a->kind == PCORE_ATTACH_KRETPROBE ||
 		    a->kind == PCORE_ATTACH_UPROBE;
 
-	/* A tracepoint's only field: runqlat's ":by=pid" (checked later). */
+	/*
+	 * A tracepoint's only field: runqlat's ":by=pid" or ":by=cgroup"
+	 * (checked later, both at once too).
+	 */
 	if (a->kind == PCORE_ATTACH_TRACEPOINT && !a->what && !a->arg &&
-	    !a->unit[0] && a->flags == PCORE_ATTACH_BY_PID)
+	    !a->unit[0] && a->flags &&
+	    !(a->flags & ~(PCORE_ATTACH_BY_PID | PCORE_ATTACH_BY_CGROUP)))
 		fields = false;
 
 	if (!memchr(a->target, '\0', sizeof(a->target)) ||

@@ -25,8 +25,42 @@ static u64 pcore_key_restricted(u64 key)
 }
 
 /*
+ * The label of cgroup v2 id @id (%PCORE_HIST_KEY_CGROUP): its path, as
+ * the histogram's flag says, into @dst (%PCORE_LABEL_MAX bytes): the
+ * whole path when it fits, else "..." and its last characters (a
+ * container's own directory is at the end of its path); "(removed)" when
+ * no cgroup has that id any more.  The path is read into one buffer of
+ * PATH_MAX, under its own lock (a leaf: nothing is taken under it but
+ * kernfs's spinlocks), so reading a key allocates nothing.  Process
+ * context.
+ */
+static DEFINE_MUTEX(pcore_cgpath_lock);
+static char pcore_cgpath[PATH_MAX];
+
+static void pcore_cgroup_label(u64 id, char *dst)
+{
+	const size_t max = PCORE_LABEL_MAX - 1;
+	int n;
+
+	mutex_lock(&pcore_cgpath_lock);
+	n = pcore_cgroup_path(id, pcore_cgpath, sizeof(pcore_cgpath));
+	if (n < 0)
+		strscpy(dst, "(removed)", PCORE_LABEL_MAX);
+	else if ((size_t)n <= max)
+		strscpy(dst, pcore_cgpath, PCORE_LABEL_MAX);
+	else if (n < sizeof(pcore_cgpath))
+		snprintf(dst, PCORE_LABEL_MAX, "...%s",
+			 pcore_cgpath + n - (max - 3));
+	else	/* longer than PATH_MAX: its start is all there is */
+		snprintf(dst, PCORE_LABEL_MAX, "%.*s...", (int)(max - 3),
+			 pcore_cgpath);
+	mutex_unlock(&pcore_cgpath_lock);
+}
+
+/*
  * Slot @slot of bank @b into @kv: its key as its reader may see it (see
- * %PCORE_HIST_KEY_ADDR) and its label ("" when none).  Process context.
+ * %PCORE_HIST_KEY_ADDR) and its label ("" when none; a cgroup's path
+ * with %PCORE_HIST_KEY_CGROUP).  Process context.
  */
 static void pcore_keyval_fill(const struct pcore_hist *h, u32 b, u32 slot,
 			      struct pcore_keyval *kv)
@@ -53,7 +87,10 @@ static void pcore_keyval_fill(const struct pcore_hist *h, u32 b, u32 slot,
 		else
 			kv->frames = f;
 	}
-	pcore_map_label(m, b, slot, kv->label);
+	if (h->flags & PCORE_HIST_KEY_CGROUP)
+		pcore_cgroup_label(kv->key, kv->label);
+	else
+		pcore_map_label(m, b, slot, kv->label);
 }
 
 /*

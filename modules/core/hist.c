@@ -51,7 +51,8 @@ static const char *pcore_hist_opts_why(const struct pcore_hist_opts *o,
 		why = "depth must be 1 to 127 frames (0: 32)";
 	if (!why && o->key_mode != PCORE_KEYS_STACK && o->depth)
 		why = "depth is for PCORE_KEYS_STACK";
-	if (!why && o->flags & ~(PCORE_HIST_KEY_ADDR | PCORE_HIST_USTACK))
+	if (!why && o->flags & ~(PCORE_HIST_KEY_ADDR | PCORE_HIST_USTACK |
+				 PCORE_HIST_KEY_CGROUP))
 		why = "unknown flags";
 	if (!why && (o->flags & PCORE_HIST_USTACK) &&
 	    o->key_mode != PCORE_KEYS_STACK)
@@ -62,6 +63,10 @@ static const char *pcore_hist_opts_why(const struct pcore_hist_opts *o,
 	if (!why && (o->flags & PCORE_HIST_KEY_ADDR) &&
 	    o->key_mode != PCORE_KEYS_HASHED)
 		why = "PCORE_HIST_KEY_ADDR needs PCORE_KEYS_HASHED";
+	if (!why && (o->flags & PCORE_HIST_KEY_CGROUP) &&
+	    (o->key_mode != PCORE_KEYS_HASHED ||
+	     (o->flags & PCORE_HIST_KEY_ADDR)))
+		why = "PCORE_HIST_KEY_CGROUP needs PCORE_KEYS_HASHED, without PCORE_HIST_KEY_ADDR";
 	if (!why && o->unit && !pcore_one_word(o->unit))
 		why = "unit must be 1 to 15 characters, no spaces or control characters";
 	if (!why && o->key_name && !pcore_one_word(o->key_name))

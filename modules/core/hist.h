@@ -68,7 +68,7 @@ struct pcore_client {
  *	(@map.key_mode, @map.nslots, @map.depth); first, for the hot path's
  *	sake: no offset to add, short ones to its fields
  * @cur: the bank the hot path writes (0 or 1); flipped under @lock
- * @flags: %PCORE_HIST_KEY_ADDR or 0
+ * @flags: %PCORE_HIST_KEY_ADDR, %PCORE_HIST_KEY_CGROUP or 0
  * @layout: bucket layout of every key
  * @dropped: per CPU, values whose key found no slot or no record
  * @node: in the client's hists

@@ -71,7 +71,7 @@ static struct pcore_str_param target;
 module_param_cb(target, &pcore_param_str_ops, &target, 0400);
 __MODULE_PARM_TYPE(target, "charp");
 MODULE_PARM_DESC(target,
-	"functions to count and time from entry to return, comma-separated; do_fork and sys_<name> resolve to this kernel's names; suffixes :count, :argN[:UNIT], :retval[:UNIT] record calls, an argument or the return value instead, and a last :by=pid keeps one histogram per process; a glob (vfs_*, with * and ?) takes every function it matches, at most 256, with or without :count");
+	"functions to count and time from entry to return, comma-separated; do_fork and sys_<name> resolve to this kernel's names; suffixes :count, :argN[:UNIT], :retval[:UNIT] record calls, an argument or the return value instead, and a last :by=pid keeps one histogram per process, :by=cgroup one per cgroup v2 (labelled with its path); a glob (vfs_*, with * and ?) takes every function it matches, at most 256, with or without :count");
 
 static struct pcore_str_param stacks;
 module_param_cb(stacks, &pcore_param_str_ops, &stacks, 0400);
@@ -83,7 +83,7 @@ static struct pcore_str_param tracepoints;
 module_param_cb(tracepoints, &pcore_param_str_ops, &tracepoints, 0400);
 __MODULE_PARM_TYPE(tracepoints, "charp");
 MODULE_PARM_DESC(tracepoints,
-	"tracepoints to attach built-in handlers to, comma-separated (sched_switch: on-CPU time slices per CPU; offcpu: off-CPU time by the kernel stack tasks waited in; runqlat: the time tasks wait to run once woken or preempted, and runqlat:by=pid the same per process)");
+	"tracepoints to attach built-in handlers to, comma-separated (sched_switch: on-CPU time slices per CPU; offcpu: off-CPU time by the kernel stack tasks waited in; runqlat: the time tasks wait to run once woken or preempted, and runqlat:by=pid or runqlat:by=cgroup the same per process or per cgroup)");
 
 /*
  * Every bad number is EINVAL, as docs/user-guide.md says: kstrtouint() says ERANGE
@@ -142,6 +142,12 @@ module_param_cb(offcpu_tasks, &pcore_param_uint_ops, &pcore_offcpu_tasks,
 __MODULE_PARM_TYPE(offcpu_tasks, "uint");
 MODULE_PARM_DESC(offcpu_tasks,
 	"offcpu: tasks timed at once, 2 to 65536, rounded up to a power of two (default 4096); a task that finds no room takes the longest wait's slot, counted as evicted in the timers file");
+
+module_param_cb(cgroup_keys, &pcore_param_uint_ops, &pcore_cgroup_keys,
+		0400);
+__MODULE_PARM_TYPE(cgroup_keys, "uint");
+MODULE_PARM_DESC(cgroup_keys,
+	":by=cgroup: cgroups told apart in an interval, the series each such histogram can give, 2 to 65536, rounded up to a power of two (default 256); the values of a cgroup that finds no room are counted as dropped");
 
 static unsigned int profile;
 module_param_cb(profile, &pcore_param_uint_ops, &profile, 0400);
@@ -341,6 +347,11 @@ static int __init pcore_init(void)
 	    pcore_offcpu_tasks > PCORE_TIMER_TASKS_MAX) {
 		pr_err("offcpu_tasks=%u: must be 2 to %d\n", pcore_offcpu_tasks,
 		       PCORE_TIMER_TASKS_MAX);
+		return -EINVAL;
+	}
+	if (pcore_cgroup_keys < 2 || pcore_cgroup_keys > PCORE_KEYS_MAX) {
+		pr_err("cgroup_keys=%u: must be 2 to %d\n", pcore_cgroup_keys,
+		       PCORE_KEYS_MAX);
 		return -EINVAL;
 	}
 	if (active > PCORE_MAXACTIVE_MAX) {

@@ -111,8 +111,10 @@ static const char *const spec_whats[] = {
 };
 
 #define SPEC_BY_PID	":by=pid"
+#define SPEC_BY_CGROUP	":by=cgroup"
+#define SPEC_BY		(PCORE_ATTACH_BY_PID | PCORE_ATTACH_BY_CGROUP)
 #define SPEC_USTACK	":ustack"
-#define SPEC_KNOWN	"known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid' (or ':ustack' after ':stacks'); or ':graph[:GLOB]'"
+#define SPEC_KNOWN	"known: ':count', ':stacks', ':arg1' to ':arg6', ':retval', the last two with an optional ':UNIT'; then ':by=pid' or ':by=cgroup' (or ':ustack' after ':stacks'); or ':graph[:GLOB]'"
 
 /* A byte that would break a spec's text, a name or a text file's field. */
 static int spec_blank(unsigned char c)
@@ -157,8 +159,11 @@ int pcore_probe_spec_check(const struct pcore_probe_spec *ps, char *why,
 		snprintf(why, size, "a function is named without blank, control character, ':' or ','");
 	else if (!what)
 		snprintf(why, size, "what %u is not one of PCORE_WHAT_*", ps->what);
-	else if (ps->flags & ~(u32)(PCORE_ATTACH_BY_PID | PCORE_ATTACH_USTACK))
+	else if (ps->flags & ~(u32)(SPEC_BY | PCORE_ATTACH_USTACK))
 		snprintf(why, size, "flags 0x%x: unknown flags", ps->flags);
+	else if ((ps->flags & SPEC_BY) == SPEC_BY)
+		snprintf(why, size, "'%s' and '%s' are one or the other",
+			 SPEC_BY_PID, SPEC_BY_CGROUP);
 	else if ((ps->flags & PCORE_ATTACH_USTACK) &&
 		 ps->what != PCORE_WHAT_STACKS)
 		snprintf(why, size, "'%s' is for ':stacks' only", SPEC_USTACK);
@@ -175,9 +180,14 @@ int pcore_probe_spec_check(const struct pcore_probe_spec *ps, char *why,
 		snprintf(why, size, "unit '%s' is not 1 to %d characters without blank, control character, ':' or ','",
 			 spec_has(ps->unit, u, "") ? "?" : ps->unit,
 			 PCORE_UAPI_SHORT_MAX - 1);
-	else if ((ps->flags & PCORE_ATTACH_BY_PID) &&
+	else if ((ps->flags & SPEC_BY) &&
 		 (ps->what == PCORE_WHAT_RETVAL || ps->what == PCORE_WHAT_STACKS))
-		snprintf(why, size, "'%s' is not for ':%s'", SPEC_BY_PID, what);
+		snprintf(why, size, "'%s' is not for ':%s'",
+			 ps->flags & PCORE_ATTACH_BY_PID ? SPEC_BY_PID :
+			 SPEC_BY_CGROUP, what);
+	else if (ps->what == PCORE_WHAT_GRAPH &&
+		 (ps->flags & PCORE_ATTACH_BY_CGROUP))
+		snprintf(why, size, "'%s' is not for ':graph'", SPEC_BY_CGROUP);
 	else if (ps->what != PCORE_WHAT_GRAPH && *ps->graph)
 		snprintf(why, size, "a glob of callees is for ':graph' only");
 	else if (ps->what == PCORE_WHAT_GRAPH &&
@@ -196,7 +206,8 @@ int pcore_probe_spec_check(const struct pcore_probe_spec *ps, char *why,
 
 /**
  * pcore_probe_spec_parse() - a probe spec from its text, as target= takes it
- * @s: "FUNC[:count | :stacks[:ustack] | :argN[:UNIT] | :retval[:UNIT]][:by=pid]"
+ * @s: "FUNC[:count | :stacks[:ustack] | :argN[:UNIT] | :retval[:UNIT]]
+ *	[:by=pid | :by=cgroup]"
  *	or "FUNC:graph[:GLOB]"
  * @ps: filled in
  * @why: a buffer for the reason when the text is refused
@@ -213,6 +224,7 @@ int pcore_probe_spec_parse(const char *s, struct pcore_probe_spec *ps,
 			   char *why, size_t size)
 {
 	size_t n = strlen(s), f, w, len = sizeof(SPEC_BY_PID) - 1,
+	       clen = sizeof(SPEC_BY_CGROUP) - 1,
 	       ulen = sizeof(SPEC_USTACK) - 1;
 	const char *what, *unit;
 
@@ -224,6 +236,9 @@ int pcore_probe_spec_parse(const char *s, struct pcore_probe_spec *ps,
 	if (n > len && !strcmp(s + n - len, SPEC_BY_PID)) {
 		ps->flags = PCORE_ATTACH_BY_PID;
 		n -= len;
+	} else if (n > clen && !strcmp(s + n - clen, SPEC_BY_CGROUP)) {
+		ps->flags = PCORE_ATTACH_BY_CGROUP;
+		n -= clen;
 	} else if (n > ulen + 7 && !strcmp(s + n - ulen, SPEC_USTACK) &&
 		   !strncmp(s + n - ulen - 7, ":stacks", 7)) {
 		/* Only after ':stacks': "F:retval:ustack" has a unit. */
@@ -313,10 +328,11 @@ int pcore_probe_spec_name(const struct pcore_probe_spec *ps, char *buf,
 	else if (ps->what != PCORE_WHAT_TIME &&
 		 ps->what < sizeof(spec_whats) / sizeof(*spec_whats))
 		snprintf(what, sizeof(what), ":%s", spec_whats[ps->what]);
-	n = snprintf(buf, size, "%s%s%s%s%s%s%s%s", ps->func, what,
+	n = snprintf(buf, size, "%s%s%s%s%s%s%s%s%s", ps->func, what,
 		     *ps->unit ? ":" : "", ps->unit,
 		     *ps->graph ? ":" : "", ps->graph,
 		     ps->flags & PCORE_ATTACH_BY_PID ? SPEC_BY_PID : "",
+		     ps->flags & PCORE_ATTACH_BY_CGROUP ? SPEC_BY_CGROUP : "",
 		     ps->flags & PCORE_ATTACH_USTACK ? SPEC_USTACK : "");
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }

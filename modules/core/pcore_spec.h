@@ -10,7 +10,8 @@
  * A probe spec is what target= takes for a kernel function, and what
  * probectl attach sends:
  *
- *	FUNC[:count | :stacks[:ustack] | :argN[:UNIT] | :retval[:UNIT]][:by=pid]
+ *	FUNC[:count | :stacks[:ustack] | :argN[:UNIT] | :retval[:UNIT]]
+ *		[:by=pid | :by=cgroup]
  *	FUNC:graph[:GLOB]
  *
  * FUNC is a function or a glob; the text also names its histogram.  The
@@ -28,7 +29,7 @@
 /* :arg1 to :arg6: the arguments in registers on every architecture. */
 #define PCORE_SPEC_ARGS		6
 /* Room for a reason pcore_probe_spec_parse() gives, with the NUL. */
-#define PCORE_SPEC_WHY_MAX	192
+#define PCORE_SPEC_WHY_MAX	224
 
 /**
  * struct pcore_probe_spec - a probe of a function, as a probe spec says it
@@ -39,7 +40,8 @@
  *	blank or control character
  * @what: PCORE_WHAT_*: what each call records
  * @arg: %PCORE_WHAT_ARG: which argument, 1 to %PCORE_SPEC_ARGS; else 0
- * @flags: PCORE_ATTACH_BY_PID, PCORE_ATTACH_USTACK (":stacks:ustack") or 0
+ * @flags: PCORE_ATTACH_BY_PID, PCORE_ATTACH_BY_CGROUP, PCORE_ATTACH_USTACK
+ *	(":stacks:ustack") or 0
  * @graph: %PCORE_WHAT_GRAPH: a glob of the functions F may call
  *	indirectly ("*_read_iter"), "" for none; the text form only (the
  *	attach ioctl's fields have no room for it)

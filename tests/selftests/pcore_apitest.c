@@ -335,6 +335,18 @@ FIXTURE_VARIANT_ADD(bad, hist_key_addr_direct) {
 	.log = "pcore_apitest: hist h: PCORE_HIST_KEY_ADDR needs PCORE_KEYS_HASHED",
 };
 
+FIXTURE_VARIANT_ADD(bad, hist_key_cgroup_direct) {
+	.name = "hist_key_cgroup_direct",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: PCORE_HIST_KEY_CGROUP needs PCORE_KEYS_HASHED, without PCORE_HIST_KEY_ADDR",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_key_cgroup_addr) {
+	.name = "hist_key_cgroup_addr",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: PCORE_HIST_KEY_CGROUP needs PCORE_KEYS_HASHED, without PCORE_HIST_KEY_ADDR",
+};
+
 FIXTURE_VARIANT_ADD(bad, hist_dup) {
 	.name = "hist_dup",
 	.err = EEXIST,

@@ -535,7 +535,7 @@ TEST_F(dir, attach_mechanism_refused)
 	EXPECT_NE(NULL, strstr(log, "attach=insn_ufunc: a mechanism is for kernel functions only"))
 		TH_LOG("%s", log);
 	EXPECT_EQ(EINVAL, attach_mech(self->fd, "sys_getpid", PCORE_WHAT_TIME,
-				      0, 0x20));
+				      0, 0x40));
 	EXPECT_EQ(1, kmsg_collect(self->kmsg, log, sizeof(log))) TH_LOG("%s", log);
 }
 

@@ -343,8 +343,10 @@ static bool probe_fields_ok(const struct pcore_ioc_attach *a)
 	if ((a->flags & PCORE_ATTACH_MECH_MASK) &&
 	    a->kind != PCORE_ATTACH_KRETPROBE)
 		return false;
-	/* a tracepoint's one field: runqlat's PCORE_ATTACH_BY_PID */
-	if (a->kind == PCORE_ATTACH_TRACEPOINT && a->flags == PCORE_ATTACH_BY_PID)
+	/* a tracepoint's one field: runqlat's PCORE_ATTACH_BY_PID or _CGROUP */
+	if (a->kind == PCORE_ATTACH_TRACEPOINT &&
+	    (a->flags == PCORE_ATTACH_BY_PID ||
+	     a->flags == PCORE_ATTACH_BY_CGROUP))
 		return !a->what && !a->arg && !a->unit[0] &&
 		       !strcmp(a->target, "runqlat");
 	/* whole-system views take user stacks and kernel threads left out */

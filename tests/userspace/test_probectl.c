@@ -737,6 +737,59 @@ TEST(show_keys_json)
 		    "--sort", "sum", NULL);
 }
 
+/*
+ * A histogram keyed by cgroup (--by-cgroup): its keys are cgroup ids,
+ * its labels their paths; the export puts the path in a "cgroup" label
+ * (the key stays: two cgroups made at one path are two series), and
+ * show --keys prints them as any labels.
+ */
+static void cgroup_fake(struct fake *f)
+{
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	unsigned int own = PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE;
+	struct fake_hist *h;
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	h = fake_add(f, "sys_getppid:count:by=cgroup", "kprobe",
+		     "__x64_sys_getppid", "calls", own, &count, "cgroup", 4);
+	fake_key(h, 0, 1, "/");
+	fake_key(h, 1, 4242, "/system.slice/nginx.service");
+	fake_key(h, 2, 5150, "(removed)");
+	fake_key(h, 3, 6001, "...ker-0123456789abcdef0.scope");
+	fake_record(h, 0, 0, 0);
+	for (i = 0; i < 30; i++)
+		fake_record(h, 1, 1, 0);
+	for (i = 0; i < 5; i++)
+		fake_record(h, 0, 2, 0);
+	fake_record(h, 1, 3, 0);
+	h->e.hits = 37;
+}
+
+TEST(export_by_cgroup)
+{
+	struct result r;
+	struct fake f;
+
+	cgroup_fake(&f);
+	r = RUN(&f, "export", "--per-cpu", "--prometheus");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "probe_core_value_calls_count{probe=\"sys_getppid:count:by=cgroup\",key=\"4242\",cgroup=\"/system.slice/nginx.service\",cpu=\"1\"} 30\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "key=\"1\",cgroup=\"/\",cpu=\"0\"} 1\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "key=\"5150\",cgroup=\"(removed)\",cpu=\"0\"} 5\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "label=")) TH_LOG("%s", r.out);
+	result_free(&r);
+	r = RUN(&f, "show", "sys_getppid:count:by=cgroup", "--keys");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "# cgroup label")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "4242 /system.slice/nginx.service")) TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
 /* A count histogram's keys: counts only. */
 TEST(show_keys_count)
 {
@@ -2062,6 +2115,14 @@ TEST(attach_passes_every_field)
 	ASSERT_STREQ("runqlat", f.attached.target);
 	ASSERT_EQ((unsigned int)PCORE_ATTACH_BY_PID, f.attached.flags);
 	result_free(&r);
+	/* and --by-cgroup, by cgroup v2 */
+	r = RUN(&f, "attach", "--tracepoint", "runqlat", "--by-cgroup");
+	ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	ASSERT_EQ((unsigned int)PCORE_ATTACH_TRACEPOINT, f.attached.kind);
+	ASSERT_STREQ("runqlat:by=cgroup", f.attached.name);
+	ASSERT_STREQ("runqlat", f.attached.target);
+	ASSERT_EQ((unsigned int)PCORE_ATTACH_BY_CGROUP, f.attached.flags);
+	result_free(&r);
 	fake_free(&f);
 }
 
@@ -2129,6 +2190,19 @@ TEST(attach_values_and_counts)
 		{ { "--kprobe", "vfs_*", "--count", "--name", "vfs" },
 		  "vfs:count", PCORE_UAPI_HIST_DEFAULT, "vfs_*",
 		  PCORE_WHAT_COUNT, 0, "", 0 },
+		/* one histogram per cgroup v2: the last suffix */
+		{ { "--kprobe", "sys_getppid", "--count", "--by-cgroup" },
+		  "sys_getppid:count:by=cgroup", PCORE_UAPI_HIST_DEFAULT,
+		  "sys_getppid", PCORE_WHAT_COUNT, 0, "",
+		  PCORE_ATTACH_BY_CGROUP },
+		{ { "--by-cgroup", "--kretprobe", "vfs_read", "--mechanism",
+		    "kprobe" }, "vfs_read:by=cgroup", PCORE_UAPI_HIST_DEFAULT,
+		  "vfs_read", PCORE_WHAT_TIME, 0, "",
+		  PCORE_ATTACH_BY_CGROUP | PCORE_ATTACH_MECH_KPROBE },
+		{ { "--kretprobe", "tcp_sendmsg:arg3:bytes:by=cgroup" },
+		  "tcp_sendmsg:arg3:bytes:by=cgroup", PCORE_UAPI_HIST_DEFAULT,
+		  "tcp_sendmsg", PCORE_WHAT_ARG, 3, "bytes",
+		  PCORE_ATTACH_BY_CGROUP },
 	};
 	unsigned int i, n;
 	struct fake f;
@@ -3391,6 +3465,16 @@ static const struct bad_case bad_cases[] = {
 	  "--no-kthreads is for --offcpu only" },
 	{ { "attach", "--kretprobe", "f", "--retval", "--by-pid" },
 	  "--by-pid does not go with --retval" },
+	{ { "attach", "--kprobe", "f", "--count", "--by-cgroup", "--by-pid" },
+	  "--by-cgroup does not go with --by-pid" },
+	{ { "attach", "--tracepoint", "t", "--by-cgroup" },
+	  "--by-cgroup is for function probes and runqlat, not --tracepoint" },
+	{ { "attach", "--offcpu", "--by-cgroup" },
+	  "--by-cgroup is for function probes and runqlat, not --tracepoint" },
+	{ { "attach", "--kretprobe", "f", "--retval", "--by-cgroup" },
+	  "--by-cgroup does not go with --retval" },
+	{ { "attach", "--kprobe", "f", "--stacks", "--by-cgroup" },
+	  "--by-cgroup does not go with --stacks" },
 	{ { "attach", "--kretprobe", "f", "--mechanism", "fentry" },
 	  "--mechanism: 'fentry' is not kprobe, direct or auto" },
 	{ { "attach", "--kretprobe", "f", "--mechanism", "" },

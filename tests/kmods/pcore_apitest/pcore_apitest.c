@@ -192,13 +192,18 @@ APITEST_CASES(hist, struct pcore_hist_opts) = {
 	{ "hist_key_name_newline", { .name = "h", .key_mode = PCORE_KEYS_DIRECT,
 		.keys = 4, .key_name = "a\nb" } },
 	{ "hist_flags_unknown", { .name = "h", .key_mode = PCORE_KEYS_HASHED,
-		.keys = 4, .flags = 4 } },
+		.keys = 4, .flags = 8 } },
 	{ "hist_ustack_hashed", { .name = "h", .key_mode = PCORE_KEYS_HASHED,
 		.keys = 4, .flags = PCORE_HIST_USTACK } },
 	{ "hist_ustack_deep", { .name = "h", .key_mode = PCORE_KEYS_STACK,
 		.keys = 4, .depth = 94, .flags = PCORE_HIST_USTACK } },
 	{ "hist_key_addr_direct", { .name = "h", .key_mode = PCORE_KEYS_DIRECT,
 		.keys = 4, .flags = PCORE_HIST_KEY_ADDR } },
+	{ "hist_key_cgroup_direct", { .name = "h",
+		.key_mode = PCORE_KEYS_DIRECT, .keys = 4,
+		.flags = PCORE_HIST_KEY_CGROUP } },
+	{ "hist_key_cgroup_addr", { .name = "h", .key_mode = PCORE_KEYS_HASHED,
+		.keys = 4, .flags = PCORE_HIST_KEY_CGROUP | PCORE_HIST_KEY_ADDR } },
 };
 
 APITEST_CASES(timer, struct pcore_timer_opts) = {
