@@ -2659,9 +2659,9 @@ static void exp_check_near(struct __test_metadata *_metadata, u32 schema,
  */
 TEST(exp_index_is_native_at_every_boundary)
 {
+	long double f;
 	struct rng r = rng_init(SEED);
 	u64 checked = 0, v;
-	long double f;
 	u32 schema, i;
 	int d, k;
 
@@ -2815,9 +2815,9 @@ TEST(exp_layout_refused)
 /* The error bound: ceil(10^6 * (2^(2^-S) - 1) / 2), by long double. */
 TEST(exp_error_bound_values)
 {
+	long double want;
 	struct pcore_hist_spec spec = EXP(0, 100ULL);
 	struct pcore_layout l;
-	long double want;
 	const char *why;
 	u64 abs_err;
 	u32 s;
