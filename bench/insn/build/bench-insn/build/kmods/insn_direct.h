@@ -1,0 +1,1 @@
+/work/wt-exp/bench/insn/kmods/insn_direct.h
