@@ -40,6 +40,8 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/build/bench-insn}
+# Absolute: the payload's builds run in other directories (make -C).
+mkdir -p "$out" && out=$(cd "$out" && pwd)
 cd "$top"
 
 # Calls per batch (a row may ask for more) and batches per row and call.

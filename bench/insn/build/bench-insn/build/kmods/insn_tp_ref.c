@@ -1,1 +1,0 @@
-/work/wt-exp/bench/insn/kmods/insn_tp_ref.c

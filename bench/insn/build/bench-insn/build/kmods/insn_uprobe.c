@@ -1,1 +1,0 @@
-/work/wt-exp/bench/insn/kmods/insn_uprobe.c
