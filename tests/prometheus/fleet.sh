@@ -60,7 +60,10 @@
 #   8. DASHBOARD (docs/grafana/probe_core.json): every panel's expr, with
 #      the template variables given values of this fleet, passes
 #      promtool check rules and returns data from this Prometheus; the
-#      per-cgroup panels' exprs on fleet/bycg give one series per cgroup.
+#      per-cgroup panels' exprs on fleet/bycg give one series per cgroup,
+#      and the per-cgroup values per second at phase 2 are each cgroup's
+#      exact new values (both hosts) times the factor rate() gives each
+#      host (measured on fleet/lat: same timestamps, same ratios).
 set -u
 
 [ $# -ge 2 ] || { echo "usage: $0 OUTDIR FLEET_FEED [DASHBOARD]" >&2; exit 2; }
@@ -394,6 +397,24 @@ if [ -n "$dash" ]; then
 	done < "$out/exprs-cgroup"
 	[ -s "$out/exprs-cgroup" ] || st=1
 	tap $st "the dashboard's $(wc -l < "$out/exprs-cgroup") per-cgroup exprs show one line per cgroup of fleet/bycg" "$log"
+	# Its per-cgroup values per second at phase 2 (samples of phases 1
+	# and 2 in the 3 s window): each host's new values per cgroup times
+	# the factor rate() gives that host's series (the same timestamps and
+	# ratios as fleet/lat's: its rate's count over its new values).
+	: > "$log"
+	fa=$(q "histogram_count(rate($metric{probe=\"fleet/lat\",instance=\"host-a\",job!=\"classic\"}[3s]))" "$tq")
+	fb=$(q "histogram_count(rate($metric{probe=\"fleet/lat\",instance=\"host-b\",job!=\"classic\"}[3s]))" "$tq")
+	fa=$(awk -v r="$fa" -v d="$da" 'BEGIN { if (r != "" && d) printf "%.12g", r / d }')
+	fb=$(awk -v r="$fb" -v d="$db" 'BEGIN { if (r != "" && d) printf "%.12g", r / d }')
+	want=$(awk -v a="$fa" -v b="$fb" 'BEGIN {
+		printf "/system.slice/nginx.service=%.9g /system.slice/postgres.service=%.9g /user.slice=%.9g",
+			300 * a + 200 * b, 50 * b, 100 * a }')
+	e=$(grep 'histogram_count(sum by (cgroup' "$out/exprs-cgroup" | head -1)
+	k=$(api "$e" "$tq" | jq -r '[.data.result[] | "\(.metric.cgroup)=\(.value[1] | tonumber)"] | sort | join(" ")' 2> /dev/null)
+	k=$(echo "$k" | tr ' ' '\n' | awk -F= 'NF == 2 { printf "%s%s=%.9g", n++ ? " " : "", $1, $2 }')
+	echo "factors host-a '$fa' host-b '$fb'; per cgroup '$k', want '$want': $e" > "$log"
+	[ -n "$e" ] && [ -n "$fa" ] && [ -n "$fb" ] && [ "$k" = "$want" ]
+	tap $? "the dashboard's per-cgroup values per second of fleet/bycg are each cgroup's exact new values times rate()'s factor" "$log"
 fi
 
 exit $failed
