@@ -186,7 +186,10 @@ struct pcore_ioc_bucket {
  *	cgroup that found no free entry is in the merged total only, and
  *	counted in @lost.  Entries of different cgroups may be answered in
  *	any order and an entry may move only when freed: read them all,
- *	0 to nkeys - 1, and tell them apart by @key.
+ *	0 to nkeys - 1, and tell them apart by @key.  The read of entry 0
+ *	gives every cgroup with values not yet moved out an entry first
+ *	(when there is room): a cgroup shows from its first value on to a
+ *	reader that starts at 0.
  * @slot: in: with PCORE_READ_KEY, the key slot, below nkeys
  * @buckets: in: user pointer to @nbuckets struct pcore_ioc_bucket
  * @nbuckets: in: room in @buckets; out: the histogram's bucket count

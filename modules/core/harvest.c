@@ -510,10 +510,12 @@ static void pcore_cgt_add_bank(struct pcore_hist *h, u32 b, u64 id,
  * @s: snapshot of @h's layout, empty: filled in
  * @kv: the cgroup's id and path (@kv->s untouched)
  *
- * See "Totals per cgroup" in hist.h: every key of the banks gets an entry
- * first (when there is room), so a cgroup is answered from its first
- * value on, whoever harvests.  No count, sum or bucket answered for an
- * entry is ever below an earlier answer for it.
+ * See "Totals per cgroup" in hist.h: a read of entry 0 first gives every
+ * key of the banks an entry (when there is room), so a reader that reads
+ * every entry from 0 on answers each cgroup from its first value on,
+ * whoever harvests, at O(@nslots) per pass, not per entry.  No count,
+ * sum or bucket answered for an entry is ever below an earlier answer
+ * for it.
  *
  * Return: whether @slot holds a cgroup that is there (online); false for
  * a free entry and for a cgroup removed (its series ends).
@@ -525,7 +527,8 @@ bool pcore_hist_read_cgtotal(struct pcore_hist *h, u32 slot,
 	u64 id;
 
 	lockdep_assert_held(&h->lock);
-	for (b = 0; b < 2; b++)
+	/* Once per pass of a reader over the entries, not per entry. */
+	for (b = 0; !slot && b < 2; b++)
 		for (i = 0; i < h->map.nslots; i++)
 			if (pcore_map_slot_taken(&h->map, b, i))
 				pcore_cgt_find(h, pcore_map_key(&h->map, b, i),

@@ -41,10 +41,11 @@
  *   - a harvest adds each key it moves out to that key's entry, claimed
  *     for it when it has none (pcore_slot_harvest()); a key that finds no
  *     free entry has its values in @total only, and counted in @cgt_lost;
- *   - a per-cgroup total read (pcore_hist_read_cgtotal()) first claims an
- *     entry for every key in the banks, then answers the entry's values
- *     plus that key's values in both banks: like @total plus the banks,
- *     never below an earlier answer for the same entry;
+ *   - a per-cgroup total read (pcore_hist_read_cgtotal()) of entry 0
+ *     first claims an entry for every key in the banks (readers read
+ *     every entry from 0 on); a read answers the entry's values plus
+ *     that key's values in both banks: like @total plus the banks, never
+ *     below an earlier answer for the same entry;
  *   - an entry whose cgroup is removed (offline: pcore_cgroup_path()
  *     fails) is not answered any more: its series ends there.  Its entry
  *     is freed by the read or harvest that finds it so and finds the key
