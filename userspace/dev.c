@@ -414,18 +414,52 @@ int pc_dev_hist(struct pc_dev *d, const struct pcore_ioc_entry *e,
  *
  * One PCORE_READ_TOTAL: no count, sum or bucket in it is ever below what
  * an earlier call answered for the same histogram, whatever interval
- * reads and resets happened in between.
+ * reads and resets happened in between.  A histogram keyed by cgroup
+ * (key name "cgroup") also gets each cgroup's total
+ * (PCORE_READ_TOTAL | PCORE_READ_KEY of every entry, 0 to nkeys - 1,
+ * into @h->keys, @h->cg_totals set), with the same guarantee per cgroup;
+ * a cgroup answered twice (an entry freed and taken while we read) is
+ * kept once.  A module older than that read refuses it (EINVAL): then
+ * the merged total only.
  *
  * Return: 0 or -errno.
  */
 int pc_dev_hist_total(struct pc_dev *d, const struct pcore_ioc_entry *e,
 		      struct pc_hist *h)
 {
+	unsigned int slot, k;
+	struct pc_snap s;
+	int ret;
+
 	memset(h, 0, sizeof(*h));
 	h->e = *e;
 	h->since_created = true;
-	return pc_dev_read(d, e->name, -1, PCORE_READ_TOTAL, 0, e->nbuckets,
-			   false, &h->total);
+	ret = pc_dev_read(d, e->name, -1, PCORE_READ_TOTAL, 0, e->nbuckets,
+			  false, &h->total);
+	if (ret || strcmp(e->key_name, "cgroup"))
+		return ret;
+	for (slot = 0; slot < e->nkeys; slot++) {
+		ret = pc_dev_read(d, e->name, -1,
+				  PCORE_READ_TOTAL | PCORE_READ_KEY, slot,
+				  e->nbuckets, false, &s);
+		if (ret == -EINVAL && !slot)
+			return 0;	/* an older module: merged only */
+		if (ret)
+			return ret;
+		h->cg_totals = true;
+		for (k = 0; k < h->nkeys && s.r.key_used; k++)
+			if (h->keys[k].r.key == s.r.key)
+				break;
+		if (!s.r.key_used || k < h->nkeys) {
+			pc_snap_free(&s);
+			continue;
+		}
+		s.r.slot = slot;
+		ret = push(&h->keys, &h->nkeys, &s);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /**

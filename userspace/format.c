@@ -1024,7 +1024,11 @@ static void prom_hist(FILE *f, const char *metric, const struct pc_hist *h)
 {
 	unsigned int i, k;
 
-	if (h->since_created) {
+	if (h->cg_totals) {
+		/* per cgroup only: see pc_fmt_prom() */
+		for (k = 0; k < h->nkeys; k++)
+			prom_series(f, metric, h, &h->keys[k], -1, true);
+	} else if (h->since_created) {
 		prom_series(f, metric, h, &h->total, -1, false);
 	} else if (h->percpu) {
 		for (i = 0; i < h->ncpus; i++) {
@@ -1045,7 +1049,8 @@ static void prom_hist(FILE *f, const char *metric, const struct pc_hist *h)
 
 /*
  * A family of one value per histogram that has it: @which 0 hits, 1
- * missed, 2 dropped (counters), 3 the creation time (a gauge).
+ * missed, 2 dropped (counters), 3 the creation time (a gauge), 4 the
+ * values in no cgroup's total (a counter, of histograms with @cg_totals).
  */
 static void prom_counter(FILE *f, const struct pc_hist *h, unsigned int n,
 			 const char *name, const char *help, int which)
@@ -1056,6 +1061,7 @@ static void prom_counter(FILE *f, const struct pc_hist *h, unsigned int n,
 
 	for (i = 0; i < n; i++) {
 		bool has = which == 3 ? true : which == 2 ? is_keyed(&h[i]) :
+			   which == 4 ? h[i].cg_totals :
 			   !!(h[i].e.flags & PCORE_ENT_HAS_PROBE);
 
 		if (!has)
@@ -1069,7 +1075,8 @@ static void prom_counter(FILE *f, const struct pc_hist *h, unsigned int n,
 		else
 			snprintf(v, sizeof(v), "%llu", which == 0 ? h[i].e.hits :
 				 which == 1 ? h[i].e.missed :
-				 h[i].total.r.dropped);
+				 which == 2 ? h[i].total.r.dropped :
+				 h[i].total.r.lost);
 		fprintf(f, "%s{probe=\"", name);
 		prom_str(f, h[i].e.name, sizeof(h[i].e.name));
 		fprintf(f, "\"} %s\n", v);
@@ -1091,6 +1098,14 @@ static void prom_counter(FILE *f, const struct pc_hist *h, unsigned int n,
  * probe_core_probe_hits_total and probe_core_probe_missed_total for
  * histograms fed by a probe, probe_core_dropped_total for keyed ones, and
  * the gauge probe_core_created_timestamp_seconds of every histogram.
+ *
+ * Since creation, a histogram keyed by cgroup (@cg_totals) is one series
+ * per cgroup that is there, key="<id>",cgroup="<path>", and no merged
+ * series: with it, sum by (cgroup) would have a cgroup="" group of every
+ * value and sum() would count each value twice.  The values of a
+ * cgroup's series end with it (removed: rmdir); those of cgroups that
+ * found no room (cgroup_keys=) are counted in
+ * probe_core_cgroup_lost_total.
  */
 void pc_fmt_prom(FILE *f, const struct pc_hist *h, unsigned int n)
 {
@@ -1133,6 +1148,9 @@ void pc_fmt_prom(FILE *f, const struct pc_hist *h, unsigned int n)
 		     1);
 	prom_counter(f, h, n, "probe_core_dropped_total",
 		     "Values of a keyed histogram whose key found no slot.", 2);
+	prom_counter(f, h, n, "probe_core_cgroup_lost_total",
+		     "Values of a histogram keyed by cgroup whose cgroup found no room in its totals per cgroup (cgroup_keys=): in no cgroup's series.",
+		     4);
 	prom_counter(f, h, n, "probe_core_created_timestamp_seconds",
 		     "When the histogram was created: its counts start there (a module loaded again, a probe attached again).",
 		     3);

@@ -70,7 +70,10 @@ struct pc_cpu {
  * each CPU that answered.  Keys and CPUs are complete: formatters decide
  * what to leave out.  With @since_created (pc_dev_hist_total()), the
  * merged view is everything since the histogram was created
- * (PCORE_READ_TOTAL), and there are no keys or CPUs.
+ * (PCORE_READ_TOTAL), and there are no CPUs; a histogram keyed by cgroup
+ * then has @cg_totals and @keys: each cgroup (that is there) since
+ * creation (PCORE_READ_TOTAL | PCORE_READ_KEY), in no given order; a
+ * module older than that read has none (@cg_totals false).
  */
 struct pc_hist {
 	struct pcore_ioc_entry e;
@@ -78,6 +81,7 @@ struct pc_hist {
 	struct pc_snap *keys;
 	unsigned int nkeys;
 	bool since_created;
+	bool cg_totals;
 	bool percpu;
 	struct pc_cpu *cpus;
 	unsigned int ncpus;

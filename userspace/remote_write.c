@@ -255,6 +255,8 @@ struct rw_series {
 	int64_t *deltas;
 	char name[96];
 	char probe[PCORE_UAPI_NAME_MAX + 1];
+	char key[24];
+	char cgroup[PCORE_UAPI_LABEL_MAX + 1];
 };
 
 struct rw_req {
@@ -336,9 +338,13 @@ static int label_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* A new series @name{instance, job, probe=@h's name}, in @q. */
+/*
+ * A new series @name{instance, job, probe=@h's name}, in @q; of cgroup
+ * @k's total (or NULL) with key="<id>" and cgroup="<path>" too.
+ */
 static struct rw_series *series_new(struct rw_req *q, const char *name,
-				    const struct pc_hist *h)
+				    const struct pc_hist *h,
+				    const struct pc_snap *k)
 {
 	struct rw_series *s, **more;
 	unsigned int n = 0;
@@ -372,6 +378,15 @@ static struct rw_series *series_new(struct rw_req *q, const char *name,
 	if (q->job[0])
 		LABEL("job", q->job);
 	LABEL("probe", s->probe);
+	if (k) {
+		snprintf(s->key, sizeof(s->key), "%llu", k->r.key);
+		LABEL("key", s->key);
+		snprintf(s->cgroup, sizeof(s->cgroup), "%.*s",
+			 (int)strnlen(k->r.label, sizeof(k->r.label)),
+			 k->r.label);
+		pc_utf8_fix(s->cgroup);
+		LABEL(pc_fmt_prom_label_name(h), s->cgroup);
+	}
 #undef LABEL
 	qsort(s->labp, n, sizeof(s->labp[0]), label_cmp);
 	s->ts.n_labels = n;
@@ -379,10 +394,22 @@ static struct rw_series *series_new(struct rw_req *q, const char *name,
 	return s;
 }
 
+static int add_float_key(struct rw_req *q, const char *name,
+			 const struct pc_hist *h, const struct pc_snap *k,
+			 double v);
+
 static int add_float(struct rw_req *q, const char *name,
 		     const struct pc_hist *h, double v)
 {
-	struct rw_series *s = series_new(q, name, h);
+	return add_float_key(q, name, h, NULL, v);
+}
+
+/* A float sample of series @name, of cgroup @k's total when not NULL. */
+static int add_float_key(struct rw_req *q, const char *name,
+			 const struct pc_hist *h, const struct pc_snap *k,
+			 double v)
+{
+	struct rw_series *s = series_new(q, name, h, k);
 
 	if (!s)
 		return -ENOMEM;
@@ -397,10 +424,10 @@ static int add_float(struct rw_req *q, const char *name,
 
 /* The native histogram @nat as the sample of a new series. */
 static int add_native(struct rw_req *q, const char *name,
-		      const struct pc_hist *h, const struct pc_native *nat,
-		      double sum)
+		      const struct pc_hist *h, const struct pc_snap *k,
+		      const struct pc_native *nat, double sum)
 {
-	struct rw_series *s = series_new(q, name, h);
+	struct rw_series *s = series_new(q, name, h, k);
 	Prometheus__Histogram *m;
 	unsigned int i, ns = 0;
 	unsigned long long prev = 0;
@@ -458,7 +485,9 @@ static void rw_metric_name(char *buf, size_t len, const struct pc_hist *h)
 		pc_fmt_metric_name(buf, len, h->e.unit);
 }
 
-static int add_hist(struct rw_req *q, const struct pc_hist *h)
+/* One series of @h: its merged total @s, or cgroup @k's (@s is @k). */
+static int add_series(struct rw_req *q, const struct pc_hist *h,
+		      const struct pc_snap *s, const struct pc_snap *k)
 {
 	struct pc_native nat;
 	char name[80];
@@ -467,12 +496,28 @@ static int add_hist(struct rw_req *q, const struct pc_hist *h)
 	rw_metric_name(name, sizeof(name), h);
 	if (kind_is(h, "count")) {
 		strcat(name, "_count");
-		return add_float(q, name, h, (double)h->total.r.count);
+		return add_float_key(q, name, h, k, (double)s->r.count);
 	}
-	ret = pc_native_of(h, &h->total, &nat);
+	ret = pc_native_of(h, s, &nat);
 	if (!ret)
-		ret = add_native(q, name, h, &nat, (double)h->total.r.sum);
+		ret = add_native(q, name, h, k, &nat, (double)s->r.sum);
 	pc_native_free(&nat);
+	return ret;
+}
+
+/*
+ * A histogram's series: its total, or with @h->cg_totals one per cgroup
+ * and no merged one (as the textfile export: pc_fmt_prom()).
+ */
+static int add_hist(struct rw_req *q, const struct pc_hist *h)
+{
+	unsigned int k;
+	int ret = 0;
+
+	if (!h->cg_totals)
+		return add_series(q, h, &h->total, NULL);
+	for (k = 0; k < h->nkeys && !ret; k++)
+		ret = add_series(q, h, &h->keys[k], &h->keys[k]);
 	return ret;
 }
 
@@ -485,9 +530,12 @@ static int add_hist(struct rw_req *q, const struct pc_hist *h)
  * @len: out: its length
  *
  * One series per histogram (a native histogram, or a count's counter),
- * then as the textfile export: probe_core_probe_hits_total and
+ * for a histogram keyed by cgroup one per cgroup (key="<id>",
+ * cgroup="<path>") and no merged one, then as the textfile export:
+ * probe_core_probe_hits_total and
  * probe_core_probe_missed_total for histograms fed by a probe,
- * probe_core_dropped_total for keyed ones, the gauge
+ * probe_core_dropped_total for keyed ones, probe_core_cgroup_lost_total
+ * for those keyed by cgroup, the gauge
  * probe_core_created_timestamp_seconds of every histogram.
  *
  * Return: 0, or -errno.
@@ -519,6 +567,9 @@ int pc_rw_encode(const struct pc_hist *h, unsigned int n,
 		if (!ret && (h[i].e.key_name[0] || h[i].e.nkeys > 1))
 			ret = add_float(&q, "probe_core_dropped_total", &h[i],
 					(double)h[i].total.r.dropped);
+		if (!ret && h[i].cg_totals)
+			ret = add_float(&q, "probe_core_cgroup_lost_total",
+					&h[i], (double)h[i].total.r.lost);
 		if (!ret)
 			ret = add_float(&q, "probe_core_created_timestamp_seconds",
 					&h[i], h[i].total.r.created_ns / 1e9);

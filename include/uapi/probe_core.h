@@ -32,6 +32,9 @@
  * Still 5, compatible additions: PCORE_ATTACH_USTACK and
  * PCORE_ATTACH_NO_KTHREADS (a module before them refuses them: EINVAL),
  * PCORE_ATTACH_BY_CGROUP (likewise refused by older modules),
+ * PCORE_READ_TOTAL with PCORE_READ_KEY on a histogram keyed by cgroup
+ * and struct pcore_ioc_read's @lost, which was reserved (an older module
+ * refuses the pair: EINVAL; a reader then has the merged total only),
  * @pid and @comm for the "offcpu" tracepoint, and the lines "[u] ...",
  * "[u...]" and "[proc] ..." in the frames of histograms with user stacks
  * only (no histogram an older probectl can make has them): a probectl of
@@ -143,6 +146,7 @@ struct pcore_ioc_list {
 #define PCORE_READ_RESET	0x1	/* snapshot-and-reset, atomically */
 #define PCORE_READ_KEY		0x2	/* one key slot (@slot), not all keys */
 #define PCORE_READ_TOTAL	0x4	/* since creation, through resets (ABI 4) */
+/* PCORE_READ_TOTAL | PCORE_READ_KEY: one cgroup's total (ABI 5, later) */
 
 /**
  * struct pcore_ioc_bucket - one bucket of a snapshot
@@ -169,6 +173,23 @@ struct pcore_ioc_bucket {
  *	created, all keys and CPUs merged, whatever was reset or moved out
  *	since: a count, sum or bucket that never goes down while the
  *	histogram exists (the counters of a Prometheus exporter).
+ *	PCORE_READ_TOTAL with PCORE_READ_KEY (@cpu -1, no @frames; a
+ *	histogram keyed by cgroup only, key name "cgroup", else EINVAL; a
+ *	compatible addition to ABI 5): @slot is an entry of the histogram's
+ *	totals per cgroup, below nkeys (there are as many as key slots: the
+ *	bound of cgroup_keys=), not a key slot.  The answer: that cgroup's
+ *	values since the histogram was created, through interval reads and
+ *	resets, with @key its cgroup id and @label its path; @key_used 0
+ *	when the entry holds no cgroup, or a cgroup since removed (its
+ *	series ends: the values stay in the merged total).  An entry's
+ *	count, sum or bucket never goes down while it holds its cgroup; a
+ *	cgroup that found no free entry is in the merged total only, and
+ *	counted in @lost.  Entries of different cgroups may be answered in
+ *	any order and an entry may move only when freed: read them all,
+ *	0 to nkeys - 1, and tell them apart by @key.  The read of entry 0
+ *	gives every cgroup with values not yet moved out an entry first
+ *	(when there is room): a cgroup shows from its first value on to a
+ *	reader that starts at 0.
  * @slot: in: with PCORE_READ_KEY, the key slot, below nkeys
  * @buckets: in: user pointer to @nbuckets struct pcore_ioc_bucket
  * @nbuckets: in: room in @buckets; out: the histogram's bucket count
@@ -216,7 +237,10 @@ struct pcore_ioc_bucket {
  * @created_ns: out: when the histogram was created (CLOCK_REALTIME, ns
  *	since the Epoch; since ABI version 4): a histogram made again (a
  *	module loaded again, a probe attached again) starts from zero
- * @reserved: zero
+ * @lost: in: zero; out: with PCORE_READ_TOTAL on a histogram keyed by
+ *	cgroup, the values since creation of cgroups that found no free
+ *	entry in its totals per cgroup (they are in the merged total, in no
+ *	cgroup's); else 0.  Was reserved (zero) before.
  */
 struct pcore_ioc_read {
 	char name[PCORE_UAPI_NAME_MAX];
@@ -246,7 +270,7 @@ struct pcore_ioc_read {
 	__u32 frames_size;
 	__u32 nframes;
 	__u64 created_ns;
-	__u64 reserved[1];
+	__u64 lost;
 };
 
 /**

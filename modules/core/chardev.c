@@ -198,8 +198,7 @@ static int pcore_read_check(const struct pcore_ioc_read *r)
 	    r->max || r->p50 || r->p90 || r->p99 || r->p999 ||
 	    r->error_ppm || r->error_abs || r->missed || r->dropped ||
 	    r->nframes || r->created_ns ||
-	    !pcore_zero(r->label, sizeof(r->label)) ||
-	    !pcore_zero(r->reserved, sizeof(r->reserved)))
+	    !pcore_zero(r->label, sizeof(r->label)) || r->lost)
 		return -EINVAL;
 	/* Room for any stack, or none: never a stack half written. */
 	if (r->frames ? r->frames_size != PCORE_UAPI_FRAMES_MAX ||
@@ -210,9 +209,13 @@ static int pcore_read_check(const struct pcore_ioc_read *r)
 		return -EINVAL;
 	if ((r->flags & PCORE_READ_RESET) && r->cpu != -1)
 		return -EINVAL;
-	/* The total is kept of all keys and CPUs merged, and never reset. */
+	/*
+	 * The total is kept of all keys and CPUs merged, and never reset;
+	 * per key only for cgroups (pcore_read_snap() checks the kind).
+	 */
 	if ((r->flags & PCORE_READ_TOTAL) &&
-	    (r->flags != PCORE_READ_TOTAL || r->cpu != -1))
+	    ((r->flags & ~PCORE_READ_KEY) != PCORE_READ_TOTAL || r->cpu != -1 ||
+	     r->frames))
 		return -EINVAL;
 	if (!(r->flags & PCORE_READ_KEY) && r->slot)
 		return -EINVAL;
@@ -257,7 +260,15 @@ static int pcore_read_snap(struct pcore_hist *h, const struct pcore_ioc_read *in
 		pcore_kvs_free(&kvs);
 		return used;
 	}
+	if (one && (in->flags & PCORE_READ_TOTAL) && !h->cgt_keys)
+		return -EINVAL;	/* per-key totals: of cgroups only */
 	mutex_lock(&h->lock);
+	if (one && (in->flags & PCORE_READ_TOTAL)) {
+		used = pcore_hist_read_cgtotal(h, in->slot, s, kv);
+		kv->frames = frames;
+		mutex_unlock(&h->lock);
+		return used;
+	}
 	if (in->flags & PCORE_READ_TOTAL) {
 		pcore_hist_read_total(h, s);
 		mutex_unlock(&h->lock);
@@ -335,6 +346,8 @@ static void pcore_read_fill(struct pcore_hist *h, const struct pcore_ioc_read *i
 	r->p999 = pcore_snap_percentile(l, s, 999000);
 	r->error_ppm = pcore_layout_error_ppm(l, &r->error_abs);
 	r->dropped = pcore_hist_dropped(h);
+	if (in->flags & PCORE_READ_TOTAL)
+		r->lost = READ_ONCE(h->cgt_lost);
 	r->created_ns = h->created;
 	for (i = 0; i < l->nbuckets; i++) {
 		pcore_bucket_bounds(l, i, &b[i].lo, &b[i].hi);

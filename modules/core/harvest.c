@@ -32,12 +32,12 @@ static u64 pcore_key_restricted(u64 key)
  * no cgroup has that id any more.  The path is read into one buffer of
  * PATH_MAX, under its own lock (a leaf: nothing is taken under it but
  * kernfs's spinlocks), so reading a key allocates nothing.  Process
- * context.
+ * context.  Return: whether the cgroup is there (online).
  */
 static DEFINE_MUTEX(pcore_cgpath_lock);
 static char pcore_cgpath[PATH_MAX];
 
-static void pcore_cgroup_label(u64 id, char *dst)
+static bool pcore_cgroup_label(u64 id, char *dst)
 {
 	const size_t max = PCORE_LABEL_MAX - 1;
 	int n;
@@ -55,6 +55,7 @@ static void pcore_cgroup_label(u64 id, char *dst)
 		snprintf(dst, PCORE_LABEL_MAX, "%.*s...", (int)(max - 3),
 			 pcore_cgpath);
 	mutex_unlock(&pcore_cgpath_lock);
+	return n >= 0;
 }
 
 /*
@@ -246,14 +247,94 @@ static int pcore_kvs_alloc(const struct pcore_hist *h, struct pcore_kvs *kvs,
 	return 0;
 }
 
+/* A tombstone in @cgt_keys: an entry freed (see "Totals per cgroup"). */
+#define PCORE_CGT_TOMB	0
+
+static struct pcore_snap *pcore_cgt_snap(const struct pcore_hist *h, u32 e)
+{
+	return h->cgt_snaps + (size_t)e * pcore_snap_size(&h->layout);
+}
+
+/*
+ * The entry of cgroup @id in @h's totals, claimed (empty) when it has
+ * none and @claim says so; -1 when it has none (or finds no room).
+ * Under @h->lock.
+ */
+static int pcore_cgt_find(struct pcore_hist *h, u64 id, bool claim)
+{
+	u32 n = h->map.nslots, i = hash_64(id, ilog2(n)), j, e;
+	int tomb = -1;
+	u64 k;
+
+	lockdep_assert_held(&h->lock);
+	if (id == U64_MAX || id == PCORE_CGT_TOMB)
+		return -1;
+	for (j = 0; j < n; j++) {
+		e = (i + j) & (n - 1);
+		k = h->cgt_keys[e];
+		if (k == id)
+			return e;
+		if (k == PCORE_CGT_TOMB) {
+			if (tomb < 0)
+				tomb = e;
+			continue;
+		}
+		if (k == U64_MAX) {
+			if (tomb < 0)
+				tomb = e;
+			break;
+		}
+	}
+	if (!claim || tomb < 0)
+		return -1;
+	h->cgt_keys[tomb] = id;
+	pcore_snap_init(&h->layout, pcore_cgt_snap(h, tomb));
+	return tomb;
+}
+
+/*
+ * Free entry @e: a tombstone, or free with the tombstones before it when
+ * the entry after it is free (no chain goes through them any more).
+ */
+static void pcore_cgt_free(struct pcore_hist *h, u32 e)
+{
+	u32 mask = h->map.nslots - 1;
+
+	h->cgt_keys[e] = PCORE_CGT_TOMB;
+	if (h->cgt_keys[(e + 1) & mask] != U64_MAX)
+		return;
+	while (h->cgt_keys[e] == PCORE_CGT_TOMB) {
+		h->cgt_keys[e] = U64_MAX;
+		e = (e - 1) & mask;
+	}
+}
+
+/* Is cgroup @id a key of either bank of @h? */
+static bool pcore_cgt_in_banks(const struct pcore_hist *h, u64 id)
+{
+	return pcore_map_hashed_find(&h->map, 0, id) >= 0 ||
+	       pcore_map_hashed_find(&h->map, 1, id) >= 0;
+}
+
+/*
+ * Entry @e, of a cgroup that is gone: freed when its key is in neither
+ * bank (else a harvest adds the key's values to it, and frees it after).
+ */
+static void pcore_cgt_reap(struct pcore_hist *h, u32 e)
+{
+	if (!pcore_cgt_in_banks(h, h->cgt_keys[e]))
+		pcore_cgt_free(h, e);
+}
+
 /*
  * Move slot @slot of the retired bank @b into @h->scratch and empty it; a
- * keyed slot's records go back to the pool.
+ * keyed slot's records go back to the pool.  The values go into @total
+ * and, keyed by cgroup, into the cgroup's total.
  */
 static void pcore_slot_harvest(struct pcore_hist *h, u32 b, u32 slot)
 {
 	struct pcore_cpu_hist *rec;
-	int cpu;
+	int cpu, e;
 
 	pcore_snap_init(&h->layout, h->scratch);
 	for_each_possible_cpu(cpu) {
@@ -262,6 +343,13 @@ static void pcore_slot_harvest(struct pcore_hist *h, u32 b, u32 slot)
 			pcore_cpu_harvest(rec, h->scratch);
 	}
 	pcore_snap_merge(h->total, h->scratch);
+	if (!h->cgt_keys)
+		return;
+	e = pcore_cgt_find(h, pcore_map_key(&h->map, b, slot), true);
+	if (e >= 0)
+		pcore_snap_merge(pcore_cgt_snap(h, e), h->scratch);
+	else
+		WRITE_ONCE(h->cgt_lost, h->cgt_lost + h->scratch->count);
 }
 
 /* The keys of the retired bank @b that an interval read shows. */
@@ -301,6 +389,7 @@ static u32 pcore_bank_used(struct pcore_hist *h, u32 b)
  */
 int pcore_hist_harvest(struct pcore_hist *h, struct pcore_kvs *out)
 {
+	char label[PCORE_LABEL_MAX];
 	u32 b, i, j = 0;
 
 	mutex_lock(&h->lock);
@@ -330,6 +419,12 @@ int pcore_hist_harvest(struct pcore_hist *h, struct pcore_kvs *out)
 		pcore_map_slot_free(&h->map, b, i);
 	}
 	pcore_map_bank_reset(&h->map, b);
+	/* The totals of cgroups gone whose keys this harvest freed. */
+	for (i = 0; h->cgt_keys && i < h->map.nslots; i++)
+		if (h->cgt_keys[i] != U64_MAX &&
+		    h->cgt_keys[i] != PCORE_CGT_TOMB &&
+		    !pcore_cgroup_label(h->cgt_keys[i], label))
+			pcore_cgt_reap(h, i);
 	mutex_unlock(&h->lock);
 	return 0;
 }
@@ -389,4 +484,66 @@ void pcore_hist_read_total(struct pcore_hist *h, struct pcore_snap *s)
 				if (rec)
 					pcore_snap_add_cpu(s, rec);
 			}
+}
+
+/* Add the values of cgroup @id in bank @b to @s. */
+static void pcore_cgt_add_bank(struct pcore_hist *h, u32 b, u64 id,
+			       struct pcore_snap *s)
+{
+	struct pcore_cpu_hist *rec;
+	int slot = pcore_map_hashed_find(&h->map, b, id);
+	int cpu;
+
+	if (slot < 0)
+		return;
+	for_each_possible_cpu(cpu) {
+		rec = pcore_map_rec(&h->map, b, cpu, slot);
+		if (rec)
+			pcore_snap_add_cpu(s, rec);
+	}
+}
+
+/**
+ * pcore_hist_read_cgtotal() - one cgroup's values since creation
+ * @h: histogram keyed by cgroup (@h->cgt_keys set), its @lock held
+ * @slot: an entry of its cgroups' totals, below @h->map.nslots
+ * @s: snapshot of @h's layout, empty: filled in
+ * @kv: the cgroup's id and path (@kv->s untouched)
+ *
+ * See "Totals per cgroup" in hist.h: a read of entry 0 first gives every
+ * key of the banks an entry (when there is room), so a reader that reads
+ * every entry from 0 on answers each cgroup from its first value on,
+ * whoever harvests, at O(@nslots) per pass, not per entry.  No count,
+ * sum or bucket answered for an entry is ever below an earlier answer
+ * for it.
+ *
+ * Return: whether @slot holds a cgroup that is there (online); false for
+ * a free entry and for a cgroup removed (its series ends).
+ */
+bool pcore_hist_read_cgtotal(struct pcore_hist *h, u32 slot,
+			     struct pcore_snap *s, struct pcore_keyval *kv)
+{
+	u32 b, i;
+	u64 id;
+
+	lockdep_assert_held(&h->lock);
+	/* Once per pass of a reader over the entries, not per entry. */
+	for (b = 0; !slot && b < 2; b++)
+		for (i = 0; i < h->map.nslots; i++)
+			if (pcore_map_slot_taken(&h->map, b, i))
+				pcore_cgt_find(h, pcore_map_key(&h->map, b, i),
+					       true);
+	id = h->cgt_keys[slot];
+	if (id == U64_MAX || id == PCORE_CGT_TOMB)
+		return false;
+	kv->slot = slot;
+	kv->key = id;
+	if (!pcore_cgroup_label(id, kv->label)) {
+		pcore_cgt_reap(h, slot);
+		return false;
+	}
+	memcpy(s, pcore_cgt_snap(h, slot), pcore_snap_size(&h->layout));
+	for (b = 0; b < 2; b++)
+		pcore_cgt_add_bank(h, b, id, s);
+	return true;
 }

@@ -92,6 +92,8 @@ static void pcore_hist_free(struct pcore_hist *h)
 	pcore_map_free(&h->map);
 	kvfree(h->scratch);
 	kvfree(h->total);
+	kvfree(h->cgt_keys);
+	kvfree(h->cgt_snaps);
 	free_percpu(h->dropped);
 	pcore_mem_uncharge(h->mem);
 	kfree(h);
@@ -103,13 +105,15 @@ static void pcore_hist_free(struct pcore_hist *h)
  * current total.  @max as pcore_map_mem()'s.
  */
 static size_t pcore_hist_mem_at(const struct pcore_layout *l, u32 key_mode,
-				u32 nslots, u32 depth, size_t *max)
+				u32 nslots, u32 depth, u32 flags, size_t *max)
 {
-	/* the map's banks, @scratch, @total and @dropped */
+	/* the map's banks, @scratch, @total, @dropped and the cgroups' totals */
 	return sizeof(struct pcore_hist) +
 	       pcore_map_mem(l, key_mode, nslots, depth, max) +
 	       2 * pcore_snap_size(l) +
-	       num_possible_cpus() * sizeof(local64_t);
+	       num_possible_cpus() * sizeof(local64_t) +
+	       (flags & PCORE_HIST_KEY_CGROUP ?
+		(size_t)nslots * (sizeof(u64) + pcore_snap_size(l)) : 0);
 }
 
 /*
@@ -151,7 +155,8 @@ size_t pcore_hist_mem(const struct pcore_hist_opts *o, size_t *max)
 		return 0;
 	if (o->key_mode == PCORE_KEYS_STACK)
 		depth = pcore_hist_depth(o);
-	mem = pcore_hist_mem_at(&l, o->key_mode, nslots, depth, max);
+	mem = pcore_hist_mem_at(&l, o->key_mode, nslots, depth, o->flags,
+				max);
 	if (max)
 		*max += mem;
 	return mem;
@@ -179,6 +184,17 @@ static int pcore_hist_alloc(struct pcore_hist *h)
 	if (!h->dropped || !h->scratch || !h->total)
 		return -ENOMEM;
 	pcore_snap_init(&h->layout, h->total);
+	if (h->flags & PCORE_HIST_KEY_CGROUP) {
+		size_t size = pcore_snap_size(&h->layout);
+		u32 i;
+
+		h->cgt_keys = kvmalloc_array(h->map.nslots, sizeof(u64), gfp);
+		h->cgt_snaps = kvmalloc_array(h->map.nslots, size, gfp);
+		if (!h->cgt_keys || !h->cgt_snaps)
+			return -ENOMEM;
+		for (i = 0; i < h->map.nslots; i++)
+			h->cgt_keys[i] = U64_MAX;	/* free */
+	}
 	return pcore_map_alloc(&h->map, &h->layout);
 }
 
@@ -284,7 +300,8 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 	strscpy(h->key_name, o->key_name ?:
 		h->map.key_mode == PCORE_KEYS_STACK ? "stack" : "key",
 		sizeof(h->key_name));
-	h->mem = pcore_hist_mem_at(&l, h->map.key_mode, nslots, h->map.depth, NULL);
+	h->mem = pcore_hist_mem_at(&l, h->map.key_mode, nslots, h->map.depth,
+				   h->flags, NULL);
 	ret = pcore_hist_charge(c, h);
 	if (ret) {
 		kfree(h);
@@ -309,7 +326,8 @@ struct pcore_hist *pcore_hist_create(struct pcore_client *c,
 err:
 	/* One line of ours instead of the allocators' warnings. */
 	pcore_cerr(c, "hist %s: out of memory (%zu bytes)", o->name,
-		   pcore_hist_mem_at(&l, o->key_mode, nslots, depth, NULL));
+		   pcore_hist_mem_at(&l, o->key_mode, nslots, depth, o->flags,
+				     NULL));
 	if (h)
 		pcore_hist_free(h);
 	return ERR_PTR(ret);

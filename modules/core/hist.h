@@ -28,6 +28,33 @@
  * whoever reads intervals or resets: what a reader that must never see a
  * count go down (a Prometheus exporter) reads, with pcore_hist_read_total().
  * It costs one snapshot per histogram and one merge per slot and harvest.
+ *
+ * Totals per cgroup
+ * -----------------
+ * A histogram keyed by cgroup (%PCORE_HIST_KEY_CGROUP) also keeps, per
+ * cgroup, its values since creation: a table of @map.nslots entries (the
+ * bound of its live keys, cgroup_keys= for :by=cgroup), allocated at
+ * creation with the histogram and counted in its memory, each a cgroup id
+ * (@cgt_keys) and a snapshot (@cgt_snaps).  Everything happens in process
+ * context under @lock; the hot path never sees the table:
+ *
+ *   - a harvest adds each key it moves out to that key's entry, claimed
+ *     for it when it has none (pcore_slot_harvest()); a key that finds no
+ *     free entry has its values in @total only, and counted in @cgt_lost;
+ *   - a per-cgroup total read (pcore_hist_read_cgtotal()) of entry 0
+ *     first claims an entry for every key in the banks (readers read
+ *     every entry from 0 on); a read answers the entry's values plus
+ *     that key's values in both banks: like @total plus the banks, never
+ *     below an earlier answer for the same entry;
+ *   - an entry whose cgroup is removed (offline: pcore_cgroup_path()
+ *     fails) is not answered any more: its series ends there.  Its entry
+ *     is freed by the read or harvest that finds it so and finds the key
+ *     in neither bank (a late value of a removed cgroup claims an entry
+ *     again, never shown, freed the same way).
+ *
+ * Entries are found by the hash of their id, probing every slot (process
+ * context: no limit); a freed entry is a tombstone (id 0, never a cgroup's
+ * id) until the slot after it is free.
  */
 /* Part of pcore.h, which includes the units' headers in order. */
 #ifndef PCORE_HIST_H
@@ -88,6 +115,11 @@ struct pcore_client {
  *	(pcore_hist_read_total())
  * @created: CLOCK_REALTIME at creation, ns since the Epoch
  * @scratch: one snapshot of @layout, for harvests and walks
+ * @cgt_keys: %PCORE_HIST_KEY_CGROUP: per entry of the cgroups' totals,
+ *	the cgroup's id, U64_MAX when free, 0 a tombstone; under @lock
+ * @cgt_snaps: per entry, the values of its cgroup that harvests moved out
+ * @cgt_lost: values moved out whose cgroup found no free entry (in @total,
+ *	in no cgroup's); under @lock
  * @cap_logged: the log line that says @map's pool would go over mem_max
  *	was printed (once per histogram)
  * @unlinked: under pcore_lock: off its client for good (pcore_hist_unlink());
@@ -121,6 +153,9 @@ struct pcore_hist {
 	struct pcore_snap *total;
 	u64 created;
 	struct pcore_snap *scratch;
+	u64 *cgt_keys;
+	void *cgt_snaps;
+	u64 cgt_lost;
 };
 
 /**
@@ -167,6 +202,8 @@ int pcore_hist_harvest(struct pcore_hist *h, struct pcore_kvs *out);
 void pcore_kvs_free(struct pcore_kvs *kvs);
 u64 pcore_hist_lifetime(struct pcore_hist *h);
 void pcore_hist_read_total(struct pcore_hist *h, struct pcore_snap *s);
+bool pcore_hist_read_cgtotal(struct pcore_hist *h, u32 slot,
+			     struct pcore_snap *s, struct pcore_keyval *kv);
 u64 pcore_hist_dropped(const struct pcore_hist *h);
 void pcore_hist_unlink(struct pcore_hist *h);
 void pcore_hist_release(struct pcore_hist *h);

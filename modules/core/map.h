@@ -269,6 +269,29 @@ found:
 	return s;
 }
 
+/*
+ * The slot of @key in bank @b of a %PCORE_KEYS_HASHED map, or -1: a
+ * lookup that claims nothing (readers, process context).  A key claimed
+ * meanwhile may be missed: its values are then newer than the lookup.
+ */
+static inline int pcore_map_hashed_find(const struct pcore_map *m, u32 b,
+					u64 key)
+{
+	u32 s, i, n;
+	u64 k;
+
+	i = hash_64(key, ilog2(m->nslots));
+	for (n = 0; n < PCORE_KEY_PROBES && n < m->nslots; n++) {
+		s = (i + n) & (m->nslots - 1);
+		k = READ_ONCE(m->keys[b][s]);
+		if (k == key)
+			return s;
+		if (k == U64_MAX)
+			break;
+	}
+	return -1;
+}
+
 /* Label @l: @label, up to PCORE_LABEL_MAX - 1 characters.  Hot path. */
 static __always_inline void pcore_label_set(struct pcore_label *l,
 					    const char *label)

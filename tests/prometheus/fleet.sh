@@ -50,14 +50,20 @@
 #      and after the reload (never negative); its created timestamp
 #      changes once.  (Prometheus 2.42's resets() reads only float samples:
 #      resets() of the native histogram itself is 0 there; printed.)
-#   7. fleet/bycg, native histograms labelled cgroup="<path>" as a
-#      histogram keyed by cgroup would be pushed (fleet_feed --cgroups
-#      builds them: this tree's export has no cgroup label yet): sum by
-#      (cgroup) adds both hosts' counts per cgroup;
+#   7. fleet/bycg, a fake histogram keyed by cgroup (key name "cgroup")
+#      on each host, with an interval read between two phases, pushed by
+#      the same `probectl export --remote-write` (and textfile): one
+#      native histogram per cgroup, key="<id>",cgroup="<path>", totals
+#      since creation, no merged series; sum by (cgroup) adds both hosts'
+#      exact counts per cgroup, and each host's cgroup has its own exact
+#      count;
 #   8. DASHBOARD (docs/grafana/probe_core.json): every panel's expr, with
 #      the template variables given values of this fleet, passes
 #      promtool check rules and returns data from this Prometheus; the
-#      per-cgroup panels' exprs on fleet/bycg give one series per cgroup.
+#      per-cgroup panels' exprs on fleet/bycg give one series per cgroup,
+#      and the per-cgroup values per second at phase 2 are each cgroup's
+#      exact new values (both hosts) times the factor rate() gives each
+#      host (measured on fleet/lat: same timestamps, same ratios).
 set -u
 
 [ $# -ge 2 ] || { echo "usage: $0 OUTDIR FLEET_FEED [DASHBOARD]" >&2; exit 2; }
@@ -167,7 +173,6 @@ push() {
 			--instance host-$h >> "$out/push.log" 2>&1 || st=1
 		"$feed" $h "$1" "$t1" "$2" export --prometheus \
 			--textfile-dir "$out/tf-$h" >> "$out/push.log" 2>&1 || st=1
-		"$feed" --cgroups $h "$1" "$2" "$write_url" >> "$out/push.log" 2>&1 || st=1
 	done
 	return $st
 }
@@ -320,13 +325,17 @@ nnat=$(api "$sel" "$tq" | jq -r '[.data.result[] | select(.metric.instance == "h
 } > "$out/numbers.txt"
 sed 's/^/# /' "$out/numbers.txt"
 
-# ---- fleet/bycg: as a histogram keyed by cgroup would be pushed ----
+# ---- fleet/bycg: a histogram keyed by cgroup, as probectl exports it ----
 cg=$(api 'histogram_count(sum by (cgroup) (probe_core_latency_nanoseconds{probe="fleet/bycg"}))' "$tq" |
 	jq -r '[.data.result[] | "\(.metric.cgroup)=\(.value[1])"] | sort | join(" ")')
-want="/system.slice/nginx.service=1000 /system.slice/postgresql.service=100 /user.slice=200"
+want="/system.slice/nginx.service=1000 /system.slice/postgres.service=100 /user.slice=200"
 echo "per cgroup: '$cg', want '$want'" > "$log"
-[ "$cg" = "$want" ]
-tap $? "sum by (cgroup) of both hosts' per-cgroup histograms (fleet_feed --cgroups): one per cgroup, counts added" "$log"
+ci=$(api 'histogram_count(probe_core_latency_nanoseconds{probe="fleet/bycg"})' "$tq" |
+	jq -r '[.data.result[] | "\(.metric.instance):\(.metric.key):\(.metric.cgroup)=\(.value[1])"] | sort | join(" ")')
+wanti="host-a:1717:/user.slice=200 host-a:4242:/system.slice/nginx.service=600 host-b:5151:/system.slice/nginx.service=400 host-b:6262:/system.slice/postgres.service=100"
+echo "per host and cgroup: '$ci', want '$wanti'" >> "$log"
+[ "$cg" = "$want" ] && [ "$ci" = "$wanti" ]
+tap $? "fleet/bycg keyed by cgroup, pushed by export --remote-write: one series per host and cgroup with its exact total (interval reads between), sum by (cgroup) adds them" "$log"
 
 # ---- 6. host b loaded again ----
 push 3 $t3
@@ -384,10 +393,28 @@ if [ -n "$dash" ]; then
 	while IFS= read -r e; do
 		k=$(api "$e" "$tq3" | jq -r '[.data.result[].metric.cgroup] | sort | join(" ")' 2> /dev/null)
 		echo "cgroups '$k': $e" >> "$log"
-		[ "$k" = "/system.slice/nginx.service /system.slice/postgresql.service /user.slice" ] || st=1
+		[ "$k" = "/system.slice/nginx.service /system.slice/postgres.service /user.slice" ] || st=1
 	done < "$out/exprs-cgroup"
 	[ -s "$out/exprs-cgroup" ] || st=1
 	tap $st "the dashboard's $(wc -l < "$out/exprs-cgroup") per-cgroup exprs show one line per cgroup of fleet/bycg" "$log"
+	# Its per-cgroup values per second at phase 2 (samples of phases 1
+	# and 2 in the 3 s window): each host's new values per cgroup times
+	# the factor rate() gives that host's series (the same timestamps and
+	# ratios as fleet/lat's: its rate's count over its new values).
+	: > "$log"
+	fa=$(q "histogram_count(rate($metric{probe=\"fleet/lat\",instance=\"host-a\",job!=\"classic\"}[3s]))" "$tq")
+	fb=$(q "histogram_count(rate($metric{probe=\"fleet/lat\",instance=\"host-b\",job!=\"classic\"}[3s]))" "$tq")
+	fa=$(awk -v r="$fa" -v d="$da" 'BEGIN { if (r != "" && d) printf "%.12g", r / d }')
+	fb=$(awk -v r="$fb" -v d="$db" 'BEGIN { if (r != "" && d) printf "%.12g", r / d }')
+	want=$(awk -v a="$fa" -v b="$fb" 'BEGIN {
+		printf "/system.slice/nginx.service=%.9g /system.slice/postgres.service=%.9g /user.slice=%.9g",
+			300 * a + 200 * b, 50 * b, 100 * a }')
+	e=$(grep 'histogram_count(sum by (cgroup' "$out/exprs-cgroup" | head -1)
+	k=$(api "$e" "$tq" | jq -r '[.data.result[] | "\(.metric.cgroup)=\(.value[1] | tonumber)"] | sort | join(" ")' 2> /dev/null)
+	k=$(echo "$k" | tr ' ' '\n' | awk -F= 'NF == 2 { printf "%s%s=%.9g", n++ ? " " : "", $1, $2 }')
+	echo "factors host-a '$fa' host-b '$fb'; per cgroup '$k', want '$want': $e" > "$log"
+	[ -n "$e" ] && [ -n "$fa" ] && [ -n "$fb" ] && [ "$k" = "$want" ]
+	tap $? "the dashboard's per-cgroup values per second of fleet/bycg are each cgroup's exact new values times rate()'s factor" "$log"
 fi
 
 exit $failed

@@ -164,6 +164,36 @@ static int keys_used(int fd, const char *name, unsigned long long *dropped)
 	return n;
 }
 
+/*
+ * The count of cgroup @key since the creation of @name
+ * (PCORE_READ_TOTAL | PCORE_READ_KEY of every entry), -1 when no entry
+ * answers it; the sum of every cgroup's count into *@sum, and @lost.
+ */
+static long long total_count(int fd, const char *name, unsigned long long key,
+			     long long *sum, unsigned long long *lost)
+{
+	struct pcore_ioc_entry e;
+	struct pcore_ioc_read r;
+	unsigned int slot;
+	long long n = -1;
+
+	*sum = 0;
+	if (pcore_list_one(fd, name, &e))
+		return -2;
+	for (slot = 0; slot < e.nkeys; slot++) {
+		if (pcore_rd(fd, name, -1, PCORE_READ_TOTAL | PCORE_READ_KEY,
+			     slot, &r, bk))
+			return -2;
+		*lost = r.lost;
+		if (!r.key_used)
+			continue;
+		*sum += r.count;
+		if (r.key == key)
+			n = r.count;
+	}
+	return n;
+}
+
 static int ctl(const char * const *argv)
 {
 	return pcore_run(argv, NULL, OUT, out, sizeof(out));
@@ -322,7 +352,9 @@ TEST_F_TIMEOUT(cg, recreated, PCORE_TIMEOUT_PATCHING)
 /*
  * The bound: cgroup_keys= cgroups per interval (rounded up to a power
  * of two), the values of the others dropped and counted; its smallest
- * and largest values, and those out of range refused.
+ * and largest values, and those out of range refused.  The totals per
+ * cgroup have the same bound; the values of cgroups past it are lost
+ * from the cgroups' series (counted), not from the merged total.
  */
 TEST_F_TIMEOUT(cg, bound, PCORE_TIMEOUT_PATCHING)
 {
@@ -333,10 +365,12 @@ TEST_F_TIMEOUT(cg, bound, PCORE_TIMEOUT_PATCHING)
 		  "cgroup_keys=65537: must be 2 to 65536" },
 	};
 	static char log[65536];
-	unsigned long long dropped, id;
+	unsigned long long dropped, id, lost = 0;
 	struct pcore_ioc_entry e;
+	struct pcore_ioc_read r;
 	char label[64];
 	unsigned int i;
+	long long sum;
 	int used = 0;
 
 	PCORE_EXPECT_BAD_LOADS(bad, log);
@@ -366,6 +400,21 @@ TEST_F_TIMEOUT(cg, bound, PCORE_TIMEOUT_PATCHING)
 	}
 	EXPECT_EQ(4, used);
 	EXPECT_EQ(10 * (NCG - 4), dropped);
+	/*
+	 * The totals per cgroup have as many entries: after an interval
+	 * read the four have them; the six again, and those without an
+	 * entry are lost from the cgroups' series, never from the merged
+	 * total: it is every cgroup's plus what was lost.
+	 */
+	ASSERT_EQ(0, pcore_rd(self->fd, COUNT, -1, PCORE_READ_RESET, 0, &r, bk));
+	for (i = 2 + NCG; i-- > 2;)	/* the two without one first */
+		ASSERT_EQ(0, cg_work(dirs[i], 10, 0));
+	ASSERT_EQ(0, pcore_rd(self->fd, COUNT, -1, PCORE_READ_RESET, 0, &r, bk));
+	ASSERT_NE(-2, total_count(self->fd, COUNT, 0, &sum, &lost));
+	ASSERT_EQ(0, pcore_rd(self->fd, COUNT, -1, PCORE_READ_TOTAL, 0, &r, bk));
+	EXPECT_LT(0, lost);
+	EXPECT_EQ(r.count, sum + lost);
+	EXPECT_EQ(r.lost, lost);
 }
 
 /* Bad input: refused with an errno and one log line naming it. */
@@ -416,6 +465,64 @@ TEST_F_TIMEOUT(cg, bad_input, PCORE_TIMEOUT_PATCHING)
 			 "--by-cgroup", "--by-pid"));
 	EXPECT_NE(NULL, strstr(out, "--by-cgroup does not go with --by-pid"))
 		TH_LOG("%s", out);
+}
+
+/*
+ * Totals per cgroup since creation, as exporters read them: interval
+ * reads and resets between two exports never lower a cgroup's count,
+ * which is every call it made; a cgroup removed: its series ends.
+ */
+TEST_F_TIMEOUT(cg, totals, PCORE_TIMEOUT_PATCHING)
+{
+	unsigned long long a, b, lost = 1;
+	struct pcore_ioc_read r;
+	char line[256];
+	long long sum;
+
+	ASSERT_EQ(0, pcore_load("mechanism=kprobe target=" COUNT));
+	self->fd = open(PCORE_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, cg_mkdir("pcore_cg_a"));
+	ASSERT_EQ(0, cg_mkdir("pcore_cg_b"));
+	a = cg_id("pcore_cg_a");
+	b = cg_id("pcore_cg_b");
+	ASSERT_EQ(0, cg_work("pcore_cg_a", 11, 0));
+	ASSERT_EQ(0, cg_work("pcore_cg_b", 22, 0));
+	EXPECT_EQ(11, total_count(self->fd, COUNT, a, &sum, &lost));
+	EXPECT_EQ(22, total_count(self->fd, COUNT, b, &sum, &lost));
+	EXPECT_EQ(0, lost);
+	/* an interval read and a reset, more calls of a in between */
+	ASSERT_EQ(0, pcore_rd(self->fd, COUNT, -1, PCORE_READ_RESET, 0, &r, bk));
+	ASSERT_EQ(0, cg_work("pcore_cg_a", 5, 0));
+	ASSERT_EQ(0, CTL("reset", COUNT)) TH_LOG("%s", out);
+	ASSERT_EQ(0, cg_work("pcore_cg_a", 3, 0));
+	EXPECT_EQ(19, total_count(self->fd, COUNT, a, &sum, &lost));
+	EXPECT_EQ(22, total_count(self->fd, COUNT, b, &sum, &lost));
+	/* the merged total is every cgroup's: none was removed or lost */
+	ASSERT_EQ(0, pcore_rd(self->fd, COUNT, -1, PCORE_READ_TOTAL, 0, &r, bk));
+	EXPECT_EQ(r.count, sum);
+	ASSERT_EQ(0, CTL("export", "--prometheus")) TH_LOG("%s", out);
+	snprintf(line, sizeof(line),
+		 "probe_core_value_calls_count{probe=\"" COUNT "\",key=\"%llu\",cgroup=\"/pcore_cg_a\"} 19\n",
+		 a);
+	EXPECT_NE(NULL, strstr(out, line)) TH_LOG("no %s in %s", line, out);
+	snprintf(line, sizeof(line),
+		 "probe_core_value_calls_count{probe=\"" COUNT "\",key=\"%llu\",cgroup=\"/pcore_cg_b\"} 22\n",
+		 b);
+	EXPECT_NE(NULL, strstr(out, line)) TH_LOG("no %s in %s", line, out);
+	EXPECT_NE(NULL, strstr(out, "probe_core_cgroup_lost_total{probe=\"" COUNT "\"} 0\n"))
+		TH_LOG("%s", out);
+	/* b removed (its values in the banks, then not): its series ends */
+	ASSERT_EQ(0, cg_work("pcore_cg_b", 1, 0));
+	ASSERT_EQ(0, cg_rmdir("pcore_cg_b"));
+	EXPECT_EQ(-1, total_count(self->fd, COUNT, b, &sum, &lost));
+	ASSERT_EQ(0, pcore_rd(self->fd, COUNT, -1, PCORE_READ_RESET, 0, &r, bk));
+	EXPECT_EQ(-1, total_count(self->fd, COUNT, b, &sum, &lost));
+	EXPECT_EQ(19, total_count(self->fd, COUNT, a, &sum, &lost));
+	ASSERT_EQ(0, CTL("export", "--prometheus")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "cgroup=\"/pcore_cg_a\"} 19\n")) TH_LOG("%s", out);
+	snprintf(line, sizeof(line), "key=\"%llu\"", b);
+	EXPECT_EQ(NULL, strstr(out, line)) TH_LOG("%s", out);
 }
 
 TEST_HARNESS_MAIN

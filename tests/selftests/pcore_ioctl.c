@@ -466,7 +466,7 @@ TEST_F_TIMEOUT(ioc, no_junk_out, PCORE_TIMEOUT_PATCHING)
 		EXPECT_EQ(0, memcmp(&r1, &r2, sizeof(r1)));
 		EXPECT_EQ(0, memcmp(b1, b2, r1.nbuckets * sizeof(b1[0])));
 		EXPECT_EQ(0, r1.pad);
-		EXPECT_EQ(0, r1.reserved[0] | r1.frames | r1.frames_size |
+		EXPECT_EQ(0, r1.lost | r1.frames | r1.frames_size |
 			     r1.nframes);
 		EXPECT_NE(0, r1.created_ns);
 		EXPECT_TRUE(pcore_zeroed(r1.label, sizeof(r1.label)));

@@ -380,7 +380,7 @@ TEST_F_TIMEOUT(bad, read_fields, PCORE_TIMEOUT_PATCHING)
 		F(key_used), F(key), F(pad), F(label), F(count), F(sum), F(min),
 		F(max), F(p50), F(p90), F(p99), F(p999), F(error_ppm),
 		F(error_abs), F(missed), F(dropped), F(created_ns),
-		F(reserved),
+		F(lost),
 #undef F
 	};
 	unsigned int bsizes[] = { 0, 1, 16, 23, 25, 32, 48, UINT_MAX };

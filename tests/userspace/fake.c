@@ -58,6 +58,8 @@ struct fake_hist *fake_add(struct fake *f, const char *name,
 	h->created_ns = (1735787044ULL + f->n) * 1000000000ULL;
 	for (s = 0; s < nslots; s++) {
 		h->slot[s].used = !key_name[0];	/* not keyed: one slot */
+		h->slot[s].life = malloc(pcore_cpu_hist_size(&h->l));
+		pcore_cpu_hist_init(&h->l, h->slot[s].life);
 		for (c = 0; c < FAKE_CPUS; c++) {
 			h->slot[s].cpu[c] = malloc(pcore_cpu_hist_size(&h->l));
 			pcore_cpu_hist_init(&h->l, h->slot[s].cpu[c]);
@@ -88,6 +90,7 @@ void fake_record(struct fake_hist *h, unsigned int cpu, unsigned int slot,
 {
 	pcore_record(&h->l, h->slot[slot].cpu[cpu], v);
 	pcore_record(&h->l, h->life, v);
+	pcore_record(&h->l, h->slot[slot].life, v);
 	h->e.count++;
 }
 
@@ -105,9 +108,11 @@ static void hist_free(struct fake_hist *h)
 {
 	unsigned int s, c;
 
-	for (s = 0; s < h->nslots; s++)
+	for (s = 0; s < h->nslots; s++) {
 		for (c = 0; c < FAKE_CPUS; c++)
 			free(h->slot[s].cpu[c]);
+		free(h->slot[s].life);
+	}
 	free(h->life);
 }
 
@@ -157,15 +162,18 @@ static int do_read(struct fake *f, struct pcore_ioc_read *r)
 	struct fake_hist *h;
 	bool keyonly = r->flags & PCORE_READ_KEY;
 	bool total = r->flags & PCORE_READ_TOTAL;
+	bool gone = false;
 
 	if (!TERMINATED(r->name) || r->bucket_size != sizeof(*out) ||
-	    r->pad || !zero(r->reserved, sizeof(r->reserved)) ||
+	    r->pad || r->lost ||
 	    (r->flags & ~(PCORE_READ_RESET | PCORE_READ_KEY |
 			  PCORE_READ_TOTAL)) || r->nframes || r->created_ns)
 		return -EINVAL;
 	if (total) {
 		f->read_totals++;
-		if (r->flags != PCORE_READ_TOTAL || r->cpu != -1)
+		/* per key: of a histogram keyed by cgroup (checked below) */
+		if ((r->flags & ~PCORE_READ_KEY) != PCORE_READ_TOTAL ||
+		    r->cpu != -1 || r->frames)
 			return -EINVAL;
 	}
 	if (r->frames ? r->frames_size != PCORE_UAPI_FRAMES_MAX ||
@@ -190,6 +198,11 @@ static int do_read(struct fake *f, struct pcore_ioc_read *r)
 		f->on_read(f, h);
 	if (keyonly && r->slot >= h->nslots)
 		return -EINVAL;
+	if (total && keyonly && strcmp(h->e.key_name, "cgroup"))
+		return -EINVAL;
+	if (total && keyonly)
+		gone = !h->slot[r->slot].used ||
+		       !strcmp(h->slot[r->slot].label, "(removed)");
 	if (r->nbuckets < h->l.nbuckets) {
 		r->nbuckets = h->l.nbuckets;
 		return -ENOSPC;
@@ -197,8 +210,10 @@ static int do_read(struct fake *f, struct pcore_ioc_read *r)
 	snap = malloc(pcore_snap_size(&h->l));
 	tmp = malloc(pcore_snap_size(&h->l));
 	pcore_snap_init(&h->l, snap);
-	if (total)
+	if (total && !keyonly)
 		pcore_snap_add_cpu(snap, h->life);
+	else if (total && !gone)
+		pcore_snap_add_cpu(snap, h->slot[r->slot].life);
 	for (s = 0; !total && s < h->nslots; s++) {
 		for (c = 0; c < f->nr_cpu_ids; c++) {
 			bool mine = (!keyonly || s == r->slot) &&
@@ -220,11 +235,12 @@ static int do_read(struct fake *f, struct pcore_ioc_read *r)
 		pcore_bucket_bounds(&h->l, i, &out[i].lo, &out[i].hi);
 		out[i].count = snap->b[i];
 	}
-	r->key_used = keyonly ? h->slot[r->slot].used : 0;
-	r->key = keyonly ? h->slot[r->slot].key : 0;
+	r->key_used = keyonly ? h->slot[r->slot].used && !gone : 0;
+	r->key = keyonly && !gone ? h->slot[r->slot].key : 0;
 	memset(r->label, 0, sizeof(r->label));
-	if (keyonly)
+	if (keyonly && !gone)
 		strcpy(r->label, h->slot[r->slot].label);
+	r->lost = total && !strcmp(h->e.key_name, "cgroup") ? h->lost : 0;
 	r->count = snap->count;
 	r->sum = snap->sum;
 	r->min = snap->count ? snap->min : 0;

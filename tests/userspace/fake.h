@@ -23,12 +23,20 @@ struct fake_slot {
 	char label[PCORE_UAPI_LABEL_MAX];
 	char frames[1024];		/* PCORE_ENT_STACKS: as the kernel sends */
 	struct pcore_cpu_hist *cpu[FAKE_CPUS];
+	/*
+	 * PCORE_READ_TOTAL | PCORE_READ_KEY of a histogram keyed by cgroup:
+	 * the slot's values since creation (the fake's entries of the
+	 * totals per cgroup are its slots); a slot labelled "(removed)" is
+	 * a cgroup gone: not answered, as the kernel
+	 */
+	struct pcore_cpu_hist *life;
 };
 
 struct fake_hist {
 	struct pcore_ioc_entry e;	/* name, symbol, kinds, unit, flags */
 	struct pcore_layout l;
 	unsigned long long dropped;	/* as the kernel's: never reset */
+	unsigned long long lost;	/* @lost of PCORE_READ_TOTAL (cgroup) */
 	/* PCORE_READ_TOTAL: every value since creation, never reset */
 	struct pcore_cpu_hist *life;
 	unsigned long long created_ns;

@@ -5,7 +5,6 @@
  *   fleet_feed HOST PHASE START_MS TIME_MS probectl-args...
  *   fleet_feed --values HOST FROM TO
  *   fleet_feed --bound
- *   fleet_feed --cgroups HOST PHASE TIME_MS URL
  *
  * The first form fills a fake /dev/probe_core (fake.c, over the engine the
  * module runs) as host HOST ("a" or "b") has it at PHASE, sets the fake's
@@ -24,15 +23,6 @@
  * stated error plus a native bucket of schema 8, 2^(1/256) - 1, as remote
  * write maps it (userspace/remote_write.c).
  *
- * The fourth pushes, to the remote write URL, what a host's histogram
- * "fleet/bycg" keyed by cgroup would look like once its export carries a
- * cgroup label (item 4 of issue 26, not in this tree's export yet): one
- * native histogram (schema 3) per cgroup, labelled cgroup="<path>", with
- * PHASE (1 to 3; 3 as 2) times the counts of cgroups[] in one bucket each,
- * stamped TIME_MS; encoded here with the protobuf-c messages of
- * userspace/prompb, sent by pc_rw_post().  For the dashboard's per-cgroup
- * panels: they must show one line per cgroup.
- *
  * Each host has two histograms of the same values, in ns: "fleet/lat", of
  * the exp kind, schema FLEET_SCHEMA (the loglinear kind where the tree has
  * no exp kind yet), which the test checks, and "fleet/lat_loglinear", of
@@ -45,6 +35,14 @@
  * The values come from a fixed linear congruential generator: host "a"
  * mostly 20 to 420 us with 1 % from 1 to 5 ms, host "b" 50 us to 1 ms
  * with 2 % from 2 to 10 ms, so the union's p99 depends on both.
+ *
+ * And a third, "fleet/bycg", of the exp kind keyed by cgroup (key name
+ * "cgroup", as :by=cgroup), exported by probectl's own code like the
+ * others: per cgroup of cgroups[] on the host, that cgroup's count each
+ * phase in one native bucket (schema 3), an interval read between two
+ * phases (feed_cgroups()); at phase 2 its totals per cgroup are twice
+ * the counts of cgroups[]; host b loaded again has once its counts.  For
+ * the per-cgroup checks and the dashboard's per-cgroup panels.
  */
 #include <math.h>
 #include <stdio.h>
@@ -52,7 +50,6 @@
 #include <string.h>
 #include "fake.h"
 #include "remote_write.h"
-#include "remote.pb-c.h"
 
 #define FLEET_SCHEMA	3
 #define FLEET_RELOAD	10
@@ -159,91 +156,47 @@ static const struct pcore_hist_spec spec = {
 /* fleet/bycg: per host and cgroup, values per phase in one native bucket */
 static const struct {
 	const char *host, *cgroup;
+	unsigned long long key;	/* its cgroup id on that host */
 	unsigned int n;		/* values per phase */
 	int idx;		/* their native bucket, schema 3 */
 } cgroups[] = {
-	{ "a", "/system.slice/nginx.service", 300, 100 },
-	{ "a", "/user.slice", 100, 120 },
-	{ "b", "/system.slice/nginx.service", 200, 104 },
-	{ "b", "/system.slice/postgresql.service", 50, 130 },
+	{ "a", "/system.slice/nginx.service", 4242, 300, 100 },
+	{ "a", "/user.slice", 1717, 100, 120 },
+	{ "b", "/system.slice/nginx.service", 5151, 200, 104 },
+	{ "b", "/system.slice/postgres.service", 6262, 50, 130 },
 };
 
-static int push_cgroups(const char *host, unsigned int phase,
-			long long ms, const char *url)
+/*
+ * fleet/bycg of host @h at @phase, into @fh (keyed by cgroup, a slot per
+ * cgroup of cgroups[]): each phase's values with an interval read (the
+ * keys' records emptied, as a harvest does) after each phase but the
+ * last, so the export's totals come from the totals per cgroup; host b
+ * loaded again (phase 3): a new histogram, one phase's values.
+ */
+static void feed_cgroups(const struct host *h, unsigned int phase,
+			 bool reloaded, struct fake_hist *fh)
 {
-	Prometheus__WriteRequest wr = PROMETHEUS__WRITE_REQUEST__INIT;
-	Prometheus__TimeSeries ts[ARRAY_SIZE(cgroups)], *tsp[ARRAY_SIZE(cgroups)];
-	Prometheus__Label lab[ARRAY_SIZE(cgroups)][5], *labp[ARRAY_SIZE(cgroups)][5];
-	Prometheus__Histogram hi[ARRAY_SIZE(cgroups)], *hip[ARRAY_SIZE(cgroups)];
-	Prometheus__BucketSpan sp[ARRAY_SIZE(cgroups)], *spp[ARRAY_SIZE(cgroups)];
-	int64_t delta[ARRAY_SIZE(cgroups)];
-	/* sorted by name, as remote write asks */
-	const char *names[5] = { "__name__", "cgroup", "instance", "job",
-				 "probe" };
-	char instance[32], why[256];
-	unsigned int i, j, n = 0;
-	size_t len;
-	void *body;
-	int ret;
+	unsigned int i, p, k, c, slot = 0;
+	unsigned long long v;
 
-	snprintf(instance, sizeof(instance), "host-%s", host);
 	if (phase > 2)
-		phase = 2;
+		phase = reloaded ? 1 : 2;
 	for (i = 0; i < ARRAY_SIZE(cgroups); i++) {
-		const char *values[5] = { "probe_core_latency_nanoseconds",
-					  cgroups[i].cgroup, instance,
-					  "probe_core", "fleet/bycg" };
-		unsigned long long count = (unsigned long long)phase *
-					   cgroups[i].n;
-
-		if (strcmp(cgroups[i].host, host))
+		if (strcmp(cgroups[i].host, h->name))
 			continue;
-		prometheus__time_series__init(&ts[n]);
-		for (j = 0; j < 5; j++) {
-			prometheus__label__init(&lab[n][j]);
-			lab[n][j].name = (char *)names[j];
-			lab[n][j].value = (char *)values[j];
-			labp[n][j] = &lab[n][j];
+		fake_key(fh, slot, cgroups[i].key, cgroups[i].cgroup);
+		/* native bucket idx: (2^((idx-1)/8), 2^(idx/8)] */
+		v = (unsigned long long)floor(pow(2, cgroups[i].idx / 8.0));
+		for (p = 1; p <= phase; p++) {
+			for (k = 0; k < cgroups[i].n; k++)
+				fake_record(fh, k % 2, slot, v);
+			if (p == phase)
+				break;
+			for (c = 0; c < FAKE_CPUS; c++)	/* interval read */
+				pcore_cpu_hist_init(&fh->l, fh->slot[slot].cpu[c]);
 		}
-		ts[n].n_labels = 5;
-		ts[n].labels = labp[n];
-		prometheus__histogram__init(&hi[n]);
-		hi[n].count_case = PROMETHEUS__HISTOGRAM__COUNT_COUNT_INT;
-		hi[n].count_int = count;
-		hi[n].zero_count_case =
-			PROMETHEUS__HISTOGRAM__ZERO_COUNT_ZERO_COUNT_INT;
-		hi[n].zero_count_int = 0;
-		/* each value the bucket's top, 2^(idx/8) */
-		hi[n].sum = count * pow(2, cgroups[i].idx / 8.0);
-		hi[n].schema = 3;
-		prometheus__bucket_span__init(&sp[n]);
-		sp[n].offset = cgroups[i].idx;
-		sp[n].length = 1;
-		spp[n] = &sp[n];
-		hi[n].n_positive_spans = 1;
-		hi[n].positive_spans = &spp[n];
-		delta[n] = count;
-		hi[n].n_positive_deltas = 1;
-		hi[n].positive_deltas = &delta[n];
-		hi[n].timestamp = ms;
-		hip[n] = &hi[n];
-		ts[n].n_histograms = 1;
-		ts[n].histograms = &hip[n];
-		tsp[n] = &ts[n];
-		n++;
+		slot++;
 	}
-	wr.n_timeseries = n;
-	wr.timeseries = tsp;
-	len = prometheus__write_request__get_packed_size(&wr);
-	body = malloc(len ? len : 1);
-	if (!body)
-		return 1;
-	prometheus__write_request__pack(&wr, body);
-	ret = pc_rw_post(url, body, len, why, sizeof(why));
-	free(body);
-	if (ret)
-		fprintf(stderr, "fleet_feed: --cgroups: %s\n", why);
-	return !!ret;
 }
 
 static const struct pcore_hist_spec loglinear = {
@@ -282,14 +235,10 @@ int main(int argc, char **argv)
 		return print_values(argv[2], atoi(argv[3]), atoi(argv[4]));
 	if (argc == 2 && !strcmp(argv[1], "--bound"))
 		return print_bound();
-	if (argc == 6 && !strcmp(argv[1], "--cgroups"))
-		return push_cgroups(argv[2], atoi(argv[3]),
-				    strtoll(argv[4], NULL, 10), argv[5]);
 	if (argc < 6) {
 		fprintf(stderr, "usage: fleet_feed HOST PHASE START_MS TIME_MS probectl-args...\n"
 			"       fleet_feed --values HOST FROM TO\n"
-			"       fleet_feed --bound\n"
-			"       fleet_feed --cgroups HOST PHASE TIME_MS URL\n");
+			"       fleet_feed --bound\n");
 		return 2;
 	}
 	h = find_host(argv[1]);
@@ -318,6 +267,11 @@ int main(int argc, char **argv)
 			       record_value, fh);
 		fh->e.hits = fh->e.count;
 	}
+	fh = fake_add(&f, "fleet/bycg", "kretprobe", "vfs_read", "ns",
+		      PCORE_ENT_HAS_PROBE, &spec, "cgroup", 4);
+	fh->created_ns = f.h[0].created_ns;
+	feed_cgroups(h, phase, reloaded, fh);
+	fh->e.hits = fh->e.count;
 	fake_env(&env, &f);
 	/* the fake's wall clock is 2025-01-02T03:04:05Z + its monotonic one */
 	f.mono_ns = (ms - 1735787045000ULL) * 1000000ULL;

@@ -6410,4 +6410,166 @@ TEST(export_remote_write_utf8)
 	fake_free(&f);
 }
 
+
+/* ---- the totals of a histogram keyed by cgroup ---- */
+
+#define CG_NAME	"sys_getppid:count:by=cgroup"
+
+/* The value of the series whose labels (rw_labels()) are @labels, or -1. */
+static double rw_value(const Prometheus__WriteRequest *wr, const char *labels)
+{
+	char buf[1024];
+	size_t i;
+
+	for (i = 0; i < wr->n_timeseries; i++) {
+		rw_labels(wr->timeseries[i], buf, sizeof(buf));
+		if (!strcmp(buf, labels) && wr->timeseries[i]->n_samples == 1)
+			return wr->timeseries[i]->samples[0]->value;
+	}
+	return -1;
+}
+
+/* The series of @wr of histogram CG_NAME. */
+static unsigned int rw_cg_series(const Prometheus__WriteRequest *wr)
+{
+	char buf[1024];
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < wr->n_timeseries; i++) {
+		rw_labels(wr->timeseries[i], buf, sizeof(buf));
+		n += strstr(buf, "probe=" CG_NAME) != NULL;
+	}
+	return n;
+}
+
+/*
+ * The textfile export of a histogram keyed by cgroup: one series per
+ * cgroup since creation, key="<id>",cgroup="<path>", and no merged series;
+ * interval reads (reset) between two exports never lower a cgroup's
+ * counts, which are every value it recorded; a cgroup removed: its series
+ * ends; values of cgroups that found no room in probe_core_cgroup_lost_total.
+ */
+TEST(export_cgroup_totals)
+{
+	static const char *const want[3][3] = {
+		{ "key=\"4242\",cgroup=\"/system.slice/nginx.service\"} 30\n",
+		  "key=\"1\",cgroup=\"/\"} 1\n",
+		  "key=\"6001\",cgroup=\"...ker-0123456789abcdef0.scope\"} 1\n" },
+		{ "key=\"4242\",cgroup=\"/system.slice/nginx.service\"} 40\n",
+		  "key=\"1\",cgroup=\"/\"} 1\n",
+		  "key=\"6001\",cgroup=\"...ker-0123456789abcdef0.scope\"} 3\n" },
+		{ "key=\"4242\",cgroup=\"/system.slice/nginx.service\"} 45\n",
+		  "key=\"1\",cgroup=\"/\"} 2\n", NULL },
+	};
+	const char *pre = "probe_core_value_calls_count{probe=\"" CG_NAME "\",";
+	struct fake_hist *h;
+	struct result r;
+	struct fake f;
+	unsigned int round, i;
+	char line[256];
+
+	cgroup_fake(&f);
+	h = fake_find(&f, CG_NAME);
+	for (round = 0; round < 3; round++) {
+		r = RUN(&f, "export", "--prometheus");
+		ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+		for (i = 0; i < 3; i++) {
+			if (!want[round][i])
+				continue;
+			snprintf(line, sizeof(line), "%s%s", pre, want[round][i]);
+			EXPECT_NE(NULL, strstr(r.out, line))
+				TH_LOG("round %u: no %s in\n%s", round, line, r.out);
+		}
+		/* the removed cgroup 5150, and 6001 once removed: no series */
+		EXPECT_EQ(NULL, strstr(r.out, "key=\"5150\"")) TH_LOG("%s", r.out);
+		if (round == 2)
+			EXPECT_EQ(NULL, strstr(r.out, "key=\"6001\""))
+				TH_LOG("%s", r.out);
+		/* no merged series beside the cgroups' */
+		EXPECT_EQ(NULL, strstr(r.out, "_count{probe=\"" CG_NAME "\"}"))
+			TH_LOG("%s", r.out);
+		snprintf(line, sizeof(line),
+			 "probe_core_cgroup_lost_total{probe=\"" CG_NAME "\"} %u\n",
+			 round ? 7 : 0);
+		EXPECT_NE(NULL, strstr(r.out, line)) TH_LOG("%s", r.out);
+		result_free(&r);
+		/* an interval read (reset), then more values */
+		r = RUN(&f, "reset", CG_NAME);
+		ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+		result_free(&r);
+		for (i = 0; i < (round ? 5 : 10); i++)
+			fake_record(h, i & 1, 1, 0);
+		if (!round) {
+			fake_record(h, 0, 3, 0);
+			fake_record(h, 1, 3, 0);
+			h->lost = 7;
+		} else {
+			fake_record(h, 0, 0, 0);
+			fake_key(h, 3, 6001, "(removed)");
+		}
+	}
+	fake_free(&f);
+}
+
+/* The same through export --remote-write: float counters of a count kind. */
+TEST(export_cgroup_totals_remote_write)
+{
+	static const double want[3][3] = {
+		{ 30, 1, 1 }, { 40, 1, 3 }, { 45, 2, -1 },
+	};
+	static const char *const cg[3] = {
+		"cgroup=/system.slice/nginx.service,instance=h,job=probe_core,key=4242,",
+		"cgroup=/,instance=h,job=probe_core,key=1,",
+		"cgroup=...ker-0123456789abcdef0.scope,instance=h,job=probe_core,key=6001,",
+	};
+	Prometheus__WriteRequest *wr;
+	struct fake_hist *h;
+	struct rw_recv rv;
+	char url[64], labels[512];
+	struct result r;
+	struct fake f;
+	unsigned int round, i;
+
+	cgroup_fake(&f);
+	h = fake_find(&f, CG_NAME);
+	for (round = 0; round < 3; round++) {
+		ASSERT_EQ(0, rw_start(&rv, 200, ""));
+		snprintf(url, sizeof(url), RW_URL_FMT, rv.port);
+		r = RUN(&f, "export", "--remote-write", url, "--instance", "h");
+		rw_stop(&rv);
+		ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+		result_free(&r);
+		wr = rw_decode(&rv);
+		ASSERT_NE(NULL, wr);
+		for (i = 0; i < 3; i++) {
+			snprintf(labels, sizeof(labels),
+				 "__name__=probe_core_value_calls_count,%sprobe=" CG_NAME,
+				 cg[i]);
+			EXPECT_EQ(want[round][i], rw_value(wr, labels))
+				TH_LOG("round %u: %s", round, labels);
+		}
+		/* cgroups (3, then 2), hits, missed, dropped, lost, created */
+		EXPECT_EQ(round == 2 ? 7U : 8U, rw_cg_series(wr));
+		EXPECT_EQ(round ? 7.0 : 0.0,
+			  rw_value(wr, "__name__=probe_core_cgroup_lost_total,instance=h,job=probe_core,probe=" CG_NAME));
+		prometheus__write_request__free_unpacked(wr, NULL);
+		rw_free(&rv);
+		r = RUN(&f, "reset", CG_NAME);
+		ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+		result_free(&r);
+		for (i = 0; i < (round ? 5 : 10); i++)
+			fake_record(h, i & 1, 1, 0);
+		if (!round) {
+			fake_record(h, 0, 3, 0);
+			fake_record(h, 1, 3, 0);
+			h->lost = 7;
+		} else {
+			fake_record(h, 0, 0, 0);
+			fake_key(h, 3, 6001, "(removed)");
+		}
+	}
+	fake_free(&f);
+}
+
 TEST_HARNESS_MAIN
