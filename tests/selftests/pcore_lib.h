@@ -778,7 +778,7 @@ static inline int pcore_percpu_parse(const char *path, struct pcore_percpu *pc)
 {
 	static char text[PCORE_BUF];
 	unsigned long long c, s, a, b;
-	char *p, *end;
+	char *p, *end, *cnt;
 	int cpu, lines;
 
 	memset(pc, 0, sizeof(*pc));
@@ -797,7 +797,14 @@ static inline int pcore_percpu_parse(const char *path, struct pcore_percpu *pc)
 		if (!end)
 			return -1;
 		*end = '\0';
-		pc->hist[cpu] = c ? pcore_hist_total(p, &lines) : 0;
+		/* A count histogram's one bucket prints as "count: N". */
+		cnt = strstr(p, "count: ");
+		if (!c)
+			pc->hist[cpu] = 0;
+		else if (cnt)
+			pc->hist[cpu] = strtoull(cnt + 7, NULL, 10);
+		else
+			pc->hist[cpu] = pcore_hist_total(p, &lines);
 		*end = '\n';
 		pc->count[cpu] = c;
 		pc->c += c;
