@@ -217,9 +217,17 @@ static void draw_hist(struct hist_draw *h)
 	static const unsigned int nbuckets[] = { 1, 2, 100, 2045, 2046 };
 	unsigned long long n;
 
+	static const unsigned int kinds[] = {
+		PCORE_UAPI_HIST_LOG2, PCORE_UAPI_HIST_LINEAR,
+		PCORE_UAPI_HIST_LOGLINEAR, PCORE_UAPI_HIST_EXP,
+	};
+
 	memset(h, 0, sizeof(*h));
-	h->kind = 1 + rnd_below(3);
-	if (h->kind == PCORE_UAPI_HIST_LOGLINEAR) {
+	h->kind = RND_PICK(kinds);
+	if (h->kind == PCORE_UAPI_HIST_EXP) {
+		/* every schema fits with the default max (hist_spec.h) */
+		h->precision = rnd_below(9);
+	} else if (h->kind == PCORE_UAPI_HIST_LOGLINEAR) {
 		h->precision = rnd_pct(50) ? rnd_bound(1, 7, 4) : 0;
 		/*
 		 * 6 and 7 bits fit PCORE_MAX_BUCKETS only below the default
@@ -313,6 +321,10 @@ static void gen_hist(struct combo *c)
 	else if (h.kind == PCORE_UAPI_HIST_LINEAR)
 		param_add(c, "hist=linear:%llu,%llu,%llu", h.min, h.max,
 			  h.step);
+	else if (h.kind == PCORE_UAPI_HIST_EXP && rnd_pct(20))
+		param_add(c, "hist=exp");
+	else if (h.kind == PCORE_UAPI_HIST_EXP)
+		param_add(c, "hist=exp:%u", h.precision);
 	else if (h.precision)
 		/* hist= gives no max: 6 and 7 bits would be refused */
 		param_add(c, "hist=loglinear:%u", h.precision < 6 ? h.precision : 5);
