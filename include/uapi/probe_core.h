@@ -31,7 +31,8 @@
  * @arg, @unit, @flags), the ABI 4 call as PCORE_IOC_ATTACH_V4.
  * Still 5, compatible additions: PCORE_ATTACH_USTACK and
  * PCORE_ATTACH_NO_KTHREADS (a module before them refuses them: EINVAL),
- * PCORE_ATTACH_BY_CGROUP (likewise refused by older modules),
+ * PCORE_ATTACH_BY_CGROUP and PCORE_UAPI_HIST_EXP (likewise refused
+ * by older modules; an entry's @hist_kind then reads "exp:S"),
  * PCORE_READ_TOTAL with PCORE_READ_KEY on a histogram keyed by cgroup
  * and struct pcore_ioc_read's @lost, which was reserved (an older module
  * refuses the pair: EINVAL; a reader then has the merged total only),
