@@ -163,7 +163,7 @@ APITEST_CASES(hist, struct pcore_hist_opts) = {
 	{ "hist_name_dot", { .name = ".hidden" } },
 	{ "hist_name_dotdot", { .name = ".." } },
 	{ "hist_name_space", { .name = "a b" } },
-	{ "hist_kind_unknown", { .name = "h", .spec.kind = 5 } },
+	{ "hist_kind_unknown", { .name = "h", .spec.kind = 6 } },
 	{ "hist_linear_step0", { .name = "h", .spec = {
 		.kind = PCORE_HIST_LINEAR, .min = 0, .max = 100, .step = 0 } } },
 	{ "hist_linear_order", { .name = "h", .spec = {
