@@ -120,7 +120,7 @@ while read -r cmd opts synopsis; do
 		expect "$cmd ${o%%=*} ${o#*=}: ${want/ */ and a file}" "$want" probectl "$cmd" "${o%%=*}" a
 	done
 done <<< "$table"
-expect "--hist SPEC: the kinds" "loglinear log2 linear:" probectl attach --hist ''
+expect "--hist SPEC: the kinds" "loglinear log2 linear: exp exp:3 exp:4" probectl attach --hist ''
 expect "show --sort BY: what --keys sorts by" "count p99 sum" probectl show x --keys --sort ''
 expect "--kprobe FUNC: nothing offered" "" probectl attach --kprobe ''
 expect "after --: nothing" "" probectl show -- ''
