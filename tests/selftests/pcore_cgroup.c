@@ -120,30 +120,6 @@ static int cg_work(const char *dir, int n, int sleeps)
 	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
 }
 
-/*
- * The count and label of key @key in keyed histogram @name since the
- * last interval read; -1 if it has no such key.
- */
-static long long key_count(int fd, const char *name, unsigned long long key,
-			   char *label, size_t len)
-{
-	struct pcore_ioc_entry e;
-	struct pcore_ioc_read r;
-	unsigned int slot;
-
-	if (pcore_list_one(fd, name, &e))
-		return -1;
-	for (slot = 0; slot < e.nkeys; slot++) {
-		if (pcore_rd(fd, name, -1, PCORE_READ_KEY, slot, &r, bk))
-			return -1;
-		if (!r.key_used || r.key != key)
-			continue;
-		snprintf(label, len, "%s", r.label);
-		return r.count;
-	}
-	return -1;
-}
-
 /* Keys of @name in use, and its values dropped; -1 on error. */
 static int keys_used(int fd, const char *name, unsigned long long *dropped)
 {
@@ -272,20 +248,20 @@ TEST_F_TIMEOUT(cg, counts, PCORE_TIMEOUT_PATCHING)
 	ASSERT_NE(a, b);
 	ASSERT_EQ(0, cg_work("pcore_cg_a", 123, 0));
 	ASSERT_EQ(0, cg_work("pcore_cg_b", 321, 20));
-	EXPECT_EQ(123, key_count(self->fd, COUNT, a, label, sizeof(label)));
+	EXPECT_EQ(123, pcore_key_count(self->fd, COUNT, a, label, sizeof(label)));
 	EXPECT_STREQ("/pcore_cg_a", label);
-	EXPECT_EQ(321, key_count(self->fd, COUNT, b, label, sizeof(label)));
+	EXPECT_EQ(321, pcore_key_count(self->fd, COUNT, b, label, sizeof(label)));
 	EXPECT_STREQ("/pcore_cg_b", label);
-	EXPECT_EQ(123, key_count(self->fd, TIME, a, label, sizeof(label)));
+	EXPECT_EQ(123, pcore_key_count(self->fd, TIME, a, label, sizeof(label)));
 	EXPECT_STREQ("/pcore_cg_a", label);
-	EXPECT_EQ(321, key_count(self->fd, TIME, b, label, sizeof(label)));
+	EXPECT_EQ(321, pcore_key_count(self->fd, TIME, b, label, sizeof(label)));
 	/* each of the 20 sleeps ends in a wait to run, and maybe more */
-	n = key_count(self->fd, RUNQLAT, b, label, sizeof(label));
+	n = pcore_key_count(self->fd, RUNQLAT, b, label, sizeof(label));
 	EXPECT_LE(20, n);
 	EXPECT_STREQ("/pcore_cg_b", label);
 	/* this program, in the root: "/" */
 	syscall(SYS_getppid);
-	EXPECT_LE(1, key_count(self->fd, COUNT, cg_id(""), label,
+	EXPECT_LE(1, pcore_key_count(self->fd, COUNT, cg_id(""), label,
 			       sizeof(label)));
 	EXPECT_STREQ("/", label);
 	/* the keys file shows the paths */
@@ -324,27 +300,27 @@ TEST_F_TIMEOUT(cg, recreated, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, cg_mkdir("pcore_cg_a"));
 	id1 = cg_id("pcore_cg_a");
 	ASSERT_EQ(0, cg_work("pcore_cg_a", 5, 0));
-	EXPECT_EQ(5, key_count(self->fd, COUNT, id1, label, sizeof(label)));
+	EXPECT_EQ(5, pcore_key_count(self->fd, COUNT, id1, label, sizeof(label)));
 	EXPECT_STREQ("/pcore_cg_a", label);
 	ASSERT_EQ(0, cg_rmdir("pcore_cg_a"));
-	EXPECT_EQ(5, key_count(self->fd, COUNT, id1, label, sizeof(label)));
+	EXPECT_EQ(5, pcore_key_count(self->fd, COUNT, id1, label, sizeof(label)));
 	EXPECT_STREQ("(removed)", label);
 	ASSERT_EQ(0, cg_mkdir("pcore_cg_a"));
 	id2 = cg_id("pcore_cg_a");
 	EXPECT_NE(id1, id2);
 	ASSERT_EQ(0, cg_work("pcore_cg_a", 7, 0));
-	EXPECT_EQ(7, key_count(self->fd, COUNT, id2, label, sizeof(label)));
+	EXPECT_EQ(7, pcore_key_count(self->fd, COUNT, id2, label, sizeof(label)));
 	EXPECT_STREQ("/pcore_cg_a", label);
-	EXPECT_EQ(5, key_count(self->fd, COUNT, id1, label, sizeof(label)));
+	EXPECT_EQ(5, pcore_key_count(self->fd, COUNT, id1, label, sizeof(label)));
 	EXPECT_STREQ("(removed)", label);
 	/* an interval read moves both out; only the live one comes back */
 	ASSERT_EQ(0, pcore_rd(self->fd, COUNT, -1, PCORE_READ_RESET, 0, &r, bk));
 	EXPECT_LE(12, r.count);
-	EXPECT_EQ(-1, key_count(self->fd, COUNT, id1, label, sizeof(label)));
-	EXPECT_EQ(-1, key_count(self->fd, COUNT, id2, label, sizeof(label)));
+	EXPECT_EQ(-1, pcore_key_count(self->fd, COUNT, id1, label, sizeof(label)));
+	EXPECT_EQ(-1, pcore_key_count(self->fd, COUNT, id2, label, sizeof(label)));
 	ASSERT_EQ(0, cg_work("pcore_cg_a", 3, 0));
-	EXPECT_EQ(3, key_count(self->fd, COUNT, id2, label, sizeof(label)));
-	EXPECT_EQ(-1, key_count(self->fd, COUNT, id1, label, sizeof(label)));
+	EXPECT_EQ(3, pcore_key_count(self->fd, COUNT, id2, label, sizeof(label)));
+	EXPECT_EQ(-1, pcore_key_count(self->fd, COUNT, id1, label, sizeof(label)));
 	EXPECT_LE(1, keys_used(self->fd, COUNT, &dropped));
 	EXPECT_EQ(0, dropped);
 }
@@ -395,7 +371,7 @@ TEST_F_TIMEOUT(cg, bound, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(4, keys_used(self->fd, COUNT, &dropped));
 	for (i = 2; i < 2 + NCG; i++) {
 		id = cg_id(dirs[i]);
-		if (key_count(self->fd, COUNT, id, label, sizeof(label)) == 10)
+		if (pcore_key_count(self->fd, COUNT, id, label, sizeof(label)) == 10)
 			used++;
 	}
 	EXPECT_EQ(4, used);

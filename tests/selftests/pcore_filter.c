@@ -16,7 +16,6 @@
 #define OUT		"/tmp/pcore_filter.ctl"	/* not .out: run_tests.sh writes that */
 
 static char out[PCORE_BUF];
-static struct pcore_ioc_bucket bk[PCORE_MAXB];
 
 /* A child that, once told, renames itself and calls getppid() @n times. */
 struct worker {
@@ -75,27 +74,6 @@ static int ctl(const char * const *argv)
 }
 
 #define CTL(...)	ctl((const char * const []){ PCORE_CTL, __VA_ARGS__, NULL })
-
-/* The count and label of key @key in keyed histogram @name; -1 if none. */
-static long long key_count(int fd, const char *name, unsigned long long key,
-			   char *label, size_t len)
-{
-	struct pcore_ioc_entry e;
-	struct pcore_ioc_read r;
-	unsigned int slot;
-
-	if (pcore_list_one(fd, name, &e))
-		return -1;
-	for (slot = 0; slot < e.nkeys; slot++) {
-		if (pcore_rd(fd, name, -1, PCORE_READ_KEY, slot, &r, bk))
-			return -1;
-		if (!r.key_used || r.key != key)
-			continue;
-		snprintf(label, len, "%s", r.label);
-		return r.count;
-	}
-	return -1;
-}
 
 static const char * const mods[] = { "probe_core" };
 
@@ -204,15 +182,15 @@ TEST_F_TIMEOUT(flt, by_pid, PCORE_TIMEOUT_PATCHING)
 	ASSERT_EQ(0, worker_start(&w2, "pcore-b", 321));
 	ASSERT_EQ(0, worker_run(&w1));
 	ASSERT_EQ(0, worker_run(&w2));
-	EXPECT_EQ(123, key_count(self->fd, "sys_getppid:count:by=pid", w1.pid,
+	EXPECT_EQ(123, pcore_key_count(self->fd, "sys_getppid:count:by=pid", w1.pid,
 				 label, sizeof(label)));
 	EXPECT_STREQ("pcore-a", label);
-	EXPECT_EQ(321, key_count(self->fd, "sys_getppid:count:by=pid", w2.pid,
+	EXPECT_EQ(321, pcore_key_count(self->fd, "sys_getppid:count:by=pid", w2.pid,
 				 label, sizeof(label)));
 	EXPECT_STREQ("pcore-b", label);
-	EXPECT_EQ(123, key_count(self->fd, "sys_getppid:by=pid", w1.pid,
+	EXPECT_EQ(123, pcore_key_count(self->fd, "sys_getppid:by=pid", w1.pid,
 				 label, sizeof(label)));
-	EXPECT_EQ(321, key_count(self->fd, "sys_getppid:by=pid", w2.pid,
+	EXPECT_EQ(321, pcore_key_count(self->fd, "sys_getppid:by=pid", w2.pid,
 				 label, sizeof(label)));
 
 	/* probectl --by-pid: the name it sends */

@@ -99,6 +99,32 @@ static inline unsigned long long pcore_rd_count(int fd, const char *name)
 	return pcore_rd(fd, name, -1, 0, 0, &r, b) ? -1ULL : r.count;
 }
 
+/*
+ * The count and label of key @key in keyed histogram @name since the
+ * last interval read; -1 if it has no such key.
+ */
+static inline long long pcore_key_count(int fd, const char *name,
+					unsigned long long key, char *label,
+					size_t len)
+{
+	static struct pcore_ioc_bucket b[PCORE_MAXB];
+	struct pcore_ioc_entry e;
+	struct pcore_ioc_read r;
+	unsigned int slot;
+
+	if (pcore_list_one(fd, name, &e))
+		return -1;
+	for (slot = 0; slot < e.nkeys; slot++) {
+		if (pcore_rd(fd, name, -1, PCORE_READ_KEY, slot, &r, b))
+			return -1;
+		if (!r.key_used || r.key != key)
+			continue;
+		snprintf(label, len, "%s", r.label);
+		return r.count;
+	}
+	return -1;
+}
+
 /* RESET, DETACH, ENABLE or DISABLE of @name; 0 or the errno. */
 static inline int pcore_name_ioc(int fd, unsigned long cmd, const char *name)
 {

@@ -6444,6 +6444,35 @@ static unsigned int rw_cg_series(const Prometheus__WriteRequest *wr)
 }
 
 /*
+ * Between two exports of the cgroup totals tests: an interval read
+ * (probectl reset), then the next round's values (fake_record(h, cpu,
+ * slot, value)): after round 0, 10 calls in slot 1, two in slot 3, 7
+ * lost; after round 1, 5 in slot 1, one in slot 0, and slot 3's cgroup
+ * 6001 removed.  0, or the reset's exit code.
+ */
+static int cgroup_next_round(struct fake *f, struct fake_hist *h,
+			     unsigned int round)
+{
+	struct result r = RUN(f, "reset", CG_NAME);
+	int ret = r.ret;
+	unsigned int i;
+
+	if (ret)
+		fprintf(stderr, "reset: %s", r.err);
+	result_free(&r);
+	for (i = 0; i < (round ? 5 : 10); i++)
+		fake_record(h, i & 1, 1, 0);
+	if (!round) {
+		fake_record(h, 0, 3, 0);
+		fake_record(h, 1, 3, 0);
+		h->lost = 7;
+	} else {
+		fake_record(h, 0, 0, 0);
+		fake_key(h, 3, 6001, "(removed)");
+	}
+	return ret;
+}
+/*
  * The textfile export of a histogram keyed by cgroup: one series per
  * cgroup since creation, key="<id>",cgroup="<path>", and no merged series;
  * interval reads (reset) between two exports never lower a cgroup's
@@ -6494,20 +6523,7 @@ TEST(export_cgroup_totals)
 			 round ? 7 : 0);
 		EXPECT_NE(NULL, strstr(r.out, line)) TH_LOG("%s", r.out);
 		result_free(&r);
-		/* an interval read (reset), then more values */
-		r = RUN(&f, "reset", CG_NAME);
-		ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
-		result_free(&r);
-		for (i = 0; i < (round ? 5 : 10); i++)
-			fake_record(h, i & 1, 1, 0);
-		if (!round) {
-			fake_record(h, 0, 3, 0);
-			fake_record(h, 1, 3, 0);
-			h->lost = 7;
-		} else {
-			fake_record(h, 0, 0, 0);
-			fake_key(h, 3, 6001, "(removed)");
-		}
+		ASSERT_EQ(0, cgroup_next_round(&f, h, round));
 	}
 	fake_free(&f);
 }
@@ -6555,19 +6571,7 @@ TEST(export_cgroup_totals_remote_write)
 			  rw_value(wr, "__name__=probe_core_cgroup_lost_total,instance=h,job=probe_core,probe=" CG_NAME));
 		prometheus__write_request__free_unpacked(wr, NULL);
 		rw_free(&rv);
-		r = RUN(&f, "reset", CG_NAME);
-		ASSERT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
-		result_free(&r);
-		for (i = 0; i < (round ? 5 : 10); i++)
-			fake_record(h, i & 1, 1, 0);
-		if (!round) {
-			fake_record(h, 0, 3, 0);
-			fake_record(h, 1, 3, 0);
-			h->lost = 7;
-		} else {
-			fake_record(h, 0, 0, 0);
-			fake_key(h, 3, 6001, "(removed)");
-		}
+		ASSERT_EQ(0, cgroup_next_round(&f, h, round));
 	}
 	fake_free(&f);
 }
