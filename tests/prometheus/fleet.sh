@@ -71,18 +71,8 @@ out=$1 feed=$2 dash=${3:-}
 pids=
 
 TAP_PREFIX="fleet: "
-# shellcheck source=../lib/tap.sh
-. "$(dirname "$0")/../lib/tap.sh"
-tap_log() {
-	sed 's/^/# /' "$1" | tail -20
-}
-
-cleanup() {
-	# shellcheck disable=SC2086 # a list of pids
-	[ -z "$pids" ] || kill $pids 2> /dev/null
-	wait 2> /dev/null
-}
-trap cleanup EXIT
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 for c in prometheus-node-exporter prometheus promtool jq curl; do
 	if ! command -v "$c" > /dev/null; then
@@ -99,16 +89,6 @@ rm -rf "$out"
 mkdir -p "$out/tf-a" "$out/tf-b" "$out/data"
 log=$out/log
 
-# A loopback port nothing listens on (a connection to it is refused).
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 40000))
-		case " $* " in *" $p "*) continue ;; esac
-		(exec 3<> "/dev/tcp/127.0.0.1/$p") 2> /dev/null || break
-	done
-	echo "$p"
-}
 prom_port=$(free_port)
 ne_a=$(free_port "$prom_port")
 ne_b=$(free_port "$prom_port" "$ne_a")

@@ -31,18 +31,8 @@ pids=
 
 # tap STATUS DESCRIPTION [LOG], failed; a failure shows LOG's tail.
 TAP_PREFIX="prometheus: "
-# shellcheck source=../lib/tap.sh
-. "$(dirname "$0")/../lib/tap.sh"
-tap_log() {
-	sed 's/^/# /' "$1" | tail -20
-}
-
-cleanup() {
-	# shellcheck disable=SC2086 # a list of pids
-	[ -z "$pids" ] || kill $pids 2> /dev/null
-	wait 2> /dev/null
-}
-trap cleanup EXIT
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 for f in "$before" "$after" "$reload"; do
 	if [ ! -s "$f" ]; then
@@ -67,16 +57,6 @@ put() {
 		mv "$out/textfile/.probe_core.prom.tmp" "$out/textfile/probe_core.prom"
 }
 
-# A loopback port nothing listens on (a connection to it is refused).
-free_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 40000))
-		[ "$p" != "${1:-}" ] || continue
-		(exec 3<> "/dev/tcp/127.0.0.1/$p") 2> /dev/null || break
-	done
-	echo "$p"
-}
 ne_port=$(free_port)
 prom_port=$(free_port "$ne_port")
 url=http://127.0.0.1:$prom_port
