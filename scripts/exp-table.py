@@ -11,14 +11,17 @@
 # sqrt(x)))) = floor(x^(1/4)) for integers).  Schema s's thresholds are
 # T[j << (8-s)], j = 1 .. 2^s - 1.
 #
-# The lookup of schema s: pcore_bucket() takes x = v * 2^(63-k) - 1 in
-# [2^63, 2^64) and q = x >> (62 - s), in [2^(s+1), 2^(s+2)): the
-# sub-intervals of schema s, each of width 2^(62-s), sit at their own
-# indices of one table of 1024 (0 and 1 unused).  Thresholds of schema s
-# are at least ln2 * 2^-s * 2^63 > 2^(62-s) apart, so each sub-interval
-# holds at most one, T: thr[q] = T - 1 (x > T - 1: x >= T), else U64_MAX;
-# and base[q] = 63 * 2^s + 2 + the thresholds below the sub-interval, so
-# that the bucket is base[q] + (x > thr[q]) - (63 - k) * 2^s.
+# The lookup of schema s: pcore_bucket() takes x = v * 2^(63-k) in
+# [2^63, 2^64), k the leading bit of v, and q = x >> (62 - s), in
+# [2^(s+1), 2^(s+2)): the sub-intervals of schema s, each of width
+# 2^(62-s), sit at their own indices of one table of 1024 (0 and 1
+# unused).  Schema s's thresholds T[j << (8-s)], j = 0 .. 2^s - 1 (j = 0
+# is 2^63 itself: v = 2^k ends bucket k * 2^s), are at least ln2 * 2^-s *
+# 2^63 > 2^(62-s) apart, so each sub-interval holds at most one, T:
+# thr[q] = T (v is above its threshold exactly when x > T), else
+# U64_MAX; and base[q] = 63 * 2^s + 1 + the thresholds below the
+# sub-interval, so that the bucket is base[q] + (x > thr[q]) - (63 - k) *
+# 2^s.
 from math import isqrt
 
 
@@ -37,14 +40,14 @@ for j in range(1, 256):
 thr = [0] * 1024
 base = [0] * 1024
 for sc in range(9):
-    ts = [T[j << (8 - sc)] for j in range(1, 1 << sc)]
+    ts = [T[j << (8 - sc)] for j in range(1 << sc)]
     w = 1 << (62 - sc)
     for q in range(2 << sc, 4 << sc):
         lo = q * w
         inside = [t for t in ts if lo <= t < lo + w]
         assert len(inside) <= 1
-        thr[q] = inside[0] - 1 if inside else (1 << 64) - 1
-        base[q] = (63 << sc) + 2 + sum(1 for t in ts if t < lo)
+        thr[q] = inside[0] if inside else (1 << 64) - 1
+        base[q] = (63 << sc) + 1 + sum(1 for t in ts if t < lo)
         assert base[q] < 1 << 16
 
 # ceil(10^6 * (2^(2^-s) - 1) / 2): the percentile error bound in ppm
@@ -75,12 +78,12 @@ const u64 pcore_exp_t[256] = {""")
 print(rows(T, "0x%016xULL", 3))
 print("""};
 
-/* schema s at [2^(s+1), 2^(s+2)): the threshold inside, minus 1; or U64_MAX */
+/* schema s at [2^(s+1), 2^(s+2)): the threshold inside, or U64_MAX */
 const u64 pcore_exp_thr[1024] = {""")
 print(rows(thr, "0x%016xULL", 3))
 print("""};
 
-/* 63 * 2^s + 2 + the thresholds of schema s below sub-interval q */
+/* 63 * 2^s + 1 + the thresholds of schema s below sub-interval q */
 const u16 pcore_exp_base[1024] = {""")
 print(rows(base, "%5d", 9))
 print("""};

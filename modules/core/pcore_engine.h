@@ -214,9 +214,9 @@ static inline size_t pcore_snap_size(const struct pcore_layout *l)
  * scripts/exp-table.py): pcore_exp_t[j] = floor(2^63 * 2^(j/256)), schema
  * S's are pcore_exp_t[j << (8 - S)].  The lookup of schema S cuts [2^63,
  * 2^64) into 2^(S+1) sub-intervals, at indices 2^(S+1) .. 2^(S+2) - 1 of
- * one table, each with at most one threshold T of S (pcore_exp_thr[q] = T
- * - 1, else U64_MAX) and pcore_exp_base[q] = 63 * 2^S + 2 + the thresholds
- * of S below it.
+ * one table, each with at most one threshold T of S (pcore_exp_thr[q] = T,
+ * else U64_MAX) and pcore_exp_base[q] = 63 * 2^S + 1 + the thresholds of S
+ * below it.
  */
 extern const u64 pcore_exp_t[256];
 extern const u64 pcore_exp_thr[1024];
@@ -256,25 +256,26 @@ static inline u64 pcore_bucket(const struct pcore_layout *l, u64 v)
 	if (l->kind == PCORE_HIST_EXP) {
 		/*
 		 * Native bucket i holds (2^((i-1)/2^S), 2^(i/2^S)]; stored at
-		 * i + 1, after the zero bucket.  For v >= 2, k = 63 - c with
-		 * c = clz(v - 1) puts v in (2^k, 2^(k+1)], and v is above
-		 * 2^k * 2^(j/2^S) exactly when v * 2^c > T_j, the table's
-		 * floor(2^63 * 2^(j/2^S)) (for 0 < j < 2^S the bound is
-		 * irrational: an integer is above it when above its floor),
-		 * that is when x = v * 2^c - 1 >= T_j.  x fits in 64 bits
-		 * (v = 2^(k+1) gives 2^64 - 1, computed modulo 2^64).  The
+		 * i + 1, after the zero bucket.  For v >= 1, c = clz(v) puts
+		 * v in [2^k, 2^(k+1)), k = 63 - c, and x = v * 2^c in [2^63,
+		 * 2^64).  v is above 2^k * 2^(j/2^S) exactly when x > T_j, the
+		 * table's floor(2^63 * 2^(j/2^S)) (for 0 < j < 2^S the bound is
+		 * irrational: an integer is above it when above its floor; T_0
+		 * is 2^63, so 2^k itself ends bucket k * 2^S).  The
 		 * sub-interval q of x's top S + 2 bits holds at most one
-		 * threshold: the bucket is k * 2^S + j + 2 from one lookup
-		 * and one compare (pcore_exp_base[] holds 63 * 2^S + 2).
+		 * threshold: the bucket is k * 2^S + 1 + the thresholds x is
+		 * above, from one lookup and one compare
+		 * (pcore_exp_base[] holds 63 * 2^S + 1).
 		 */
-		if (unlikely(v <= 1))
-			return v;
-		c = pcore_msb(v - 1) ^ 63;	/* 63 - k */
-		x = (v << c) - 1;
+		if (unlikely(!v))
+			return 0;
+		c = pcore_msb(v) ^ 63;	/* 63 - k */
+		x = v << c;
 		q = x >> l->shift;
-		x = (u64)pcore_exp_base[q] + (x > pcore_exp_thr[q]) -
-		    c * l->nsub;
-		return x < l->last ? x : l->last;
+		idx = pcore_exp_base[q] - c * l->nsub;
+		if (x > pcore_exp_thr[q])
+			idx++;
+		return idx < l->last ? idx : l->last;
 	}
 	if (l->kind == PCORE_HIST_LOG2)
 		return fls64(v);

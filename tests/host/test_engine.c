@@ -2744,18 +2744,19 @@ TEST(exp_tables_are_exact)
 		/* schema sc's sub-intervals [q << w, (q + 1) << w) */
 		w = 62 - sc;
 		for (q = 2U << sc; q < 4U << sc; q++) {
+			/* n thresholds (j = 0 .. n - 1) lie below q's */
 			n = 0;
-			for (j = 1; j < 1U << sc; j++)
+			for (j = 0; j < 1U << sc; j++)
 				n += pcore_exp_t[j << (8 - sc)] < (u64)q << w;
-			ASSERT_EQ((63U << sc) + 2 + n, pcore_exp_base[q])
+			ASSERT_EQ((63U << sc) + 1 + n, pcore_exp_base[q])
 				TH_LOG("schema %u q %u", sc, q);
 			if (pcore_exp_thr[q] != U64_MAX) {
-				ASSERT_EQ(q, (pcore_exp_thr[q] + 1) >> w);
-				ASSERT_EQ(pcore_exp_t[(n + 1) << (8 - sc)] - 1,
+				ASSERT_EQ(q, pcore_exp_thr[q] >> w);
+				ASSERT_EQ(pcore_exp_t[n << (8 - sc)],
 					  pcore_exp_thr[q]);
 			} else {
-				ASSERT_TRUE(n + 1 == 1U << sc ||
-					    pcore_exp_t[(n + 1) << (8 - sc)] >=
+				ASSERT_TRUE(n == 1U << sc ||
+					    pcore_exp_t[n << (8 - sc)] >=
 					    (u64)(q + 1) << w);
 			}
 		}
