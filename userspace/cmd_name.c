@@ -3,22 +3,25 @@
  * probectl detach, reset, enable and disable: one request about NAME.
  *
  * Detach, enable and disable act on a probe of probe_core's own, by the
- * name `probectl list` shows in its probe column.  A glob's probe is
- * named as it was attached: 'vfs_*' for --kretprobe 'vfs_*', and
- * 'vfs_*:count' for --kprobe 'vfs_*' --count.  The name the user typed,
- * 'vfs_*', takes either: the probe of that exact name when there is one,
- * else its counting glob.  A histogram of a glob's is not a probe: the
- * error names the probe to give instead.
+ * name `probectl list` shows in its probe column.  A counting probe is
+ * named with its suffix: 'vfs_*:count' for --kprobe 'vfs_*' --count,
+ * 'rd:count' for --kprobe vfs_read --count --name rd.  The name the user
+ * typed, 'vfs_*' or 'rd', takes either: the probe of that exact name
+ * when there is one, else its counting one.  A histogram of a glob's is
+ * not a probe: the error names the probe to give instead.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmd_priv.h"
 
-/* A glob without a suffix: 'vfs_*', whose counting probe is 'vfs_*:count'. */
-static bool bare_glob(const char *name)
+/*
+ * A name without a suffix or a module ('vfs_*', 'rd'), whose counting
+ * probe is NAME:count.
+ */
+static bool bare_name(const char *name)
 {
-	return strpbrk(name, "*?") && !strchr(name, ':') &&
+	return !strpbrk(name, ":/") &&
 	       strlen(name) + sizeof(":count") <= PCORE_UAPI_NAME_MAX;
 }
 
@@ -51,14 +54,15 @@ int cmd_name(struct pc_env *env, const struct pc_args *a)
 	};
 	const char *slash = strchr(a->name, '/'), *verb = what[a->cmd].verb;
 	char count[PCORE_UAPI_NAME_MAX], probe[PCORE_UAPI_NAME_MAX] = "";
-	bool glob = a->cmd != PC_CMD_RESET && bare_glob(a->name);
+	bool bare = a->cmd != PC_CMD_RESET && bare_name(a->name);
+	bool glob = strpbrk(a->name, "*?");
 	struct pc_dev d;
 	int ret;
 
 	if (open_dev(env, true, &d))
 		return PC_EXIT_ERR;
 	ret = pc_dev_name_cmd(&d, what[a->cmd].ioc, a->name);
-	if (ret == -ENOENT && glob) {
+	if (ret == -ENOENT && bare) {
 		snprintf(count, sizeof(count), "%s:count", a->name);
 		ret = pc_dev_name_cmd(&d, what[a->cmd].ioc, count);
 	}
@@ -72,11 +76,11 @@ int cmd_name(struct pc_env *env, const struct pc_args *a)
 	if (ret == -EINVAL)
 		return error(env, "%s %s: probe_core refused it; %s", verb,
 			     a->name, DMESG);
-	if (ret == -ENOENT && glob)
-		return error(env, "%s %s: no probe named '%s' or '%s:count' (probectl list shows probes)",
-			     verb, a->name, a->name, a->name);
 	if (ret == -ENOENT && *probe && strcmp(probe, a->name))
 		return error(env, "%s %s: the probe '%s' feeds it with its other histograms: %s '%s'",
 			     verb, a->name, probe, verb, probe);
+	if (ret == -ENOENT && bare)
+		return error(env, "%s %s: no probe named '%s' or '%s:count' (probectl list shows probes)",
+			     verb, a->name, a->name, a->name);
 	return ret ? dev_error(env, ret, verb, a->name) : PC_EXIT_OK;
 }

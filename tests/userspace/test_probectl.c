@@ -645,6 +645,60 @@ TEST(detach_glob)
 }
 
 /*
+ * A counting probe named with --name, 'rd' (histogram and probe
+ * 'rd:count'), and one of a single function, 'do_exit:count': detach,
+ * disable and enable take the name the user gave, without ':count', as
+ * for a glob.  A name with neither probe says so, for both names.
+ */
+TEST(detach_named_count)
+{
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	unsigned int own = PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE;
+	struct fake_hist *h;
+	struct result r;
+	struct fake f;
+
+	memset(&f, 0, sizeof(f));
+	h = fake_add(&f, "rd:count", "kprobe", "vfs_read", "calls", own,
+		     &count, "", 1);
+	strcpy(h->e.probe, "rd:count");
+	h = fake_add(&f, "do_exit:count", "kprobe", "do_exit", "calls", own,
+		     &count, "", 1);
+	strcpy(h->e.probe, "do_exit:count");
+	r = RUN(&f, "disable", "rd");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	EXPECT_NE(0U, fake_find(&f, "rd:count")->e.flags & PCORE_ENT_DISABLED);
+	result_free(&r);
+	r = RUN(&f, "enable", "rd");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	EXPECT_EQ(0U, fake_find(&f, "rd:count")->e.flags & PCORE_ENT_DISABLED);
+	result_free(&r);
+	r = RUN(&f, "detach", "rd");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_STREQ("", r.out);
+	EXPECT_EQ(NULL, fake_find(&f, "rd:count"));
+	EXPECT_NE(NULL, fake_find(&f, "do_exit:count"));
+	result_free(&r);
+	r = RUN(&f, "detach", "do_exit");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	EXPECT_EQ(NULL, fake_find(&f, "do_exit:count"));
+	result_free(&r);
+	r = RUN(&f, "detach", "rd");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: detach rd: no probe named 'rd' or 'rd:count' (probectl list shows probes)\n",
+		     r.err);
+	result_free(&r);
+	/* reset is of a histogram, by its own name */
+	r = RUN(&f, "reset", "rd");
+	ASSERT_EQ(1, r.ret);
+	ASSERT_STREQ("probectl: no histogram named 'rd' (probectl list shows them)\n",
+		     r.err);
+	result_free(&r);
+	EXPECT_EQ(f.opens, f.closes);
+	fake_free(&f);
+}
+
+/*
  * A probe_core whose LIST takes only the entries of ABI 5's first size
  * (before @probe): probectl asks again with it, and lists the same
  * histograms, without probes.
