@@ -1370,6 +1370,8 @@ static int attach_probe(struct pc_args *a)
 			snprintf(ps->graph, sizeof(ps->graph), "%s",
 				 a->attach_graph_glob);
 	}
+	if (ps->graph[0] && a->attach_hist_name)
+		return fail(a, "--name goes with --graph, not with a glob of callees (the glob travels in the histogram's name, F:graph:GLOB)");
 	/* --unit goes with --arg or --retval: FUNC has no unit then */
 	if (a->attach_unit)
 		snprintf(ps->unit, sizeof(ps->unit), "%s", a->attach_unit);
@@ -1425,9 +1427,8 @@ static int check_attach(struct pc_args *a)
 	if (a->attach_graph &&
 	    (a->attach_kind != PCORE_ATTACH_KRETPROBE || a->attach_entry))
 		return fail(a, "--graph is for --kretprobe only");
-	if (a->attach_graph && (a->attach_retval || a->attach_hist_name ||
-				a->mechanism))
-		return fail(a, "--graph goes with none of --retval, --name and --mechanism (F:graph is its name; kretprobes time it)");
+	if (a->attach_graph && (a->attach_retval || a->mechanism))
+		return fail(a, "--graph goes with neither --retval nor --mechanism (kretprobes time it)");
 	if (a->attach_entry &&
 	    !!a->attach_arg + a->attach_count + a->attach_stacks != 1)
 		return fail(a, "%s needs one of --arg N, --count and --stacks",

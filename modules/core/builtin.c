@@ -792,16 +792,33 @@ static int pcore_builtin_time(struct pcore_client *c, struct pcore_builtin *b,
 
 /*
  * F:graph[:GLOB]: F's latency, its callees' and its self time in one
- * keyed histogram named "F:graph" (the glob is not in the name: a name
- * takes no '*'); see graph.c.
+ * keyed histogram, named as the request names it ("F:graph", or the
+ * attach ioctl's name: "rd:graph" for probectl's --name rd), but "F:graph"
+ * with a glob of callees (target=F:graph:GLOB, the ioctl's text form: a
+ * name takes no glob).  One graph per function: the return probes of two
+ * graphs' callees would hide each other's calls (the later one's entry
+ * sees the earlier one's trampoline as the return address).  See graph.c.
  */
 static int pcore_builtin_graph(struct pcore_client *c, struct pcore_builtin *b,
 			       const struct pcore_builtin_req *r)
 {
-	if (snprintf(b->name, sizeof(b->name), "%s:graph", r->probe.func) >=
+	unsigned int i;
+
+	if (r->probe.graph[0] &&
+	    snprintf(b->name, sizeof(b->name), "%s:graph", r->probe.func) >=
 	    sizeof(b->name)) {
 		pr_err("%s=%s: name too long\n", r->param, r->name);
 		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(pcore_builtins); i++) {
+		const struct pcore_builtin *q = &pcore_builtins[i];
+
+		if (q != b && q->used && q->mode == PCORE_BUILTIN_GRAPH &&
+		    !strcmp(q->symbol, b->symbol)) {
+			pr_err("%s=%s: %s has a graph already, %s: their callees' return probes would hide each other's calls\n",
+			       r->param, r->name, b->symbol, q->name);
+			return -EBUSY;
+		}
 	}
 	return pcore_graph_attach(c, &b->graph, r, b->name, &b->hist,
 				  &b->probe);

@@ -117,11 +117,14 @@ TEST_F_TIMEOUT(gr, counts_and_times, PCORE_TIMEOUT_PATCHING)
 /*
  * Without the glob, the indirect callee is not one: F's time is its
  * self time and the direct callee's; target= and probectl's --graph
- * (the ioctl's fields) alike.
+ * (the ioctl's fields) alike; --name names a graph, one per function.
  */
 TEST_F_TIMEOUT(gr, direct_only, PCORE_TIMEOUT_PATCHING)
 {
 	struct key_row f, self_, dir, ind;
+	int status, kmsg;
+	pid_t child;
+	char pid[16];
 
 	ASSERT_EQ(0, pcore_load("target=pcore_grapht_f:graph"));
 	ASSERT_EQ(0, pcore_write(GRAPHT "/run", "5 0", 3));
@@ -147,7 +150,43 @@ TEST_F_TIMEOUT(gr, direct_only, PCORE_TIMEOUT_PATCHING)
 	EXPECT_FALSE(key_find("pcore_grapht_indirect", &ind)) TH_LOG("%s", out);
 	EXPECT_EQ(3, f.count);
 	EXPECT_EQ(3, dir.count);
+
+	/*
+	 * A second graph of F is refused, whatever its name: their callees'
+	 * return probes would hide each other's calls.  --name names the
+	 * one graph: this process's calls only (--pid), not a child's.
+	 */
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	kmsg = kmsg_open();
+	ASSERT_LE(0, kmsg);
+	EXPECT_EQ(1, CTL("attach", "--kretprobe", "pcore_grapht_f", "--graph",
+			 "--name", "mine", "--pid", pid)) TH_LOG("%s", out);
+	EXPECT_EQ(1, kmsg_collect(kmsg, log_, sizeof(log_))) TH_LOG("%s", log_);
+	EXPECT_NE(NULL, strstr(log_, "attach=mine:graph: pcore_grapht_f has a graph already, pcore_grapht_f:graph: their callees' return probes would hide each other's calls"))
+		TH_LOG("%s", log_);
+	close(kmsg);
 	ASSERT_EQ(0, CTL("detach", "pcore_grapht_f:graph")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("attach", "--kretprobe", "pcore_grapht_f", "--graph",
+			 "--name", "mine", "--pid", pid)) TH_LOG("%s", out);
+	EXPECT_NE(0, access(F_DBG, F_OK));
+	ASSERT_EQ(0, pcore_write(GRAPHT "/run", "3 2", 3));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(pcore_write(GRAPHT "/run", "2 0", 3) ? 1 : 0);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, status);
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/mine:graph/keys", out,
+				sizeof(out)));
+	ASSERT_TRUE(key_find("pcore_grapht_f", &f)) TH_LOG("%s", out);
+	ASSERT_TRUE(key_find("[self]", &self_)) TH_LOG("%s", out);
+	ASSERT_TRUE(key_find("pcore_grapht_direct", &dir)) TH_LOG("%s", out);
+	EXPECT_EQ(3, f.count);
+	EXPECT_EQ(3, dir.count);
+	EXPECT_EQ(f.sum, self_.sum + dir.sum) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("show", "mine:graph")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\npcore_grapht_f ")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("detach", "mine:graph")) TH_LOG("%s", out);
 	ASSERT_EQ(0, pcore_unload_wait());
 }
 
