@@ -299,7 +299,8 @@ static u32 pcore_frames_text(char *buf, const struct pcore_keyval *kv,
 
 	BUILD_BUG_ON(PCORE_UAPI_FRAMES_MAX <
 		     (PCORE_STACK_DEPTH_MAX + 1) * (sizeof(line) - 1) +
-		     sizeof("[proc] 4294967295 \n") + TASK_COMM_LEN);
+		     /* the [proc] line, its '\n' for the NUL of sizeof */
+		     sizeof("[proc] 4294967295 ") + TASK_COMM_LEN);
 	*nframes = 0;
 	while (i < kv->nframes) {
 		i = pcore_stack_frame(line, sizeof(line) - 1, kv->frames,
