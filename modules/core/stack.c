@@ -304,8 +304,8 @@ static unsigned int pcore_stack_proc_line(char *buf, size_t len,
 		return n;
 	}
 	proc = f[n - PCORE_PROC_WORDS];
-	nu = min_t(unsigned int, (proc >> 32) & 0xff, n - PCORE_PROC_WORDS);
-	nk = n - PCORE_PROC_WORDS - nu;
+	nk = pcore_stack_kwords(f, n, flags);
+	nu = n - PCORE_PROC_WORDS - nk;
 	pcore_to_word(comm, (const char *)&f[n - PCORE_PROC_WORDS + 1],
 		      sizeof(comm));
 	if (i < nk) {

@@ -81,6 +81,24 @@ static inline bool pcore_stack_has_proc(u32 depth)
 }
 
 /*
+ * The kernel words of the @n words @f of a stack with PCORE_STACK_F_*
+ * @flags: all of them, or with a process those before its user frames.
+ */
+static inline unsigned int pcore_stack_kwords(const unsigned long *f,
+					      unsigned int n, u32 flags)
+{
+	unsigned int nu;
+
+	if (!(flags & PCORE_STACK_F_PROC))
+		return n;
+	if (n < PCORE_PROC_WORDS)	/* never written so */
+		return 0;
+	nu = min_t(unsigned int, (f[n - PCORE_PROC_WORDS] >> 32) & 0xff,
+		   n - PCORE_PROC_WORDS);
+	return n - PCORE_PROC_WORDS - nu;
+}
+
+/*
  * The words of a slot of a stack hist of @depth frames: room for its
  * deepest stack, or for a [user] frame (three words) at depths 1 and 2;
  * with user stacks, room for them and the process; with processes alone,

@@ -314,7 +314,9 @@ static __always_inline void pcore_tslot_keep_stack(struct pcore_timer *t,
 	f = pcore_stack_get(NULL, NULL, t->depth, &ff, &n);
 	if (f) {
 		n = min(n, t->words);
-		if (n > 1 && f[0] - pcore_switch_iter < pcore_switch_iter_size)
+		/* Not the only kernel frame: a process's words are none. */
+		if (pcore_stack_kwords(f, n, ff) > 1 &&
+		    f[0] - pcore_switch_iter < pcore_switch_iter_size)
 			skip = 1;
 		for (i = skip; i < n; i++)
 			dst[i - skip] = f[i];

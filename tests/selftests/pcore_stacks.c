@@ -941,6 +941,47 @@ TEST_F_TIMEOUT(stk, offcpu_stack_starts_in_schedule, PCORE_TIMEOUT_PATCHING)
 }
 
 /*
+ * The same at stack_depth=1, where the one frame kept is the iterator's
+ * (the unwind is cut there): it stays, as without a process, rather than
+ * leaving a stack of no kernel frame.  Every stack is three lines: one
+ * kernel frame, "[...]" and its process; the naps are the test's.  (The
+ * iterator was dropped whenever the stack had more than one word, and
+ * the process's three words made it so: "[...]" and "[proc]" alone.)
+ */
+TEST_F_TIMEOUT(stk, offcpu_depth1_keeps_a_frame, PCORE_TIMEOUT_PATCHING)
+{
+	unsigned long long naps = 0, count;
+	const char *blk, *end, *p;
+	unsigned int lines;
+	char want[64];
+
+	ASSERT_EQ(0, pcore_load("tracepoints=offcpu stack_depth=1"));
+	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
+	ASSERT_EQ(0, pcore_write(STACKT "/nap", "3", 1));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/offcpu/stacks", out, sizeof(out)));
+	ASSERT_EQ(0, pcore_mod_unload_wait("cpuhists"));
+	snprintf(want, sizeof(want), "\n  [proc] %d ", getpid());
+	for (blk = strstr(out, "\nstack "); blk; blk = end) {
+		end = strstr(blk + 1, "\nstack ");
+		p = strchr(blk + 1, '\n');
+		ASSERT_NE(NULL, p);
+		for (lines = 0; p && p[1] == ' ' && p[2] == ' ';
+		     p = strchr(p + 1, '\n'))
+			lines++;
+		EXPECT_EQ(3U, lines)
+			TH_LOG("%.*s", end ? (int)(end - blk) : (int)strlen(blk), blk);
+		p = strchr(strchr(blk + 1, '\n') + 1, '\n');
+		EXPECT_EQ(0, strncmp(p, "\n  [...]\n  [proc] ", 18))
+			TH_LOG("%.*s", end ? (int)(end - blk) : (int)strlen(blk), blk);
+		if (block_has(blk, end, want) &&
+		    sscanf(blk, "\nstack %*x count %llu", &count) == 1)
+			naps += count;
+	}
+	EXPECT_LE(3ULL, naps) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload());
+}
+
+/*
  * The same through the API, as a handler module may do it: the stack of
  * the task a switch puts back, pcore_hist_add_task_stack() of next
  * (pcore_apitest case=task_stack), with a kretprobe on pcore_stackt_nap.
