@@ -162,8 +162,8 @@ enum pcore_key_mode {
  * @key_name: what a key is, for display ("irq", "vec", "dev", "pid");
  *	default "key" ("stack" for %PCORE_KEYS_STACK); the same rules as
  *	@unit
- * @flags: %PCORE_HIST_KEY_ADDR, %PCORE_HIST_USTACK, %PCORE_HIST_KEY_CGROUP,
- *	or 0
+ * @flags: %PCORE_HIST_KEY_ADDR, %PCORE_HIST_USTACK, %PCORE_HIST_PROC,
+ *	%PCORE_HIST_KEY_CGROUP, or 0
  * @depth: %PCORE_KEYS_STACK: the innermost frames kept of each stack, 1
  *	to %PCORE_STACK_DEPTH_MAX, 0 for %PCORE_STACK_DEPTH_DEFAULT (a deeper
  *	stack is kept cut, and shown so); with %PCORE_HIST_USTACK, its kernel
@@ -171,7 +171,8 @@ enum pcore_key_mode {
  *
  * Memory: see "Memory" in docs/design.md: per key in use, a bucket array per
  * CPU it shows up on; per key slot, its key and label (and @depth frames
- * for stacks), twice (for intervals).
+ * for stacks, 3 words more with %PCORE_HIST_PROC, 35 more with
+ * %PCORE_HIST_USTACK), twice (for intervals).
  */
 struct pcore_hist_opts {
 	const char *name;
@@ -207,6 +208,20 @@ struct pcore_hist_opts {
  * user ip is kept.  A 32-bit task gives its ip only.
  */
 #define PCORE_HIST_USTACK	(1U << 1)
+
+/*
+ * PCORE_HIST_PROC: a %PCORE_KEYS_STACK histogram whose stacks carry the
+ * process without user frames: after the kernel frames, the tgid and
+ * comm of the task whose stack it is (current's, or the task given to
+ * pcore_hist_add_task_stack()), so two processes never share a stack and
+ * each stack's text ends with "[proc] TGID COMM".  Registers saved in
+ * user mode give one frame, "[user] COMM", then the process; the idle
+ * task, "[idle]" then "[proc] 0 swapper/N".  No user memory is read.
+ * @depth is up to %PCORE_STACK_DEPTH_MAX kernel frames, as without it.
+ * One or the other with %PCORE_HIST_USTACK, which carries the process
+ * too.
+ */
+#define PCORE_HIST_PROC		(1U << 3)
 
 /*
  * PCORE_HIST_KEY_CGROUP: the keys of a %PCORE_KEYS_HASHED histogram are

@@ -39,7 +39,11 @@
  * @pid and @comm for the "offcpu" tracepoint, and the lines "[u] ...",
  * "[u...]" and "[proc] ..." in the frames of histograms with user stacks
  * only (no histogram an older probectl can make has them): a probectl of
- * ABI 5 reads every histogram it could read before as before.
+ * ABI 5 reads every histogram it could read before as before.  Later,
+ * profilers and "offcpu" without user stacks end each stack with
+ * "[proc] TGID COMM" too (a probectl that knows user stacks reads it as
+ * theirs; one before shows the line as a frame, at the root of folded
+ * lines), and their @nframes may be the depth and one.
  */
 #define PCORE_ABI_VERSION	5
 #define PCORE_IOC_MAGIC		0xB8
@@ -49,7 +53,10 @@
 #define PCORE_UAPI_SYMBOL_MAX	160
 #define PCORE_UAPI_SHORT_MAX	16	/* kinds and units */
 #define PCORE_UAPI_LABEL_MAX	32
-/* Room for a stack's frames as text: 128 lines of at most 255 bytes. */
+/*
+ * Room for a stack's frames as text: 128 lines of at most 255 bytes and
+ * a "[proc] TGID COMM" line.
+ */
 #define PCORE_UAPI_FRAMES_MAX	32768
 
 /**
@@ -227,14 +234,18 @@ struct pcore_ioc_bucket {
  *	is the user ip), "[u...]" when the user stack was cut at its depth
  *	(32 frames), and last "[proc] TGID COMM": the process and the
  *	task's name as one word (a kernel thread: its pid, no "[u]" line;
- *	a user stack that could not be read: no "[u]" line)
+ *	a user stack that could not be read: no "[u]" line).  Profilers and
+ *	"offcpu" without user stacks: the kernel frames, their "[...]", and
+ *	last "[proc] TGID COMM", no "[u]" line; a sample in user mode is
+ *	"[user] COMM" then "[proc] TGID COMM"
  * @frames_size: in: PCORE_UAPI_FRAMES_MAX with @frames, else 0; out:
  *	the bytes written, NUL included: nothing past them is written, with
  *	PCORE_READ_RESET too
  * @nframes: out: the stack's frames, the lines of @frames but "[...]":
  *	at most the histogram's depth; "[user] COMM" is one frame, at any
  *	depth, 1 included; with user stacks, the "[u]", "[u...]" and
- *	"[proc]" lines count too
+ *	"[proc]" lines count too, and the "[proc]" line of profilers and
+ *	"offcpu" without them (the depth and one at most)
  * @created_ns: out: when the histogram was created (CLOCK_REALTIME, ns
  *	since the Epoch; since ABI version 4): a histogram made again (a
  *	module loaded again, a probe attached again) starts from zero
@@ -312,7 +323,7 @@ struct pcore_ioc_name {
 /*
  * User stacks and processes too: PCORE_WHAT_STACKS (":stacks:ustack"),
  * PCORE_ATTACH_PROFILE and the tracepoint "offcpu" (see @frames of
- * struct pcore_ioc_read)
+ * struct pcore_ioc_read); without it, those two keep the process alone
  */
 #define PCORE_ATTACH_USTACK	0x8
 /* PCORE_ATTACH_PROFILE and "offcpu": kernel threads left out */

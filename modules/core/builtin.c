@@ -628,12 +628,16 @@ static int pcore_builtin_value(struct pcore_client *c, struct pcore_builtin *b,
 
 /*
  * The flags of a stack hist: with user stacks when asked, and always for
- * a uprobe (whose kernel stack would be one frame, [user]).
+ * a uprobe (whose kernel stack would be one frame, [user]); else the
+ * process, for the whole-system views (profilers, offcpu), so that each
+ * stack names its process as with user stacks; kernel stacks alone for
+ * a kprobe's ":stacks" (one function's callers).
  */
 static u32 pcore_builtin_hflags(const struct pcore_builtin_req *r)
 {
-	return r->ustack || r->file ||
-	       (r->probe.flags & PCORE_ATTACH_USTACK) ? PCORE_HIST_USTACK : 0;
+	if (r->ustack || r->file || (r->probe.flags & PCORE_ATTACH_USTACK))
+		return PCORE_HIST_USTACK;
+	return r->hz || r->tracepoint ? PCORE_HIST_PROC : 0;
 }
 
 /* :stacks: a call, counted under its kernel stack (a kprobe). */

@@ -286,7 +286,9 @@ static int pcore_read_snap(struct pcore_hist *h, const struct pcore_ioc_read *in
 /*
  * A stack's frames as text into @buf (PCORE_UAPI_FRAMES_MAX bytes), one a
  * line, each cut to 254 characters: what fits, whatever the stack; the
- * frames (lines but "[...]") into @nframes.
+ * frames (lines but "[...]") into @nframes.  The most: 127 kernel frames
+ * (or "[...]"), "[...]" and "[proc] TGID COMM" (a process without user
+ * frames, stack.h), or fewer kernel frames with user frames' short lines.
  */
 static u32 pcore_frames_text(char *buf, const struct pcore_keyval *kv,
 			     u32 *nframes)
@@ -296,7 +298,9 @@ static u32 pcore_frames_text(char *buf, const struct pcore_keyval *kv,
 	u32 i = 0;
 
 	BUILD_BUG_ON(PCORE_UAPI_FRAMES_MAX <
-		     (PCORE_STACK_DEPTH_MAX + 1) * (sizeof(line) - 1) + 1);
+		     (PCORE_STACK_DEPTH_MAX + 1) * (sizeof(line) - 1) +
+		     /* the [proc] line, its '\n' for the NUL of sizeof */
+		     sizeof("[proc] 4294967295 ") + TASK_COMM_LEN);
 	*nframes = 0;
 	while (i < kv->nframes) {
 		i = pcore_stack_frame(line, sizeof(line) - 1, kv->frames,

@@ -667,7 +667,8 @@ static int pcore_stacks_show(struct seq_file *m, void *unused)
 	seq_printf(m, "# %u stacks, %llu dropped, depth %u%s\n", j,
 		   pcore_hist_dropped(h), pcore_stack_kdepth(h->map.depth),
 		   h->map.depth & PCORE_STACK_D_USER ?
-		   ", user depth " __stringify(PCORE_USTACK_DEPTH) : "");
+		   ", user depth " __stringify(PCORE_USTACK_DEPTH) :
+		   h->map.depth & PCORE_STACK_D_PROC ? ", processes" : "");
 	for (i = 0; i < j; i++)
 		pcore_stacks_print(m, h, &a.rows[i]);
 	mutex_unlock(&h->lock);

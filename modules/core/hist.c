@@ -52,8 +52,14 @@ static const char *pcore_hist_opts_why(const struct pcore_hist_opts *o,
 	if (!why && o->key_mode != PCORE_KEYS_STACK && o->depth)
 		why = "depth is for PCORE_KEYS_STACK";
 	if (!why && o->flags & ~(PCORE_HIST_KEY_ADDR | PCORE_HIST_USTACK |
-				 PCORE_HIST_KEY_CGROUP))
+				 PCORE_HIST_KEY_CGROUP | PCORE_HIST_PROC))
 		why = "unknown flags";
+	if (!why && (o->flags & PCORE_HIST_PROC) &&
+	    o->key_mode != PCORE_KEYS_STACK)
+		why = "PCORE_HIST_PROC needs PCORE_KEYS_STACK";
+	if (!why && (o->flags & PCORE_HIST_PROC) &&
+	    (o->flags & PCORE_HIST_USTACK))
+		why = "PCORE_HIST_PROC and PCORE_HIST_USTACK are one or the other (user stacks carry the process)";
 	if (!why && (o->flags & PCORE_HIST_USTACK) &&
 	    o->key_mode != PCORE_KEYS_STACK)
 		why = "PCORE_HIST_USTACK needs PCORE_KEYS_STACK";
@@ -118,12 +124,14 @@ static size_t pcore_hist_mem_at(const struct pcore_layout *l, u32 key_mode,
 
 /*
  * The depth of a stack map of @o: its kernel frames, with
- * PCORE_STACK_D_USER for user stacks (see stack.h).
+ * PCORE_STACK_D_USER for user stacks, PCORE_STACK_D_PROC for processes
+ * (see stack.h).
  */
 static u32 pcore_hist_depth(const struct pcore_hist_opts *o)
 {
 	return (o->depth ?: PCORE_STACK_DEPTH_DEFAULT) |
-	       (o->flags & PCORE_HIST_USTACK ? PCORE_STACK_D_USER : 0);
+	       (o->flags & PCORE_HIST_USTACK ? PCORE_STACK_D_USER : 0) |
+	       (o->flags & PCORE_HIST_PROC ? PCORE_STACK_D_PROC : 0);
 }
 
 /**

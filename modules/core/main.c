@@ -83,7 +83,7 @@ static struct pcore_str_param tracepoints;
 module_param_cb(tracepoints, &pcore_param_str_ops, &tracepoints, 0400);
 __MODULE_PARM_TYPE(tracepoints, "charp");
 MODULE_PARM_DESC(tracepoints,
-	"tracepoints to attach built-in handlers to, comma-separated (sched_switch: on-CPU time slices per CPU; offcpu: off-CPU time by the kernel stack tasks waited in; runqlat: the time tasks wait to run once woken or preempted, and runqlat:by=pid or runqlat:by=cgroup the same per process or per cgroup)");
+	"tracepoints to attach built-in handlers to, comma-separated (sched_switch: on-CPU time slices per CPU; offcpu: off-CPU time by the kernel stack tasks waited in and their process; runqlat: the time tasks wait to run once woken or preempted, and runqlat:by=pid or runqlat:by=cgroup the same per process or per cgroup)");
 
 /*
  * Every bad number is EINVAL, as docs/user-guide.md says: kstrtouint() says ERANGE
@@ -153,7 +153,7 @@ static unsigned int profile;
 module_param_cb(profile, &pcore_param_uint_ops, &profile, 0400);
 __MODULE_PARM_TYPE(profile, "uint");
 MODULE_PARM_DESC(profile,
-	"sample every CPU this many times a second (1 to 4000; 0: no profiler), counting the kernel stacks it runs, [user] and [idle]: the histogram 'profile'");
+	"sample every CPU this many times a second (1 to 4000; 0: no profiler), counting the kernel stacks it runs, [user] and [idle], each with its process ([proc] TGID COMM): the histogram 'profile'");
 
 static struct pcore_str_param comm;
 module_param_cb(comm, &pcore_param_str_ops, &comm, 0400);

@@ -179,17 +179,21 @@ void notrace pcore_hist_add_frames_taken(struct pcore_hist *h,
 					 unsigned int n, u32 flags, u64 v)
 {
 	int slot = -1;
+	bool proc;
 	u32 b = 0;
 
 	preempt_disable_notrace();
 	if (unlikely(h->map.key_mode != PCORE_KEYS_STACK) || !n)
 		goto out;
-	/* With a process, its words are last: never cut, taken whole. */
-	if ((flags & PCORE_STACK_F_PROC) &&
-	    (!(h->map.depth & PCORE_STACK_D_USER) ||
-	     n > pcore_stack_words(h->map.depth)))
+	/*
+	 * With a process, its words are last: never cut, taken whole; a
+	 * map of processes takes no stack without one.
+	 */
+	proc = flags & PCORE_STACK_F_PROC;
+	if (proc != pcore_stack_has_proc(h->map.depth) ||
+	    (proc && n > pcore_stack_words(h->map.depth)))
 		goto out;
-	if (!(flags & PCORE_STACK_F_PROC) && n > h->map.depth) {
+	if (!proc && n > h->map.depth) {
 		n = pcore_stack_kdepth(h->map.depth);
 		flags |= PCORE_STACK_F_CUT;
 	}

@@ -14,6 +14,11 @@
  * interrupt saved (their first frame is the instruction pointer itself),
  * or from the caller's own stack, less probe_core's own frames.
  *
+ * Processes (a map with PCORE_STACK_D_PROC or PCORE_STACK_D_USER, see
+ * stack.h): after the kernel frames, the tgid and comm of the task whose
+ * stack it is (current, or the task given), read in any context: two
+ * processes never share a stack.
+ *
  * User stacks (a map with PCORE_STACK_D_USER, see stack.h) are walked as
  * perf_callchain_user() walks them, by frame pointers: the kernel's
  * stack_trace_save_user() is not exported (Debian 6.1 and 6.12).  From
@@ -41,10 +46,13 @@
 #include "pcore.h"
 
 #define PCORE_STACK_LEVELS	4
-/* The most words of a stack: kernel frames only, or with a user stack. */
-#define PCORE_STACK_BUF_WORDS	(PCORE_USTACK_KDEPTH_MAX +		\
-				 PCORE_USTACK_DEPTH + PCORE_PROC_WORDS)
-static_assert(PCORE_STACK_BUF_WORDS >= PCORE_STACK_DEPTH_MAX);
+/*
+ * The most words of a stack: kernel frames and the process, or with a
+ * user stack too (see stack.h).
+ */
+#define PCORE_STACK_BUF_WORDS	(PCORE_STACK_DEPTH_MAX + PCORE_PROC_WORDS)
+static_assert(PCORE_STACK_BUF_WORDS >= PCORE_USTACK_KDEPTH_MAX +
+	      PCORE_USTACK_DEPTH + PCORE_PROC_WORDS);
 
 struct pcore_stack_cpu {
 	unsigned long f[PCORE_STACK_LEVELS][PCORE_STACK_BUF_WORDS];
@@ -155,18 +163,20 @@ static __always_inline unsigned int pcore_unwind_user(struct pt_regs *uregs,
 }
 
 /*
- * After the @n kernel words at @f: @task's user frames (current's only)
- * and its process (see stack.h).  Return: the words in all.
+ * After the @n kernel words at @f: with @user, @task's user frames
+ * (current's only); then its process (see stack.h).  Return: the words
+ * in all.
  */
 static __always_inline unsigned int pcore_stack_proc(struct pt_regs *regs,
 						     struct task_struct *task,
 						     unsigned long *f,
 						     unsigned int n, u32 *flags,
-						     bool entry)
+						     bool entry, bool user)
 {
 	unsigned int nu = 0;
 
-	if (task == current && !(task->flags & PF_KTHREAD) && task->mm) {
+	if (user && task == current && !(task->flags & PF_KTHREAD) &&
+	    task->mm) {
 		struct pt_regs *uregs = regs && user_mode(regs) ? regs :
 					task_pt_regs(task);
 
@@ -192,7 +202,7 @@ static __always_inline unsigned int pcore_stack_proc(struct pt_regs *regs,
  *	not walk it through the trampoline: it warns)
  * @max: the depth of the stack map (see stack.h): kernel frames at most
  *	(1 to %PCORE_STACK_DEPTH_MAX), and PCORE_STACK_D_USER for the user
- *	stack and the process too
+ *	stack and the process too, or PCORE_STACK_D_PROC for the process
  * @flags: in: %PCORE_STACK_IDLE, %PCORE_STACK_ENTRY or 0; out:
  *	PCORE_STACK_F_* flags
  * @n: out: the number of words, at most pcore_stack_words(@max)
@@ -200,7 +210,8 @@ static __always_inline unsigned int pcore_stack_proc(struct pt_regs *regs,
  * Registers saved in user mode give one frame, [user], in three words:
  * the task's comm in the next two (a comm is 16 bytes), whatever @max
  * (with PCORE_STACK_D_USER: no kernel frame, the user stack from those
- * registers); with %PCORE_STACK_IDLE, the idle task gives one frame,
+ * registers; with PCORE_STACK_D_PROC: one word, the comm is the
+ * process's); with %PCORE_STACK_IDLE, the idle task gives one frame,
  * [idle].  Other frames are one word each.  Called with preemption off;
  * the frames are valid until pcore_stack_put().
  *
@@ -217,6 +228,7 @@ notrace unsigned long *pcore_stack_get(struct pt_regs *regs,
 	unsigned long *f;
 	u32 in = *flags;
 	bool user = max & PCORE_STACK_D_USER;
+	bool proc = pcore_stack_has_proc(max);
 
 	if (c->busy[level] ||
 	    (task && task != current && task_is_running(task) &&
@@ -229,6 +241,9 @@ notrace unsigned long *pcore_stack_get(struct pt_regs *regs,
 	max = pcore_stack_kdepth(max);
 	if (user && regs && user_mode(regs)) {
 		*n = 0;
+	} else if (proc && regs && user_mode(regs)) {
+		f[0] = PCORE_FRAME_USER;	/* the comm: the process's */
+		*n = 1;
 	} else if (regs && user_mode(regs)) {
 		f[0] = PCORE_FRAME_USER;
 		BUILD_BUG_ON(sizeof(current->comm) !=
@@ -242,9 +257,9 @@ notrace unsigned long *pcore_stack_get(struct pt_regs *regs,
 		*n = pcore_unwind(regs, task == current ? NULL : task, f, max,
 				  flags);
 	}
-	if (user)
+	if (proc)
 		*n = pcore_stack_proc(regs, task ?: current, f, *n, flags,
-				      in & PCORE_STACK_ENTRY);
+				      in & PCORE_STACK_ENTRY, user);
 	return f;
 }
 NOKPROBE_SYMBOL(pcore_stack_get);
@@ -289,11 +304,15 @@ static unsigned int pcore_stack_proc_line(char *buf, size_t len,
 		return n;
 	}
 	proc = f[n - PCORE_PROC_WORDS];
-	nu = min_t(unsigned int, (proc >> 32) & 0xff, n - PCORE_PROC_WORDS);
-	nk = n - PCORE_PROC_WORDS - nu;
+	nk = pcore_stack_kwords(f, n, flags);
+	nu = n - PCORE_PROC_WORDS - nk;
+	pcore_to_word(comm, (const char *)&f[n - PCORE_PROC_WORDS + 1],
+		      sizeof(comm));
 	if (i < nk) {
 		if (f[i] == PCORE_FRAME_IDLE && i == 0 && nk == 1)
 			strscpy(buf, "[idle]", len);
+		else if (f[i] == PCORE_FRAME_USER && i == 0 && nk == 1)
+			snprintf(buf, len, "[user] %s", comm);
 		else
 			pcore_stack_kframe(buf, len, f[i],
 					   !i && (flags & PCORE_STACK_F_IP));
@@ -311,8 +330,6 @@ static unsigned int pcore_stack_proc_line(char *buf, size_t len,
 		strscpy(buf, "[u...]", len);
 		return i + 1;
 	}
-	pcore_to_word(comm, (const char *)&f[n - PCORE_PROC_WORDS + 1],
-		      sizeof(comm));
 	snprintf(buf, len, "[proc] %u %s", (u32)proc, comm);
 	return n;
 }
@@ -334,9 +351,11 @@ static unsigned int pcore_stack_proc_line(char *buf, size_t len,
  * never printed raw.
  *
  * A stack with its process (%PCORE_STACK_F_PROC, see stack.h) is read
- * by line, not by word: @i counts lines, the kernel frames, "[...]" when
- * they were cut, one "[u] 0x%016lx" per user frame, "[u...]" when they
- * were cut, and last "[proc] TGID COMM" (fewer lines than words).
+ * by line, not by word: @i counts lines, the kernel frames ("[user] COMM"
+ * with the process's comm for a sample in user mode without user
+ * stacks), "[...]" when they were cut, one "[u] 0x%016lx" per user
+ * frame, "[u...]" when they were cut, and last "[proc] TGID COMM" (fewer
+ * lines than words).
  *
  * Return: the word of the next frame to print (the [user] frame takes
  * three), or @n when done; with a process, the next line, or @n.

@@ -17,7 +17,7 @@
 #define PCORE_KEY_BUSY		(U64_MAX - 1)
 #define PCORE_STACK_F_IP	0x1	/* frame 0 is where it stopped, not a return */
 #define PCORE_STACK_F_CUT	0x2	/* deeper than the histogram's depth */
-#define PCORE_STACK_F_PROC	0x4	/* user frames and a process: see below */
+#define PCORE_STACK_F_PROC	0x4	/* a process (and user frames): see below */
 #define PCORE_STACK_F_UCUT	0x8	/* the user stack was cut at its depth */
 #define PCORE_FRAME_USER	1UL
 #define PCORE_FRAME_IDLE	2UL
@@ -45,18 +45,26 @@ static inline bool pcore_frame_is_ip(unsigned long w)
 }
 
 /*
- * User stacks (PCORE_HIST_USTACK).  A stack map's depth is its kernel
- * frames (bits 0 to 7), with PCORE_STACK_D_USER when it keeps user stacks
- * and processes too.  Such a stack (PCORE_STACK_F_PROC) is, in words: its
- * kernel frames (none when the sample was taken in user mode: no [user]
- * frame), its user frames (leaf first, the first the user ip), then three
- * words: the tgid (bits 0 to 31) and the number of user frames (bits 32
- * to 39), then the task's comm in two.  At most PCORE_USTACK_DEPTH user
- * frames: with PCORE_USTACK_KDEPTH_MAX kernel frames, a stack is 128
- * words (its key packs the words in 8 bits) and its text 128 lines at
- * most (the ioctl's PCORE_UAPI_FRAMES_MAX holds them).
+ * User stacks (PCORE_HIST_USTACK) and processes (PCORE_HIST_PROC).  A
+ * stack map's depth is its kernel frames (bits 0 to 7), with
+ * PCORE_STACK_D_USER when it keeps user stacks and processes too, or
+ * PCORE_STACK_D_PROC when it keeps processes without user frames.  Such
+ * a stack (PCORE_STACK_F_PROC) is, in words: its kernel frames, its user
+ * frames (leaf first, the first the user ip), then three words: the tgid
+ * (bits 0 to 31) and the number of user frames (bits 32 to 39), then the
+ * task's comm in two.  A sample taken in user mode has no kernel frame
+ * with user stacks; with processes alone, one word, PCORE_FRAME_USER (its
+ * "[user] COMM" takes the comm from the process's words).  With
+ * PCORE_STACK_D_PROC there are no user frames: a stack is at most 127
+ * kernel frames and the process, 130 words; its text 129 lines, "[...]"
+ * and "[proc]" included.  With user stacks: at most PCORE_USTACK_DEPTH
+ * user frames, and with PCORE_USTACK_KDEPTH_MAX kernel frames a stack is
+ * 128 words and its text 128 lines at most.  Every such stack fits the
+ * key's word count (8 bits) and the ioctl's PCORE_UAPI_FRAMES_MAX bytes
+ * (see pcore_frames_text()).
  */
 #define PCORE_STACK_D_USER	0x100
+#define PCORE_STACK_D_PROC	0x200
 #define PCORE_STACK_D_KMASK	0xff
 #define PCORE_PROC_WORDS	3
 
@@ -66,17 +74,47 @@ static inline u32 pcore_stack_kdepth(u32 depth)
 	return depth & PCORE_STACK_D_KMASK;
 }
 
+/* Does a stack map of @depth keep processes (user stacks or not)? */
+static inline bool pcore_stack_has_proc(u32 depth)
+{
+	return depth & (PCORE_STACK_D_USER | PCORE_STACK_D_PROC);
+}
+
+/*
+ * The kernel words of the @n words @f of a stack with PCORE_STACK_F_*
+ * @flags: all of them, or with a process those before its user frames.
+ */
+static inline unsigned int pcore_stack_kwords(const unsigned long *f,
+					      unsigned int n, u32 flags)
+{
+	unsigned int nu;
+
+	if (!(flags & PCORE_STACK_F_PROC))
+		return n;
+	if (n < PCORE_PROC_WORDS)	/* never written so */
+		return 0;
+	nu = min_t(unsigned int, (f[n - PCORE_PROC_WORDS] >> 32) & 0xff,
+		   n - PCORE_PROC_WORDS);
+	return n - PCORE_PROC_WORDS - nu;
+}
+
 /*
  * The words of a slot of a stack hist of @depth frames: room for its
  * deepest stack, or for a [user] frame (three words) at depths 1 and 2;
- * with user stacks, room for them and the process.  Every writer and
- * reader of a slot's frames uses this size.
+ * with user stacks, room for them and the process; with processes alone,
+ * the kernel frames and the process (a [user] frame is one word there).
+ * Every writer and reader of a slot's frames uses this size.
  */
 static inline u32 pcore_stack_words(u32 depth)
 {
-	return max_t(u32, pcore_stack_kdepth(depth), PCORE_FRAME_USER_WORDS) +
-	       (depth & PCORE_STACK_D_USER ?
-		PCORE_USTACK_DEPTH + PCORE_PROC_WORDS : 0);
+	u32 kd = pcore_stack_kdepth(depth);
+
+	if (depth & PCORE_STACK_D_USER)
+		return max_t(u32, kd, PCORE_FRAME_USER_WORDS) +
+		       PCORE_USTACK_DEPTH + PCORE_PROC_WORDS;
+	if (depth & PCORE_STACK_D_PROC)
+		return kd + PCORE_PROC_WORDS;
+	return max_t(u32, kd, PCORE_FRAME_USER_WORDS);
 }
 
 int pcore_stack_init(void);

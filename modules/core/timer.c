@@ -252,23 +252,28 @@ static __always_inline bool pcore_tslot_mine(const struct pcore_slot *h, u64 k,
  * pcore_timer_keep_stacks() - make a task timer keep its tasks' stacks
  * @t: a %PCORE_TIMER_TASK timer that no probe uses yet
  * @depth: frames kept per task, 1 to %PCORE_STACK_DEPTH_MAX, with
- *	PCORE_STACK_D_USER for user stacks and the process (stack.h)
+ *	PCORE_STACK_D_USER for user stacks and the process, or
+ *	PCORE_STACK_D_PROC for the process (stack.h): a histogram's depth
  *
  * Then a start for current keeps its stack with the stamp (less a first
  * frame in sched_switch's iterator), and pcore_timer_stop_stack() records
- * the time under it.  @depth words per slot: with offcpu's 4096 slots and
- * the default depth, 1 MiB.  Sleeps.
+ * the time under it.  @depth words per slot (with a process,
+ * pcore_stack_words(@depth)): with offcpu's 4096 slots and the default
+ * depth, 1 MiB; 1.1 MiB with the process (offcpu's, without user
+ * stacks).  Sleeps.
  *
  * Return: 0, -EINVAL, -E2BIG over mem_max or -ENOMEM (one log line).
  */
 int pcore_timer_keep_stacks(struct pcore_timer *t, u32 depth)
 {
-	u32 words = depth & PCORE_STACK_D_USER ? pcore_stack_words(depth) :
+	u32 words = pcore_stack_has_proc(depth) ? pcore_stack_words(depth) :
 		    depth;
 	size_t mem;
 
 	if (t->scope != PCORE_TIMER_TASK || !pcore_stack_kdepth(depth) ||
-	    depth & ~(PCORE_STACK_D_USER | PCORE_STACK_D_KMASK) ||
+	    depth & ~(PCORE_STACK_D_USER | PCORE_STACK_D_PROC |
+		      PCORE_STACK_D_KMASK) ||
+	    (depth & PCORE_STACK_D_USER && depth & PCORE_STACK_D_PROC) ||
 	    pcore_stack_kdepth(depth) > PCORE_STACK_DEPTH_MAX || t->frames)
 		return -EINVAL;
 	mem = (size_t)(t->mask + 1) * words * sizeof(*t->frames);
@@ -309,7 +314,9 @@ static __always_inline void pcore_tslot_keep_stack(struct pcore_timer *t,
 	f = pcore_stack_get(NULL, NULL, t->depth, &ff, &n);
 	if (f) {
 		n = min(n, t->words);
-		if (n > 1 && f[0] - pcore_switch_iter < pcore_switch_iter_size)
+		/* Not the only kernel frame: a process's words are none. */
+		if (pcore_stack_kwords(f, n, ff) > 1 &&
+		    f[0] - pcore_switch_iter < pcore_switch_iter_size)
 			skip = 1;
 		for (i = skip; i < n; i++)
 			dst[i - skip] = f[i];

@@ -59,8 +59,8 @@ struct pcore_timer_stats {
  *	per slot of @slots, written by the slot's owner
  * @depth: the depth of the stacks kept (a stack map's, see stack.h), 0
  *	when it keeps no stacks
- * @words: words kept per slot: @depth, or with user stacks
- *	pcore_stack_words(@depth)
+ * @words: words kept per slot: @depth, or with a process (and user
+ *	stacks) pcore_stack_words(@depth)
  * @mem: bytes of all of the above, counted against mem_max
  */
 struct pcore_timer {

@@ -329,6 +329,24 @@ FIXTURE_VARIANT_ADD(bad, hist_ustack_deep) {
 	.log = "pcore_apitest: hist h: with user stacks, depth must be 1 to 93 kernel frames (0: 32)",
 };
 
+FIXTURE_VARIANT_ADD(bad, hist_proc_hashed) {
+	.name = "hist_proc_hashed",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: PCORE_HIST_PROC needs PCORE_KEYS_STACK",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_proc_ustack) {
+	.name = "hist_proc_ustack",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: PCORE_HIST_PROC and PCORE_HIST_USTACK are one or the other (user stacks carry the process)",
+};
+
+FIXTURE_VARIANT_ADD(bad, hist_proc_deep) {
+	.name = "hist_proc_deep",
+	.err = EINVAL,
+	.log = "pcore_apitest: hist h: depth must be 1 to 127 frames (0: 32)",
+};
+
 FIXTURE_VARIANT_ADD(bad, hist_key_addr_direct) {
 	.name = "hist_key_addr_direct",
 	.err = EINVAL,

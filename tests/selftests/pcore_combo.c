@@ -833,9 +833,12 @@ static bool errno_ok(int ret, int ok, const char *what)
 	return false;
 }
 
-/* A stack slot's frames: every size of buffer, and the depth. */
+/*
+ * A stack slot's frames: every size of buffer, and the depth; with @proc
+ * (profilers, offcpu), a last line "[proc] TGID COMM", one frame more.
+ */
 static void read_frames(int fd, const struct pcore_ioc_entry *e,
-			unsigned int slot, unsigned int depth)
+			unsigned int slot, unsigned int depth, bool proc)
 {
 	static const unsigned int sizes[] = {
 		PCORE_UAPI_FRAMES_MAX - 1, 1, 2 * PCORE_UAPI_FRAMES_MAX,
@@ -844,7 +847,7 @@ static void read_frames(int fd, const struct pcore_ioc_entry *e,
 	unsigned int i, lines = 0;
 	char what[200];
 	int ret;
-	char *p;
+	char *p, *last = frames;
 
 	snprintf(what, sizeof(what), "READ %s slot %u frames", e->name, slot);
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
@@ -872,11 +875,17 @@ static void read_frames(int fd, const struct pcore_ioc_entry *e,
 	}
 	if (frames[PCORE_UAPI_FRAMES_MAX] != 0x5a)
 		fail(OR_READS, "%s: written past PCORE_UAPI_FRAMES_MAX", what);
-	for (p = frames; (p = strchr(p, '\n')); p++)
+	for (p = frames; (p = strchr(p, '\n')) && p[1]; p++) {
 		lines++;
-	if (r.nframes > depth || lines > r.nframes + 1)
-		fail(OR_READS, "%s: %u frames (depth %u), %u lines", what,
-		     r.nframes, depth, lines);
+		last = p + 1;
+	}
+	lines += !!p;
+	if (r.nframes > depth + proc || lines > r.nframes + 1)
+		fail(OR_READS, "%s: %u frames (depth %u%s), %u lines", what,
+		     r.nframes, depth, proc ? " and [proc]" : "", lines);
+	if (lines && proc != !strncmp(last, "[proc] ", 7))
+		fail(OR_READS, "%s: %s: %s", what,
+		     proc ? "no [proc] line last" : "a [proc] line", frames);
 }
 
 /* Which attaches of the combination made their histogram. */
@@ -947,7 +956,9 @@ static void read_hist(int fd, const struct combo *c,
 			slot = nslots - 1;
 		snprintf(what, sizeof(what), "READ %s slot %u", e->name, slot);
 		if (e->flags & PCORE_ENT_STACKS) {
-			read_frames(fd, e, slot, hist_depth(c, e->name));
+			read_frames(fd, e, slot, hist_depth(c, e->name),
+				    !strcmp(e->probe_kind, "profile") ||
+				    !strcmp(e->name, "offcpu"));
 			continue;
 		}
 		ret = rd(fd, e->name, -1, PCORE_READ_KEY, slot, &r);

@@ -549,10 +549,12 @@ static pid_t spinner(void)
 /*
  * Samples of a task in user space are one frame, "[user] COMM", at every
  * depth: the smallest (1 and 2, less than the three words that frame
- * takes in a slot), 3 and the largest.  A profiler (probectl profile
- * --depth D --pid) samples a task named "p q\nr" that spins in user
- * space; each reader shows no more frames than the depth, and the comm
- * whole, as one word (p_q_r, as the keys file shows a label): the debugfs
+ * takes in a slot without a process), 3 and the largest; then the
+ * process, "[proc] PID COMM" (a profiler's stacks name it).  A profiler
+ * (probectl profile --depth D --pid) samples a task named "p q\nr" that
+ * spins in user space; each reader shows no more frames than the depth
+ * and the process, and the comm whole, as one word (p_q_r, as the keys
+ * file shows a label): the debugfs
  * stacks file, the ioctl's frames (READ_KEY of each stack's slots, and
  * READ_KEY | READ_RESET, which write exactly frames_size bytes of the
  * buffer and nbuckets buckets), probectl show (at depth 1), and the
@@ -568,7 +570,7 @@ TEST_F_TIMEOUT(stk, user_depth, PCORE_TIMEOUT_PATCHING)
 	struct pcore_ioc_read r;
 	unsigned int d, slot, depth, users, wantn = 0, keys[64], nk, k, i;
 	int fd, n, rslot, tries, found;
-	char pid[16], *p;
+	char pid[16], *p, ustk[64], ublk[80];
 	pid_t child;
 
 	ASSERT_EQ(0, pcore_load(NULL));
@@ -579,6 +581,10 @@ TEST_F_TIMEOUT(stk, user_depth, PCORE_TIMEOUT_PATCHING)
 		child = spinner();
 		ASSERT_LT(0, child);
 		snprintf(pid, sizeof(pid), "%d", child);
+		/* the spinner's stack in user mode, and as a block of debugfs */
+		snprintf(ustk, sizeof(ustk), UFRAME "[proc] %d p_q_r\n", child);
+		snprintf(ublk, sizeof(ublk), "\n  " UFRAME "  [proc] %d p_q_r\n\n",
+			 child);
 		ASSERT_EQ(0, CTL("profile", "-F", "1000", "--depth", depths[d],
 				 "--pid", pid, "--name", "ustk")) TH_LOG("%s", out);
 		/* a sample in user space: about 1 ms away */
@@ -593,7 +599,7 @@ TEST_F_TIMEOUT(stk, user_depth, PCORE_TIMEOUT_PATCHING)
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 
-		/* debugfs: every line a frame, as many as the depth at most */
+		/* debugfs: every line a frame, the depth and [proc] at most */
 		ASSERT_LT(0, pcore_read(PCORE_DBG "/ustk/stacks", out, sizeof(out)));
 		p = strchr(out, '\n');
 		ASSERT_NE(NULL, p);
@@ -602,10 +608,10 @@ TEST_F_TIMEOUT(stk, user_depth, PCORE_TIMEOUT_PATCHING)
 			p = strchr(p + 1, '\n') + 1;
 			n = frame_lines(p, "  ");
 			EXPECT_LE(0, n) TH_LOG("depth %u:\n%s", depth, out);
-			EXPECT_GE(depth, n) TH_LOG("depth %u:\n%s", depth, out);
+			EXPECT_GE(depth + 1, n) TH_LOG("depth %u:\n%s", depth, out);
 		}
 		EXPECT_LT(0, users);
-		EXPECT_NE(NULL, strstr(out, "\n  " UFRAME "\n"))
+		EXPECT_NE(NULL, strstr(out, ublk))
 			TH_LOG("depth %u:\n%s", depth, out);
 
 		/*
@@ -643,13 +649,13 @@ TEST_F_TIMEOUT(stk, user_depth, PCORE_TIMEOUT_PATCHING)
 				EXPECT_EQ(strlen(frames) + 1, r.frames_size);
 				n = frame_lines(frames, "");
 				EXPECT_EQ(n, r.nframes) TH_LOG("%s", frames);
-				EXPECT_GE(depth, r.nframes) TH_LOG("%s", frames);
-				if (!strcmp(frames, UFRAME)) {
-					EXPECT_EQ(1, r.nframes);
+				EXPECT_GE(depth + 1, r.nframes) TH_LOG("%s", frames);
+				if (!strcmp(frames, ustk)) {
+					EXPECT_EQ(2, r.nframes);
 					users++;
 				}
 				/* to reset: the [user] stack, or else any */
-				if (rslot < 0 || !strcmp(frames, UFRAME)) {
+				if (rslot < 0 || !strcmp(frames, ustk)) {
 					rslot = slot;
 					strcpy(want, frames);
 					wantn = r.nframes;
@@ -666,7 +672,8 @@ TEST_F_TIMEOUT(stk, user_depth, PCORE_TIMEOUT_PATCHING)
 		 */
 		if (depth == 1) {
 			ASSERT_EQ(0, CTL("show", "ustk")) TH_LOG("%s", out);
-			EXPECT_NE(NULL, strstr(out, UFRAME)) TH_LOG("%s", out);
+			ublk[strlen(ublk) - 1] = '\0';	/* maybe the last */
+			EXPECT_NE(NULL, strstr(out, ublk + 1)) TH_LOG("%s", out);
 			EXPECT_EQ(NULL, strstr(out, "p q")) TH_LOG("%s", out);
 		}
 
@@ -930,6 +937,47 @@ TEST_F_TIMEOUT(stk, offcpu_stack_starts_in_schedule, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(0, strncmp(head, "\n  __schedule+0x", 16))
 		TH_LOG("%.*s", (int)(p - head), head);
 	EXPECT_EQ(NULL, strstr(out, "__traceiter_sched_switch")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload());
+}
+
+/*
+ * The same at stack_depth=1, where the one frame kept is the iterator's
+ * (the unwind is cut there): it stays, as without a process, rather than
+ * leaving a stack of no kernel frame.  Every stack is three lines: one
+ * kernel frame, "[...]" and its process; the naps are the test's.  (The
+ * iterator was dropped whenever the stack had more than one word, and
+ * the process's three words made it so: "[...]" and "[proc]" alone.)
+ */
+TEST_F_TIMEOUT(stk, offcpu_depth1_keeps_a_frame, PCORE_TIMEOUT_PATCHING)
+{
+	unsigned long long naps = 0, count;
+	const char *blk, *end, *p;
+	unsigned int lines;
+	char want[64];
+
+	ASSERT_EQ(0, pcore_load("tracepoints=offcpu stack_depth=1"));
+	ASSERT_EQ(0, pcore_mod_load("cpuhists", NULL));
+	ASSERT_EQ(0, pcore_write(STACKT "/nap", "3", 1));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/offcpu/stacks", out, sizeof(out)));
+	ASSERT_EQ(0, pcore_mod_unload_wait("cpuhists"));
+	snprintf(want, sizeof(want), "\n  [proc] %d ", getpid());
+	for (blk = strstr(out, "\nstack "); blk; blk = end) {
+		end = strstr(blk + 1, "\nstack ");
+		p = strchr(blk + 1, '\n');
+		ASSERT_NE(NULL, p);
+		for (lines = 0; p && p[1] == ' ' && p[2] == ' ';
+		     p = strchr(p + 1, '\n'))
+			lines++;
+		EXPECT_EQ(3U, lines)
+			TH_LOG("%.*s", end ? (int)(end - blk) : (int)strlen(blk), blk);
+		p = strchr(strchr(blk + 1, '\n') + 1, '\n');
+		EXPECT_EQ(0, strncmp(p, "\n  [...]\n  [proc] ", 18))
+			TH_LOG("%.*s", end ? (int)(end - blk) : (int)strlen(blk), blk);
+		if (block_has(blk, end, want) &&
+		    sscanf(blk, "\nstack %*x count %llu", &count) == 1)
+			naps += count;
+	}
+	EXPECT_LE(3ULL, naps) TH_LOG("%s", out);
 	ASSERT_EQ(0, pcore_unload());
 }
 

@@ -5128,6 +5128,98 @@ TEST(ustack_live)
 }
 
 /*
+ * Stacks with their process and no user frames (PCORE_HIST_PROC: a
+ * profile or offcpu without user stacks): two processes of one name in
+ * user mode, "[user] ustack" then "[proc] TGID ustack", two keys; a
+ * kernel stack cut at its depth ("[...]" before the process); the idle
+ * task.  No "[u]" line, so no symbolizing and no procfs.  Show keeps
+ * the two processes apart; the folded lines and the flame graph put the
+ * comm at the root and merge the two (they print the same); JSON gives
+ * each its tgid, its kernel frames and no user frame.
+ */
+static void proc_fake(struct fake *f)
+{
+	struct pcore_hist_spec count = { .kind = PCORE_HIST_COUNT };
+	struct fake_hist *h;
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	h = fake_add(f, "profile", "profile", "99_Hz", "samples",
+		     PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE | PCORE_ENT_STACKS,
+		     &count, "stack", 4);
+	fake_key(h, 0, 1, "");
+	fake_frames(h, 0, "[user] ustack\n[proc] 4242 ustack\n");
+	fake_key(h, 1, 2, "");
+	fake_frames(h, 1, "[user] ustack\n[proc] 4243 ustack\n");
+	fake_key(h, 2, 3, "");
+	fake_frames(h, 2, "vfs_read+0x1/0x40\n" STK_SYS "[...]\n[proc] 4242 ustack\n");
+	fake_key(h, 3, 4, "");
+	fake_frames(h, 3, "[idle]\n[proc] 0 swapper/1\n");
+	for (i = 0; i < 5; i++)
+		fake_record(h, i % 2, 0, 0);
+	for (i = 0; i < 3; i++)
+		fake_record(h, 1, 1, 0);
+	for (i = 0; i < 2; i++)
+		fake_record(h, 0, 2, 0);
+	fake_record(h, 1, 3, 0);
+}
+
+TEST(proc_stacks)
+{
+	struct result r;
+	struct fake f;
+
+	proc_fake(&f);
+	r = RUN(&f, "show", "profile");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("stacks: 4\n"
+		     "\nstack count 5\n  [user] ustack\n  [proc] 4242 ustack\n"
+		     "\nstack count 3\n  [user] ustack\n  [proc] 4243 ustack\n"
+		     "\nstack count 2\n  vfs_read+0x1/0x40\n"
+		     "  do_syscall_64+0x5d/0x90\n"
+		     "  entry_SYSCALL_64_after_hwframe+0x6e/0xd8\n"
+		     "  [...]\n  [proc] 4242 ustack\n"
+		     "\nstack count 1\n  [idle]\n  [proc] 0 swapper/1\n",
+		     strstr(r.out, "stacks: ")) TH_LOG("%s", r.out);
+	result_free(&r);
+
+	r = RUN(&f, "show", "profile", "--top=1");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "stacks: 4\n\nstack count 5\n  [user] ustack\n  [proc] 4242 ustack\n"))
+		TH_LOG("%s", r.out);
+	EXPECT_EQ(NULL, strstr(r.out, "4243")) TH_LOG("%s", r.out);
+	result_free(&r);
+
+	r = RUN(&f, "show", "profile", "--folded");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_STREQ("ustack;[user] ustack 8\n"
+		     "ustack;[...];entry_SYSCALL_64_after_hwframe;do_syscall_64;vfs_read 2\n"
+		     "swapper/1;[idle] 1\n", r.out);
+	result_free(&r);
+
+	r = RUN(&f, "show", "profile", "--json");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "{\"count\":5,\"sum\":0,\"frames\":[\"[user] ustack\",\"[proc] 4242 ustack\"],\"tgid\":4242,\"comm\":\"ustack\",\"kernel_frames\":1,\"folded\":[\"ustack\",\"[user] ustack\"],\"user\":[],\"user_cut\":false}"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\"tgid\":4243,\"comm\":\"ustack\",\"kernel_frames\":1,"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\"tgid\":4242,\"comm\":\"ustack\",\"kernel_frames\":4,\"folded\":[\"ustack\",\"[...]\",\"entry_SYSCALL_64_after_hwframe\",\"do_syscall_64\",\"vfs_read\"],\"user\":[]"))
+		TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "\"tgid\":0,\"comm\":\"swapper/1\",\"kernel_frames\":1,"))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+
+	r = RUN(&f, "flamegraph", "profile");
+	EXPECT_EQ(0, r.ret) TH_LOG("stderr: %s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "<title>ustack (10 samples,")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<title>[user] ustack (8 samples,")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<title>vfs_read (2 samples,")) TH_LOG("%s", r.out);
+	EXPECT_NE(NULL, strstr(r.out, "<title>swapper/1 (1 sample,")) TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/*
  * A process that has exited but is not reaped yet (a zombie: its maps
  * file is there, and empty) is gone too, not "unmapped" (seen in the VM:
  * probectl profile -d read a program that had just exited).
