@@ -586,6 +586,41 @@ TEST(list_glob_json)
 }
 
 /*
+ * A count histogram's JSON and CSV keep the schema of every kind
+ * (probectl.8): all the fields, those it has no values for 0 (10 calls
+ * counted, each a value of 0: sum, min, max, mean and the percentiles
+ * 0), its one bucket [0, inf) with the count; the text prints the count
+ * alone.
+ */
+TEST(show_count_json_csv)
+{
+	struct result r;
+	struct fake f;
+
+	glob_fake(&f);
+	r = RUN(&f, "show", "vfs_read:count", "--json");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_NE(NULL, strstr(r.out, "\"hist_kind\":\"count\""))
+		TH_LOG("%s", r.out);
+	ASSERT_NE(NULL, strstr(r.out, "\"total\":{\"count\":10,\"sum\":0,\"min\":0,\"max\":0,\"mean\":0,\"p50\":0,\"p90\":0,\"p99\":0,\"p999\":0,\"buckets\":[{\"lo\":0,\"hi\":null,\"count\":10}]}"))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+	r = RUN(&f, "show", "vfs_read:count", "--csv");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_STREQ("row,cpu,key,label,lo,hi,count,sum,min,max,mean,p50,p90,p99,p999,missed,dropped\n"
+		     "stats,,,,,,10,0,0,0,0,0,0,0,0,0,0\n"
+		     "bucket,,,,0,inf,10,,,,,,,,,,\n", r.out);
+	result_free(&r);
+	r = RUN(&f, "show", "vfs_read:count");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_NE(NULL, strstr(r.out, "\ncount: 10\nmissed: 0\n"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(NULL, strstr(r.out, "sum:")) TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/*
  * detach 'vfs_*', as the user guide writes it: the probe of that name
  * with all its histograms; then, with none of that name left, the
  * counting glob 'vfs_*:count'.  A glob's histogram names its probe.
