@@ -11,6 +11,7 @@
  * in main -> outer_nap -> nap_here.
  */
 #include "pcore_ioctl.h"
+#include <sys/personality.h>
 #include "kselftest_harness.h"
 
 #define USTACK		"/pcore/selftests/ustack"
@@ -281,6 +282,105 @@ TEST_F_TIMEOUT(us, profile, 120)
 		EXPECT_EQ(r.frames_size, strlen(frames) + 1);
 	}
 	EXPECT_LT(0, nproc);
+}
+
+/* One stack of a stacks file as text: its frames, its process apart. */
+struct ustk_text {
+	const char *frames;	/* from its first frame line, [proc] not in */
+	size_t len;
+	int tgid;
+	unsigned long long count;
+};
+
+/*
+ * Two processes never share a stack, even with the same frames: the tgid
+ * and comm are part of the key (the user guide's "Whose CPU time, whose
+ * wait").  Two instances of the workload, their addresses not randomized
+ * (so that their functions are at the same addresses, as each prints
+ * them), spin 2 s each in main -> outer -> spin_here at once, profiled
+ * with user stacks (probectl profile --user-stacks --comm ustack).  Every
+ * stack is one of the two's; one process has no stack twice; some stacks
+ * have the same frames, kernel and user, under each process apart; each
+ * process has its own samples (100 at least, 80 % of them in user mode in
+ * the chain, as in the profile test); and the stacks' counts add up to
+ * the samples the profiler took (its hits, less those dropped).
+ */
+TEST_F_TIMEOUT(us, two_processes, 120)
+{
+	static struct ustk_text st[4096];
+	unsigned long long tot[2] = { 0 }, chain[2] = { 0 }, sum = 0, dropped;
+	unsigned int n = 0, i, j, same = 0, twice = 0, pers;
+	struct pcore_probe_line l;
+	struct uprog u[2];
+	const char *p, *b, *e;
+	struct ustk s;
+	int k, st_;
+
+	pers = personality(0xffffffff);
+	ASSERT_EQ(0, personality(pers | ADDR_NO_RANDOMIZE) < 0);
+	for (k = 0; k < 2; k++)
+		ASSERT_EQ(0, uprog_start(&u[k], "spin", "2000", NULL));
+	personality(pers);
+	for (k = 0; k < F_N; k++)
+		ASSERT_EQ(u[0].lo[k], u[1].lo[k]);
+	ASSERT_EQ(0, CTL("profile", "-F", "499", "--user-stacks", "--comm",
+			 USTACK_COMM)) TH_LOG("%s", out);
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(1, write(u[k].in, "g", 1));
+		close(u[k].in);
+	}
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(u[k].pid, waitpid(u[k].pid, &st_, 0));
+		EXPECT_TRUE(WIFEXITED(st_) && !WEXITSTATUS(st_));
+	}
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE, "profile"));
+	ASSERT_EQ(0, pcore_probe_line("profile", &l));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/profile/stacks", text,
+				sizeof(text)));
+	if (sscanf(text, "# %*u stacks, %llu dropped", &dropped) != 1)
+		dropped = -1ULL;
+	ASSERT_NE(-1ULL, dropped) TH_LOG("%.300s", text);
+	for (p = text; n < ARRAY_SIZE(st) && (b = strstr(p, "\nstack ")) &&
+		       (p = ustk_parse(p, &s)); n++) {
+		EXPECT_EQ(0, s.bad) TH_LOG("%s", text);
+		EXPECT_TRUE(s.proc);
+		EXPECT_STREQ(USTACK_COMM, s.comm);
+		k = s.tgid == u[0].pid ? 0 : s.tgid == u[1].pid ? 1 : -1;
+		ASSERT_LE(0, k) TH_LOG("[proc] %d: not the workload's", s.tgid);
+		tot[k] += s.count;
+		sum += s.count;
+		if (!s.nk && s.nu >= 3 && in_fn(&u[k], F_SPIN, s.u[0], false) &&
+		    in_fn(&u[k], F_OUTER, s.u[1], true) &&
+		    in_fn(&u[k], F_MAIN, s.u[2], true))
+			chain[k] += s.count;
+		/* the frame lines, up to the [proc] line (the last) */
+		b = strchr(b + 1, '\n') + 1;
+		for (e = p; e > b && strncmp(e, "\n  [proc] ", 10); e--)
+			;
+		ASSERT_LT(b, e);
+		st[n] = (struct ustk_text){ b, e - b, s.tgid, s.count };
+	}
+	ASSERT_GT(ARRAY_SIZE(st), n);
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			if (st[i].len != st[j].len ||
+			    memcmp(st[i].frames, st[j].frames, st[i].len))
+				continue;
+			if (st[i].tgid == st[j].tgid)
+				twice++;
+			else
+				same++;
+		}
+	TH_LOG("%u stacks, %u with the same frames in both processes; samples %llu and %llu, %llu and %llu in the chain; hits %llu, dropped %llu",
+	       n, same, tot[0], tot[1], chain[0], chain[1], l.hits, dropped);
+	EXPECT_EQ(0, twice) TH_LOG("%s", text);
+	EXPECT_LT(0, same) TH_LOG("%s", text);
+	for (k = 0; k < 2; k++) {
+		EXPECT_LE(100, tot[k]) TH_LOG("%s", text);
+		EXPECT_LE(tot[k] * 8, chain[k] * 10) TH_LOG("%s", text);
+	}
+	EXPECT_EQ(l.hits, sum + dropped) TH_LOG("%s", text);
+	ASSERT_EQ(0, CTL("detach", "profile"));
 }
 
 /*
