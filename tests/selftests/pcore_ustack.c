@@ -626,6 +626,71 @@ TEST_F_TIMEOUT(us, probectl, 120)
 }
 
 /*
+ * attach --offcpu --name: two offcpu views of the workload (--pid, user
+ * stacks) under names of their own, off_a and off_b, both attached
+ * before it naps: each is a histogram of that name (none is offcpu), of
+ * offcpu's kind (log2), with the workload's naps in it (5 naps of 10 ms:
+ * 5 to 10 waits, see nap_waits(), 40 ms at least), the same count in
+ * both (the same waits of the same process, the process gone when they
+ * are read).  The name taken is refused; list names both; detach by the
+ * name takes one away and leaves the other.
+ */
+TEST_F_TIMEOUT(us, offcpu_names, 120)
+{
+	static const char * const names[] = { "off_a", "off_b" };
+	unsigned long long naps[2], sum[2];
+	struct pcore_probe_line l;
+	char pid[16], path[128];
+	struct uprog u;
+	struct ustk s;
+	const char *p;
+	int i;
+
+	ASSERT_EQ(0, uprog_start(&u, "nap", "5", "10"));
+	snprintf(pid, sizeof(pid), "%d", u.pid);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, CTL("attach", "--offcpu", "--user-stacks", "--pid",
+				 pid, "--name", names[i])) TH_LOG("%s", out);
+	EXPECT_EQ(1, CTL("attach", "--offcpu", "--name", "off_a"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(2, pcore_hist_dirs());
+	EXPECT_NE(0, access(PCORE_DBG "/offcpu", F_OK));
+	ASSERT_EQ(0, uprog_go_wait(&u));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE,
+					    names[i]));
+		ASSERT_EQ(0, pcore_probe_line(names[i], &l)) TH_LOG("%s", names[i]);
+		EXPECT_STREQ("tracepoint", l.kind);
+		EXPECT_STREQ("sched_switch", l.symbol);
+		snprintf(path, sizeof(path), PCORE_DBG "/%s/stats", names[i]);
+		ASSERT_LT(0, pcore_read(path, text, sizeof(text)));
+		EXPECT_NE(NULL, strstr(text, "\nkind: log2\n")) TH_LOG("%s", text);
+		snprintf(path, sizeof(path), PCORE_DBG "/%s/stacks", names[i]);
+		ASSERT_LT(0, pcore_read(path, text, sizeof(text)));
+		for (p = text; (p = ustk_parse(p, &s));) {
+			EXPECT_EQ(0, s.bad) TH_LOG("%s", text);
+			EXPECT_EQ(u.pid, s.tgid);
+		}
+		naps[i] = nap_waits(text, &u, &sum[i]);
+		TH_LOG("%s: %llu naps, %llu ns", names[i], naps[i], sum[i]);
+		EXPECT_LE(5, naps[i]) TH_LOG("%s", text);
+		EXPECT_GE(10, naps[i]) TH_LOG("%s", text);
+		EXPECT_LE(40000000ULL, sum[i]) TH_LOG("%s", text);
+	}
+	EXPECT_EQ(naps[0], naps[1]);
+	ASSERT_EQ(0, CTL("list")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\noff_a ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\noff_b ")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("detach", "off_a")) TH_LOG("%s", out);
+	EXPECT_NE(0, access(PCORE_DBG "/off_a", F_OK));
+	EXPECT_NE(0, pcore_probe_line("off_a", &l));
+	EXPECT_EQ(0, pcore_probe_line("off_b", &l));
+	EXPECT_EQ(1, pcore_hist_dirs());
+	ASSERT_EQ(0, CTL("detach", "off_b")) TH_LOG("%s", out);
+	EXPECT_EQ(0, pcore_hist_dirs());
+}
+
+/*
  * A uprobe's :stacks (probectl attach --uprobe ustack:nap_here --stacks
  * --pid): each of the 5 calls is one stack of user frames only, nap_here
  * itself (the probe is at its first instruction), its caller outer_nap
