@@ -250,6 +250,17 @@ static int grid_build(const struct pc_heat *h, unsigned int max_cols,
 	return 0;
 }
 
+/*
+ * The unit the heading and the SVG's value axis name: none for times (unit
+ * ns), whose bounds carry their own (ns, us, ms or s, pc_fmt_bound()), so
+ * that "(ns)" does not stand over rows in us; else the histogram's, which
+ * every bound ends in too ("[4096bytes, 8192bytes)").
+ */
+static const char *axis_unit(const struct pc_heat *h)
+{
+	return strcmp(h->unit, "ns") ? h->unit : "";
+}
+
 /* "[lo, hi)" of row @r. */
 static void row_label(char *buf, size_t len, const struct pc_heat *h,
 		      const struct grid *g, unsigned int r)
@@ -337,7 +348,7 @@ static unsigned int label_width(const struct pc_heat *h, const struct grid *g)
  *	their labels (a terminal's width), 0 for no limit
  * @color: 256-colour backgrounds (ANSI) instead of characters
  *
- * A heading (name, unit, intervals, "newest right"), then a row per
+ * A heading (name, unit but for times, intervals, "newest right"), then a row per
  * (merged) bucket, the highest values at the top, labelled "[lo, hi)" on
  * the left, one character per interval shaded by its count (see
  * "scale:"), a line under them, the times of the first and last interval
@@ -369,8 +380,8 @@ int pc_heat_text(FILE *f, const struct pc_heat *h, unsigned int max_cols,
 		w = label_width(h, &g);
 	}
 	pc_fmt_ns_seconds(sec, sizeof(sec), h->interval_ns);
-	fprintf(f, "%s%s%s%s: ", h->name, h->unit[0] ? " (" : "", h->unit,
-		h->unit[0] ? ")" : "");
+	fprintf(f, "%s%s%s%s: ", h->name, *axis_unit(h) ? " (" : "",
+		axis_unit(h), *axis_unit(h) ? ")" : "");
 	if (g.ncols < h->seen)
 		fprintf(f, "the last %u of %llu intervals", g.ncols, h->seen);
 	else
@@ -559,9 +570,9 @@ int pc_heat_svg(FILE *f, const struct pc_heat *h, const char *title)
 	fprintf(f, "<text id=\"ylabel\" x=\"16\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 16 %.1f)\">",
 		gy + gh / 2, gy + gh / 2);
 	fputs("value", f);
-	if (h->unit[0]) {
+	if (*axis_unit(h)) {
 		fputs(" (", f);
-		pc_xml_put(f, h->unit, SIZE_MAX);
+		pc_xml_put(f, axis_unit(h), SIZE_MAX);
 		fputs(")", f);
 	}
 	fputs("</text>\n", f);

@@ -270,6 +270,8 @@ TEST_F_TIMEOUT(ctl, watch_adds_up, PCORE_TIMEOUT_PATCHING)
 TEST_F_TIMEOUT(ctl, attach_enable_reset_detach, PCORE_TIMEOUT_PATCHING)
 {
 	unsigned long long c0, c1, f0, f1;
+	struct pcore_probe_line l;
+	int i;
 
 	ASSERT_EQ(0, pcore_load(""));
 	f0 = pcore_nr_forks();
@@ -306,6 +308,26 @@ TEST_F_TIMEOUT(ctl, attach_enable_reset_detach, PCORE_TIMEOUT_PATCHING)
 	EXPECT_EQ(1, CTL("detach", "do_fork"));
 	EXPECT_EQ(1, CTL("attach", "--kretprobe", "pcore_no_such_function"));
 	EXPECT_EQ(0, CTL("attach", "--tracepoint", "sched_switch"));
+	EXPECT_EQ(0, access(PCORE_DBG "/sched_switch/hist", F_OK));
+	/*
+	 * The tracepoint again under a name of its own, beside it: both
+	 * count the switches of 40 sleeps of 1 ms (two each, away and
+	 * back; 20 at least); detach by the name leaves the first.
+	 */
+	ASSERT_EQ(0, CTL("attach", "--tracepoint", "sched_switch", "--name",
+			 "sw")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_probe_line("sw", &l));
+	EXPECT_STREQ("tracepoint", l.kind);
+	EXPECT_STREQ("sched_switch", l.symbol);
+	c0 = pcore_stat("sched_switch", "count");
+	c1 = pcore_stat("sw", "count");
+	for (i = 0; i < 40; i++)
+		usleep(1000);
+	EXPECT_LE(c0 + 20, pcore_stat("sched_switch", "count"));
+	EXPECT_LE(c1 + 20, pcore_stat("sw", "count"));
+	ASSERT_EQ(0, CTL("detach", "sw")) TH_LOG("%s", out);
+	EXPECT_NE(0, access(PCORE_DBG "/sw", F_OK));
+	EXPECT_NE(0, pcore_probe_line("sw", &l));
 	EXPECT_EQ(0, access(PCORE_DBG "/sched_switch/hist", F_OK));
 
 	/* A counting kprobe and an argument's histogram, by target='s names. */

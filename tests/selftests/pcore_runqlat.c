@@ -155,6 +155,158 @@ TEST_F_TIMEOUT(rq, two_share_a_cpu, 300)
 	EXPECT_EQ(pc.c, pc.tc);
 }
 
+/*
+ * The "kind:" and "percentile_error:" lines of @name's stats are @kind
+ * and @err: 0, or -1 (the stats into out[]).
+ */
+static int rq_kind(const char *name, const char *kind, const char *err)
+{
+	char path[256], want[64];
+
+	snprintf(path, sizeof(path), PCORE_DBG "/%s/stats", name);
+	if (pcore_read(path, out, sizeof(out)) < 0)
+		return -1;
+	snprintf(want, sizeof(want), "\nkind: %s\n", kind);
+	if (!strstr(out, want))
+		return -1;
+	snprintf(want, sizeof(want), "\npercentile_error: %s\n", err);
+	return strstr(out, want) ? 0 : -1;
+}
+
+/*
+ * runqlat's histogram is log2 unless hist= says (waits span decades):
+ * by the module parameter, by probectl, :by=pid too, under any name;
+ * hist= and --hist give another kind (loglinear, P = 4: 3.1250 %;
+ * linear:0,1000000,1000: 500 ns), and sched_switch beside it keeps the
+ * default of timing, loglinear.  show and list --json say the same.
+ */
+TEST_F_TIMEOUT(rq, kinds, 300)
+{
+	ASSERT_EQ(0, pcore_load("tracepoints=runqlat,runqlat:by=pid,sched_switch"));
+	EXPECT_EQ(0, rq_kind("runqlat", "log2", "50.0000%")) TH_LOG("%s", out);
+	EXPECT_EQ(0, rq_kind("runqlat:by=pid", "log2", "50.0000%"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, rq_kind("sched_switch", "loglinear", "3.1250%"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("show", "runqlat")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\nkind: log2\n")) TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload_wait());
+
+	ASSERT_EQ(0, pcore_load("tracepoints=runqlat,runqlat:by=pid hist=loglinear"));
+	EXPECT_EQ(0, rq_kind("runqlat", "loglinear", "3.1250%"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, rq_kind("runqlat:by=pid", "loglinear", "3.1250%"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, pcore_unload_wait());
+
+	/* probectl: the default under another name, then --hist */
+	ASSERT_EQ(0, pcore_load(NULL));
+	ASSERT_EQ(0, CTL("attach", "--tracepoint", "runqlat", "--name", "rq"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, rq_kind("rq", "log2", "50.0000%")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("list", "--json")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "{\"name\":\"rq\","))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"hist_kind\":\"log2\""))
+		TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "\"hist_kind\":\"loglinear\""))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("attach", "--tracepoint", "runqlat", "--name",
+			 "rq_ll", "--hist", "loglinear")) TH_LOG("%s", out);
+	EXPECT_EQ(0, rq_kind("rq_ll", "loglinear", "3.1250%"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("attach", "--tracepoint", "runqlat", "--by-pid",
+			 "--hist", "linear:0,1000000,1000")) TH_LOG("%s", out);
+	EXPECT_EQ(0, rq_kind("runqlat:by=pid", "linear", "500ns"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(0, rq_kind("rq", "log2", "50.0000%")) TH_LOG("%s", out);
+}
+
+/*
+ * probectl attach --tracepoint runqlat --name: the histogram and its
+ * wakeup probes take the name given ("rq_a:by=pid", "rq_a:by=pid.wakeup"
+ * and ".wakeup_new"), and none is named runqlat; a second one under
+ * another name counts beside it, each exactly the sleeper's waits, as in
+ * sleeper_exact.  The name taken is refused; list names both; detach by
+ * the name takes one away with its probes and leaves the other counting
+ * (a second sleeper's waits, exactly).
+ */
+TEST_F_TIMEOUT(rq, names, 300)
+{
+	unsigned long long nv, niv, n[2], p50, max;
+	static const char * const names[] = { "rq_a:by=pid", "rq_b:by=pid" };
+	struct pcore_probe_line l;
+	char label[64], c, probe[64];
+	int fds[2], i;
+	pid_t pid;
+
+	ASSERT_EQ(0, pcore_load(NULL));
+	ASSERT_EQ(0, CTL("attach", "--tracepoint", "runqlat", "--by-pid",
+			 "--name", "rq_a")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("attach", "--tracepoint", "runqlat", "--by-pid",
+			 "--name", "rq_b")) TH_LOG("%s", out);
+	EXPECT_EQ(1, CTL("attach", "--tracepoint", "runqlat", "--by-pid",
+			 "--name", "rq_a")) TH_LOG("%s", out);
+	EXPECT_EQ(2, pcore_hist_dirs());
+	EXPECT_NE(0, access(PCORE_DBG "/runqlat:by=pid", F_OK));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pcore_probe_line(names[i], &l)) TH_LOG("%s", names[i]);
+		EXPECT_STREQ("tracepoint", l.kind);
+		EXPECT_STREQ("sched_switch", l.symbol);
+		snprintf(probe, sizeof(probe), "%s.wakeup", names[i]);
+		ASSERT_EQ(0, pcore_probe_line(probe, &l)) TH_LOG("%s", probe);
+		EXPECT_STREQ("sched_wakeup", l.symbol);
+		snprintf(probe, sizeof(probe), "%s.wakeup_new", names[i]);
+		ASSERT_EQ(0, pcore_probe_line(probe, &l)) TH_LOG("%s", probe);
+		EXPECT_STREQ("sched_wakeup_new", l.symbol);
+	}
+	ASSERT_EQ(0, CTL("list")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\nrq_a:by=pid ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\nrq_b:by=pid ")) TH_LOG("%s", out);
+
+	ASSERT_EQ(0, pipe(fds));
+	pid = rq_child(RQ_SLEEP, fds[1]);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, read(fds[0], &c, 1));
+	ASSERT_EQ(0, rq_settled(pid, &nv, &niv));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, rq_key_line(names[i], pid, &n[i], &p50, &max,
+					 label)) TH_LOG("%s", names[i]);
+		EXPECT_STREQ("pcore_runqlat", label);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	TH_LOG("sleeper: %llu and %llu waits, %llu + %llu switches",
+	       n[0], n[1], nv, niv);
+	EXPECT_EQ(nv + niv, n[0]);
+	EXPECT_EQ(nv + niv, n[1]);
+
+	/* detach by the name: rq_a goes with its probes, rq_b stays */
+	EXPECT_EQ(1, CTL("detach", "rq_a")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("detach", "rq_a:by=pid")) TH_LOG("%s", out);
+	EXPECT_NE(0, access(PCORE_DBG "/rq_a:by=pid", F_OK));
+	EXPECT_NE(0, pcore_probe_line("rq_a:by=pid", &l));
+	EXPECT_NE(0, pcore_probe_line("rq_a:by=pid.wakeup", &l));
+	EXPECT_NE(0, pcore_probe_line("rq_a:by=pid.wakeup_new", &l));
+	EXPECT_EQ(0, pcore_probe_line("rq_b:by=pid.wakeup", &l));
+	EXPECT_EQ(1, pcore_hist_dirs());
+	pid = rq_child(RQ_SLEEP, fds[1]);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(1, read(fds[0], &c, 1));
+	ASSERT_EQ(0, rq_settled(pid, &nv, &niv));
+	ASSERT_EQ(0, rq_key_line("rq_b:by=pid", pid, &n[1], &p50, &max,
+				 label));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	EXPECT_EQ(nv + niv, n[1]);
+	ASSERT_EQ(0, CTL("detach", "rq_b:by=pid")) TH_LOG("%s", out);
+	EXPECT_EQ(0, pcore_hist_dirs());
+	ASSERT_EQ(0, pcore_read(PCORE_DBG "/probes", out, sizeof(out)) < 0);
+	EXPECT_EQ(NULL, strstr(out, "rq_")) TH_LOG("%s", out);
+	close(fds[0]);
+	close(fds[1]);
+}
+
 /* Bad input: refused with one line naming it, nothing left behind. */
 TEST_F_TIMEOUT(rq, bad, 300)
 {

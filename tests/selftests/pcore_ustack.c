@@ -12,6 +12,7 @@
  * in main -> outer_nap -> nap_here.
  */
 #include "pcore_ioctl.h"
+#include <sys/personality.h>
 #include "kselftest_harness.h"
 
 #define USTACK		"/pcore/selftests/ustack"
@@ -293,6 +294,105 @@ TEST_F_TIMEOUT(us, profile, 120)
 	EXPECT_LT(0, nproc);
 }
 
+/* One stack of a stacks file as text: its frames, its process apart. */
+struct ustk_text {
+	const char *frames;	/* from its first frame line, [proc] not in */
+	size_t len;
+	int tgid;
+	unsigned long long count;
+};
+
+/*
+ * Two processes never share a stack, even with the same frames: the tgid
+ * and comm are part of the key (the user guide's "Whose CPU time, whose
+ * wait").  Two instances of the workload, their addresses not randomized
+ * (so that their functions are at the same addresses, as each prints
+ * them), spin 2 s each in main -> outer -> spin_here at once, profiled
+ * with user stacks (probectl profile --user-stacks --comm ustack).  Every
+ * stack is one of the two's; one process has no stack twice; some stacks
+ * have the same frames, kernel and user, under each process apart; each
+ * process has its own samples (100 at least, 80 % of them in user mode in
+ * the chain, as in the profile test); and the stacks' counts add up to
+ * the samples the profiler took (its hits, less those dropped).
+ */
+TEST_F_TIMEOUT(us, two_processes, 120)
+{
+	static struct ustk_text st[4096];
+	unsigned long long tot[2] = { 0 }, chain[2] = { 0 }, sum = 0, dropped;
+	unsigned int n = 0, i, j, same = 0, twice = 0, pers;
+	struct pcore_probe_line l;
+	struct uprog u[2];
+	const char *p, *b, *e;
+	struct ustk s;
+	int k, st_;
+
+	pers = personality(0xffffffff);
+	ASSERT_EQ(0, personality(pers | ADDR_NO_RANDOMIZE) < 0);
+	for (k = 0; k < 2; k++)
+		ASSERT_EQ(0, uprog_start(&u[k], "spin", "2000", NULL));
+	personality(pers);
+	for (k = 0; k < F_N; k++)
+		ASSERT_EQ(u[0].lo[k], u[1].lo[k]);
+	ASSERT_EQ(0, CTL("profile", "-F", "499", "--user-stacks", "--comm",
+			 USTACK_COMM)) TH_LOG("%s", out);
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(1, write(u[k].in, "g", 1));
+		close(u[k].in);
+	}
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(u[k].pid, waitpid(u[k].pid, &st_, 0));
+		EXPECT_TRUE(WIFEXITED(st_) && !WEXITSTATUS(st_));
+	}
+	ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE, "profile"));
+	ASSERT_EQ(0, pcore_probe_line("profile", &l));
+	ASSERT_LT(0, pcore_read(PCORE_DBG "/profile/stacks", text,
+				sizeof(text)));
+	if (sscanf(text, "# %*u stacks, %llu dropped", &dropped) != 1)
+		dropped = -1ULL;
+	ASSERT_NE(-1ULL, dropped) TH_LOG("%.300s", text);
+	for (p = text; n < ARRAY_SIZE(st) && (b = strstr(p, "\nstack ")) &&
+		       (p = ustk_parse(p, &s)); n++) {
+		EXPECT_EQ(0, s.bad) TH_LOG("%s", text);
+		EXPECT_TRUE(s.proc);
+		EXPECT_STREQ(USTACK_COMM, s.comm);
+		k = s.tgid == u[0].pid ? 0 : s.tgid == u[1].pid ? 1 : -1;
+		ASSERT_LE(0, k) TH_LOG("[proc] %d: not the workload's", s.tgid);
+		tot[k] += s.count;
+		sum += s.count;
+		if (!s.nk && s.nu >= 3 && in_fn(&u[k], F_SPIN, s.u[0], false) &&
+		    in_fn(&u[k], F_OUTER, s.u[1], true) &&
+		    in_fn(&u[k], F_MAIN, s.u[2], true))
+			chain[k] += s.count;
+		/* the frame lines, up to the [proc] line (the last) */
+		b = strchr(b + 1, '\n') + 1;
+		for (e = p; e > b && strncmp(e, "\n  [proc] ", 10); e--)
+			;
+		ASSERT_LT(b, e);
+		st[n] = (struct ustk_text){ b, e - b, s.tgid, s.count };
+	}
+	ASSERT_GT(ARRAY_SIZE(st), n);
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++) {
+			if (st[i].len != st[j].len ||
+			    memcmp(st[i].frames, st[j].frames, st[i].len))
+				continue;
+			if (st[i].tgid == st[j].tgid)
+				twice++;
+			else
+				same++;
+		}
+	TH_LOG("%u stacks, %u with the same frames in both processes; samples %llu and %llu, %llu and %llu in the chain; hits %llu, dropped %llu",
+	       n, same, tot[0], tot[1], chain[0], chain[1], l.hits, dropped);
+	EXPECT_EQ(0, twice) TH_LOG("%s", text);
+	EXPECT_LT(0, same) TH_LOG("%s", text);
+	for (k = 0; k < 2; k++) {
+		EXPECT_LE(100, tot[k]) TH_LOG("%s", text);
+		EXPECT_LE(tot[k] * 8, chain[k] * 10) TH_LOG("%s", text);
+	}
+	EXPECT_EQ(l.hits, sum + dropped) TH_LOG("%s", text);
+	ASSERT_EQ(0, CTL("detach", "profile"));
+}
+
 /*
  * The waits of a nap program's naps in an offcpu stacks file: stacks
  * whose kernel frames go through hrtimer_nanosleep and whose user frames
@@ -533,6 +633,71 @@ TEST_F_TIMEOUT(us, probectl, 120)
 	}
 	EXPECT_LT(0, n) TH_LOG("%s", text);
 	ASSERT_EQ(0, CTL("detach", "profile"));
+}
+
+/*
+ * attach --offcpu --name: two offcpu views of the workload (--pid, user
+ * stacks) under names of their own, off_a and off_b, both attached
+ * before it naps: each is a histogram of that name (none is offcpu), of
+ * offcpu's kind (log2), with the workload's naps in it (5 naps of 10 ms:
+ * 5 to 10 waits, see nap_waits(), 40 ms at least), the same count in
+ * both (the same waits of the same process, the process gone when they
+ * are read).  The name taken is refused; list names both; detach by the
+ * name takes one away and leaves the other.
+ */
+TEST_F_TIMEOUT(us, offcpu_names, 120)
+{
+	static const char * const names[] = { "off_a", "off_b" };
+	unsigned long long naps[2], sum[2];
+	struct pcore_probe_line l;
+	char pid[16], path[128];
+	struct uprog u;
+	struct ustk s;
+	const char *p;
+	int i;
+
+	ASSERT_EQ(0, uprog_start(&u, "nap", "5", "10"));
+	snprintf(pid, sizeof(pid), "%d", u.pid);
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, CTL("attach", "--offcpu", "--user-stacks", "--pid",
+				 pid, "--name", names[i])) TH_LOG("%s", out);
+	EXPECT_EQ(1, CTL("attach", "--offcpu", "--name", "off_a"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(2, pcore_hist_dirs());
+	EXPECT_NE(0, access(PCORE_DBG "/offcpu", F_OK));
+	ASSERT_EQ(0, uprog_go_wait(&u));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, pcore_name_ioc(self->fd, PCORE_IOC_DISABLE,
+					    names[i]));
+		ASSERT_EQ(0, pcore_probe_line(names[i], &l)) TH_LOG("%s", names[i]);
+		EXPECT_STREQ("tracepoint", l.kind);
+		EXPECT_STREQ("sched_switch", l.symbol);
+		snprintf(path, sizeof(path), PCORE_DBG "/%s/stats", names[i]);
+		ASSERT_LT(0, pcore_read(path, text, sizeof(text)));
+		EXPECT_NE(NULL, strstr(text, "\nkind: log2\n")) TH_LOG("%s", text);
+		snprintf(path, sizeof(path), PCORE_DBG "/%s/stacks", names[i]);
+		ASSERT_LT(0, pcore_read(path, text, sizeof(text)));
+		for (p = text; (p = ustk_parse(p, &s));) {
+			EXPECT_EQ(0, s.bad) TH_LOG("%s", text);
+			EXPECT_EQ(u.pid, s.tgid);
+		}
+		naps[i] = nap_waits(text, &u, &sum[i]);
+		TH_LOG("%s: %llu naps, %llu ns", names[i], naps[i], sum[i]);
+		EXPECT_LE(5, naps[i]) TH_LOG("%s", text);
+		EXPECT_GE(10, naps[i]) TH_LOG("%s", text);
+		EXPECT_LE(40000000ULL, sum[i]) TH_LOG("%s", text);
+	}
+	EXPECT_EQ(naps[0], naps[1]);
+	ASSERT_EQ(0, CTL("list")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\noff_a ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\noff_b ")) TH_LOG("%s", out);
+	ASSERT_EQ(0, CTL("detach", "off_a")) TH_LOG("%s", out);
+	EXPECT_NE(0, access(PCORE_DBG "/off_a", F_OK));
+	EXPECT_NE(0, pcore_probe_line("off_a", &l));
+	EXPECT_EQ(0, pcore_probe_line("off_b", &l));
+	EXPECT_EQ(1, pcore_hist_dirs());
+	ASSERT_EQ(0, CTL("detach", "off_b")) TH_LOG("%s", out);
+	EXPECT_EQ(0, pcore_hist_dirs());
 }
 
 /*

@@ -586,6 +586,41 @@ TEST(list_glob_json)
 }
 
 /*
+ * A count histogram's JSON and CSV keep the schema of every kind
+ * (probectl.8): all the fields, those it has no values for 0 (10 calls
+ * counted, each a value of 0: sum, min, max, mean and the percentiles
+ * 0), its one bucket [0, inf) with the count; the text prints the count
+ * alone.
+ */
+TEST(show_count_json_csv)
+{
+	struct result r;
+	struct fake f;
+
+	glob_fake(&f);
+	r = RUN(&f, "show", "vfs_read:count", "--json");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_NE(NULL, strstr(r.out, "\"hist_kind\":\"count\""))
+		TH_LOG("%s", r.out);
+	ASSERT_NE(NULL, strstr(r.out, "\"total\":{\"count\":10,\"sum\":0,\"min\":0,\"max\":0,\"mean\":0,\"p50\":0,\"p90\":0,\"p99\":0,\"p999\":0,\"buckets\":[{\"lo\":0,\"hi\":null,\"count\":10}]}"))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+	r = RUN(&f, "show", "vfs_read:count", "--csv");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_STREQ("row,cpu,key,label,lo,hi,count,sum,min,max,mean,p50,p90,p99,p999,missed,dropped\n"
+		     "stats,,,,,,10,0,0,0,0,0,0,0,0,0,0\n"
+		     "bucket,,,,0,inf,10,,,,,,,,,,\n", r.out);
+	result_free(&r);
+	r = RUN(&f, "show", "vfs_read:count");
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_NE(NULL, strstr(r.out, "\ncount: 10\nmissed: 0\n"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(NULL, strstr(r.out, "sum:")) TH_LOG("%s", r.out);
+	result_free(&r);
+	fake_free(&f);
+}
+
+/*
  * detach 'vfs_*', as the user guide writes it: the probe of that name
  * with all its histograms; then, with none of that name left, the
  * counting glob 'vfs_*:count'.  A glob's histogram names its probe.
@@ -4660,7 +4695,7 @@ TEST(heatmap_duration_and_stop)
 	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
 	ASSERT_EQ(5U, f.sleeps);
 	ASSERT_EQ(6U, f.read_resets);
-	ASSERT_EQ(r.out, strstr(r.out, "wide (ns): 5 intervals of 0.5 s, newest right\n"));
+	ASSERT_EQ(r.out, strstr(r.out, "wide: 5 intervals of 0.5 s, newest right\n"));
 	ASSERT_NE(NULL, strstr(r.out, "\ntime: 03:04:06.500 (left) to 03:04:08.500 (right) UTC"))
 		TH_LOG("%s", r.out);
 	ASSERT_NE(NULL, strstr(r.out, "\nvalues: 155 in 5 intervals\n")) TH_LOG("%s", r.out);
@@ -4705,7 +4740,7 @@ TEST(heatmap_empty)
 	f.on_sleep = nothing;
 	r = RUN(&f, "heatmap", "wide", "-n", "2", "--svg", svg);
 	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
-	ASSERT_STREQ("wide (ns): 2 intervals of 1 s, newest right\n(no values)\n",
+	ASSERT_STREQ("wide: 2 intervals of 1 s, newest right\n(no values)\n",
 		     r.out);
 	result_free(&r);
 	got = slurp(svg);
@@ -4717,11 +4752,72 @@ TEST(heatmap_empty)
 	f.stop_after = 1;
 	r = RUN(&f, "heatmap", "wide", "--svg", svg);
 	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
-	ASSERT_STREQ("wide (ns): 0 intervals of 1 s, newest right\n(no interval yet)\n",
+	ASSERT_STREQ("wide: 0 intervals of 1 s, newest right\n(no interval yet)\n",
 		     r.out);
 	result_free(&r);
 	got = slurp(svg);
 	ASSERT_NE(NULL, strstr(got, ">No values</text>"));
+	free(got);
+	fake_free(&f);
+	unlink(svg);
+	ASSERT_EQ(0, rmdir(dir));
+}
+
+/*
+ * The heading and the SVG's value axis name the unit the rows' bounds are
+ * in: none for times, whose bounds carry ns, us, ms or s ("wide:" over
+ * "[4.61 us, 5.12 us)", not "wide (ns):"); the unit of any other
+ * histogram, which its bounds end in ("sizes (bytes):" over
+ * "[4608bytes, 5120bytes)").  heat_feed()'s values, 20 + 5n and 10 an
+ * interval, read as bytes.
+ */
+TEST(heatmap_heading_unit)
+{
+	struct pcore_hist_spec loglin = { .kind = PCORE_HIST_LOGLINEAR };
+	char dir[] = "/tmp/probectl-heat-XXXXXX", svg[128];
+	struct result r;
+	struct fake f;
+	char *got;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(svg, sizeof(svg), "%s/u.svg", dir);
+	wide_fake(&f);
+	heated = fake_find(&f, "wide");
+	heat_fed = 0;
+	f.on_sleep = heat_feed;
+	r = RUN(&f, "heatmap", "wide", "-n", "2", "--no-color", "--svg", svg);
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_EQ(r.out, strstr(r.out, "wide: 2 intervals of 1 s, newest right\n"))
+		TH_LOG("%s", r.out);
+	ASSERT_NE(NULL, strstr(r.out, "\n  [4.61 us, 5.12 us) |"))
+		TH_LOG("%s", r.out);
+	ASSERT_EQ(NULL, strstr(r.out, "(ns)")) TH_LOG("%s", r.out);
+	result_free(&r);
+	got = slurp(svg);
+	ASSERT_NE(NULL, got);
+	ASSERT_NE(NULL, strstr(got, "rotate(-90 ")) TH_LOG("%s", got);
+	ASSERT_NE(NULL, strstr(strstr(got, "id=\"ylabel\""), ">value</text>"))
+		TH_LOG("%s", got);
+	ASSERT_NE(NULL, strstr(got, ">[4.61 us, 5.12 us)</text>"));
+	free(got);
+	fake_free(&f);
+
+	memset(&f, 0, sizeof(f));
+	heated = fake_add(&f, "sizes", "kprobe", "tcp_sendmsg", "bytes",
+			  PCORE_ENT_OWN | PCORE_ENT_HAS_PROBE, &loglin, "", 1);
+	heat_fed = 0;
+	f.on_sleep = heat_feed;
+	r = RUN(&f, "heatmap", "sizes", "-n", "2", "--no-color", "--svg", svg);
+	ASSERT_EQ(0, r.ret) TH_LOG("%s", r.err);
+	ASSERT_EQ(r.out, strstr(r.out, "sizes (bytes): 2 intervals of 1 s, newest right\n"))
+		TH_LOG("%s", r.out);
+	ASSERT_NE(NULL, strstr(r.out, "[4608bytes, 5120bytes) |"))
+		TH_LOG("%s", r.out);
+	result_free(&r);
+	got = slurp(svg);
+	ASSERT_NE(NULL, got);
+	ASSERT_NE(NULL, strstr(strstr(got, "id=\"ylabel\""), ">value (bytes)</text>"))
+		TH_LOG("%s", got);
 	free(got);
 	fake_free(&f);
 	unlink(svg);
@@ -4933,9 +5029,9 @@ TEST(heatmap_on_a_terminal)
 		 * 34 columns: "[524288ns, 655360ns) |", 11 intervals, "|":
 		 * from the 12th on, the pictures leave out the oldest
 		 */
-		ASSERT_NE(NULL, strstr(rd.buf, "\033[2Jwide (ns): 11 intervals of 1 s"))
+		ASSERT_NE(NULL, strstr(rd.buf, "\033[2Jwide: 11 intervals of 1 s"))
 			TH_LOG("%s", rd.buf);
-		last = strstr(rd.buf, "\033[2Jwide (ns): the last 11 of 14 intervals of 1 s");
+		last = strstr(rd.buf, "\033[2Jwide: the last 11 of 14 intervals of 1 s");
 		ASSERT_NE(NULL, last) TH_LOG("%s", rd.buf);
 		/* intervals 3 (none) to 13: 40 + 5n values and 10 each */
 		ASSERT_NE(NULL, strstr(last, "\nvalues: 725 in 11 intervals\n"))
