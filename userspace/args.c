@@ -1440,6 +1440,10 @@ static int check_attach(struct pc_args *a)
 	if ((a->attach_count || a->attach_stacks) && a->hist.set)
 		return fail(a, "--hist does not apply to --%s",
 			    a->attach_count ? "count" : "stacks");
+	/* offcpu's histogram is log2 (its sums exact): nothing to choose */
+	if (a->hist.set && a->attach_kind == PCORE_ATTACH_TRACEPOINT &&
+	    !strcmp(a->attach_name, "offcpu"))
+		return fail(a, "--hist does not apply to --offcpu (its times are log2, their sums exact)");
 	if ((a->attach_pid || a->attach_comm) && a->attach_kind ==
 	    PCORE_ATTACH_TRACEPOINT && strcmp(a->attach_name, "offcpu"))
 		return fail(a, "--pid and --comm are for function probes and --offcpu, not --tracepoint");
