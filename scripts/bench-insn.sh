@@ -54,7 +54,12 @@ CPU=1
 # insn_load itself, for the user-space probes.
 # pingpong: a wakeup and a context switch (a round trip of a byte with a
 # child on the same CPU is two of each), for the scheduler's tracepoints.
-CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc pingpong:sched_switch"
+# nest8, nest16: getppid() from 8 or 16 nested calls of a function of
+# insn_load_fp (insn_load built with frame pointers): user stacks of a
+# known depth (12 and 20 frames: the ip, the nested calls' return
+# addresses, then loop_nest's, main's and __libc_start_call_main's, whose
+# rbp, libc's, is no frame), for the probes that walk them.
+CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc pingpong:sched_switch nest8:__x64_sys_getppid nest16:__x64_sys_getppid"
 
 # The rows: key|label|attach|hits|detach|calls|batch|need.  In the guest,
 # in /pcore, $fn is the probed function; attach and detach are shell
@@ -68,7 +73,11 @@ CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc pingpong:sched_s
 # insn_ufunc's offset in it.  calls is "user" for a row of the ufunc call
 # only, "sched" for the pingpong call only (the references of its block are
 # the rows sw and offcpu, probe_core's tracepoints=sched_switch and
-# offcpu), "all" for every call, empty for the system calls, "bpf" for the
+# offcpu), "nest" for the nest8 and nest16 calls (the references of
+# their blocks are kprobe and kretprobe, which so run there too), "all"
+# for every call, empty for the system calls getppid and read, a list
+# with commas for the calls of each ("," for the system calls and the
+# nest calls), "bpf" for the
 # system calls with a tool of the Debian root on the guest's disk
 # (bpftrace and BCC: bpf_start below).  Without that
 # root (scripts/bpf-root.sh), the "bpf" rows are left out and the table's
@@ -85,7 +94,10 @@ CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc pingpong:sched_s
 # 0.0, and the check that it fired stopped the table (or, exempted,
 # checked nothing).  Its rows run batches of 100000 calls, 50 times
 # longer, each several of its periods even on a fast host, and count
-# the samples of the measured CPU: at least one per batch.
+# the samples of the measured CPU: at least one per batch.  A row whose
+# probe keeps a user stack also prints, in the guest's output, how many
+# user frames the most counted stack has (ustack_depth, insn-ustack
+# lines): the depth the row's walk went, which its cost depends on.
 # A row that does not fire as needed, does not attach or costs nothing
 # is printed as FAILED with the reason; the others are still measured
 # and printed, and the script then exits 1.
@@ -94,8 +106,8 @@ CALLS="getppid:__x64_sys_getppid read:vfs_read ufunc:insn_ufunc pingpong:sched_s
 # the baseline.  Add rows here.
 # shellcheck disable=SC2016 # $fn is the guest's, expanded there
 ROWS='none|no probe|:||:|all
-kprobe|kprobe, empty handler|insmod kmods/insn_kprobe.ko symbol=$fn||rmmod insn_kprobe
-kretprobe|kretprobe reference (stamp, log2 add)|insmod kmods/insn_kretprobe.ko symbol=$fn|cat /sys/module/insn_kretprobe/parameters/calls|rmmod insn_kretprobe
+kprobe|kprobe, empty handler|insmod kmods/insn_kprobe.ko symbol=$fn||rmmod insn_kprobe|,nest
+kretprobe|kretprobe reference (stamp, log2 add)|insmod kmods/insn_kretprobe.ko symbol=$fn|cat /sys/module/insn_kretprobe/parameters/calls|rmmod insn_kretprobe|,nest
 direct-ref|ftrace direct call, C this_cpu_inc() (reference)|insmod kmods/insn_direct.ko symbol=$fn|cat /sys/module/insn_direct/parameters/calls|rmmod insn_direct
 pcore|probe_core target= (loglinear)|insmod modules/probe_core.ko target=$fn|pcore_direct_hits|rmmod probe_core
 pcore-log2|probe_core target= hist=log2|insmod modules/probe_core.ko target=$fn hist=log2|pcore_direct_hits|rmmod probe_core
@@ -116,22 +128,30 @@ pcore-glob-count|probe_core target=*F:count (glob, counting)|insmod modules/prob
 pcore-glob-kprobe|probe_core target=*F mechanism=kprobe (glob; fprobe where the kernel has it)|insmod modules/probe_core.ko "target=*${fn#__x64_}" mechanism=kprobe|pcore_probe_hits "*${fn#__x64_}"|rmmod probe_core
 pcore-glob-count-kprobe|probe_core target=*F:count mechanism=kprobe (glob, counting)|insmod modules/probe_core.ko "target=*${fn#__x64_}:count" mechanism=kprobe|pcore_probe_hits "*${fn#__x64_}:count"|rmmod probe_core
 pcore-graph|probe_core target=F:graph (kretprobes on F and each direct callee)|insmod modules/probe_core.ko target=$fn:graph|pcore_kprobe_hits :graph|rmmod probe_core
-pcore-stacks|probe_core stacks=F (count by kernel stack, depth 32)|insmod modules/probe_core.ko stacks=$fn|pcore_hits :stacks|rmmod probe_core
-pcore-stacks-ustack|probe_core stacks=F ustack=1 (kernel and user stack, process; depth 32)|insmod modules/probe_core.ko stacks=$fn ustack=1|pcore_hits :stacks:ustack|rmmod probe_core
+pcore-stacks|probe_core stacks=F (count by kernel stack, depth 32)|insmod modules/probe_core.ko stacks=$fn|pcore_hits :stacks|rmmod probe_core|,nest
+pcore-stacks-ustack|probe_core stacks=F ustack=1 (kernel and user stack, process; depth 32)|insmod modules/probe_core.ko stacks=$fn ustack=1|pcore_hits :stacks:ustack && ustack_depth "$fn:stacks:ustack"|rmmod probe_core|,nest
 pcore-profile-99|probe_core profile=99 (every CPU sampled; per call, amortized)|insmod modules/probe_core.ko profile=99 && pcore_reset profile|pcore_cpu_hits profile|rmmod probe_core||100000|reps
 pcore-profile-999|probe_core profile=999 (every CPU sampled; per call, amortized)|insmod modules/probe_core.ko profile=999 && pcore_reset profile|pcore_cpu_hits profile|rmmod probe_core||100000|reps
 pcore-profile-999-ustack|probe_core profile=999 ustack=1 (with user stacks; per call, amortized)|insmod modules/probe_core.ko profile=999 ustack=1 && pcore_reset profile|pcore_cpu_hits profile|rmmod probe_core||100000|reps
+pcore-profile-999-comm|probe_core profile=999 comm=insn_load (its samples kept; amortized)|insmod modules/probe_core.ko profile=999 comm=insn_load && pcore_reset profile|pcore_cpu_hits profile|rmmod probe_core||100000|reps
+pcore-profile-999-pid1|probe_core profile=999 pid=1 (every sample filtered out; amortized)|insmod modules/probe_core.ko profile=999 pid=1||rmmod probe_core||100000
+pcore-profile-999-nokthreads|probe_core profile=999 kthreads=0 (amortized)|insmod modules/probe_core.ko profile=999 kthreads=0 && pcore_reset profile|pcore_cpu_hits profile|rmmod probe_core||100000|reps
 tp-ref|tracepoint reference: sys_enter, counts|insmod kmods/insn_tp_ref.ko|cat /sys/module/insn_tp_ref/parameters/calls|rmmod insn_tp_ref
 pcore-tp|probe_core API tracepoint handler: sys_enter, counts|insmod modules/probe_core.ko && insmod kmods/insn_tp_pcore.ko|pcore_tp_hits|rmmod insn_tp_pcore && rmmod probe_core
 ftrace-count|ftrace hist trigger, keys=common_pid|ftrace_count attach|ftrace_count hits|ftrace_count detach
 ftrace-lat|ftrace latency hist (synthetic event), log2|ftrace_lat attach|ftrace_lat hits|ftrace_lat detach
 sw|probe_core tracepoints=sched_switch (a CPU timer)|insmod modules/probe_core.ko tracepoints=sched_switch|pcore_probe_hits sched_switch|rmmod probe_core|sched
 offcpu|probe_core tracepoints=offcpu (task timer, stack)|insmod modules/probe_core.ko tracepoints=offcpu|pcore_probe_hits offcpu|rmmod probe_core|sched
+offcpu-ustack|probe_core tracepoints=offcpu ustack=1 (user stack, process)|insmod modules/probe_core.ko tracepoints=offcpu ustack=1|pcore_probe_hits offcpu && ustack_depth offcpu|rmmod probe_core|sched
+offcpu-comm|probe_core tracepoints=offcpu comm=insn_load (every wait kept)|insmod modules/probe_core.ko tracepoints=offcpu comm=insn_load|pcore_probe_hits offcpu|rmmod probe_core|sched
+offcpu-pid1|probe_core tracepoints=offcpu pid=1 (every wait filtered out)|insmod modules/probe_core.ko tracepoints=offcpu pid=1|pcore_probe_hits offcpu|rmmod probe_core|sched
+offcpu-nokthreads|probe_core tracepoints=offcpu kthreads=0 (every wait kept)|insmod modules/probe_core.ko tracepoints=offcpu kthreads=0|pcore_probe_hits offcpu|rmmod probe_core|sched
 runqlat|probe_core tracepoints=runqlat (3 tracepoints, task timer)|insmod modules/probe_core.ko tracepoints=runqlat|pcore_probe_hits runqlat.wakeup|rmmod probe_core|sched
 runqlat-pid|probe_core tracepoints=runqlat:by=pid|insmod modules/probe_core.ko tracepoints=runqlat:by=pid|pcore_probe_hits runqlat:by=pid.wakeup|rmmod probe_core|sched
 uprobe|uprobe, empty handler|insmod kmods/insn_uprobe.ko path=$bin offset=$off|cat /sys/module/insn_uprobe/parameters/calls|rmmod insn_uprobe|user
 uretprobe|uretprobe, empty handlers|insmod kmods/insn_uprobe.ko path=$bin offset=$off ret=1|cat /sys/module/insn_uprobe/parameters/calls|rmmod insn_uprobe|user
 pcore-ucount|probe_core uprobe :count|insmod modules/probe_core.ko && bin/insn_attach $fn:count $bin $off|pcore_hits :count|rmmod probe_core|user
+pcore-ustacks|probe_core uprobe :stacks (user stack, process)|insmod modules/probe_core.ko && bin/insn_attach $fn:stacks $bin $off|pcore_hits :stacks && ustack_depth "$fn:stacks"|rmmod probe_core|user
 pcore-uarg|probe_core uprobe :arg1 (log2)|insmod modules/probe_core.ko && bin/insn_attach $fn:arg1 $bin $off|pcore_hits :arg1|rmmod probe_core|user
 pcore-uret|probe_core uretprobe (latency, loglinear)|insmod modules/probe_core.ko && bin/insn_attach $fn $bin $off|pcore_hits|rmmod probe_core|user
 bpftrace-count|bpftrace count() (kprobe)|bpf_start 1 bpftrace -e "kprobe:$fn { @ = count(); }"|bpf_stop; bpf_count|bpf_stop|bpf
@@ -175,7 +195,8 @@ fi
 
 cp "build/$kver/modules/core/probe_core.ko" "$out/payload/modules/"
 cp "$out/build/kmods/"*.ko "$out/payload/kmods/"
-cp "$out/build/insn_load" "$out/build/insn_attach" "$out/payload/bin/"
+cp "$out/build/insn_load" "$out/build/insn_load_fp" "$out/build/insn_attach" \
+	"$out/payload/bin/"
 # insn_ufunc's offset in insn_load: its address, less the address of the
 # executable segment that holds it, plus that segment's file offset.
 ufunc=$(nm "$out/build/insn_load" | awk '$3 == "insn_ufunc" { print $1 }')
@@ -260,6 +281,17 @@ pcore_direct_hits_of() {
 pcore_kprobe_hits() {
 	awk -v p="$fn${1:-}" '$1 == p && $2 ~ /^k(ret)?probe$/ { print $4 }' \
 		/sys/kernel/debug/probe_core/probes
+}
+
+# To stderr (the guest's output), for a row whose stacks have a user
+# stack: the user frames ([u] lines) of histogram $1's most counted stack.
+ustack_depth() {
+	awk -v h="$1" -v row="$key $call" '
+		function done() { if (c > best) { best = c; bu = u } }
+		$1 == "stack" { done(); c = $4; u = 0; next }
+		$1 == "[u]" { u++ }
+		END { done(); printf "insn-ustack %s: %d user frames in the most counted stack of %s (count %d)\n", row, bu, h, best }
+	' "/sys/kernel/debug/probe_core/$1/stacks" >&2
 }
 
 # Resets probe_core's histogram $1.
@@ -526,10 +558,18 @@ while IFS='|' read -r key label attach hits detach where batch need; do
 	need=$((${need:-batch * reps}))
 	for c in $calls; do
 		call=${c%%:*} fn=${c#*:}
-		case $where:$call in
-		all:*|user:ufunc|sched:pingpong|bpfsched:pingpong|:getppid|:read|bpf:getppid|bpf:read) ;;
-		*) continue ;;
-		esac
+		# where: a word, or words with commas ("" is one)
+		ws=$where, ok=
+		while [ -n "$ws" ]; do
+			w=${ws%%,*} ws=${ws#*,}
+			case $w:$call in
+			all:*|user:ufunc|sched:pingpong|bpfsched:pingpong|:getppid|:read|bpf:getppid|bpf:read|nest:nest*) ok=1 ;;
+			esac
+		done
+		[ -n "$ok" ] || continue
+		# the nest calls: insn_load built with frame pointers
+		load=insn_load
+		case $call in nest*) load=insn_load_fp ;; esac
 		if ! eval "$attach"; then
 			echo "insn-fail|$key|$call|$fn|$label|did not attach"
 			eval "$detach" || :
@@ -537,7 +577,7 @@ while IFS='|' read -r key label attach hits detach where batch need; do
 		fi
 		echo "insn-row $key $call $fn $batch $label"
 		t0=$(cut -d' ' -f1 /proc/uptime)
-		insn_load "$call" "$batch" "$reps" "$cpu"
+		"$load" "$call" "$batch" "$reps" "$cpu"
 		if [ -n "$hits" ]; then
 			t1=$(cut -d' ' -f1 /proc/uptime)
 			# In this shell, not in $(...): bpf_stop waits for its tool.

@@ -16,6 +16,11 @@
  *			read() until the other writes, per round trip two
  *			wakeups and two switches, always; the target of the
  *			scheduler's tracepoints
+ *	nestD		getppid() from D nested calls of nest(), a function
+ *			of this program (D from 0 to 64): a user stack of a
+ *			known depth, for the probes that walk it by frame
+ *			pointers; only in insn_load_fp, this program built
+ *			with frame pointers (-DINSN_FP)
  *	check		no call: one iteration of a dec/jnz loop, exactly two
  *			instructions, which checks the plugin's counting
  *
@@ -23,7 +28,7 @@
  * the measured ones neither fault nor take any other first-time path.
  * Built static: the guest has no C library.
  *
- * Usage: insn_load getppid|read|ufunc|pingpong|check N REPS CPU
+ * Usage: insn_load getppid|read|ufunc|pingpong|nestD|check N REPS CPU
  * Prints one line, "insn_load CALL N REPS cpu=CPU"; exits 1 with a line
  * on stderr when a call fails or the CPU cannot be had.
  */
@@ -79,6 +84,32 @@ static int loop_ufunc(long n)
 
 	for (i = 0; i < n; i++)
 		bad |= insn_ufunc(i) != i;
+	return bad;
+}
+
+/*
+ * nestD's depth: nest(D) calls nest(D - 1) ... nest(0), which calls
+ * getppid().  Not inlined, cloned or turned into a loop: the asm after
+ * each call keeps it from being a tail call, so that each level keeps its
+ * frame (with -fno-omit-frame-pointer, its saved rbp and return address).
+ */
+static long nest_depth;
+
+__attribute__((noipa)) long nest(long d)
+{
+	long r = d ? nest(d - 1) : getppid();
+
+	asm volatile("" : "+r" (r));
+	return r;
+}
+
+static int loop_nest(long n)
+{
+	int bad = 0;
+	long i;
+
+	for (i = 0; i < n; i++)
+		bad |= nest(nest_depth) != parent;
 	return bad;
 }
 
@@ -145,7 +176,7 @@ static long number(const char *s, long min, long max)
 
 static int bad_usage(void)
 {
-	fprintf(stderr, "usage: insn_load getppid|read|ufunc|pingpong|check N REPS CPU\n");
+	fprintf(stderr, "usage: insn_load getppid|read|ufunc|pingpong|nestD|check N REPS CPU\n");
 	return 2;
 }
 
@@ -178,10 +209,21 @@ int main(int argc, char **argv)
 		loop = loop_ufunc;
 	} else if (!strcmp(argv[1], "pingpong")) {
 		loop = loop_pingpong;
+	} else if (!strncmp(argv[1], "nest", 4)) {
+		nest_depth = number(argv[1] + 4, 0, 64);
+		if (nest_depth < 0)
+			return bad_usage();
+#ifndef INSN_FP
+		fprintf(stderr, "insn_load: %s: built without frame pointers: use insn_load_fp\n",
+			argv[1]);
+		return 2;
+#endif
+		loop = loop_nest;
+		parent = getppid();
 	} else if (!strcmp(argv[1], "check")) {
 		loop = loop_check;
 	} else {
-		fprintf(stderr, "insn_load: unknown call '%s' (getppid, read, ufunc, pingpong, check)\n",
+		fprintf(stderr, "insn_load: unknown call '%s' (getppid, read, ufunc, pingpong, nestD, check)\n",
 			argv[1]);
 		return 2;
 	}
