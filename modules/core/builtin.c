@@ -53,6 +53,7 @@ struct pcore_builtin {
 	unsigned int nhists;
 	struct pcore_filter filter;	/* pid=, comm= */
 	struct pid *fpid;		/* offcpu: filter.pid's process, held */
+	u64 fcomm[2];			/* offcpu: filter.comm, NUL-padded */
 	u64 min_ns;			/* offcpu: shorter waits are not counted */
 	bool by_pid;			/* ":by=pid": keyed by process */
 	bool by_cgroup;			/* ":by=cgroup": keyed by cgroup v2 */
@@ -137,16 +138,25 @@ static void notrace pcore_tp_sched_switch(PCORE_SCHED_SWITCH_PROTO)
  */
 unsigned int pcore_offcpu_min_us = 1;
 
-/* Does offcpu time @t (current, leaving its CPU)?  Hot path. */
+/*
+ * Does offcpu time @t (current, leaving its CPU)?  Hot path.  The comm
+ * compares as pcore_filter_pass() does: two words, one branch.
+ */
 static __always_inline bool pcore_offcpu_pass(const struct pcore_builtin *b,
 					      struct task_struct *t)
 {
+	u64 c0, c1;
+
 	if (b->no_kthreads && (t->flags & PF_KTHREAD))
 		return false;
 	if (b->fpid && task_tgid(t) != b->fpid)
 		return false;
-	return !b->filter.comm[0] ||
-	       !strncmp(t->comm, b->filter.comm, sizeof(b->filter.comm));
+	if (!b->fcomm[0])
+		return true;
+	BUILD_BUG_ON(sizeof(t->comm) != sizeof(b->fcomm));
+	memcpy(&c0, t->comm, sizeof(c0));
+	memcpy(&c1, t->comm + sizeof(c0), sizeof(c1));
+	return !((c0 ^ b->fcomm[0]) | (c1 ^ b->fcomm[1]));
 }
 
 static void notrace pcore_tp_offcpu(PCORE_SCHED_SWITCH_PROTO)
@@ -297,6 +307,10 @@ static int pcore_builtin_tracepoint(struct pcore_client *c,
 		return -EINVAL;
 	}
 	b->min_ns = (u64)READ_ONCE(pcore_offcpu_min_us) * NSEC_PER_USEC;
+	BUILD_BUG_ON(sizeof(b->filter.comm) != sizeof(b->fcomm));
+	memset(b->fcomm, 0, sizeof(b->fcomm));
+	memcpy(b->fcomm, b->filter.comm,
+	       strnlen(b->filter.comm, sizeof(b->filter.comm)));
 	if (offcpu && b->filter.pid > 0) {
 		b->fpid = find_get_pid(b->filter.pid);
 		if (!b->fpid) {
