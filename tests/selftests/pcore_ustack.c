@@ -901,7 +901,13 @@ TEST_F_TIMEOUT(us, probectl_names, 120)
 	close(u.in);
 	ASSERT_EQ(u.pid, waitpid(u.pid, NULL, 0));
 
-	ASSERT_EQ(0, uprog_start(&u, "nap", "32", "250"));
+	/*
+	 * Naps without end (the test kills it): probectl names the frames
+	 * from the live process's maps, and its show may take seconds on
+	 * the debug kernel (32 naps of 250 ms once ended first: the maps of
+	 * an exited process are empty, its frames [unknown]).
+	 */
+	ASSERT_EQ(0, uprog_start(&u, "nap", "100000", "250"));
 	ASSERT_EQ(0, CTL("attach", "--offcpu", "--user-stacks",
 			 "--no-kthreads", "--comm", USTACK_COMM))
 		TH_LOG("%s", out);
@@ -913,6 +919,16 @@ TEST_F_TIMEOUT(us, probectl_names, 120)
 	EXPECT_EQ(all, w) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, ";main;outer_nap;nap_here;"))
 		TH_LOG("%s", out);
+	if (!strstr(out, ";main;outer_nap;nap_here;")) {
+		char path[64];
+
+		/* why: the stacks as the kernel has them, the maps */
+		if (pcore_read(PCORE_DBG "/offcpu/stacks", out, sizeof(out)) >= 0)
+			TH_LOG("stacks:\n%.3000s", out);
+		snprintf(path, sizeof(path), "/proc/%d/maps", u.pid);
+		if (pcore_read(path, out, sizeof(out)) >= 0)
+			TH_LOG("%s (pid %d):\n%s", path, u.pid, out);
+	}
 	ASSERT_EQ(0, CTL("detach", "offcpu"));
 	kill(u.pid, SIGKILL);
 	close(u.in);
